@@ -1,0 +1,1 @@
+"""Pure domain logic: records, statistics, comparison, inspection and the store. No textual."""

@@ -1,0 +1,9 @@
+"""Errors that carry one clear line for a person (the CLI exits 2, the dashboard notifies)."""
+
+
+class InputError(ValueError):
+    """Bad input from the person: a wrong path, model, option or shape. Message: what and what to do."""
+
+
+class StoreError(RuntimeError):
+    """The results database cannot be read or written; it is left untouched."""

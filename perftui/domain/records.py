@@ -1,0 +1,258 @@
+"""Plain records shared by the engines, the runner, the store, the CLI and the dashboard.
+
+Every record converts to and from the JSON shapes of the headless CLI contract
+(`to_dict` / `from_dict`), which is also how they travel over the worker pipe and
+how they are stored.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field, replace
+from typing import Any, Literal
+
+ENGINES = ("openvino", "onnxruntime")
+HINTS = ("latency", "throughput", "cumulative_throughput", "none")
+APIS = ("sync", "async")
+PRECISIONS = ("f32", "bf16", "f16")
+RUN_STATUSES = ("ok", "failed", "cancelled")
+
+Auto = Literal["auto"]
+AUTO: Auto = "auto"
+
+
+@dataclass(frozen=True)
+class TensorSpec:
+    """A model input or output: dims are ints, or a name (str) where the dimension is dynamic."""
+
+    name: str
+    dtype: str  # numpy dtype name: "float32", "int64", "uint8", ...
+    shape: tuple[int | str, ...]
+
+    @property
+    def dynamic_dims(self) -> tuple[int, ...]:
+        """Indices of the dimensions that are not fixed."""
+        return tuple(i for i, d in enumerate(self.shape) if not isinstance(d, int) or d < 0)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "dtype": self.dtype, "shape": list(self.shape)}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> TensorSpec:
+        return cls(name=data["name"], dtype=data["dtype"], shape=tuple(data["shape"]))
+
+
+@dataclass(frozen=True)
+class RunConfig:
+    """One point of a benchmark matrix.
+
+    `threads == 0` means the engine's own default; `streams`/`requests` may be "auto"
+    (OpenVINO derives them from the hint; ONNX Runtime uses one session and, in async
+    mode, as many concurrent requests as streams).
+    """
+
+    batch: int = 1
+    threads: int = 0
+    streams: int | Auto = AUTO
+    requests: int | Auto = AUTO
+    hint: str = "latency"
+    api: str = "sync"
+    precision: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> RunConfig:
+        return cls(**{k: data[k] for k in cls.__dataclass_fields__ if k in data})
+
+    def label(self) -> str:
+        """Short human label, e.g. 'b4 t2 s:auto r:auto latency sync'."""
+        threads = "auto" if self.threads == 0 else str(self.threads)
+        return (
+            f"b{self.batch} t{threads} s:{self.streams} r:{self.requests} {self.hint} {self.api}"
+        )
+
+
+@dataclass(frozen=True)
+class Budget:
+    """Stop condition of the timed window: both minimums must be reached."""
+
+    time_s: float = 10.0
+    iterations: int = 100
+    warmup: int = 10
+    profile_iterations: int = 50
+
+
+@dataclass(frozen=True)
+class LatencyStats:
+    """Per-request latency summary in milliseconds (percentiles by nearest rank)."""
+
+    min: float
+    mean: float
+    median: float
+    p90: float
+    p99: float
+    max: float
+    stdev: float
+    cv: float
+
+    def to_dict(self) -> dict[str, float]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> LatencyStats:
+        return cls(**{k: float(data.get(k, 0.0)) for k in cls.__dataclass_fields__})
+
+
+@dataclass(frozen=True)
+class LayerProfile:
+    """One executed (or fused/skipped) layer of a per-layer profile, time averaged per request."""
+
+    name: str
+    type: str
+    exec_type: str
+    precision: str
+    status: str  # "executed" | "not_run" | "optimized_out"
+    time_ms: float
+    original_names: tuple[str, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["original_names"] = list(self.original_names)
+        return data
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> LayerProfile:
+        return cls(
+            name=str(data["name"]),
+            type=str(data["type"]),
+            exec_type=str(data.get("exec_type", "")),
+            precision=str(data.get("precision", "")),
+            status=str(data.get("status", "executed")),
+            time_ms=float(data.get("time_ms", 0.0)),
+            original_names=tuple(data.get("original_names") or ()),
+        )
+
+
+@dataclass(frozen=True)
+class RunResult:
+    """One measured point of the matrix (an "inference experiment")."""
+
+    config: RunConfig
+    status: str = "ok"
+    error: str | None = None
+    iterations: int = 0
+    duration_s: float = 0.0
+    throughput_fps: float = 0.0
+    first_inference_ms: float = 0.0
+    compile_ms: float = 0.0
+    read_ms: float = 0.0
+    latency_ms: LatencyStats | None = None
+    layers: tuple[LayerProfile, ...] | None = None
+    resolved: dict[str, Any] = field(default_factory=dict)
+    """What the engine actually used (streams, requests, threads, precision, shapes)."""
+    id: str = ""
+    project: str = ""
+    benchmark_id: str = ""
+    started_at: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "project": self.project,
+            "benchmark_id": self.benchmark_id,
+            "started_at": self.started_at,
+            "config": self.config.to_dict(),
+            "status": self.status,
+            "error": self.error,
+            "iterations": self.iterations,
+            "duration_s": self.duration_s,
+            "throughput_fps": self.throughput_fps,
+            "first_inference_ms": self.first_inference_ms,
+            "compile_ms": self.compile_ms,
+            "read_ms": self.read_ms,
+            "latency_ms": self.latency_ms.to_dict() if self.latency_ms else None,
+            "layers": [layer.to_dict() for layer in self.layers]
+            if self.layers is not None
+            else None,
+            "resolved": dict(self.resolved),
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> RunResult:
+        latency = data.get("latency_ms")
+        layers = data.get("layers")
+        return cls(
+            config=RunConfig.from_dict(data["config"]),
+            status=str(data.get("status", "ok")),
+            error=data.get("error"),
+            iterations=int(data.get("iterations", 0)),
+            duration_s=float(data.get("duration_s", 0.0)),
+            throughput_fps=float(data.get("throughput_fps", 0.0)),
+            first_inference_ms=float(data.get("first_inference_ms", 0.0)),
+            compile_ms=float(data.get("compile_ms", 0.0)),
+            read_ms=float(data.get("read_ms", 0.0)),
+            latency_ms=LatencyStats.from_dict(latency) if latency else None,
+            layers=tuple(LayerProfile.from_dict(x) for x in layers) if layers is not None else None,
+            resolved=dict(data.get("resolved") or {}),
+            id=str(data.get("id", "")),
+            project=str(data.get("project", "")),
+            benchmark_id=str(data.get("benchmark_id", "")),
+            started_at=str(data.get("started_at", "")),
+        )
+
+    def with_identity(self, *, id: str, project: str, benchmark_id: str) -> RunResult:
+        return replace(self, id=id, project=project, benchmark_id=benchmark_id)
+
+
+@dataclass(frozen=True)
+class Project:
+    """A model + engine + device under a unique name."""
+
+    name: str
+    model: str
+    engine: str
+    device: str = "CPU"
+    created_at: str = ""
+    source_project: str | None = None
+    notes: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Project:
+        return cls(**{k: data[k] for k in cls.__dataclass_fields__ if k in data})
+
+
+@dataclass(frozen=True)
+class BenchmarkRequest:
+    """What a person asked to measure: one project over a matrix, with a budget."""
+
+    project: Project
+    configs: tuple[RunConfig, ...]
+    budget: Budget = Budget()
+    shapes: dict[str, tuple[int, ...]] = field(default_factory=dict)
+    profile: bool = False
+    seed: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "project": self.project.to_dict(),
+            "configs": [c.to_dict() for c in self.configs],
+            "budget": asdict(self.budget),
+            "shapes": {k: list(v) for k, v in self.shapes.items()},
+            "profile": self.profile,
+            "seed": self.seed,
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> BenchmarkRequest:
+        return cls(
+            project=Project.from_dict(data["project"]),
+            configs=tuple(RunConfig.from_dict(c) for c in data["configs"]),
+            budget=Budget(**data.get("budget", {})),
+            shapes={k: tuple(v) for k, v in (data.get("shapes") or {}).items()},
+            profile=bool(data.get("profile", False)),
+            seed=int(data.get("seed", 0)),
+        )

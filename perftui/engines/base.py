@@ -1,0 +1,99 @@
+"""The interface every engine implements. No engine library is imported here."""
+
+from __future__ import annotations
+
+import time
+from abc import ABC, abstractmethod
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+import numpy as np
+
+from perftui.domain.records import LayerProfile, RunConfig, TensorSpec
+
+
+class Recorder(ABC):
+    """Receives completed requests from an engine's timed loop (see perftui.bench.recorder)."""
+
+    @abstractmethod
+    def begin(self) -> None:
+        """Mark the first submit of the timed window."""
+
+    @abstractmethod
+    def record(self, latency_s: float) -> None:
+        """One request completed now, after `latency_s` seconds. Thread-safe."""
+
+    @abstractmethod
+    def done(self) -> bool:
+        """True once the stop condition is met or the run was cancelled."""
+
+
+@dataclass
+class Prepared(ABC):
+    """A model read and compiled for one RunConfig, with its input tensors bound."""
+
+    inputs: list[TensorSpec]
+    read_ms: float
+    compile_ms: float
+    resolved: dict[str, Any] = field(default_factory=dict)
+
+    @abstractmethod
+    def bind(self, feeds: Mapping[str, np.ndarray]) -> None:
+        """Bind the input data used by every later request (outside any timed loop)."""
+
+    @abstractmethod
+    def infer_once(self) -> float:
+        """One synchronous request on the bound inputs; returns its latency in seconds."""
+
+    def run_sync(self, recorder: Recorder) -> None:
+        """Back-to-back synchronous requests until the recorder says done."""
+        recorder.begin()
+        while not recorder.done():
+            recorder.record(self.infer_once())
+
+    @abstractmethod
+    def run_async(self, recorder: Recorder) -> None:
+        """Keep `resolved['requests']` requests in flight until the recorder says done,
+        then wait for the ones in flight (they are recorded too)."""
+
+    @abstractmethod
+    def layer_profile(self, iterations: int) -> list[LayerProfile]:
+        """Per-layer times averaged over `iterations` synchronous requests.
+
+        Only valid when prepared with profile=True (a separate, slower compilation)."""
+
+
+class Engine(ABC):
+    name: ClassVar[str]
+
+    @abstractmethod
+    def version(self) -> str: ...
+
+    @abstractmethod
+    def devices(self) -> list[str]:
+        """Devices as the engine reports them on this machine (e.g. ["CPU"])."""
+
+    @abstractmethod
+    def model_inputs(self, model_path: str) -> list[TensorSpec]:
+        """Inputs as declared by the model file (dynamic dims as names or -1)."""
+
+    @abstractmethod
+    def prepare(
+        self,
+        model_path: str,
+        device: str,
+        config: RunConfig,
+        shapes: Mapping[str, tuple[int, ...]],
+        *,
+        profile: bool = False,
+    ) -> Prepared:
+        """Read and compile the model with `config` mapped to the engine's own knobs.
+
+        `shapes` are the static input shapes already resolved by perftui.bench.shapes
+        (batch applied); raise InputError for a device the engine does not have."""
+
+
+def elapsed_ms(start: float) -> float:
+    """Milliseconds since a time.perf_counter() reading."""
+    return (time.perf_counter() - start) * 1000.0
