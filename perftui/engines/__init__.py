@@ -12,7 +12,10 @@ from perftui.domain.errors import InputError
 from perftui.domain.records import ENGINES
 from perftui.engines.base import Engine
 
-_MODULES = {"openvino": "perftui.engines.openvino_engine", "onnxruntime": "perftui.engines.ort_engine"}
+_MODULES = {
+    "openvino": "perftui.engines.openvino_engine",
+    "onnxruntime": "perftui.engines.ort_engine",
+}
 
 
 def get_engine(name: str) -> Engine:

@@ -1,0 +1,1 @@
+"""Benchmark planning, the child-process worker and the client that drives it. No textual."""

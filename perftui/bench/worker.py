@@ -1,0 +1,180 @@
+"""The benchmark child process: `python -m perftui.bench.worker`.
+
+Reads one JSON object from stdin ({"request": BenchmarkRequest, "start": first run index}),
+measures each run in turn and writes protocol events, one JSON line each, to what was its
+stdout. Anything the engine libraries print goes to stderr instead, so it cannot corrupt the
+event stream. SIGINT or SIGTERM cancels: the run in progress ends as "cancelled" with what it
+measured so far, and no further run starts.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sys
+from collections.abc import Callable
+from datetime import datetime, timezone
+from typing import TextIO
+
+from perftui.bench import protocol
+from perftui.bench.inputs import make_feeds, resolve_shapes
+from perftui.bench.recorder import Tick, WindowRecorder
+from perftui.domain.errors import InputError
+from perftui.domain.records import BenchmarkRequest, RunConfig, RunResult
+from perftui.domain.stats import latency_stats
+from perftui.engines import get_engine
+from perftui.engines.base import Engine
+
+
+class Cancellation:
+    def __init__(self) -> None:
+        self.requested = False
+
+    def __call__(self, *_: object) -> None:
+        self.requested = True
+
+
+def one_line(error: BaseException) -> str:
+    """A single line for a person: InputError as is, anything else with its type."""
+    text = str(error).strip().splitlines()
+    first = text[0] if text else ""
+    if isinstance(error, InputError):
+        return first
+    return f"{type(error).__name__}: {first}" if first else type(error).__name__
+
+
+def measure_run(
+    engine: Engine,
+    request: BenchmarkRequest,
+    index: int,
+    config: RunConfig,
+    emit: Callable[[protocol.Event], None],
+    cancel: Cancellation,
+) -> protocol.RunFinished:
+    """Measure one point of the matrix; failures become a failed RunResult, never an exception."""
+    project = request.project
+    started_at = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    phase = "compile"
+    try:
+        emit(protocol.PhaseChanged(index, phase))
+        declared = engine.model_inputs(project.model)
+        shapes = resolve_shapes(declared, config.batch, request.shapes)
+        prepared = engine.prepare(project.model, project.device, config, shapes)
+        prepared.bind(make_feeds(prepared.inputs, shapes, request.seed))
+
+        phase = "first_inference"
+        emit(protocol.PhaseChanged(index, phase))
+        first_ms = prepared.infer_once() * 1000.0
+
+        phase = "warmup"
+        emit(protocol.PhaseChanged(index, phase))
+        for _ in range(request.budget.warmup):
+            if cancel.requested:
+                break
+            prepared.infer_once()
+
+        phase = "timed"
+        emit(protocol.PhaseChanged(index, phase))
+
+        def on_tick(tick: Tick) -> None:
+            emit(protocol.Progress(index, **tick.__dict__))
+
+        recorder = WindowRecorder(
+            request.budget, config.batch, on_tick=on_tick, cancelled=lambda: cancel.requested
+        )
+        if not cancel.requested:
+            if config.api == "async":
+                prepared.run_async(recorder)
+            else:
+                prepared.run_sync(recorder)
+        measured = recorder.measurement()
+        resolved = dict(prepared.resolved)
+        read_ms, compile_ms = prepared.read_ms, prepared.compile_ms
+        del prepared  # release the compiled model before a profiling compile
+
+        layers = None
+        if request.profile and not cancel.requested and measured.latencies_ms.size:
+            phase = "profile"
+            emit(protocol.PhaseChanged(index, phase))
+            try:
+                profiled = engine.prepare(
+                    project.model, project.device, config, shapes, profile=True
+                )
+                profiled.bind(make_feeds(profiled.inputs, shapes, request.seed))
+                layers = tuple(profiled.layer_profile(request.budget.profile_iterations))
+            except Exception as error:  # the measurement stands; say why there is no profile
+                resolved["profile_error"] = one_line(error)
+
+        cancelled = cancel.requested or recorder.was_cancelled
+        samples = measured.latencies_ms
+        run = RunResult(
+            config=config,
+            status="cancelled" if cancelled else "ok",
+            error="cancelled before the stop condition was met" if cancelled else None,
+            iterations=int(samples.size),
+            duration_s=measured.duration_s,
+            throughput_fps=measured.throughput_fps,
+            first_inference_ms=first_ms,
+            compile_ms=compile_ms,
+            read_ms=read_ms,
+            latency_ms=latency_stats(samples) if samples.size else None,
+            layers=layers,
+            resolved=resolved,
+            project=project.name,
+            started_at=started_at,
+        )
+        return protocol.RunFinished(index, run, samples if samples.size else None)
+    except Exception as error:
+        run = RunResult(
+            config=config,
+            status="cancelled" if cancel.requested else "failed",
+            error=f"{one_line(error)} (during {phase.replace('_', ' ')})",
+            project=project.name,
+            started_at=started_at,
+        )
+        return protocol.RunFinished(index, run, None)
+
+
+def run_request(
+    request: BenchmarkRequest, start: int, emit: Callable[[protocol.Event], None]
+) -> None:
+    cancel = Cancellation()
+    signal.signal(signal.SIGINT, cancel)
+    signal.signal(signal.SIGTERM, cancel)
+    try:
+        engine = get_engine(request.project.engine)
+    except Exception as error:
+        emit(protocol.Fatal(one_line(error)))
+        return
+    total = len(request.configs)
+    for index in range(start, total):
+        if cancel.requested:
+            break
+        config = request.configs[index]
+        emit(protocol.RunStarted(index, total, config))
+        emit(measure_run(engine, request, index, config, emit, cancel))
+    emit(protocol.BenchmarkDone(cancel.requested))
+
+
+def _event_stream() -> TextIO:
+    """Keep the real stdout for events and point fd 1 at stderr for library chatter."""
+    events_fd = os.dup(sys.stdout.fileno())
+    sys.stdout.flush()
+    os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
+    return os.fdopen(events_fd, "w", buffering=1, encoding="utf-8")
+
+
+def main() -> None:
+    events = _event_stream()
+
+    def emit(event: protocol.Event) -> None:
+        events.write(protocol.encode(event) + "\n")
+
+    message = json.loads(sys.stdin.readline())
+    run_request(BenchmarkRequest.from_dict(message["request"]), int(message.get("start", 0)), emit)
+    events.flush()
+
+
+if __name__ == "__main__":
+    main()

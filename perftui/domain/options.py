@@ -1,0 +1,115 @@
+"""Parsing and validation of benchmark settings typed by a person (CLI flags, dashboard fields).
+
+Every function raises InputError with one line that says what was wrong and what to do, so
+the CLI and the dashboard can show the same message.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from collections.abc import Iterable, Sequence
+
+from perftui.domain.errors import InputError
+from perftui.domain.records import APIS, AUTO, HINTS, PRECISIONS, Auto, RunConfig
+
+_SHAPE = re.compile(r"\s*([^\[\],]+?)\s*\[([^\]]*)\]\s*")
+
+
+def _items(text: str) -> list[str]:
+    return [item.strip() for item in str(text).split(",") if item.strip()]
+
+
+def parse_positive_ints(text: str, what: str, *, allow_zero: bool = False) -> list[int]:
+    """'1,4,8' -> [1, 4, 8]; duplicates removed, order kept."""
+    items = _items(text)
+    if not items:
+        raise InputError(f"{what} is empty; give one or more whole numbers, e.g. 1,4")
+    values: list[int] = []
+    least = 0 if allow_zero else 1
+    for item in items:
+        try:
+            value = int(item)
+        except ValueError:
+            raise InputError(
+                f"{what} {item!r} is not a whole number; give whole numbers >= {least}, e.g. 1,4"
+            ) from None
+        if value < least:
+            raise InputError(f"{what} {value} is out of range; give whole numbers >= {least}")
+        if value not in values:
+            values.append(value)
+    return values
+
+
+def parse_int_or_auto(text: str, what: str) -> list[int | Auto]:
+    """'auto' or '1,2' -> ['auto'] or [1, 2]."""
+    items = _items(text)
+    if not items:
+        raise InputError(f"{what} is empty; give 'auto' or whole numbers >= 1")
+    values: list[int | Auto] = []
+    for item in items:
+        if item.lower() == AUTO:
+            value: int | Auto = AUTO
+        else:
+            value = parse_positive_ints(item, what)[0]
+        if value not in values:
+            values.append(value)
+    return values
+
+
+def parse_choices(text: str, what: str, choices: Sequence[str]) -> list[str]:
+    items = [item.lower() for item in _items(text)]
+    if not items:
+        raise InputError(f"{what} is empty; choose from: {', '.join(choices)}")
+    for item in items:
+        if item not in choices:
+            raise InputError(f"unknown {what} {item!r}; choose from: {', '.join(choices)}")
+    return list(dict.fromkeys(items))
+
+
+def parse_precision(text: str | None) -> str | None:
+    if text is None or str(text).strip() == "":
+        return None
+    return parse_choices(text, "precision", PRECISIONS)[0]
+
+
+def parse_shapes(specs: Iterable[str]) -> dict[str, tuple[int, ...]]:
+    """['input_ids[1,128]', 'a[1,3],b[2]'] -> {'input_ids': (1, 128), 'a': (1, 3), 'b': (2,)}."""
+    shapes: dict[str, tuple[int, ...]] = {}
+    for spec in specs:
+        text = spec.strip()
+        pos = 0
+        while pos < len(text):
+            match = _SHAPE.match(text, pos)
+            if match is None:
+                raise InputError(
+                    f"cannot read shape {spec!r}; write NAME[d1,d2,...], e.g. input_ids[1,128]"
+                )
+            name, dims = match.group(1), match.group(2)
+            shapes[name] = tuple(parse_positive_ints(dims, f"shape of {name!r}"))
+            pos = match.end()
+            if pos < len(text) and text[pos] == ",":
+                pos += 1
+    return shapes
+
+
+def expand_matrix(
+    batches: Sequence[int],
+    threads: Sequence[int],
+    streams: Sequence[int | Auto] = (AUTO,),
+    requests: Sequence[int | Auto] = (AUTO,),
+    hints: Sequence[str] = ("latency",),
+    apis: Sequence[str] = ("sync",),
+    precision: str | None = None,
+) -> tuple[RunConfig, ...]:
+    """Every combination, batch outermost, as Sparsify's "enable multiple" matrices."""
+    for hint in hints:
+        if hint not in HINTS:
+            raise InputError(f"unknown hint {hint!r}; choose from: {', '.join(HINTS)}")
+    for api in apis:
+        if api not in APIS:
+            raise InputError(f"unknown api {api!r}; choose from: {', '.join(APIS)}")
+    return tuple(
+        RunConfig(batch=b, threads=t, streams=s, requests=r, hint=h, api=a, precision=precision)
+        for b, t, s, r, h, a in itertools.product(batches, threads, streams, requests, hints, apis)
+    )
