@@ -4,14 +4,18 @@ from __future__ import annotations
 
 from pathlib import Path
 
-SAMPLE_MODELS = ("mobilenet_fp32.onnx", "mobilenet_int8.onnx", "mobilenet_fp32.xml",
-                 "encoder_fp32.onnx")  # fmt: skip
+SAMPLE_MODELS = (
+    "mobilenet_fp32.onnx",
+    "mobilenet_int8.onnx",
+    "mobilenet_fp32.xml",
+    "encoder_fp32.onnx",
+)
 
 
 def sample_models_dir() -> Path | None:
     """The repository's sample_models/ (editable installs), else ./sample_models, else None."""
-    for candidate in (Path(__file__).resolve().parent.parent / "sample_models",
-                      Path.cwd() / "sample_models"):  # fmt: skip
+    repo_copy = Path(__file__).resolve().parent.parent / "sample_models"
+    for candidate in (repo_copy, Path.cwd() / "sample_models"):
         if (candidate / SAMPLE_MODELS[0]).is_file():
             return candidate
     return None

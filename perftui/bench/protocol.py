@@ -77,7 +77,7 @@ def encode(event: Event) -> str:
     data: dict[str, Any]
     if isinstance(event, RunStarted):
         data = {"event": "started", "index": event.index, "total": event.total,
-                "config": event.config.to_dict()}  # fmt: skip
+                "config": event.config.to_dict()}
     elif isinstance(event, PhaseChanged):
         data = {"event": "phase", "index": event.index, "phase": event.phase}
     elif isinstance(event, Progress):
@@ -85,7 +85,7 @@ def encode(event: Event) -> str:
     elif isinstance(event, RunFinished):
         samples = None if event.samples_ms is None else encode_samples(event.samples_ms)
         data = {"event": "finished", "index": event.index, "run": event.run.to_dict(),
-                "samples": samples}  # fmt: skip
+                "samples": samples}
     elif isinstance(event, BenchmarkDone):
         data = {"event": "done", "cancelled": event.cancelled}
     else:

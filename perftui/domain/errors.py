@@ -2,7 +2,7 @@
 
 
 class InputError(ValueError):
-    """Bad input from the person: a wrong path, model, option or shape. Message: what and what to do."""
+    """Bad input from the person (path, model, option, shape); the message says what to do."""
 
 
 class StoreError(RuntimeError):

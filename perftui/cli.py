@@ -1,0 +1,344 @@
+"""`perftui` opens the dashboard; its sub-commands run headless (DESIGN.md: the CLI contract).
+
+Exit status: 0 success, 1 a run failed, 2 bad input (one line on stderr), 130 cancelled.
+Heavy imports (engines, numpy-based domain code, textual) happen inside the commands, so
+`perftui --help` and argument errors are instant.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import signal
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, NoReturn
+
+from perftui import __version__
+
+if TYPE_CHECKING:
+    from perftui.domain.records import Project, RunResult
+    from perftui.domain.store import Store
+
+EXIT_OK, EXIT_RUN_FAILED, EXIT_BAD_INPUT, EXIT_CANCELLED = 0, 1, 2, 130
+
+
+class CliError(Exception):
+    """Bad input found by the CLI itself."""
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse that reports a bad argument in one line and exits 2."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(EXIT_BAD_INPUT, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
+def build_parser() -> Parser:
+    parser = Parser(prog="perftui", description=__doc__.splitlines()[0])
+    parser.add_argument("--version", action="version", version=f"perftui {__version__}")
+    parser.add_argument("--db", help="results database (default: $PERFTUI_DB or the XDG data dir)")
+    sub = parser.add_subparsers(dest="command", parser_class=Parser, metavar="COMMAND")
+
+    def command(name: str, help: str) -> Parser:
+        p = sub.add_parser(name, help=help, description=help)
+        p.add_argument("--db", default=argparse.SUPPRESS, help="results database")
+        return p
+
+    bench = command("bench", "measure a model over a matrix of settings")
+    bench.add_argument("model", help="ONNX (.onnx) or OpenVINO IR (.xml) model file")
+    bench.add_argument("--engine", default="openvino", help="openvino | onnxruntime")
+    bench.add_argument("--device", default="CPU", help="device as the engine names it")
+    bench.add_argument("--batch", default="1", help="batch sizes, e.g. 1,4")
+    bench.add_argument("--threads", default="0", help="thread counts, e.g. 1,2 (0: engine default)")
+    bench.add_argument("--streams", default="auto", help="N or auto (OpenVINO NUM_STREAMS)")
+    bench.add_argument("--requests", default="auto", help="requests in flight in async mode")
+    bench.add_argument("--hint", help="latency|throughput|cumulative_throughput|none "
+                       "(default: latency for sync, throughput for async)")
+    bench.add_argument("--api", default="sync", help="sync, async or sync,async")
+    bench.add_argument("--time", type=float, default=10.0, help="minimum timed seconds per run")
+    bench.add_argument("--iterations", type=int, default=100, help="minimum requests per run")
+    bench.add_argument("--warmup", type=int, default=10, help="untimed requests before timing")
+    bench.add_argument("--shape", action="append", default=[],
+                       help="static shape for a dynamic input, e.g. input_ids[1,128]")
+    bench.add_argument("--precision", help="f32 | bf16 | f16 (OpenVINO inference precision)")
+    bench.add_argument("--profile", action="store_true", help="add a per-layer profile pass")
+    bench.add_argument("--profile-iterations", type=int, default=50, help="requests profiled")
+    bench.add_argument("--seed", type=int, default=0, help="seed of the random input data")
+    bench.add_argument("--project", help="project name (default: MODEL-ENGINE-DEVICE)")
+    bench.add_argument("--no-save", action="store_true", help="do not store the results")
+    bench.add_argument("--json", action="store_true", help="print one JSON document")
+
+    projects = command("projects", "list projects with their best figures")
+    projects.add_argument("--json", action="store_true")
+
+    show = command("show", "a project and its runs")
+    show.add_argument("project")
+    show.add_argument("--json", action="store_true")
+
+    inspect = command("inspect", "inputs, outputs, operators, parameters and FLOPs of a model")
+    inspect.add_argument("model")
+    inspect.add_argument("--shape", action="append", default=[], help="e.g. input_ids[1,128]")
+    inspect.add_argument("--json", action="store_true")
+
+    devices = command("devices", "engines and the devices they report on this machine")
+    devices.add_argument("--json", action="store_true")
+
+    export = command("export", "write projects and runs as JSON or CSV")
+    export.add_argument("--format", choices=("json", "csv"), default="json")
+    export.add_argument("--project", action="append", help="only this project (repeatable)")
+    export.add_argument("-o", "--output", help="file to write (default: stdout)")
+
+    imp = command("import", "read what `perftui export` wrote (JSON)")
+    imp.add_argument("file")
+
+    return parser
+
+
+def open_store(args: argparse.Namespace) -> Store:
+    from perftui.domain.store import Store, default_db_path
+
+    return Store(Path(args.db) if args.db else default_db_path())
+
+
+def print_json(document: Any) -> None:
+    json.dump(document, sys.stdout, indent=2)
+    sys.stdout.write("\n")
+
+
+def run_document(project: Project, runs: Sequence[RunResult]) -> dict[str, Any]:
+    """The bench/show JSON document of the CLI contract."""
+    from perftui.bench.environment import environment
+
+    env = next((r.resolved.get("environment") for r in runs if "environment" in r.resolved), None)
+    return {
+        "project": project.name,
+        "model": project.model,
+        "engine": project.engine,
+        "device": project.device,
+        "environment": env or environment(),
+        "runs": [run.to_dict() for run in runs],
+    }
+
+
+def cmd_bench(args: argparse.Namespace) -> int:
+    from perftui.bench.client import BenchmarkClient
+    from perftui.bench.plan import validate_request
+    from perftui.bench.protocol import Fatal
+    from perftui.domain import options
+    from perftui.domain.records import HINTS, BenchmarkRequest, Budget, Project
+    from perftui.progress import ProgressPrinter
+    from perftui.textfmt import runs_table
+
+    model = Path(args.model).expanduser().absolute()
+    engines = options.parse_choices(args.engine, "engine", ("openvino", "onnxruntime"))
+    if len(engines) != 1:
+        raise CliError("give one --engine; benchmark each engine as its own project")
+    engine = engines[0]
+    if args.time < 0 or args.iterations < 1 or args.warmup < 0 or args.profile_iterations < 1:
+        raise CliError("--time must be >= 0, --iterations and --profile-iterations >= 1, "
+                       "--warmup >= 0")
+    apis = options.parse_choices(args.api, "api", ("sync", "async"))
+    configs = []
+    for api in apis:
+        default_hint = "throughput" if api == "async" else "latency"
+        hints = options.parse_choices(args.hint or default_hint, "hint", HINTS)
+        configs += options.expand_matrix(
+            batches=options.parse_positive_ints(args.batch, "batch"),
+            threads=options.parse_positive_ints(args.threads, "threads", allow_zero=True),
+            streams=options.parse_int_or_auto(args.streams, "streams"),
+            requests=options.parse_int_or_auto(args.requests, "requests"),
+            hints=hints,
+            apis=(api,),
+            precision=options.parse_precision(args.precision),
+        )
+    project = Project(
+        name=args.project or f"{model.stem}-{engine}-{args.device}",
+        model=str(model),
+        engine=engine,
+        device=args.device,
+    )
+    request = BenchmarkRequest(
+        project=project,
+        configs=tuple(configs),
+        budget=Budget(args.time, args.iterations, args.warmup, args.profile_iterations),
+        shapes=options.parse_shapes(args.shape),
+        profile=args.profile,
+        seed=args.seed,
+    )
+    validate_request(request)
+    client = BenchmarkClient(request, None if args.no_save else open_store(args))
+    printer = ProgressPrinter(sys.stderr, client.total)
+
+    def on_interrupt(*_: object) -> None:
+        if client.cancelled:
+            client.kill()
+        else:
+            printer.note("cancelling: the run in progress stops, finished runs are kept "
+                         "(Ctrl-C again to stop at once)")
+            client.cancel()
+
+    previous = signal.signal(signal.SIGINT, on_interrupt)
+    fatal = None
+    try:
+        for event in client.events():
+            printer.show(event)
+            if isinstance(event, Fatal):
+                fatal = event.error
+    finally:
+        signal.signal(signal.SIGINT, previous)
+        printer.close()
+    if fatal:
+        raise CliError(fatal)
+    runs = client.runs
+    if args.json:
+        print_json(run_document(client.request.project, runs))
+    else:
+        print(f"{client.request.project.name}: {model} on {engine}/{args.device}")
+        print(runs_table(runs))
+        if not args.no_save and client.store is not None:
+            print(f"saved to {client.store.path}")
+    if client.cancelled:
+        return EXIT_CANCELLED
+    return EXIT_RUN_FAILED if any(run.status == "failed" for run in runs) else EXIT_OK
+
+
+def cmd_projects(args: argparse.Namespace) -> int:
+    from perftui.textfmt import ms, num, table
+
+    summaries = open_store(args).summaries()
+    if args.json:
+        print_json({"projects": [
+            {"name": p.name, "model": p.model, "engine": p.engine, "device": p.device,
+             "runs": s.runs, "best_throughput_fps": s.best_throughput_fps,
+             "best_latency_ms": s.best_latency_ms}
+            for p, s in summaries
+        ]})
+        return EXIT_OK
+    if not summaries:
+        print("no projects yet: run `perftui bench MODEL` or open the dashboard with `perftui`")
+        return EXIT_OK
+    rows = [[p.name, Path(p.model).name, p.engine, p.device, str(s.runs),
+             num(s.best_throughput_fps, 1), ms(s.best_latency_ms), (s.last_run_at or "-")[:16]]
+            for p, s in summaries]
+    headers = ("project", "model", "engine", "device", "runs", "best fps", "best ms", "last run")
+    print(table(headers, rows, right={4, 5, 6}))
+    return EXIT_OK
+
+
+def cmd_show(args: argparse.Namespace) -> int:
+    from perftui.textfmt import runs_table
+
+    store = open_store(args)
+    project = store.get_project(args.project)
+    if project is None:
+        names = ", ".join(p.name for p in store.projects()) or "none yet"
+        raise CliError(f"no project named {args.project!r}; projects: {names}")
+    runs = store.runs(project.name)
+    if args.json:
+        print_json(run_document(project, runs))
+        return EXIT_OK
+    print(f"{project.name}: {project.model} on {project.engine}/{project.device}")
+    print(runs_table(runs) if runs else "no runs yet")
+    return EXIT_OK
+
+
+def cmd_inspect(args: argparse.Namespace) -> int:
+    from perftui.domain.inspect import inspect_model
+    from perftui.domain.options import parse_shapes
+    from perftui.textfmt import model_info_text
+
+    info = inspect_model(str(Path(args.model).expanduser()), parse_shapes(args.shape) or None)
+    if args.json:
+        print_json(info.to_dict())
+    else:
+        print(model_info_text(info))
+    return EXIT_OK
+
+
+def cmd_devices(args: argparse.Namespace) -> int:
+    from perftui.domain.records import ENGINES
+    from perftui.engines import get_engine
+
+    found = {}
+    for name in ENGINES:
+        engine = get_engine(name)
+        found[name] = {"version": engine.version(), "devices": engine.devices()}
+    if args.json:
+        print_json({"engines": found})
+    else:
+        for name, info in found.items():
+            print(f"{name} {info['version']}: {', '.join(info['devices'])}")
+    return EXIT_OK
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    from perftui.domain.exchange import export_csv, export_document
+
+    store = open_store(args)
+    if args.format == "csv":
+        text = export_csv(store, args.project)
+    else:
+        text = json.dumps(export_document(store, args.project), indent=2) + "\n"
+    if args.output:
+        Path(args.output).write_text(text, encoding="utf-8")
+    else:
+        sys.stdout.write(text)
+    return EXIT_OK
+
+
+def cmd_import(args: argparse.Namespace) -> int:
+    from perftui.domain.exchange import import_document
+
+    path = Path(args.file)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        raise CliError(f"cannot read {path}: {error.__class__.__name__}: {error}") from None
+    try:
+        document = json.loads(text)
+    except json.JSONDecodeError:
+        hint = " (CSV is for spreadsheets; import the JSON export)" if path.suffix == ".csv" else ""
+        raise CliError(f"{path} is not a perftui JSON export{hint}") from None
+    projects, runs = import_document(open_store(args), document)
+    print(f"imported {projects} project(s) and {runs} run(s) from {path}")
+    return EXIT_OK
+
+
+COMMANDS = {
+    "bench": cmd_bench,
+    "projects": cmd_projects,
+    "show": cmd_show,
+    "inspect": cmd_inspect,
+    "devices": cmd_devices,
+    "export": cmd_export,
+    "import": cmd_import,
+}
+
+
+def open_dashboard(args: argparse.Namespace) -> int:
+    from perftui.domain.store import default_db_path
+    from perftui.tui.app import create_app
+
+    create_app(db_path=Path(args.db) if args.db else default_db_path()).run()
+    return EXIT_OK
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    from perftui.domain.errors import InputError, StoreError
+
+    try:
+        if args.command is None:
+            return open_dashboard(args)
+        return COMMANDS[args.command](args)
+    except (CliError, InputError, StoreError) as error:
+        print(f"perftui: error: {error}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except BrokenPipeError:
+        return EXIT_OK
+
+
+if __name__ == "__main__":
+    sys.exit(main())

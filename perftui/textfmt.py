@@ -1,0 +1,108 @@
+"""Plain-text tables and number formats for the CLI (readable, stable, no colour)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from perftui.domain.records import RunResult
+
+if TYPE_CHECKING:
+    from perftui.domain.inspect import ModelInfo
+
+
+def table(
+    headers: Sequence[str], rows: Sequence[Sequence[str]], right: set[int] | None = None
+) -> str:
+    """A fixed-width table; columns in `right` are right-aligned (numbers)."""
+    right = right or set()
+    widths = [len(h) for h in headers]
+    for row in rows:
+        for i, cell in enumerate(row):
+            widths[i] = max(widths[i], len(cell))
+
+    def line(cells: Sequence[str]) -> str:
+        parts = [
+            cell.rjust(widths[i]) if i in right else cell.ljust(widths[i])
+            for i, cell in enumerate(cells)
+        ]
+        return "  ".join(parts).rstrip()
+
+    out = [line(headers), line(["-" * w for w in widths])]
+    out.extend(line(row) for row in rows)
+    return "\n".join(out)
+
+
+def num(value: float | None, digits: int = 2) -> str:
+    return "-" if value is None else f"{value:,.{digits}f}"
+
+
+def ms(value: float | None) -> str:
+    """Milliseconds with precision that suits the magnitude."""
+    if value is None:
+        return "-"
+    if value >= 100:
+        return f"{value:,.1f}"
+    if value >= 1:
+        return f"{value:.2f}"
+    return f"{value:.3f}"
+
+
+RUN_HEADERS = ("#", "config", "status", "iters", "fps", "median ms", "p90 ms", "p99 ms", "first ms")
+
+
+def run_rows(runs: Sequence[RunResult]) -> list[list[str]]:
+    rows = []
+    for i, run in enumerate(runs, 1):
+        lat = run.latency_ms
+        rows.append(
+            [
+                str(i),
+                run.config.label(),
+                run.status,
+                str(run.iterations),
+                num(run.throughput_fps, 1) if run.iterations else "-",
+                ms(lat.median if lat else None),
+                ms(lat.p90 if lat else None),
+                ms(lat.p99 if lat else None),
+                ms(run.first_inference_ms if run.iterations else None),
+            ]
+        )
+    return rows
+
+
+def runs_table(runs: Sequence[RunResult]) -> str:
+    text = table(RUN_HEADERS, run_rows(runs), right={0, 3, 4, 5, 6, 7, 8})
+    errors = [f"  #{i}: {run.error}" for i, run in enumerate(runs, 1) if run.error]
+    return text + ("\n" + "\n".join(errors) if errors else "")
+
+
+def model_info_text(info: ModelInfo) -> str:
+    """`perftui inspect` for a person: tensors, operators, size and the heaviest nodes."""
+
+    def shape(dims: Sequence[int | str]) -> str:
+        return "[" + ",".join(str(d) for d in dims) + "]"
+
+    lines = [f"{info.path} ({info.format})", "", "inputs:"]
+    lines += [f"  {t.name}: {t.dtype} {shape(t.shape)}" for t in info.inputs]
+    lines += ["outputs:"]
+    lines += [f"  {t.name}: {t.dtype} {shape(t.shape)}" for t in info.outputs]
+    lines += [
+        "",
+        f"parameters: {info.parameters:,} ({info.parameter_bytes / 1e6:.2f} MB)",
+        f"FLOPs (batch 1): {info.flops / 1e9:.3f} G",
+        "",
+        "operators:",
+    ]
+    counts = sorted(info.op_counts.items(), key=lambda kv: (-kv[1], kv[0]))
+    lines += [f"  {op}: {count}" for op, count in counts]
+    heavy = sorted(info.node_flops, key=lambda n: -n.flops)[:10]
+    if heavy:
+        lines += ["", "heaviest nodes:"]
+        rows = [
+            [n.name, n.op_type, f"{n.flops / 1e6:,.1f}", f"{n.flops / max(info.flops, 1):.1%}"]
+            for n in heavy
+        ]
+        heavy_table = table(("node", "op", "MFLOPs", "share"), rows, right={2, 3})
+        lines += ["  " + row for row in heavy_table.splitlines()]
+    return "\n".join(lines)
