@@ -1,0 +1,66 @@
+import pytest
+
+from perftui.domain.errors import InputError
+from perftui.domain.options import (
+    expand_matrix,
+    parse_choices,
+    parse_int_or_auto,
+    parse_positive_ints,
+    parse_precision,
+    parse_shapes,
+)
+
+
+def test_positive_int_lists():
+    assert parse_positive_ints("1,4, 8", "batch") == [1, 4, 8]
+    assert parse_positive_ints("2,2,1", "batch") == [2, 1]
+    assert parse_positive_ints("0", "threads", allow_zero=True) == [0]
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("0", "batch 0 is out of range"),
+        ("-1", "batch -1 is out of range"),
+        ("abc", "batch 'abc' is not a whole number"),
+        ("1.5", "not a whole number"),
+        ("", "batch is empty"),
+    ],
+)
+def test_bad_batches(text, message):
+    with pytest.raises(InputError, match=message):
+        parse_positive_ints(text, "batch")
+
+
+def test_int_or_auto():
+    assert parse_int_or_auto("auto", "streams") == ["auto"]
+    assert parse_int_or_auto("AUTO,2", "streams") == ["auto", 2]
+    with pytest.raises(InputError, match="streams 0 is out of range"):
+        parse_int_or_auto("0", "streams")
+
+
+def test_choices_and_precision():
+    assert parse_choices("sync,async", "api", ("sync", "async")) == ["sync", "async"]
+    with pytest.raises(InputError, match="unknown engine 'tensorflow'; choose from"):
+        parse_choices("tensorflow", "engine", ("openvino", "onnxruntime"))
+    assert parse_precision(None) is None
+    assert parse_precision("BF16") == "bf16"
+    with pytest.raises(InputError, match="unknown precision"):
+        parse_precision("int4")
+
+
+def test_shapes():
+    assert parse_shapes(["input_ids[1,128]"]) == {"input_ids": (1, 128)}
+    assert parse_shapes(["a[1,3],b[2]", "c [4]"]) == {"a": (1, 3), "b": (2,), "c": (4,)}
+    assert parse_shapes(["/x/input:0[1,2]"]) == {"/x/input:0": (1, 2)}
+    for bad in ("input_ids", "x[1,a]", "x[0]", "x[1,2"):
+        with pytest.raises(InputError):
+            parse_shapes([bad])
+
+
+def test_matrix_expansion_order_and_size():
+    configs = expand_matrix([1, 4], [1, 2])
+    assert [(c.batch, c.threads) for c in configs] == [(1, 1), (1, 2), (4, 1), (4, 2)]
+    assert len(expand_matrix([1], [1], ["auto", 2], [1, 2], apis=["sync", "async"])) == 8
+    with pytest.raises(InputError, match="unknown hint"):
+        expand_matrix([1], [1], hints=["fast"])
