@@ -1,0 +1,84 @@
+"""Bad input through the real entry point: one clear line, exit status 2, nothing lost."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.cli_helpers import QUICK, one_error_line, perftui
+from tests.conftest import ENCODER, MOBILENET
+
+
+def test_missing_file(tmp_path: Path):
+    line = one_error_line(perftui("bench", str(tmp_path / "nope.onnx"), *QUICK))
+    assert "nope.onnx" in line and "not found" in line
+
+
+def test_text_file_named_onnx(tmp_path: Path):
+    fake = tmp_path / "notes.onnx"
+    fake.write_text("this is not a model\n")
+    line = one_error_line(perftui("bench", str(fake), *QUICK))
+    assert "notes.onnx" in line
+
+
+def test_truncated_onnx(tmp_path: Path):
+    cut = tmp_path / "cut.onnx"
+    cut.write_bytes(MOBILENET.read_bytes()[:5000])
+    for engine in ("openvino", "onnxruntime"):
+        line = one_error_line(perftui("bench", str(cut), "--engine", engine, *QUICK))
+        assert "cut.onnx" in line
+
+
+def test_dynamic_dims_need_a_shape():
+    line = one_error_line(perftui("bench", str(ENCODER), *QUICK))
+    assert "--shape input_ids[" in line
+
+
+@pytest.mark.parametrize("batch", ["0", "-1", "abc"])
+def test_bad_batch(batch: str):
+    line = one_error_line(perftui("bench", str(MOBILENET), f"--batch={batch}", *QUICK))
+    assert "batch" in line
+
+
+def test_unknown_engine():
+    line = one_error_line(perftui("bench", str(MOBILENET), "--engine", "tensorrt", *QUICK))
+    assert "unknown engine 'tensorrt'" in line
+
+
+@pytest.mark.parametrize("engine", ["openvino", "onnxruntime"])
+def test_device_the_engine_does_not_have(engine: str):
+    line = one_error_line(
+        perftui("bench", str(MOBILENET), "--engine", engine, "--device", "NPU7", *QUICK)
+    )
+    assert "NPU7" in line and "available" in line
+
+
+def test_unknown_option_is_one_line():
+    line = one_error_line(perftui("bench", str(MOBILENET), "--batches", "4"))
+    assert "--batches" in line
+
+
+def test_damaged_database_is_reported_and_left_untouched(tmp_path: Path):
+    db = tmp_path / "perftui.json"
+    db.write_text('{"projects": {"1": {"name": "x"')
+    before = db.read_bytes()
+    for args in (["projects"], ["bench", str(MOBILENET), *QUICK]):
+        line = one_error_line(perftui(*args, db=db))
+        assert "damaged" in line
+        assert db.read_bytes() == before
+
+
+def test_show_unknown_project(tmp_path: Path):
+    line = one_error_line(perftui("show", "ghost", db=tmp_path / "db.json"))
+    assert "ghost" in line
+
+
+def test_import_of_something_else(tmp_path: Path):
+    other = tmp_path / "other.json"
+    other.write_text(json.dumps({"hello": 1}))
+    one_error_line(perftui("import", str(other), db=tmp_path / "db.json"))
+    csv = tmp_path / "runs.csv"
+    csv.write_text("project,model\n")
+    assert "JSON export" in one_error_line(perftui("import", str(csv), db=tmp_path / "db.json"))
