@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import signal
 import sys
 from collections.abc import Sequence
@@ -54,14 +55,21 @@ def build_parser() -> Parser:
     bench.add_argument("--threads", default="0", help="thread counts, e.g. 1,2 (0: engine default)")
     bench.add_argument("--streams", default="auto", help="N or auto (OpenVINO NUM_STREAMS)")
     bench.add_argument("--requests", default="auto", help="requests in flight in async mode")
-    bench.add_argument("--hint", help="latency|throughput|cumulative_throughput|none "
-                       "(default: latency for sync, throughput for async)")
+    bench.add_argument(
+        "--hint",
+        help="latency|throughput|cumulative_throughput|none "
+        "(default: latency for sync, throughput for async)",
+    )
     bench.add_argument("--api", default="sync", help="sync, async or sync,async")
     bench.add_argument("--time", type=float, default=10.0, help="minimum timed seconds per run")
     bench.add_argument("--iterations", type=int, default=100, help="minimum requests per run")
     bench.add_argument("--warmup", type=int, default=10, help="untimed requests before timing")
-    bench.add_argument("--shape", action="append", default=[],
-                       help="static shape for a dynamic input, e.g. input_ids[1,128]")
+    bench.add_argument(
+        "--shape",
+        action="append",
+        default=[],
+        help="static shape for a dynamic input, e.g. input_ids[1,128]",
+    )
     bench.add_argument("--precision", help="f32 | bf16 | f16 (OpenVINO inference precision)")
     bench.add_argument("--profile", action="store_true", help="add a per-layer profile pass")
     bench.add_argument("--profile-iterations", type=int, default=50, help="requests profiled")
@@ -81,6 +89,14 @@ def build_parser() -> Parser:
     inspect.add_argument("model")
     inspect.add_argument("--shape", action="append", default=[], help="e.g. input_ids[1,128]")
     inspect.add_argument("--json", action="store_true")
+
+    compare = command("compare", "compare two projects: sweet spot, inference time, layers")
+    compare.add_argument("a", help="project A (e.g. the FP32 version)")
+    compare.add_argument("b", help="project B (e.g. the INT8 version)")
+    compare.add_argument("--threshold", help="latency threshold in ms for the sweet spot")
+    compare.add_argument("--stat", default="median", help="median | p90 | p99")
+    compare.add_argument("--runs", help="only these run ids (comma-separated; prefixes work)")
+    compare.add_argument("--json", action="store_true")
 
     devices = command("devices", "engines and the devices they report on this machine")
     devices.add_argument("--json", action="store_true")
@@ -137,8 +153,9 @@ def cmd_bench(args: argparse.Namespace) -> int:
         raise CliError("give one --engine; benchmark each engine as its own project")
     engine = engines[0]
     if args.time < 0 or args.iterations < 1 or args.warmup < 0 or args.profile_iterations < 1:
-        raise CliError("--time must be >= 0, --iterations and --profile-iterations >= 1, "
-                       "--warmup >= 0")
+        raise CliError(
+            "--time must be >= 0, --iterations and --profile-iterations >= 1, --warmup >= 0"
+        )
     apis = options.parse_choices(args.api, "api", ("sync", "async"))
     configs = []
     for api in apis:
@@ -175,8 +192,10 @@ def cmd_bench(args: argparse.Namespace) -> int:
         if client.cancelled:
             client.kill()
         else:
-            printer.note("cancelling: the run in progress stops, finished runs are kept "
-                         "(Ctrl-C again to stop at once)")
+            printer.note(
+                "cancelling: the run in progress stops, finished runs are kept "
+                "(Ctrl-C again to stop at once)"
+            )
             client.cancel()
 
     previous = signal.signal(signal.SIGINT, on_interrupt)
@@ -209,19 +228,39 @@ def cmd_projects(args: argparse.Namespace) -> int:
 
     summaries = open_store(args).summaries()
     if args.json:
-        print_json({"projects": [
-            {"name": p.name, "model": p.model, "engine": p.engine, "device": p.device,
-             "runs": s.runs, "best_throughput_fps": s.best_throughput_fps,
-             "best_latency_ms": s.best_latency_ms}
-            for p, s in summaries
-        ]})
+        print_json(
+            {
+                "projects": [
+                    {
+                        "name": p.name,
+                        "model": p.model,
+                        "engine": p.engine,
+                        "device": p.device,
+                        "runs": s.runs,
+                        "best_throughput_fps": s.best_throughput_fps,
+                        "best_latency_ms": s.best_latency_ms,
+                    }
+                    for p, s in summaries
+                ]
+            }
+        )
         return EXIT_OK
     if not summaries:
         print("no projects yet: run `perftui bench MODEL` or open the dashboard with `perftui`")
         return EXIT_OK
-    rows = [[p.name, Path(p.model).name, p.engine, p.device, str(s.runs),
-             num(s.best_throughput_fps, 1), ms(s.best_latency_ms), (s.last_run_at or "-")[:16]]
-            for p, s in summaries]
+    rows = [
+        [
+            p.name,
+            Path(p.model).name,
+            p.engine,
+            p.device,
+            str(s.runs),
+            num(s.best_throughput_fps, 1),
+            ms(s.best_latency_ms),
+            (s.last_run_at or "-")[:16],
+        ]
+        for p, s in summaries
+    ]
     headers = ("project", "model", "engine", "device", "runs", "best fps", "best ms", "last run")
     print(table(headers, rows, right={4, 5, 6}))
     return EXIT_OK
@@ -254,6 +293,39 @@ def cmd_inspect(args: argparse.Namespace) -> int:
         print_json(info.to_dict())
     else:
         print(model_info_text(info))
+    return EXIT_OK
+
+
+def cmd_compare(args: argparse.Namespace) -> int:
+    from perftui.compare_report import comparison_document, comparison_text
+    from perftui.domain import options
+    from perftui.domain.compare import LATENCY_STATS, compare_projects
+
+    stat = options.parse_choices(args.stat, "latency statistic", LATENCY_STATS)[0]
+    threshold = None
+    if args.threshold is not None:
+        threshold = options.parse_threshold(args.threshold)
+    store = open_store(args)
+    runs = {}
+    for name in (args.a, args.b):
+        if store.get_project(name) is None:
+            names = ", ".join(p.name for p in store.projects()) or "none yet"
+            raise CliError(f"no project named {name!r}; projects: {names}")
+        runs[name] = store.runs(name)
+    if args.runs:
+        wanted = [item.strip() for item in args.runs.split(",") if item.strip()]
+        for name in runs:
+            runs[name] = [r for r in runs[name] if any(r.id.startswith(w) for w in wanted)]
+        unknown = [
+            w for w in wanted if not any(r.id.startswith(w) for rs in runs.values() for r in rs)
+        ]
+        if unknown:
+            raise CliError(f"no run of {args.a!r} or {args.b!r} has an id starting {unknown[0]!r}")
+    comparison = compare_projects(args.a, runs[args.a], args.b, runs[args.b], threshold, stat)
+    if args.json:
+        print_json(comparison_document(comparison))
+    else:
+        print(comparison_text(comparison))
     return EXIT_OK
 
 
@@ -311,6 +383,7 @@ COMMANDS = {
     "projects": cmd_projects,
     "show": cmd_show,
     "inspect": cmd_inspect,
+    "compare": cmd_compare,
     "devices": cmd_devices,
     "export": cmd_export,
     "import": cmd_import,
@@ -338,6 +411,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_BAD_INPUT
     except BrokenPipeError:
         return EXIT_OK
+    except Exception as error:  # a bug, not bad input: say so in one line, keep the details
+        if os.environ.get("PERFTUI_DEBUG"):
+            raise
+        print(
+            f"perftui: internal error: {type(error).__name__}: {error} "
+            "(set PERFTUI_DEBUG=1 for the traceback)",
+            file=sys.stderr,
+        )
+        return EXIT_RUN_FAILED
 
 
 if __name__ == "__main__":

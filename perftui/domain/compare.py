@@ -243,3 +243,71 @@ def sort_pairs(pairs: Sequence[LayerPair], key: str = "delta") -> list[LayerPair
         return -1.0 if found is None else float(found)
 
     return sorted(pairs, key=value, reverse=True)
+
+
+# --- two projects ---------------------------------------------------------------------------
+
+
+def pick_run(runs: Sequence[RunResult], threshold_ms: float | None, stat: str) -> RunResult | None:
+    """A side's representative run: its own sweet spot under the threshold, else (no run under
+    it, or no threshold) its highest-throughput successful run."""
+    ok = [r for r in runs if run_latency(r, stat) is not None]
+    if threshold_ms is not None:
+        spot = sweet_spot((Candidate("A", r) for r in ok), threshold_ms, stat)
+        if spot is not None:
+            return spot.run
+    return max(ok, key=lambda r: (r.throughput_fps, r.id), default=None)
+
+
+@dataclass(frozen=True)
+class Comparison:
+    a_name: str
+    b_name: str
+    a: RunResult | None
+    b: RunResult | None
+    threshold_ms: float | None
+    stat: str
+    sweet: SweetSpot | None
+    layer_types: list[LayerTypeComparison]
+    layers: list[LayerPair]
+    notes: list[str]
+
+
+def compare_projects(
+    a_name: str,
+    a_runs: Sequence[RunResult],
+    b_name: str,
+    b_runs: Sequence[RunResult],
+    threshold_ms: float | None = None,
+    stat: str = "median",
+) -> Comparison:
+    """Everything `perftui compare` and the compare screen show, from the selected runs."""
+    candidates = [Candidate("A", r) for r in a_runs] + [Candidate("B", r) for r in b_runs]
+    sweet = sweet_spot(candidates, threshold_ms, stat) if threshold_ms is not None else None
+    a, b = pick_run(a_runs, threshold_ms, stat), pick_run(b_runs, threshold_ms, stat)
+    notes = []
+    if threshold_ms is not None and sweet is None:
+        notes.append(f"no selected run has a {stat} latency at or under {threshold_ms:g} ms")
+    for side, name, run in (("A", a_name, a), ("B", b_name, b)):
+        if run is None:
+            notes.append(f"{side} ({name}) has no successful run to compare")
+        elif not run.layers:
+            notes.append(
+                f"{side} ({name}): the compared run has no layer profile; benchmark it again "
+                "with per-layer profiling (`perftui bench ... --profile`) to compare layers"
+            )
+    layers_a = list(a.layers or ()) if a else []
+    layers_b = list(b.layers or ()) if b else []
+    profiled = bool(layers_a and layers_b)
+    return Comparison(
+        a_name=a_name,
+        b_name=b_name,
+        a=a,
+        b=b,
+        threshold_ms=threshold_ms,
+        stat=stat,
+        sweet=sweet,
+        layer_types=compare_layer_types(layers_a, layers_b) if profiled else [],
+        layers=sort_pairs(join_layers(layers_a, layers_b)) if profiled else [],
+        notes=notes,
+    )

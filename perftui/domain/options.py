@@ -73,6 +73,19 @@ def parse_precision(text: str | None) -> str | None:
     return parse_choices(text, "precision", PRECISIONS)[0]
 
 
+def parse_threshold(text: str) -> float:
+    """A latency threshold in milliseconds: a positive number."""
+    try:
+        value = float(str(text).strip())
+    except ValueError:
+        raise InputError(
+            f"latency threshold {str(text).strip()!r} is not a number; give milliseconds, e.g. 5"
+        ) from None
+    if not value > 0 or value == float("inf"):
+        raise InputError(f"latency threshold {value:g} is out of range; give milliseconds > 0")
+    return value
+
+
 def parse_shapes(specs: Iterable[str]) -> dict[str, tuple[int, ...]]:
     """['input_ids[1,128]', 'a[1,3],b[2]'] -> {'input_ids': (1, 128), 'a': (1, 3), 'b': (2,)}."""
     shapes: dict[str, tuple[int, ...]] = {}

@@ -1,0 +1,489 @@
+"""OpenVINO engine: read, reshape and compile a model; sync requests and an AsyncInferQueue.
+
+Latencies come from `InferRequest.latency`, which OpenVINO measures in C++ around the
+inference itself (as benchmark_app reports them), so Python call overhead is not counted in
+the latency; it is counted in throughput, which the recorder measures in wall time.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import openvino as ov
+import openvino.properties as props
+import openvino.properties.hint as hints
+
+from perftui.domain.errors import InputError
+from perftui.domain.records import AUTO, LayerProfile, RunConfig, TensorSpec
+from perftui.engines.base import Engine, Prepared, Recorder, elapsed_ms
+
+VIRTUAL_DEVICES = ("AUTO", "MULTI", "HETERO", "BATCH")
+"""Devices that dispatch to others; they never appear in Core.available_devices."""
+
+PROFILE_WARMUP = 2
+"""Unprofiled requests before a per-layer profile (the first ones allocate and are slow)."""
+
+_HINTS = {
+    "latency": hints.PerformanceMode.LATENCY,
+    "throughput": hints.PerformanceMode.THROUGHPUT,
+    "cumulative_throughput": hints.PerformanceMode.CUMULATIVE_THROUGHPUT,
+}
+_PRECISIONS = {"f32": ov.Type.f32, "bf16": ov.Type.bf16, "f16": ov.Type.f16}
+_STATUS = {"EXECUTED": "executed", "NOT_RUN": "not_run", "OPTIMIZED_OUT": "optimized_out"}
+_PRECISION_NAMES = {
+    "FP32": "FP32",
+    "F32": "FP32",
+    "FP16": "FP16",
+    "F16": "FP16",
+    "BF16": "BF16",
+    "FP64": "FP64",
+    "F64": "FP64",
+    "I4": "I4",
+    "U4": "U4",
+    "I8": "I8",
+    "U8": "U8",
+    "I16": "I16",
+    "U16": "U16",
+    "I32": "I32",
+    "U32": "U32",
+    "I64": "I64",
+    "U64": "U64",
+    "U1": "U1",
+    "BOOLEAN": "BOOL",
+    "BOOL": "BOOL",
+}
+"""Runtime precision names, normalised to the vocabulary both engines report (FP32, I8, ...)."""
+
+
+def first_line(error: BaseException) -> str:
+    """The informative line of an OpenVINO exception, without its source-location preamble."""
+    lines = [line.strip() for line in str(error).splitlines()]
+    lines = [line for line in lines if line and not line.startswith(("Exception from ", "Check '"))]
+    for line in lines:
+        if not line.endswith(":"):
+            return line
+    return lines[0] if lines else type(error).__name__
+
+
+def precision_from_exec_type(exec_type: str) -> str:
+    """Runtime precision from an exec_type suffix: "jit_avx2_I8" -> "I8",
+    "brgconv_avx2_f32" -> "FP32"; "" when the suffix names no precision ("undef")."""
+    suffix = exec_type.rsplit("_", 1)[-1].upper() if exec_type else ""
+    return _PRECISION_NAMES.get(suffix, "")
+
+
+def _port_name(port: ov.Output) -> str:
+    try:
+        return port.get_any_name()
+    except RuntimeError:  # an IR input without tensor names
+        return port.get_node().get_friendly_name()
+
+
+def _dtype_name(element_type: ov.Type) -> str:
+    try:
+        return np.dtype(element_type.to_dtype()).name
+    except (RuntimeError, TypeError):
+        return element_type.get_type_name()
+
+
+def _onnx_dim_names(path: Path) -> dict[str, list[str | None]]:
+    """Dynamic dimension names of an ONNX model's inputs (OpenVINO does not keep them)."""
+    try:
+        import onnx
+
+        graph = onnx.load(str(path), load_external_data=False).graph
+    except Exception:
+        return {}
+    return {
+        value.name: [dim.dim_param or None for dim in value.type.tensor_type.shape.dim]
+        for value in graph.input
+    }
+
+
+def _property(compiled: ov.CompiledModel, name: str) -> Any:
+    """A compiled-model property, or None where the device does not report it (AUTO, ...)."""
+    try:
+        return compiled.get_property(name)
+    except RuntimeError:
+        return None
+
+
+def compile_config(config: RunConfig, *, profile: bool) -> dict[str, Any]:
+    """RunConfig mapped to OpenVINO compile properties."""
+    properties: dict[str, Any] = {}
+    if config.threads > 0:
+        properties[props.inference_num_threads()] = config.threads
+    if config.streams != AUTO:
+        properties[props.num_streams()] = int(config.streams)
+    if config.hint != "none":
+        if config.hint not in _HINTS:
+            raise InputError(
+                f"unknown hint {config.hint!r}; choose one of: {', '.join([*_HINTS, 'none'])}"
+            )
+        properties[hints.performance_mode()] = _HINTS[config.hint]
+    if config.precision is not None:
+        if config.precision not in _PRECISIONS:
+            raise InputError(
+                f"unknown precision {config.precision!r}; choose one of: {', '.join(_PRECISIONS)}"
+            )
+        properties[hints.inference_precision()] = _PRECISIONS[config.precision]
+    if profile:
+        properties[props.enable_profiling()] = True
+    return properties
+
+
+class OpenVinoPrepared(Prepared):
+    """A compiled model with one sync request and, for the async API, an AsyncInferQueue."""
+
+    def __init__(
+        self,
+        *,
+        inputs: list[TensorSpec],
+        read_ms: float,
+        compile_ms: float,
+        resolved: dict[str, Any],
+        core: ov.Core,
+        model: ov.Model | None,
+        compiled: ov.CompiledModel,
+        device: str,
+        properties: dict[str, Any],
+        api: str,
+        profile: bool,
+    ) -> None:
+        super().__init__(inputs=inputs, read_ms=read_ms, compile_ms=compile_ms, resolved=resolved)
+        self._core = core
+        self._model = model  # kept only for a profiling recompile
+        self._compiled = compiled
+        self._device = device
+        self._properties = properties
+        self._api = api
+        self._profile = profile
+        self._feeds: dict[str, np.ndarray] = {}
+        self._request: ov.InferRequest | None = None
+        self._queue: ov.AsyncInferQueue | None = None
+        self._used = False
+
+    def bind(self, feeds: Mapping[str, np.ndarray]) -> None:
+        missing = [spec.name for spec in self.inputs if spec.name not in feeds]
+        if missing:
+            raise InputError(f"no input data for {', '.join(repr(m) for m in missing)}")
+        self._feeds = {spec.name: np.asarray(feeds[spec.name]) for spec in self.inputs}
+        self._request = self._compiled.create_infer_request()
+        _fill(self._request, self._compiled, self._feeds)
+        if self._api == "async":
+            self._queue = ov.AsyncInferQueue(self._compiled, int(self.resolved["requests"]))
+            for request in self._queue:
+                _fill(request, self._compiled, self._feeds)
+
+    def infer_once(self) -> float:
+        request = self._bound_request()
+        self._used = True
+        # share_outputs: no copy of the outputs into fresh numpy arrays on every call.
+        request.infer(share_outputs=True)
+        return request.latency * 1e-3
+
+    def run_async(self, recorder: Recorder) -> None:
+        if self._queue is None:
+            raise RuntimeError("run_async needs a model prepared with api='async' and bound")
+        self._used = True
+        queue = self._queue
+        record = recorder.record
+
+        def completed(request: ov.InferRequest, _userdata: Any) -> None:
+            record(request.latency * 1e-3)
+
+        queue.set_callback(completed)
+        done = recorder.done
+        start = queue.start_async  # blocks until a request is idle, with the GIL released
+        recorder.begin()
+        while not done():
+            start()
+        queue.wait_all()
+
+    def layer_profile(self, iterations: int) -> list[LayerProfile]:
+        """Per-layer times of `iterations` sync requests after PROFILE_WARMUP unprofiled ones.
+
+        OpenVINO's CPU plugin reports, per node, the running average (in whole microseconds)
+        over every inference of that stream's graph since compilation, not the last request's
+        time; a stream's graph is shared by all requests and sync requests rotate over the
+        streams. So the profile needs a graph that only it has used and one stream: the
+        difference of two cumulative readings then gives the mean over the profiled requests.
+        With several streams it recompiles with one stream and each stream's thread count.
+        """
+        if not self._profile:
+            raise RuntimeError("layer_profile needs a model prepared with profile=True")
+        if iterations < 1:
+            raise ValueError("iterations must be at least 1")
+        compiled = self._profiling_model()
+        self._used = True  # a second profile must not start from these counters
+        request = compiled.create_infer_request()
+        _fill(request, compiled, self._bound_feeds())
+        for _ in range(PROFILE_WARMUP):
+            request.infer(share_outputs=True)
+        if _cumulative_counters(compiled):
+            before = {i.node_name: i.real_time.total_seconds() for i in request.profiling_info}
+            for _ in range(iterations):
+                request.infer(share_outputs=True)
+            infos = request.profiling_info
+            total = PROFILE_WARMUP + iterations
+            times = {
+                i.node_name: (
+                    total * i.real_time.total_seconds()
+                    - PROFILE_WARMUP * before.get(i.node_name, 0.0)
+                )
+                / iterations
+                for i in infos
+            }
+        else:  # devices whose counters describe the last request only
+            times = {}
+            for _ in range(iterations):
+                request.infer(share_outputs=True)
+                infos = request.profiling_info
+                for i in infos:
+                    times[i.node_name] = times.get(i.node_name, 0.0) + i.real_time.total_seconds()
+            times = {name: value / iterations for name, value in times.items()}
+        originals = _original_names(compiled)
+        rows = []
+        for info in infos:
+            status = _STATUS.get(info.status.name, info.status.name.lower())
+            precision = precision_from_exec_type(info.exec_type) if status == "executed" else ""
+            rows.append(
+                LayerProfile(
+                    name=info.node_name,
+                    type=info.node_type,
+                    exec_type=info.exec_type,
+                    precision=precision,
+                    status=status,
+                    time_ms=round(max(0.0, times.get(info.node_name, 0.0)) * 1000.0, 6),
+                    original_names=originals.get(info.node_name, ()),
+                )
+            )
+        return rows
+
+    def _bound_request(self) -> ov.InferRequest:
+        if self._request is None:
+            raise RuntimeError("bind() input data before running requests")
+        return self._request
+
+    def _bound_feeds(self) -> dict[str, np.ndarray]:
+        self._bound_request()
+        return self._feeds
+
+    def _profiling_model(self) -> ov.CompiledModel:
+        """This compiled model if its graph is unused and single-stream, else a fresh one."""
+        streams = _property(self._compiled, props.num_streams())
+        if not self._used and (streams is None or int(streams) <= 1):
+            return self._compiled
+        properties = dict(self._properties)
+        threads = _property(self._compiled, props.inference_num_threads())
+        if streams is not None and int(streams) > 1:
+            properties[props.num_streams()] = 1
+            if threads:
+                properties[props.inference_num_threads()] = max(1, int(threads) // int(streams))
+        assert self._model is not None
+        return self._core.compile_model(self._model, self._device, properties)
+
+
+def _fill(request: ov.InferRequest, compiled: ov.CompiledModel, feeds: Mapping[str, Any]) -> None:
+    """Copy the feeds into the request's own input tensors (allocated by the plugin)."""
+    for port in compiled.inputs:
+        name = _port_name(port)
+        tensor = request.get_tensor(port)
+        data = feeds[name]
+        if tuple(tensor.shape) != tuple(data.shape):
+            raise InputError(
+                f"input {name!r} data has shape {list(data.shape)}, "
+                f"the compiled model expects {list(tensor.shape)}"
+            )
+        tensor.data[...] = data
+
+
+def _cumulative_counters(compiled: ov.CompiledModel) -> bool:
+    """True where the executing devices are CPU, whose counters are running averages."""
+    devices = _property(compiled, "EXECUTION_DEVICES") or []
+    return bool(devices) and all(str(d).upper().startswith("CPU") for d in devices)
+
+
+def _original_names(compiled: ov.CompiledModel) -> dict[str, tuple[str, ...]]:
+    """Runtime node name -> the names of the original model's nodes fused into it."""
+    names: dict[str, tuple[str, ...]] = {}
+    try:
+        ops = compiled.get_runtime_model().get_ordered_ops()
+    except RuntimeError:
+        return names
+    for op in ops:
+        info = op.get_rt_info()
+        if "originalLayersNames" not in info:
+            continue
+        value = str(info["originalLayersNames"].astype(str))
+        parts = [part for part in (p.strip() for p in value.split(",")) if part]
+        for part in list(parts):
+            # the ONNX frontend splits a Conv with bias into "<name>/WithoutBiases" + Add
+            base = part.removesuffix("/WithoutBiases")
+            if base != part and base not in parts:
+                parts.append(base)
+        if parts:
+            names[op.get_friendly_name()] = tuple(parts)
+    return names
+
+
+class OpenVinoEngine(Engine):
+    name = "openvino"
+
+    def __init__(self) -> None:
+        self._core: ov.Core | None = None
+
+    @property
+    def core(self) -> ov.Core:
+        if self._core is None:
+            self._core = ov.Core()
+        return self._core
+
+    def version(self) -> str:
+        return ov.get_version()
+
+    def devices(self) -> list[str]:
+        return list(self.core.available_devices)
+
+    def model_inputs(self, model_path: str) -> list[TensorSpec]:
+        path = _model_file(model_path)
+        model = self._read(path)
+        dim_names = _onnx_dim_names(path) if path.suffix.lower() == ".onnx" else {}
+        specs = []
+        for port in model.inputs:
+            name = _port_name(port)
+            names = dim_names.get(name, [])
+            dims: list[int | str] = []
+            for i, dim in enumerate(port.get_partial_shape()):
+                if dim.is_static:
+                    dims.append(dim.get_length())
+                else:
+                    dims.append((names[i] if i < len(names) else None) or "?")
+            specs.append(TensorSpec(name, _dtype_name(port.get_element_type()), tuple(dims)))
+        return specs
+
+    def prepare(
+        self,
+        model_path: str,
+        device: str,
+        config: RunConfig,
+        shapes: Mapping[str, tuple[int, ...]],
+        *,
+        profile: bool = False,
+    ) -> OpenVinoPrepared:
+        self._check_device(device)
+        properties = compile_config(config, profile=profile)
+        path = _model_file(model_path)
+        start = time.perf_counter()
+        model = self._read(path)
+        read_ms = elapsed_ms(start)
+        _reshape(model, shapes, path)
+        start = time.perf_counter()
+        try:
+            compiled = self.core.compile_model(model, device, properties)
+        except RuntimeError as error:
+            raise RuntimeError(
+                f"openvino could not compile {path.name} for {device}: {first_line(error)}"
+            ) from error
+        compile_ms = elapsed_ms(start)
+
+        if config.api == "sync":
+            requests = 1
+        elif config.requests == AUTO:
+            requests = int(_property(compiled, props.optimal_number_of_infer_requests()) or 1)
+        else:
+            requests = int(config.requests)
+        if requests < 1:
+            raise InputError(f"requests must be at least 1, not {requests}")
+        streams = _property(compiled, props.num_streams())
+        threads = _property(compiled, props.inference_num_threads())
+        hint = _property(compiled, hints.performance_mode())
+        precision = _property(compiled, hints.inference_precision())
+        inputs = [
+            TensorSpec(
+                _port_name(port),
+                _dtype_name(port.get_element_type()),
+                tuple(port.get_partial_shape().to_shape()),
+            )
+            for port in compiled.inputs
+        ]
+        resolved: dict[str, Any] = {
+            "streams": int(streams) if streams is not None else None,
+            "threads": int(threads) if threads is not None else None,
+            "requests": requests,
+            "hint": str(hint.name if hasattr(hint, "name") else hint).lower() if hint else None,
+            "precision": precision.get_type_name() if isinstance(precision, ov.Type) else None,
+            "shapes": {spec.name: list(spec.shape) for spec in inputs},
+            "device": device,
+        }
+        execution_devices = _property(compiled, "EXECUTION_DEVICES")
+        if execution_devices:
+            resolved["execution_devices"] = [str(d) for d in execution_devices]
+        return OpenVinoPrepared(
+            inputs=inputs,
+            read_ms=read_ms,
+            compile_ms=compile_ms,
+            resolved=resolved,
+            core=self.core,
+            model=model if profile else None,
+            compiled=compiled,
+            device=device,
+            properties=properties,
+            api=config.api,
+            profile=profile,
+        )
+
+    def _check_device(self, device: str) -> None:
+        available = self.devices()
+        family = device.split(":", 1)[0].split(".", 1)[0].upper()
+        if family in VIRTUAL_DEVICES:
+            return
+        known = {d.upper() for d in available} | {d.split(".", 1)[0].upper() for d in available}
+        if device.upper() not in known:
+            raise InputError(
+                f"device {device!r} is not available to openvino on this machine; "
+                f"available: {', '.join(available) or 'none'}"
+            )
+
+    def _read(self, path: Path) -> ov.Model:
+        try:
+            return self.core.read_model(str(path))
+        except RuntimeError as error:
+            raise InputError(
+                f"could not read model {path} with openvino: {first_line(error)}"
+            ) from error
+
+
+def _model_file(model_path: str) -> Path:
+    path = Path(model_path)
+    if not path.is_file():
+        raise InputError(f"model file not found: {model_path}")
+    if path.suffix.lower() == ".xml" and not path.with_suffix(".bin").is_file():
+        raise InputError(f"OpenVINO IR {model_path} needs its weights beside it: {path.stem}.bin")
+    return path
+
+
+def _reshape(model: ov.Model, shapes: Mapping[str, tuple[int, ...]], path: Path) -> None:
+    """Give every input its static shape (OpenVINO compiles static shapes fastest)."""
+    ports = {_port_name(port): port for port in model.inputs}
+    unknown = [name for name in shapes if name not in ports]
+    if unknown:
+        raise InputError(
+            f"model {path.name} has no input {unknown[0]!r}; its inputs are: {', '.join(ports)}"
+        )
+    if not shapes:
+        return
+    try:
+        model.reshape({ports[name]: ov.PartialShape(list(shape)) for name, shape in shapes.items()})
+    except RuntimeError as error:
+        wanted = ", ".join(f"{name}{list(shape)}" for name, shape in shapes.items())
+        raise InputError(
+            f"openvino cannot reshape {path.name} to {wanted}: {first_line(error)}"
+        ) from error
+
+
+ENGINE = OpenVinoEngine()
