@@ -85,7 +85,7 @@ def test_readable_table_on_stdout(tmp_path: Path):
     result = perftui("bench", str(MOBILENET), *QUICK, db=tmp_path / "db.json")
     assert result.returncode == 0, result.stderr
     assert "median ms" in result.stdout and "fps" in result.stdout
-    assert "b1 tauto" in result.stdout
+    assert "b1 t:auto" in result.stdout
 
 
 def test_no_save_leaves_no_database(tmp_path: Path):

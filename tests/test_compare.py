@@ -143,3 +143,34 @@ def test_normalised_names():
     assert normalised_name("block1/dw/Conv_quant") == "block1/dw/Conv"
     assert normalised_name("Conv_3_token_12") == "Conv_3"
     assert normalised_name("conv1") == "conv1"
+
+
+def test_renamed_fused_layers_pair_by_scope_and_related_type():
+    fp32 = [
+        layer("Multiply_1", "Convolution", 2.0, originals=["block3/pw/BatchNormalization"]),
+        layer("Multiply_2", "GroupConvolution", 1.0, originals=["block3/dw/BatchNormalization"]),
+        layer("fc/Gemm", "FullyConnected", 0.5),
+        layer("in_reorder", "Reorder", 0.1),
+    ]
+    int8 = [
+        layer(
+            "block3/dw/Conv/WithoutBiases",
+            "GroupConvolution",
+            0.5,
+            "I8",
+            originals=["block3/dw/Conv"],
+        ),
+        layer(
+            "block3/pw/Conv/WithoutBiases", "Convolution", 1.0, "I8", originals=["block3/pw/Conv"]
+        ),
+        layer("fc/Gemm/WithoutBiases", "FullyConnectedQuantizedLegacy", 0.2, "I8"),
+        layer("block3/pw/Reorder", "Reorder", 0.1, "I8"),
+    ]
+    pairs = {p.name: p for p in join_layers(fp32, int8)}
+    assert pairs["block3/pw"].a.name == "Multiply_1"
+    assert pairs["block3/pw"].b.name == "block3/pw/Conv/WithoutBiases"
+    assert pairs["block3/pw"].matched_by == "scope"
+    assert pairs["block3/dw"].b.type == "GroupConvolution"
+    assert pairs["fc/Gemm"].b.name == "fc/Gemm/WithoutBiases"
+    assert pairs["in_reorder"].presence == "a_only"
+    assert pairs["block3/pw/Reorder"].presence == "b_only"

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from perftui.domain.profile import LayerTypeRow, layer_type_summary
 from perftui.domain.records import LayerProfile, RunResult
@@ -123,7 +123,9 @@ def distribution(
 
 # --- kernel level ---------------------------------------------------------------------------
 
-_SUFFIXES = re.compile(r"(_quant|_token_\d+|_output_0|/fused\w*|_fused\w*)+$", re.IGNORECASE)
+_SUFFIXES = re.compile(
+    r"(_quant|_token_\d+|_output_0|/WithoutBiases|/fused\w*|_fused\w*)+$", re.IGNORECASE
+)
 
 
 def normalised_name(name: str) -> str:
@@ -139,8 +141,7 @@ class LayerPair:
     a: LayerProfile | None
     b: LayerProfile | None
     matched_by: str = ""
-    """'name', 'original name' or 'normalised name' for pairs; '' when only one side has it."""
-    extra: dict[str, str] = field(default_factory=dict)
+    """'name', 'original name', 'normalised name' or 'scope'; '' when only one side has it."""
 
     @property
     def presence(self) -> str:
@@ -181,36 +182,56 @@ class LayerPair:
         )
 
 
+def scopes(layer: LayerProfile) -> set[str]:
+    """The name scopes ('block3/pw' of 'block3/pw/Conv') of a layer and its original nodes."""
+    return {n.rsplit("/", 1)[0] for n in (layer.name, *layer.original_names) if "/" in n}
+
+
+def _related_types(a: str, b: str) -> bool:
+    """Same operator, or one a variant of the other (FullyConnected / ...QuantizedLegacy)."""
+    return a.startswith(b) or b.startswith(a)
+
+
 def join_layers(a: Sequence[LayerProfile], b: Sequence[LayerProfile]) -> list[LayerPair]:
     """Every layer of both versions, paired by name, then by original (pre-fusion) names,
-    then by normalised name; each layer is used once. A's order first, B-only layers after."""
+    then by normalised name, then by a shared name scope and related type (an engine that
+    folds BatchNorm into a Conv may rename the Conv but keeps the scope of the nodes it
+    fused). Each layer is used once; A's order first, B-only layers after."""
     exact = {layer.name: i for i, layer in enumerate(b)}
     by_original: dict[str, int] = {}
     by_normalised: dict[str, int] = {}
+    by_scope: dict[str, list[int]] = {}
     for i, layer in enumerate(b):
         for original in layer.original_names:
             by_original.setdefault(original, i)
         by_normalised.setdefault(normalised_name(layer.name), i)
+        for scope in scopes(layer):
+            by_scope.setdefault(scope, []).append(i)
 
-    def candidates(layer: LayerProfile) -> Iterable[tuple[int | None, str]]:
-        yield exact.get(layer.name), "name"
-        yield by_original.get(layer.name), "original name"
+    def candidates(layer: LayerProfile) -> Iterable[tuple[int | None, str, str]]:
+        yield exact.get(layer.name), "name", layer.name
+        yield by_original.get(layer.name), "original name", layer.name
         for original in layer.original_names:
-            yield exact.get(original), "original name"
-            yield by_original.get(original), "original name"
-        yield by_normalised.get(normalised_name(layer.name)), "normalised name"
+            yield exact.get(original), "original name", original
+            yield by_original.get(original), "original name", original
+        normalised = normalised_name(layer.name)
+        yield by_normalised.get(normalised), "normalised name", normalised
+        for scope in sorted(scopes(layer)):
+            for i in by_scope.get(scope, ()):
+                if _related_types(layer.type, b[i].type):
+                    yield i, "scope", scope
 
     used: set[int] = set()
     pairs: list[LayerPair] = []
     for layer in a:
-        found = next(
-            ((i, how) for i, how in candidates(layer) if i is not None and i not in used), None
-        )
+        found = next((c for c in candidates(layer) if c[0] is not None and c[0] not in used), None)
         if found is None:
             pairs.append(LayerPair(layer.name, layer, None))
         else:
-            used.add(found[0])
-            pairs.append(LayerPair(layer.name, layer, b[found[0]], found[1]))
+            index, how, key = found
+            assert index is not None
+            used.add(index)
+            pairs.append(LayerPair(key, layer, b[index], how))
     pairs += [LayerPair(layer.name, None, layer) for i, layer in enumerate(b) if i not in used]
     return pairs
 

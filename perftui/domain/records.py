@@ -66,9 +66,9 @@ class RunConfig:
         return cls(**{k: data[k] for k in cls.__dataclass_fields__ if k in data})
 
     def label(self) -> str:
-        """Short human label, e.g. 'b4 t2 s:auto r:auto latency sync'."""
+        """Short human label, e.g. 'b4 t:2 s:auto r:auto latency sync'."""
         threads = "auto" if self.threads == 0 else str(self.threads)
-        return f"b{self.batch} t{threads} s:{self.streams} r:{self.requests} {self.hint} {self.api}"
+        return f"b{self.batch} t:{threads} s:{self.streams} r:{self.requests} {self.hint} {self.api}"
 
 
 @dataclass(frozen=True)
