@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -459,6 +460,54 @@ def test_unreadable_file(tmp_path: Path) -> None:
     assert path.read_bytes() == before
 
 
+UNREADABLE = textwrap.dedent(
+    """
+    import sys
+    from perftui.domain.errors import StoreError
+    from perftui.domain.records import Project
+    from perftui.domain.store import Store
+    for action in ("read", "write"):
+        store = Store(sys.argv[1])
+        try:
+            store.projects() if action == "read" else store.add_project(
+                Project(name="other", model="/m.onnx", engine="openvino")
+            )
+        except StoreError as error:
+            print(error)
+    """
+)
+
+
+DROP_FILE_CAPS = ("setpriv", "--bounding-set", "-dac_override,-dac_read_search")
+
+
+@pytest.mark.skipif(
+    os.geteuid() != 0 or shutil.which("setpriv") is None, reason="needs root and setpriv"
+)
+def test_unreadable_file_as_root_without_file_capabilities(tmp_path: Path) -> None:
+    """Root reads anything; drop CAP_DAC_OVERRIDE/CAP_DAC_READ_SEARCH to see chmod 000."""
+    path = tmp_path / "db.json"
+    Store(path).ensure_project(make_project())
+    before = path.read_bytes()
+    path.chmod(0)
+    try:
+        result = subprocess.run(
+            [*DROP_FILE_CAPS, sys.executable, "-c", UNREADABLE, str(path)],
+            env={**os.environ, "PYTHONPATH": str(REPO)},
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+    finally:
+        path.chmod(0o644)
+    if result.returncode != 0 and "setpriv" in result.stderr:
+        pytest.skip(f"setpriv cannot drop capabilities here: {result.stderr.strip()}")
+    lines = result.stdout.splitlines()
+    assert result.returncode == 0, result.stderr
+    assert len(lines) == 2 and all("cannot be read (permission denied)" in x for x in lines)
+    assert path.read_bytes() == before
+
+
 def test_permission_denied_is_one_line(tmp_path: Path, monkeypatch) -> None:
     """The same path as chmod 000, simulated so that it also runs as root."""
     path = tmp_path / "db.json"
@@ -589,23 +638,80 @@ def test_two_processes_writing_at_once(tmp_path: Path) -> None:
     assert all(Store(path).latency_samples(r.id).size == 200 for r in runs[:5])
 
 
+STALLER = textwrap.dedent(
+    """
+    import os, sys, time
+    from perftui.domain.records import Project, RunConfig, RunResult
+    from perftui.domain.store import Store
+
+    real_fdopen = os.fdopen
+
+    class HalfWriter:
+        # writes half of the new database file, then waits to be killed
+
+        def __init__(self, handle):
+            self.handle = handle
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            self.handle.close()
+
+        def write(self, payload):
+            self.handle.write(payload[: len(payload) // 2])
+            self.handle.flush()
+            print("stalled", flush=True)
+            time.sleep(60)
+
+    def fdopen(fd, mode="r", *args, **kwargs):
+        handle = real_fdopen(fd, mode, *args, **kwargs)
+        return HalfWriter(handle) if "w" in mode else handle
+
+    store = Store(sys.argv[1])
+    store.ensure_project(Project(name="p", model="/m.onnx", engine="openvino"))
+    for i in range(3):
+        store.add_run(RunResult(config=RunConfig(batch=i + 1), project="p"), [1.0] * 1000)
+    os.fdopen = fdopen
+    store.add_run(RunResult(config=RunConfig(batch=99), project="p"), [2.0] * 1000)
+    """
+)
+
+
 def test_kill_mid_write_never_leaves_a_half_file(tmp_path: Path) -> None:
     path = tmp_path / "perftui.json"
-    rng = np.random.default_rng(7)
-    mid_write = 0
-    for _ in range(16):  # until a few kills landed mid-write (a temp file was left behind)
-        proc = _spawn_writer(path, "k", 10_000, 50_000)  # ~270 kB more per write
-        assert proc.stdout.readline().strip() == "ready"
-        time.sleep(float(rng.uniform(0.1, 0.4)))
+    proc = subprocess.Popen(
+        [sys.executable, "-c", STALLER, str(path)],
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert proc.stdout.readline().strip() == "stalled"
+        before = path.read_bytes()
+        (temp,) = [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
+        assert 0 < temp.stat().st_size < len(before)  # the half-written new version
+    finally:
         proc.send_signal(signal.SIGKILL)
         proc.wait(timeout=30)
-        read_json(path)  # always whole
-        assert Store(path).get_project("p") is not None
-        mid_write += any(p.name.endswith(".tmp") for p in tmp_path.iterdir())
-        if mid_write >= 2:
-            break
-    assert mid_write >= 1
-    count = len(Store(path).runs("p"))
-    Store(path).add_run(make_run("p"))  # the next write removes orphaned temp files
-    assert len(Store(path).runs("p")) == count + 1
+    assert path.read_bytes() == before
+    read_json(path)  # whole
+    store = Store(path)
+    assert sorted(r.config.batch for r in store.runs("p")) == [1, 2, 3]
+    store.add_run(make_run("p"))  # the next write removes the orphaned temp file
+    assert len(Store(path).runs("p")) == 4
     assert sorted(p.name for p in tmp_path.iterdir()) == ["perftui.json", "perftui.json.lock"]
+
+
+def test_random_kills_leave_a_whole_file(tmp_path: Path) -> None:
+    path = tmp_path / "perftui.json"
+    rng = np.random.default_rng(7)
+    for _ in range(2):
+        proc = _spawn_writer(path, "k", 10_000, 50_000)
+        assert proc.stdout.readline().strip() == "ready"
+        time.sleep(float(rng.uniform(0.05, 0.3)))
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(timeout=30)
+        read_json(path)
+        assert Store(path).get_project("p") is not None
