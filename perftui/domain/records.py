@@ -68,7 +68,8 @@ class RunConfig:
     def label(self) -> str:
         """Short human label, e.g. 'b4 t:2 s:auto r:auto latency sync'."""
         threads = "auto" if self.threads == 0 else str(self.threads)
-        return f"b{self.batch} t:{threads} s:{self.streams} r:{self.requests} {self.hint} {self.api}"
+        streams, requests = self.streams, self.requests
+        return f"b{self.batch} t:{threads} s:{streams} r:{requests} {self.hint} {self.api}"
 
 
 @dataclass(frozen=True)
