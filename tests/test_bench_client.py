@@ -1,0 +1,81 @@
+"""The parent side of a benchmark with the real worker process and a real engine."""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+from pathlib import Path
+
+import pytest
+
+from perftui.bench import protocol
+from perftui.bench.client import BenchmarkClient
+from perftui.domain.records import BenchmarkRequest, Budget, Project, RunConfig
+from perftui.domain.store import Store
+from tests.conftest import MOBILENET
+
+pytestmark = pytest.mark.engine
+
+
+def request(batches: list[int], time_s: float = 0.2, engine: str = "onnxruntime"):
+    project = Project(name="p", model=str(MOBILENET), engine=engine)
+    configs = tuple(RunConfig(batch=b) for b in batches)
+    return BenchmarkRequest(project, configs, Budget(time_s=time_s, iterations=5, warmup=1))
+
+
+def test_events_in_order_and_runs_saved(tmp_path: Path):
+    store = Store(tmp_path / "db.json")
+    client = BenchmarkClient(request([1, 2], time_s=0.6), store)
+    events = list(client.events())
+    kinds = [type(e).__name__ for e in events]
+    assert kinds[0] == "RunStarted" and kinds[-1] == "BenchmarkDone"
+    assert "Progress" in kinds and kinds.count("RunFinished") == 2
+    phases = [e.phase for e in events if isinstance(e, protocol.PhaseChanged)][:4]
+    assert phases == ["compile", "first_inference", "warmup", "timed"]
+    stored = store.runs("p")
+    assert {r.id for r in stored} == {r.id for r in client.runs}
+    assert all(r.benchmark_id == client.benchmark_id for r in stored)
+    assert store.latency_samples(stored[0].id).size == stored[0].iterations
+    assert stored[0].resolved["environment"]["logical_cores"] >= 1
+
+
+def test_a_worker_that_dies_fails_its_run_and_the_rest_goes_on(tmp_path: Path):
+    store = Store(tmp_path / "db.json")
+    client = BenchmarkClient(request([1, 2, 4], time_s=30), store)
+    killed = False
+    finished = []
+    for event in client.events():
+        if isinstance(event, protocol.Progress) and event.index == 0 and not killed:
+            assert client._process is not None
+            os.kill(client._process.pid, signal.SIGKILL)  # as an engine crash would
+            killed = True
+        if isinstance(event, protocol.Progress) and event.index == 1:
+            client.cancel()  # a fresh worker measured run 2; no need to wait for it
+        if isinstance(event, protocol.RunFinished):
+            finished.append(event.run)
+    assert finished[0].status == "failed" and "SIGKILL" in (finished[0].error or "")
+    assert finished[1].status == "cancelled" and finished[1].iterations > 0
+    assert len(finished) == 2 and len(store.runs("p")) == 2
+
+
+def test_cancel_from_another_thread_keeps_the_finished_runs(tmp_path: Path):
+    store = Store(tmp_path / "db.json")
+    client = BenchmarkClient(request([1, 2], time_s=30), store)
+    finished = []
+    for event in client.events():
+        if isinstance(event, protocol.Progress) and event.index == 0:
+            threading.Timer(0.1, client.cancel).start()
+        if isinstance(event, protocol.RunFinished):
+            finished.append(event.run)
+        last = event
+    assert isinstance(last, protocol.BenchmarkDone) and last.cancelled
+    assert [r.status for r in finished] == ["cancelled"]
+    assert finished[0].iterations > 0 and finished[0].latency_ms is not None
+    assert [r.status for r in store.runs("p")] == ["cancelled"]
+
+
+def test_unknown_engine_in_the_worker_is_fatal_not_a_crash():
+    client = BenchmarkClient(request([1], engine="tensorrt"))
+    events = list(client.events())
+    assert isinstance(events[-1], protocol.Fatal) and "tensorrt" in events[-1].error
