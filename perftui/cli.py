@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from perftui import __version__
+from perftui.optimize import command as optimize_command
 
 if TYPE_CHECKING:
     from perftui.domain.records import Project, RunResult
@@ -109,6 +110,7 @@ def build_parser() -> Parser:
     imp = command("import", "read what `perftui export` wrote (JSON)")
     imp.add_argument("file")
 
+    optimize_command.add_parser(command)
     return parser
 
 
@@ -384,6 +386,7 @@ COMMANDS = {
     "show": cmd_show,
     "inspect": cmd_inspect,
     "compare": cmd_compare,
+    "optimize": optimize_command.run,
     "devices": cmd_devices,
     "export": cmd_export,
     "import": cmd_import,

@@ -9,7 +9,8 @@ Models written (see README.md in this folder):
   mobilenet_fp32.xml / .bin         the FP32 network as OpenVINO IR (FP32 weights, dynamic batch)
   encoder_fp32.onnx                 2-layer transformer encoder, `input_ids` [batch,seq] (int64)
 
-Only numpy, onnx, onnxruntime and openvino are used; nothing is downloaded.
+Only numpy, onnx, onnxruntime and openvino are used, plus perftui's own quantization recipe
+(perftui/optimize/quantize.py, shared with `perftui optimize`); nothing is downloaded.
 """
 
 from __future__ import annotations
@@ -18,10 +19,8 @@ import argparse
 import logging
 import os
 import sys
-import tempfile
 import time
 import warnings
-from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -291,57 +290,20 @@ def _finish(graph: onnx.GraphProto, doc: str) -> onnx.ModelProto:
 
 # --------------------------------------------------------------------------- INT8
 def quantize_mobilenet(fp32_path: Path, int8_path: Path, seed: int) -> None:
-    """Static QDQ INT8 (per-channel weights, MinMax calibration on 16 seeded random images)."""
-    from onnxruntime.quantization import (
-        CalibrationDataReader,
-        CalibrationMethod,
-        QuantFormat,
-        QuantType,
-        quantize_static,
-    )
-    from onnxruntime.quantization.shape_inference import quant_pre_process
+    """Static QDQ INT8 on 16 seeded random images, with the recipe `perftui optimize` uses
+    (perftui/optimize/quantize.py: per-channel weights, MinMax calibration, BN folded first)."""
+    if str(HERE.parent) not in sys.path:  # run as a script from a checkout
+        sys.path.insert(0, str(HERE.parent))
+    from perftui.optimize.quantize import quantize_static_qdq
 
-    class Reader(CalibrationDataReader):
-        def __init__(self) -> None:
-            rng = np.random.default_rng(seed)
-            self._it: Iterator[dict[str, np.ndarray]] = iter(
-                [
-                    {"input": rng.standard_normal((1, 3, 224, 224)).astype(np.float32)}
-                    for _ in range(16)
-                ]
-            )
-
-        def get_next(self) -> dict[str, np.ndarray] | None:
-            return next(self._it, None)
-
-    with tempfile.TemporaryDirectory(prefix="perftui-quant-") as tmp:
-        pre = Path(tmp) / "pre.onnx"
-        # Shape inference + ORT graph optimisation: folds BatchNormalization into the Conv
-        # weights, so each Conv gets one QDQ pair and per-channel weight scales.
-        quant_pre_process(str(fp32_path), str(pre), skip_symbolic_shape=True)
-        quantize_static(
-            str(pre),
-            str(int8_path),
-            Reader(),
-            quant_format=QuantFormat.QDQ,
-            per_channel=True,
-            activation_type=QuantType.QUInt8,
-            weight_type=QuantType.QInt8,
-            calibrate_method=CalibrationMethod.MinMax,
-            extra_options={"ActivationSymmetric": False, "WeightSymmetric": True},
-        )
+    rng = np.random.default_rng(seed)
+    samples = [
+        {"input": rng.standard_normal((1, 3, 224, 224)).astype(np.float32)} for _ in range(16)
+    ]
+    quantize_static_qdq(fp32_path, int8_path, samples)
     model = onnx.load(str(int8_path))
     model.producer_name = PRODUCER
     model.doc_string = "MobileNet-V1 x0.25, static INT8 (QDQ, per-channel, onnxruntime)"
-    # Keep the dynamic batch name the FP32 model uses.
-    for value in (*model.graph.input, *model.graph.output):
-        dim0 = value.type.tensor_type.shape.dim[0]
-        dim0.dim_param = "batch"
-    # ORT's optimiser declares every domain it knows; keep only the ones the graph uses.
-    used = {node.domain for node in model.graph.node}
-    kept = [op for op in model.opset_import if op.domain in used]
-    del model.opset_import[:]
-    model.opset_import.extend(kept)
     onnx.checker.check_model(model)
     onnx.save(model, str(int8_path))
 

@@ -100,6 +100,8 @@ def test_profile_gives_layers_of_the_order_of_the_latency(engine: str, tmp_path:
         str(MOBILENET),
         "--engine",
         engine,
+        "--threads",
+        "1",
         "--profile",
         "--profile-iterations",
         "10",
@@ -108,13 +110,10 @@ def test_profile_gives_layers_of_the_order_of_the_latency(engine: str, tmp_path:
     run = doc["runs"][0]
     check_ok_run(run)
     layers = run["layers"]
-    assert (
-        layers
-        and {"name", "type", "exec_type", "precision", "status", "time_ms"} <= layers[0].keys()
-    )
+    assert {"name", "type", "exec_type", "precision", "status", "time_ms"} <= layers[0].keys()
     executed = sum(layer["time_ms"] for layer in layers if layer["status"] == "executed")
-    median = run["latency_ms"]["median"]
-    assert median / 10 < executed < median * 3
+    mean = run["latency_ms"]["mean"]  # the profile is a mean over its requests too
+    assert mean / 4 < executed < mean * 4
 
 
 def test_failed_run_mid_matrix_keeps_the_others(tmp_path: Path):

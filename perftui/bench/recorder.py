@@ -111,9 +111,10 @@ class WindowRecorder(Recorder):
         if self._cancelled():
             self.was_cancelled = True
             return True
+        # the measured window ends at the last completion, so that is what must be long enough
         return (
             len(self._latencies) >= self._min_iterations
-            and time.perf_counter() - self._start >= self._min_time
+            and self._last_end - self._start >= self._min_time
         )
 
     @property

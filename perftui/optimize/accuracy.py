@@ -1,0 +1,297 @@
+"""How far the INT8 model's outputs are from the FP32 model's, on the same inputs.
+
+Per output, over all samples (each run at batch 1):
+- ``max_abs_diff``: the largest |int8 - fp32| of any element;
+- ``mean_abs_diff``: the mean |int8 - fp32| over all elements;
+- ``cosine_similarity``: the mean over samples of the cosine between the flattened FP32 and INT8
+  outputs (1.0 = same direction; two all-zero outputs count as 1.0, one all-zero as 0.0), and
+  ``cosine_min``, the worst sample;
+- ``top1_agreement``: for classifier-shaped outputs (``[N, classes]``, classes >= 2), the share of
+  rows whose arg-max class is the same (``top1_matches`` of ``top1_rows``); None otherwise.
+
+The report's headline figures are the worst over outputs (max diff, lowest cosine, lowest top-1
+agreement) and the element-weighted mean difference. Metrics are pure numpy; `measure_accuracy`
+runs both models with ONNX Runtime (CPU), imported inside it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from perftui.domain.errors import InputError
+from perftui.optimize.quantize import Progress, error_line, quiet
+
+
+@dataclass(frozen=True)
+class OutputAccuracy:
+    """FP32 vs INT8 figures of one model output."""
+
+    name: str
+    shape: tuple[int, ...]
+    elements: int
+    max_abs_diff: float
+    mean_abs_diff: float
+    cosine_similarity: float
+    cosine_min: float
+    top1_agreement: float | None = None
+    top1_matches: int | None = None
+    top1_rows: int | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "shape": list(self.shape),
+            "elements": self.elements,
+            "max_abs_diff": self.max_abs_diff,
+            "mean_abs_diff": self.mean_abs_diff,
+            "cosine_similarity": self.cosine_similarity,
+            "cosine_min": self.cosine_min,
+            "top1_agreement": self.top1_agreement,
+            "top1_matches": self.top1_matches,
+            "top1_rows": self.top1_rows,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> OutputAccuracy:
+        def opt(key: str, kind: type) -> Any:
+            value = data.get(key)
+            return None if value is None else kind(value)
+
+        return cls(
+            name=str(data["name"]),
+            shape=tuple(int(d) for d in data.get("shape") or ()),
+            elements=int(data.get("elements", 0)),
+            max_abs_diff=float(data["max_abs_diff"]),
+            mean_abs_diff=float(data["mean_abs_diff"]),
+            cosine_similarity=float(data["cosine_similarity"]),
+            cosine_min=float(data.get("cosine_min", data["cosine_similarity"])),
+            top1_agreement=opt("top1_agreement", float),
+            top1_matches=opt("top1_matches", int),
+            top1_rows=opt("top1_rows", int),
+        )
+
+
+@dataclass(frozen=True)
+class AccuracyReport:
+    """FP32 vs INT8 on `samples` inputs; `inputs` says which ("calibration" | "held-out")."""
+
+    inputs: str
+    samples: int
+    outputs: tuple[OutputAccuracy, ...]
+
+    @property
+    def max_abs_diff(self) -> float:
+        return max((o.max_abs_diff for o in self.outputs), default=0.0)
+
+    @property
+    def mean_abs_diff(self) -> float:
+        total = sum(o.elements for o in self.outputs)
+        if not total:
+            return 0.0
+        return sum(o.mean_abs_diff * o.elements for o in self.outputs) / total
+
+    @property
+    def cosine_similarity(self) -> float:
+        return min((o.cosine_similarity for o in self.outputs), default=1.0)
+
+    @property
+    def top1_agreement(self) -> float | None:
+        found = [o.top1_agreement for o in self.outputs if o.top1_agreement is not None]
+        return min(found) if found else None
+
+    def to_dict(self) -> dict[str, Any]:
+        """The `accuracy` object of `perftui optimize --json` and of the project's notes."""
+        return {
+            "inputs": self.inputs,
+            "samples": self.samples,
+            "max_abs_diff": self.max_abs_diff,
+            "mean_abs_diff": self.mean_abs_diff,
+            "cosine_similarity": self.cosine_similarity,
+            "top1_agreement": self.top1_agreement,
+            "outputs": [o.to_dict() for o in self.outputs],
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> AccuracyReport:
+        return cls(
+            inputs=str(data.get("inputs", "")),
+            samples=int(data.get("samples", 0)),
+            outputs=tuple(OutputAccuracy.from_dict(o) for o in data.get("outputs") or ()),
+        )
+
+    def summary(self) -> str:
+        """One line, e.g. 'max |diff| 0.21, mean |diff| 0.031, cosine 0.9990, top-1 100% (8/8)'."""
+        parts = [
+            f"max |diff| {self.max_abs_diff:.3g}",
+            f"mean |diff| {self.mean_abs_diff:.3g}",
+            f"cosine {self.cosine_similarity:.4f}",
+        ]
+        classifier = [o for o in self.outputs if o.top1_agreement is not None]
+        if classifier:
+            worst = min(classifier, key=lambda o: o.top1_agreement or 0.0)
+            parts.append(
+                f"top-1 agreement {100 * (worst.top1_agreement or 0.0):.0f}%"
+                f" ({worst.top1_matches}/{worst.top1_rows})"
+            )
+        return ", ".join(parts)
+
+
+# --------------------------------------------------------------------------- metrics
+def _fmt(shape: Sequence[int]) -> str:
+    return "[" + ",".join(str(d) for d in shape) + "]"
+
+
+def cosine_similarity(a: np.ndarray, b: np.ndarray) -> float:
+    """Cosine between two arrays, flattened (float64); 1.0 if both are all zero, 0.0 if one is."""
+    x = np.asarray(a, dtype=np.float64).ravel()
+    y = np.asarray(b, dtype=np.float64).ravel()
+    nx, ny = float(np.linalg.norm(x)), float(np.linalg.norm(y))
+    if nx == 0.0 or ny == 0.0:
+        return 1.0 if nx == ny else 0.0
+    return float(np.clip(np.dot(x, y) / (nx * ny), -1.0, 1.0))
+
+
+def is_classifier(shape: Sequence[int]) -> bool:
+    """An output of shape [N, classes] with at least two classes."""
+    return len(shape) == 2 and shape[1] >= 2
+
+
+def top1_matches(a: np.ndarray, b: np.ndarray) -> int:
+    """Rows of two [N, classes] arrays whose arg-max class is the same."""
+    return int(np.count_nonzero(np.argmax(a, axis=1) == np.argmax(b, axis=1)))
+
+
+def compare_output(
+    name: str, reference: Sequence[np.ndarray], candidate: Sequence[np.ndarray]
+) -> OutputAccuracy:
+    """Figures of one output from its per-sample FP32 (`reference`) and INT8 arrays.
+
+    InputError when the lists differ in length, a pair differs in shape, or an array holds
+    NaN/infinity (FP32: the inputs make no sense for the model; INT8: quantization broke it).
+    """
+    if len(reference) != len(candidate) or not reference:
+        raise InputError(
+            f"output {name!r}: {len(reference)} FP32 results vs {len(candidate)} INT8 results"
+        )
+    max_diff = 0.0
+    abs_sum = 0.0
+    elements = 0
+    cosines: list[float] = []
+    matches = rows = 0
+    classifier = True
+    for ref, got in zip(reference, candidate, strict=True):
+        ref64 = np.asarray(ref, dtype=np.float64)
+        got64 = np.asarray(got, dtype=np.float64)
+        if ref64.shape != got64.shape:
+            raise InputError(
+                f"output {name!r} has shape {_fmt(got64.shape)} in the INT8 model but"
+                f" {_fmt(ref64.shape)} in the FP32 model"
+            )
+        if not np.isfinite(ref64).all():
+            raise InputError(
+                f"the FP32 model's output {name!r} has NaN or infinity on these inputs;"
+                " accuracy cannot be checked (use --calibration with real data)"
+            )
+        if not np.isfinite(got64).all():
+            raise InputError(
+                f"the INT8 model's output {name!r} has NaN or infinity where the FP32 model's"
+                " has none; quantization broke the model"
+            )
+        diff = np.abs(got64 - ref64)
+        if diff.size:
+            max_diff = max(max_diff, float(diff.max()))
+        abs_sum += float(diff.sum())
+        elements += int(diff.size)
+        cosines.append(cosine_similarity(ref64, got64))
+        if is_classifier(ref64.shape):
+            matches += top1_matches(ref64, got64)
+            rows += ref64.shape[0]
+        else:
+            classifier = False
+    agreement = matches / rows if classifier and rows else None
+    return OutputAccuracy(
+        name=name,
+        shape=tuple(int(d) for d in np.shape(reference[0])),
+        elements=elements,
+        max_abs_diff=max_diff,
+        mean_abs_diff=abs_sum / elements if elements else 0.0,
+        cosine_similarity=float(np.mean(cosines)),
+        cosine_min=float(np.min(cosines)),
+        top1_agreement=agreement,
+        top1_matches=matches if agreement is not None else None,
+        top1_rows=rows if agreement is not None else None,
+    )
+
+
+def compare_outputs(
+    names: Sequence[str],
+    reference: Sequence[Sequence[np.ndarray]],
+    candidate: Sequence[Sequence[np.ndarray]],
+    inputs: str,
+) -> AccuracyReport:
+    """A report from per-sample output lists (sample -> one array per name, in `names` order)."""
+    outputs = tuple(
+        compare_output(
+            name, [sample[i] for sample in reference], [sample[i] for sample in candidate]
+        )
+        for i, name in enumerate(names)
+    )
+    return AccuracyReport(inputs=inputs, samples=len(reference), outputs=outputs)
+
+
+# --------------------------------------------------------------------------- runner
+def _session(path: Path, what: str) -> Any:
+    import onnxruntime as ort
+
+    options = ort.SessionOptions()
+    options.log_severity_level = 3
+    try:
+        return ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+    except Exception as exc:
+        raise InputError(
+            f"the {what} model {path.name} does not load in ONNX Runtime: {error_line(exc)}"
+        ) from None
+
+
+def measure_accuracy(
+    fp32: str | Path,
+    int8: str | Path,
+    samples: Sequence[Mapping[str, np.ndarray]],
+    inputs: str,
+    progress: Progress | None = None,
+) -> AccuracyReport:
+    """Run both models with ONNX Runtime on every sample and compare their outputs.
+
+    `progress` gets ("checking accuracy", i, n) after sample i. InputError (one line) when a
+    model does not load or run, or when the outputs cannot be compared.
+    """
+    if not samples:
+        raise InputError("the accuracy check needs at least one sample")
+    report = progress or (lambda phase, done, total: None)
+    with quiet():
+        reference = _session(Path(fp32), "FP32")
+        candidate = _session(Path(int8), "INT8")
+        names = [o.name for o in reference.get_outputs()]
+        missing = sorted(set(names) - {o.name for o in candidate.get_outputs()})
+        if missing:
+            raise InputError(f"the INT8 model has no output {missing[0]!r}; quantization broke it")
+        ref_out: list[list[np.ndarray]] = []
+        new_out: list[list[np.ndarray]] = []
+        for index, feeds in enumerate(samples, start=1):
+            for session, store, what in (
+                (reference, ref_out, "FP32"),
+                (candidate, new_out, "INT8"),
+            ):
+                try:
+                    store.append(list(session.run(names, dict(feeds))))
+                except Exception as exc:
+                    raise InputError(
+                        f"the {what} model failed on sample {index}: {error_line(exc)}"
+                    ) from None
+            report("checking accuracy", index, len(samples))
+    return compare_outputs(names, ref_out, new_out, inputs)

@@ -1,0 +1,211 @@
+"""The INT8 recipe: ONNX Runtime quantization, static QDQ (default) or dynamic.
+
+Static (`quantize_static_qdq`) is the recipe of the shipped `mobilenet_int8.onnx`
+(`sample_models/build.py` calls this function): `quant_pre_process` first (shape inference and
+ORT graph optimisation, which folds BatchNormalization into the Conv weights so each Conv gets
+one QDQ pair and per-channel scales), then `quantize_static` in QDQ format with per-channel
+symmetric int8 weights, asymmetric uint8 activations and MinMax calibration. OpenVINO runs such
+QDQ convolutions in I8; ONNX Runtime CPU fuses them into integer kernels.
+
+Dynamic (`quantize_dynamic_int8`) stores int8 weights and quantizes activations at run time
+(`DynamicQuantizeLinear` + `ConvInteger`/`MatMulInteger`); it needs no calibration data and
+suits transformer and recurrent models more than CNNs.
+
+Both write a model whose inputs and outputs keep the source's declared shapes (dynamic batch
+names included) and whose opset imports list only the domains the graph uses. onnx and
+onnxruntime are imported inside the functions.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import re
+import tempfile
+import warnings
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from pathlib import Path
+from typing import Any, Literal
+
+import numpy as np
+
+from perftui.domain.errors import InputError
+
+Method = Literal["static", "dynamic"]
+METHODS: tuple[Method, ...] = ("static", "dynamic")
+Progress = Callable[[str, int, int], None]
+"""Progress callback: (phase, done, total); total 0 for a phase without steps."""
+
+QUANTIZED_OPS = frozenset(
+    {
+        "QuantizeLinear",
+        "DynamicQuantizeLinear",
+        "QLinearConv",
+        "QLinearMatMul",
+        "ConvInteger",
+        "MatMulInteger",
+        "com.microsoft.QuantizeLinear",
+        "com.microsoft.DynamicQuantizeMatMul",
+        "com.microsoft.QLinearAdd",
+        "com.microsoft.QAttention",
+    }
+)
+"""Operators that show a model is already quantized (`DequantizeLinear` alone may be weight
+storage in an FP32 model, so it does not count)."""
+
+
+@contextlib.contextmanager
+def quiet() -> Iterator[None]:
+    """Silence ONNX Runtime's native log and Python warnings from the quantization tools."""
+    import onnxruntime as ort
+
+    root = logging.getLogger()
+    level = root.level
+    ort.set_default_logger_severity(3)
+    root.setLevel(logging.CRITICAL)  # the tools log errors they then raise (or recover from)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            yield
+    finally:
+        root.setLevel(level)
+
+
+def tidy_quantized(model: Any, source: Any) -> None:
+    """In place: give `model`'s graph inputs/outputs the shapes `source` declares (the tools may
+    pin a dynamic dimension), and keep only the opset imports of domains the graph uses."""
+    declared = {v.name: v for v in (*source.graph.input, *source.graph.output)}
+    for value in (*model.graph.input, *model.graph.output):
+        origin = declared.get(value.name)
+        if origin is None or not origin.type.tensor_type.HasField("shape"):
+            continue
+        want = origin.type.tensor_type.shape
+        have = value.type.tensor_type.shape
+        if len(want.dim) == len(have.dim):
+            have.CopyFrom(want)
+    used = {node.domain for node in model.graph.node}
+    kept = [op for op in model.opset_import if op.domain in used]
+    del model.opset_import[:]
+    model.opset_import.extend(kept)
+
+
+def _finish(source: Path, target: Path) -> None:
+    import onnx
+
+    model = onnx.load(str(target))
+    tidy_quantized(model, onnx.load(str(source), load_external_data=False))
+    onnx.checker.check_model(model)
+    onnx.save(model, str(target))
+
+
+def quantize_static_qdq(
+    source: str | Path,
+    target: str | Path,
+    samples: Sequence[Mapping[str, np.ndarray]],
+    progress: Progress | None = None,
+) -> None:
+    """Static QDQ INT8 of `source` into `target`, calibrated (MinMax) on `samples`.
+
+    `progress` gets ("preparing", 0, 0), ("calibrating", i, n) as sample i is fed, and
+    ("quantizing", 0, 0) once calibration has seen every sample.
+    """
+    from onnxruntime.quantization import (
+        CalibrationDataReader,
+        CalibrationMethod,
+        QuantFormat,
+        QuantType,
+        quantize_static,
+    )
+    from onnxruntime.quantization.shape_inference import quant_pre_process
+
+    report = progress or (lambda phase, done, total: None)
+    total = len(samples)
+
+    class Reader(CalibrationDataReader):
+        def __init__(self) -> None:
+            self._index = 0
+
+        def get_next(self) -> dict[str, np.ndarray] | None:
+            if self._index >= total:
+                if self._index == total:
+                    self._index += 1
+                    report("quantizing", 0, 0)
+                return None
+            self._index += 1
+            report("calibrating", self._index, total)
+            return dict(samples[self._index - 1])
+
+    with tempfile.TemporaryDirectory(prefix="perftui-quant-") as tmp:
+        pre = Path(tmp) / "pre.onnx"
+        report("preparing", 0, 0)
+        quant_pre_process(str(source), str(pre), skip_symbolic_shape=True)
+        quantize_static(
+            str(pre),
+            str(target),
+            Reader(),
+            quant_format=QuantFormat.QDQ,
+            per_channel=True,
+            activation_type=QuantType.QUInt8,
+            weight_type=QuantType.QInt8,
+            calibrate_method=CalibrationMethod.MinMax,
+            extra_options={"ActivationSymmetric": False, "WeightSymmetric": True},
+        )
+    _finish(Path(source), Path(target))
+
+
+def quantize_dynamic_int8(
+    source: str | Path, target: str | Path, progress: Progress | None = None
+) -> None:
+    """Dynamic INT8 of `source` into `target`: int8 weights, activations quantized at run time."""
+    from onnxruntime.quantization import QuantType, quantize_dynamic
+    from onnxruntime.quantization.shape_inference import quant_pre_process
+
+    report = progress or (lambda phase, done, total: None)
+    with tempfile.TemporaryDirectory(prefix="perftui-quant-") as tmp:
+        pre = Path(tmp) / "pre.onnx"
+        report("preparing", 0, 0)
+        quant_pre_process(str(source), str(pre), skip_symbolic_shape=True)
+        report("quantizing", 0, 0)
+        quantize_dynamic(str(pre), str(target), weight_type=QuantType.QInt8)
+    _finish(Path(source), Path(target))
+
+
+def quantize_model(
+    source: str | Path,
+    target: str | Path,
+    method: Method,
+    samples: Sequence[Mapping[str, np.ndarray]] = (),
+    progress: Progress | None = None,
+) -> None:
+    """Quantize with `method`; InputError (one line) when the tools fail on this model.
+
+    `samples` calibrate the static method (ignored by the dynamic one). `target` may be left
+    behind on failure; the caller owns it.
+    """
+    if method not in METHODS:
+        raise InputError(f"unknown method {method!r}; choose from: {', '.join(METHODS)}")
+    if method == "static" and not samples:
+        raise InputError("static quantization needs at least one calibration sample")
+    name = Path(source).name
+    try:
+        with quiet():
+            if method == "static":
+                quantize_static_qdq(source, target, samples, progress)
+            else:
+                quantize_dynamic_int8(source, target, progress)
+    except InputError:
+        raise
+    except MemoryError:
+        raise InputError(f"ran out of memory quantizing {name}; use fewer --samples") from None
+    except Exception as exc:  # onnx / onnxruntime raise many types, with multi-line texts
+        raise InputError(f"could not quantize {name} ({method}): {error_line(exc)}") from None
+
+
+def error_line(exc: BaseException) -> str:
+    """One readable line from an onnx/onnxruntime exception (no status codes, no temp paths)."""
+    text = " ".join(str(exc).split())
+    text = text.replace("[ONNXRuntimeError] : ", "").replace("onnx.onnx_cpp2py_export.", "")
+    text = re.sub(r"^\d+ : [A-Z_]+ : ", "", text)
+    text = re.sub(r"Load model from \S+ failed: ?", "", text)
+    text = text.strip() or type(exc).__name__
+    return text if len(text) <= 240 else text[:237] + "..."
