@@ -136,6 +136,8 @@ def run_document(project: Project, runs: Sequence[RunResult]) -> dict[str, Any]:
         "engine": project.engine,
         "device": project.device,
         "environment": env or environment(),
+        "source_project": project.source_project,
+        "notes": project.notes,
         "runs": [run.to_dict() for run in runs],
     }
 
