@@ -1,0 +1,272 @@
+"""Chart series derived from stored runs: baseline, thread and batch scaling, throughput bars,
+the model summary of a run, and the rolling series of a benchmark in progress.
+
+Pure computation (no textual); the dashboard only draws what these functions return.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from perftui.domain.records import RunConfig, RunResult
+
+_HINTS = {"latency": "lat", "throughput": "thr", "cumulative_throughput": "cum", "none": "none"}
+
+
+def threads_label(threads: int) -> str:
+    """'auto' for the engine's default (0), else the count."""
+    return "auto" if threads == 0 else str(threads)
+
+
+def short_label(config: RunConfig) -> str:
+    """A compact label for charts: 'b4 t2' ('t:auto' for the engine's default threads), plus
+    the settings that differ from the defaults."""
+    parts = [f"b{config.batch}", "t:auto" if config.threads == 0 else f"t{config.threads}"]
+    if config.streams != "auto":
+        parts.append(f"s{config.streams}")
+    if config.requests != "auto":
+        parts.append(f"r{config.requests}")
+    if config.hint != "latency":
+        parts.append(_HINTS.get(config.hint, config.hint))
+    if config.api != "sync":
+        parts.append(config.api)
+    if config.precision:
+        parts.append(config.precision)
+    return " ".join(parts)
+
+
+def ok_runs(runs: Sequence[RunResult]) -> list[RunResult]:
+    """Successful runs with latency statistics, in the given order."""
+    return [r for r in runs if r.status == "ok" and r.latency_ms is not None]
+
+
+def batches(runs: Sequence[RunResult]) -> list[int]:
+    """Distinct batch sizes among successful runs, ascending."""
+    return sorted({r.config.batch for r in ok_runs(runs)})
+
+
+def thread_counts(runs: Sequence[RunResult]) -> list[int]:
+    """Distinct thread counts among successful runs, ascending (0 = engine default first)."""
+    return sorted({r.config.threads for r in ok_runs(runs)})
+
+
+def _rest_key(config: RunConfig) -> tuple[object, ...]:
+    return (config.streams, config.requests, config.hint, config.api, config.precision)
+
+
+@dataclass(frozen=True)
+class ScalingPoint:
+    """One x value of a scaling series, from the newest successful run at that point."""
+
+    x: int
+    label: str
+    throughput_fps: float
+    latency_ms: float
+    """Median latency."""
+    run_id: str
+
+
+@dataclass(frozen=True)
+class Scaling:
+    """Throughput and median latency along one axis with the other held fixed."""
+
+    axis: str  # "threads" | "batch"
+    fixed: str  # "batch" | "threads"
+    fixed_value: int
+    points: tuple[ScalingPoint, ...]
+    settings: str
+    """The other settings the points share, e.g. 's:auto r:auto latency sync'."""
+
+    @property
+    def title(self) -> str:
+        fixed = (
+            threads_label(self.fixed_value) if self.fixed == "threads" else str(self.fixed_value)
+        )
+        return f"{self.axis} scaling at {self.fixed} {fixed}"
+
+
+def _scaling(runs: Sequence[RunResult], axis: str, fixed: str, value: int) -> Scaling:
+    """Newest run per x value among runs with `fixed` == value and the newest run's settings."""
+    candidates = [r for r in ok_runs(runs) if getattr(r.config, fixed) == value]
+    if not candidates:
+        return Scaling(axis, fixed, value, (), "")
+    newest = max(candidates, key=lambda r: r.started_at)
+    rest = _rest_key(newest.config)
+    chosen: dict[int, RunResult] = {}
+    for run in candidates:
+        if _rest_key(run.config) != rest:
+            continue
+        x = getattr(run.config, axis)
+        if x not in chosen or run.started_at > chosen[x].started_at:
+            chosen[x] = run
+    points = tuple(
+        ScalingPoint(
+            x=x,
+            label=threads_label(x) if axis == "threads" else str(x),
+            throughput_fps=run.throughput_fps,
+            latency_ms=run.latency_ms.median if run.latency_ms else 0.0,
+            run_id=run.id,
+        )
+        for x, run in sorted(chosen.items())
+    )
+    c = newest.config
+    settings = f"s:{c.streams} r:{c.requests} {c.hint} {c.api}" + (
+        f" {c.precision}" if c.precision else ""
+    )
+    return Scaling(axis, fixed, value, points, settings)
+
+
+def thread_scaling(runs: Sequence[RunResult], batch: int) -> Scaling:
+    """Core (thread) scaling at a fixed batch size, as Sparsify's "core scaling" view."""
+    return _scaling(runs, "threads", "batch", batch)
+
+
+def batch_scaling(runs: Sequence[RunResult], threads: int) -> Scaling:
+    """Batch-size scaling at a fixed thread count."""
+    return _scaling(runs, "batch", "threads", threads)
+
+
+def baseline(runs: Sequence[RunResult], batch: int, threads: int) -> RunResult | None:
+    """The newest successful run at (batch, threads), or None."""
+    matching = [r for r in ok_runs(runs) if r.config.batch == batch and r.config.threads == threads]
+    return max(matching, key=lambda r: r.started_at, default=None)
+
+
+def latency_bars(run: RunResult) -> list[tuple[str, float]]:
+    """The latency statistics of a run as (label, ms) bars, min to max."""
+    s = run.latency_ms
+    if s is None:
+        return []
+    return [
+        ("min", s.min),
+        ("median", s.median),
+        ("mean", s.mean),
+        ("p90", s.p90),
+        ("p99", s.p99),
+        ("max", s.max),
+    ]
+
+
+def throughput_bars(runs: Sequence[RunResult], limit: int = 12) -> list[tuple[str, float]]:
+    """Throughput of the newest `limit` successful runs, oldest first, labelled by config.
+
+    Repeated labels get '#2', '#3', ... so every bar stays distinguishable."""
+    chosen = sorted(ok_runs(runs), key=lambda r: r.started_at)[-limit:]
+    seen: dict[str, int] = {}
+    bars = []
+    for run in chosen:
+        label = short_label(run.config)
+        seen[label] = seen.get(label, 0) + 1
+        if seen[label] > 1:
+            label = f"{label} #{seen[label]}"
+        bars.append((label, run.throughput_fps))
+    return bars
+
+
+@dataclass(frozen=True)
+class ModelSummary:
+    """Sparsify's model summary for one run: settings, machine and measured speed."""
+
+    batch: int
+    threads: str
+    isa: tuple[str, ...]
+    cpu: str
+    ms_per_batch: float | None
+    """Median latency of one request (one batch)."""
+    items_per_s: float | None
+    streams: str
+    requests: str
+    engine_version: str
+
+
+def model_summary(run: RunResult, engine: str = "") -> ModelSummary:
+    """Figures for the summary panel; resolved values win over the requested ones."""
+    resolved = run.resolved or {}
+    env = resolved.get("environment") or {}
+    threads = threads_label(run.config.threads)
+    actual = resolved.get("threads")
+    if run.config.threads == 0 and isinstance(actual, int) and actual > 0:
+        threads = f"auto ({actual})"
+    ok = run.status == "ok" and run.latency_ms is not None
+    return ModelSummary(
+        batch=run.config.batch,
+        threads=threads,
+        isa=tuple(str(flag) for flag in env.get("isa") or ()),
+        cpu=str(env.get("cpu_model") or "unknown CPU"),
+        ms_per_batch=run.latency_ms.median if ok and run.latency_ms else None,
+        items_per_s=run.throughput_fps if ok else None,
+        streams=str(resolved.get("streams", run.config.streams)),
+        requests=str(resolved.get("requests", run.config.requests)),
+        engine_version=str(env.get(engine) or "") if engine else "",
+    )
+
+
+@dataclass(frozen=True)
+class LiveLine:
+    """The rolling figures of one run of a benchmark in progress; x is cumulative seconds."""
+
+    index: int
+    label: str
+    xs: tuple[float, ...]
+    throughput_fps: tuple[float, ...]
+    latency_ms: tuple[float, ...]
+
+
+class LiveSeries:
+    """Progress ticks of a running benchmark, one line per run, on a shared time axis.
+
+    Thread-safe: the reader thread adds ticks as they arrive, the UI takes snapshots at its
+    own pace. Each line keeps at most `max_points` points (older halves are thinned)."""
+
+    def __init__(self, max_points: int = 240) -> None:
+        self.max_points = max(4, max_points)
+        self._lock = threading.Lock()
+        self._lines: dict[int, dict[str, list[float]]] = {}
+        self._labels: dict[int, str] = {}
+        self._offset = 0.0
+        self._last_elapsed: dict[int, float] = {}
+        self._version = 0
+
+    @property
+    def version(self) -> int:
+        """Changes whenever a tick is added (cheap "has anything changed" check)."""
+        return self._version
+
+    def start(self, index: int, label: str) -> None:
+        """A run begins: its line starts where the previous runs' timed windows ended."""
+        with self._lock:
+            self._offset += sum(self._last_elapsed.values())
+            self._last_elapsed.clear()
+            self._labels[index] = label
+            self._lines.setdefault(index, {"x": [], "tput": [], "lat": []})
+            self._version += 1
+
+    def add(self, index: int, elapsed_s: float, throughput_fps: float, latency_ms: float) -> None:
+        with self._lock:
+            line = self._lines.setdefault(index, {"x": [], "tput": [], "lat": []})
+            self._labels.setdefault(index, f"run {index + 1}")
+            self._last_elapsed[index] = elapsed_s
+            line["x"].append(self._offset + elapsed_s)
+            line["tput"].append(throughput_fps)
+            line["lat"].append(latency_ms)
+            if len(line["x"]) > self.max_points:
+                for key in line:  # keep every other point of the older half
+                    half = len(line[key]) // 2
+                    line[key] = line[key][:half:2] + line[key][half:]
+            self._version += 1
+
+    def snapshot(self) -> list[LiveLine]:
+        with self._lock:
+            return [
+                LiveLine(
+                    i,
+                    self._labels.get(i, f"run {i + 1}"),
+                    tuple(line["x"]),
+                    tuple(line["tput"]),
+                    tuple(line["lat"]),
+                )
+                for i, line in sorted(self._lines.items())
+                if line["x"]
+            ]

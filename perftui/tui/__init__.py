@@ -1,0 +1,1 @@
+"""The Textual dashboard (imports textual; nothing outside perftui.tui imports this)."""

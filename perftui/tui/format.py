@@ -1,0 +1,82 @@
+"""How numbers, times and paths are written in the dashboard (presentation only)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+DASH = "—"
+
+
+def fps(value: float | None) -> str:
+    """Items per second: '1,234' above 100, else 3 significant digits."""
+    if value is None:
+        return DASH
+    if value >= 100:
+        return f"{value:,.0f}"
+    return f"{value:.3g}"
+
+
+def ms(value: float | None) -> str:
+    """Milliseconds with 3 significant digits (at least 2 decimals below 1 ms)."""
+    if value is None:
+        return DASH
+    if value < 1:
+        return f"{value:.3f}"
+    if value < 100:
+        return f"{value:.2f}"
+    return f"{value:,.0f}"
+
+
+def pct(share: float | None) -> str:
+    return DASH if share is None else f"{share * 100:.1f}%"
+
+
+def bar(share: float, width: int) -> str:
+    """A share in [0, 1] as a text bar of at most `width` cells (eighth-block resolution)."""
+    eighths = round(max(0.0, min(1.0, share)) * width * 8)
+    full, rest = divmod(eighths, 8)
+    return "█" * full + (" ▏▎▍▌▋▊▉"[rest] if rest else "")
+
+
+def count(value: float | None, unit: str = "") -> str:
+    """1234567 -> '1.23 M' (k, M, G, T)."""
+    if value is None:
+        return DASH
+    for factor, suffix in ((1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k")):
+        if abs(value) >= factor:
+            return f"{value / factor:.3g} {suffix}{unit}"
+    return f"{value:.0f} {unit}".rstrip()
+
+
+def size(nbytes: float | None) -> str:
+    if nbytes is None:
+        return DASH
+    for factor, suffix in ((1 << 30, "GiB"), (1 << 20, "MiB"), (1 << 10, "KiB")):
+        if nbytes >= factor:
+            return f"{nbytes / factor:.1f} {suffix}"
+    return f"{nbytes:.0f} B"
+
+
+def when(stamp: str | None, *, seconds: bool = False) -> str:
+    """'2025-01-31T12:00:05+00:00' -> '2025-01-31 12:00' (as stored, UTC)."""
+    if not stamp:
+        return DASH
+    return stamp.replace("T", " ")[: 19 if seconds else 16]
+
+
+def shape(dims: tuple[int | str, ...] | list[int | str]) -> str:
+    return "[" + ",".join(str(d) for d in dims) + "]"
+
+
+def short_path(path: str) -> str:
+    """A path relative to the current directory when it is below it, else as given."""
+    try:
+        rel = os.path.relpath(path)
+    except ValueError:
+        return path
+    return path if rel.startswith("..") else rel
+
+
+def model_name(path: str) -> str:
+    return Path(path).name

@@ -1,0 +1,56 @@
+"""What every perftui screen shares: the store, one error path, Escape to go back, F1 help text."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, ClassVar
+
+from textual.binding import Binding, BindingType
+from textual.screen import Screen
+
+from perftui.domain.errors import InputError, StoreError
+
+if TYPE_CHECKING:
+    from perftui.domain.store import Store
+    from perftui.tui.app import PerftuiApp
+
+
+def one_line(error: BaseException) -> str:
+    """The first line of an error for a notification: InputError/StoreError as is, others typed."""
+    lines = str(error).strip().splitlines()
+    first = lines[0] if lines else ""
+    if isinstance(error, InputError | StoreError):
+        return first or type(error).__name__
+    return f"{type(error).__name__}: {first}" if first else type(error).__name__
+
+
+class PerftuiScreen(Screen[None]):
+    """Base screen: Escape goes back; `HELP` is shown by F1 above the key list."""
+
+    HELP: ClassVar[str] = ""
+    TITLE_TEXT: ClassVar[str] = ""
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "back", "Back", id="back"),
+    ]
+
+    @property
+    def perftui(self) -> PerftuiApp:
+        return self.app  # type: ignore[return-value]
+
+    @property
+    def store(self) -> Store:
+        store = self.perftui.store
+        assert store is not None
+        return store
+
+    def __init__(self) -> None:
+        super().__init__()
+        if self.TITLE_TEXT:
+            self.sub_title = self.TITLE_TEXT
+
+    def action_back(self) -> None:
+        if len(self.app.screen_stack) > 2:
+            self.app.pop_screen()
+
+    def report(self, error: BaseException, title: str = "") -> None:
+        """Show an error as a notification; never raises."""
+        self.app.notify(one_line(error), title=title or "Error", severity="error", timeout=8)

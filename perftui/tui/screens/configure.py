@@ -1,0 +1,275 @@
+"""Benchmark configuration: the matrix, budget, profiling and shapes, validated as typed."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, ClassVar
+
+from rich.markup import escape
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, VerticalScroll
+from textual.widgets import Checkbox, Footer, Header, Input, Label, Static
+from textual.worker import Worker, WorkerState
+
+from perftui.domain.benchform import (
+    DEFAULTS,
+    FIELDS,
+    PRESETS,
+    FieldError,
+    build_request,
+    check_field,
+    form_errors,
+    form_from_request,
+    matrix_size,
+    parse_field,
+)
+from perftui.domain.errors import InputError, StoreError
+from perftui.domain.records import BenchmarkRequest, Project
+from perftui.tui import format as fmt
+from perftui.tui.screens.base import PerftuiScreen, one_line
+
+if TYPE_CHECKING:
+    from perftui.domain.inspect import ModelInfo
+
+ORT_UNUSED = {"hint": "not used by onnxruntime", "streams": "onnxruntime: one session"}
+
+
+class BenchmarkConfigScreen(PerftuiScreen):
+    """The benchmark form of one project."""
+
+    TITLE_TEXT = "Benchmark configuration"
+    HELP = (
+        "Lists (1,4,8) in batch sizes, threads, streams, requests, hint or API make a matrix: "
+        "every combination is one run. Threads 'auto' is the engine's default. A run stops when "
+        "both the time and the iteration minimum are reached; warm-up requests are not counted. "
+        "The per-layer profile is a separate, shorter pass after each run. Dynamic inputs need "
+        "a shape, e.g. input_ids[1,128] (the first dimension becomes the batch size). "
+        "Each field says what is wrong as you type. Presets follow OpenVINO's latency and "
+        "throughput tricks: batch 1 + LATENCY hint + sync, or bigger batches + THROUGHPUT "
+        "hint + async requests."
+    )
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("ctrl+r", "run", "Run", id="run"),
+        Binding("ctrl+l", "preset('latency')", "Latency preset", id="preset_latency"),
+        Binding("ctrl+t", "preset('throughput')", "Throughput preset", id="preset_throughput"),
+        Binding("f5", "defaults", "Defaults", id="defaults", show=False),
+    ]
+
+    def __init__(
+        self, project: Project, values: dict[str, str] | None = None, profile: bool | None = None
+    ) -> None:
+        super().__init__()
+        self.project = project
+        self.initial = dict(values) if values else None
+        self.initial_profile = profile
+        self.info: ModelInfo | None = None
+        self.validating = False
+
+    def compose(self) -> ComposeResult:
+        p = self.project
+        yield Header()
+        yield Static(
+            f"[b]{escape(p.name)}[/]  {escape(fmt.model_name(p.model))}  {p.engine}/{p.device}",
+            id="cfg-head",
+        )
+        yield Static("Inputs: inspecting…", id="cfg-inputs", classes="dim")
+        with VerticalScroll(id="cfg-form"):
+            for spec in FIELDS:
+                with Horizontal(classes="form-row", id=f"row-{spec.name}"):
+                    yield Label(spec.label, classes="form-label")
+                    yield Input(
+                        spec.default,
+                        placeholder=spec.placeholder,
+                        id=f"f-{spec.name}",
+                        compact=True,
+                        classes="field",
+                    )
+                    yield Static("", id=f"e-{spec.name}", classes="field-note")
+                if spec.name == "warmup":
+                    with Horizontal(classes="form-row"):
+                        yield Label("Profile", classes="form-label")
+                        yield Checkbox("off", id="profile", compact=True)
+                        yield Static(
+                            "per-layer times: a separate pass after each run (space toggles)",
+                            classes="field-note",
+                        )
+        yield Static("", id="cfg-plan", classes="status-line")
+        yield Footer(compact=True, show_command_palette=False)
+
+    def on_mount(self) -> None:
+        values, profile = self._initial_values()
+        self.set_values(values)
+        self.query_one("#profile", Checkbox).value = profile
+        self.query_one("#f-batch", Input).focus()
+        self._inspect()
+
+    def _initial_values(self) -> tuple[dict[str, str], bool]:
+        """The given values, else those of the project's last benchmark, else the defaults."""
+        if self.initial is not None:
+            return {**DEFAULTS, **self.initial}, bool(self.initial_profile)
+        try:
+            stored = self.store.benchmarks(self.project.name)
+        except StoreError:
+            stored = []
+        if stored:
+            try:
+                request = BenchmarkRequest.from_dict(stored[-1])
+                return form_from_request(request), request.profile
+            except (KeyError, TypeError, ValueError):
+                pass
+        return dict(DEFAULTS), False
+
+    # ------------------------------------------------------------------ values
+
+    def values(self) -> dict[str, str]:
+        return {spec.name: self.query_one(f"#f-{spec.name}", Input).value for spec in FIELDS}
+
+    def set_values(self, values: dict[str, str]) -> None:
+        for name, value in values.items():
+            self.query_one(f"#f-{name}", Input).value = value
+        self._check_all()
+
+    def _note(self, name: str, text: str) -> None:
+        note = self.query_one(f"#e-{name}", Static)
+        reason = check_field(name, text)
+        note.set_class(reason is not None, "error")
+        if reason is not None:
+            note.update(escape(reason))
+        elif self.project.engine == "onnxruntime" and name in ORT_UNUSED:
+            note.update(ORT_UNUSED[name])
+        else:
+            spec = next(s for s in FIELDS if s.name == name)
+            note.update(escape(self._shapes_hint(spec.name) or spec.hint))
+
+    def _shapes_hint(self, name: str) -> str:
+        if name != "shapes" or self.info is None:
+            return ""
+        dynamic = [s for s in self.info.inputs if s.dynamic_dims]
+        if not dynamic:
+            return "the model's shapes are static"
+        examples = []
+        for spec in dynamic:
+            dims = [
+                1 if i == 0 else (d if isinstance(d, int) and d > 0 else 128)
+                for i, d in enumerate(spec.shape)
+            ]
+            examples.append(f"{spec.name}{fmt.shape(dims)}")
+        needed = any(i > 0 for s in dynamic for i in s.dynamic_dims)
+        return ("needed, e.g. " if needed else "optional, e.g. ") + ",".join(examples)
+
+    def _check_all(self) -> None:
+        values = self.values()
+        for name, value in values.items():
+            self._note(name, value)
+        self._update_plan(values)
+
+    def _update_plan(self, values: dict[str, str]) -> None:
+        plan = self.query_one("#cfg-plan", Static)
+        errors = form_errors(values)
+        runs = matrix_size(values)
+        if errors:
+            plan.set_class(True, "error")
+            plan.update(f"{len(errors)} field(s) to fix before running (ctrl+r runs)")
+            return
+        plan.set_class(False, "error")
+        seconds = float(parse_field("time", values["time"])) * (runs or 0)
+        profile = "with" if self.query_one("#profile", Checkbox).value else "no"
+        plan.update(
+            f"[b]{runs} run(s)[/], at least {seconds:g} s measured, {profile} profile"
+            "  ·  ctrl+r runs"
+        )
+
+    @on(Input.Changed, ".field")
+    def _field_changed(self, event: Input.Changed) -> None:
+        if event.input.id and event.input.id.startswith("f-"):
+            self._note(event.input.id[2:], event.value)
+            self._update_plan(self.values())
+
+    @on(Checkbox.Changed, "#profile")
+    def _profile_changed(self, event: Checkbox.Changed) -> None:
+        event.checkbox.label = "on" if event.value else "off"  # readable without colour
+        self._update_plan(self.values())
+
+    @on(Input.Submitted, ".field")
+    def _field_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.focus_next()
+
+    # ------------------------------------------------------------------ model inputs
+
+    @work(thread=True, exit_on_error=False, name="inspect", group="inspect")
+    def _inspect(self) -> None:
+        info = self.perftui.services.inspect(self.project.model)
+        self.app.call_from_thread(self._inspected, info)
+
+    def _inspected(self, info: ModelInfo) -> None:
+        self.info = info
+        parts = []
+        for spec in info.inputs:
+            parts.append(f"{escape(spec.name)} {spec.dtype} {escape(fmt.shape(spec.shape))}")
+        dynamic = any(i > 0 for s in info.inputs for i in s.dynamic_dims)
+        text = "Inputs: " + ", ".join(parts)
+        if dynamic:
+            text += "  [b]dynamic: give Shapes[/]"
+        self.query_one("#cfg-inputs", Static).update(text)
+        self._note("shapes", self.query_one("#f-shapes", Input).value)
+
+    # ------------------------------------------------------------------ actions
+
+    def action_preset(self, name: str) -> None:
+        self.set_values(PRESETS[name])
+        summary = ", ".join(f"{k} {v}" for k, v in PRESETS[name].items())
+        self.app.notify(f"{name.capitalize()} preset: {summary}", timeout=4)
+
+    def action_defaults(self) -> None:
+        self.set_values(dict(DEFAULTS))
+        self.query_one("#profile", Checkbox).value = False
+
+    def action_run(self) -> None:
+        if self.validating:
+            return
+        profile = self.query_one("#profile", Checkbox).value
+        try:
+            request = build_request(self.project, self.values(), profile=profile)
+        except FieldError as error:
+            self._note(error.field, self.values()[error.field])
+            self.query_one(f"#f-{error.field}", Input).focus()
+            self.app.notify(str(error), title="Fix this field", severity="error")
+            return
+        self.validating = True
+        plan = self.query_one("#cfg-plan", Static)
+        plan.set_class(False, "error")
+        plan.update("Checking the model, engine, device and shapes…")
+        self._validate(request)
+
+    @work(thread=True, exit_on_error=False, name="validate", group="validate", exclusive=True)
+    def _validate(self, request: BenchmarkRequest) -> None:
+        self.perftui.services.validate(request)
+        self.app.call_from_thread(self._validated, request)
+
+    def _validated(self, request: BenchmarkRequest) -> None:
+        self.validating = False
+        self._update_plan(self.values())
+        self.perftui.run_benchmarks([request], validated=True)
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        if event.state != WorkerState.ERROR or event.worker.error is None:
+            return
+        error = event.worker.error
+        if event.worker.name == "inspect":
+            self.query_one("#cfg-inputs", Static).update(
+                f"Inputs: cannot inspect the model: {escape(one_line(error))}"
+            )
+            return
+        self.validating = False
+        message = one_line(error)
+        plan = self.query_one("#cfg-plan", Static)
+        plan.set_class(True, "error")
+        plan.update(escape(message))
+        if isinstance(error, InputError) and ("shape" in message or "dynamic" in message):
+            note = self.query_one("#e-shapes", Static)
+            note.set_class(True, "error")
+            note.update(escape(message))
+            self.query_one("#f-shapes", Input).focus()
+        self.app.notify(message, title="Cannot run", severity="error", timeout=8)

@@ -1,0 +1,347 @@
+"""Live run: a benchmark in progress, fed by the child-process client from a thread worker.
+
+The worker reads the client's events and never waits for the UI: progress ticks go into a
+thread-safe LiveSeries and are announced with a message that replaces any pending one; the
+charts redraw from a timer at most `REDRAW_HZ` times per second. Finished runs are stored by
+the client as they arrive, so cancelling or leaving never loses them.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import ClassVar
+
+from rich.markup import escape
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal
+from textual.message import Message
+from textual.widgets import DataTable, Footer, Header, Label, ProgressBar, Static
+from textual.worker import Worker, WorkerState
+
+from perftui.bench import protocol
+from perftui.domain.records import BenchmarkRequest, RunResult
+from perftui.domain.series import LiveSeries, short_label
+from perftui.tui import format as fmt
+from perftui.tui.screens.base import PerftuiScreen, one_line
+from perftui.tui.screens.dialogs import ConfirmScreen
+from perftui.tui.services import Client
+from perftui.tui.widgets.charts import LiveChart
+
+REDRAW_HZ = 4
+PHASES = {
+    "compile": "compiling",
+    "first_inference": "first inference",
+    "warmup": "warm-up",
+    "timed": "measuring",
+    "profile": "profiling layers",
+}
+
+
+class LiveTick(Message):
+    """The latest progress tick; a newer one replaces it if the UI has not handled it yet."""
+
+    def __init__(self, index: int, tick: protocol.Progress) -> None:
+        super().__init__()
+        self.index = index
+        self.tick = tick
+
+    def can_replace(self, message: Message) -> bool:
+        return isinstance(message, LiveTick)
+
+
+class LiveEvent(Message):
+    """Any other worker event (started, phase, finished, done, fatal), never dropped."""
+
+    def __init__(self, request: int, index: int, event: protocol.Event) -> None:
+        super().__init__()
+        self.request = request
+        self.index = index
+        self.event = event
+
+
+class LiveFailed(Message):
+    """A request could not start (validation or client error)."""
+
+    def __init__(self, request: int, message: str) -> None:
+        super().__init__()
+        self.request = request
+        self.message = message
+
+
+class LiveAllDone(Message):
+    pass
+
+
+class LiveRunScreen(PerftuiScreen):
+    """Progress, live charts and the runs of one or more benchmark requests."""
+
+    TITLE_TEXT = "Live run"
+    HELP = (
+        "The benchmark runs in a separate process; this screen shows its progress. The charts "
+        "show the rolling throughput and median latency the process reports (about 4 times a "
+        "second), one line per run. The table fills in as runs finish; every finished run is "
+        "already stored. Cancel (x) stops the run in progress (kept as cancelled) and skips "
+        "the rest."
+    )
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("x", "cancel", "Cancel run", id="cancel"),
+        Binding("o", "open", "Open project", id="open"),
+    ]
+
+    def __init__(self, requests: list[BenchmarkRequest], *, validated: bool = False) -> None:
+        super().__init__()
+        self.requests = requests
+        self.validated = validated
+        self.series = LiveSeries()
+        self.running = True
+        self.cancel_requested = False
+        self.finished: list[RunResult] = []
+        self.total = sum(len(r.configs) for r in requests)
+        self._client: Client | None = None
+        self._lock = threading.Lock()
+        self._drawn = -1
+        self._current = -1
+        self._multi = len({r.project.name for r in requests}) > 1
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        names = ", ".join(dict.fromkeys(r.project.name for r in self.requests))
+        yield Static(f"[b]{escape(names)}[/]  {self.total} run(s)", id="live-head")
+        with Horizontal(classes="progress-row"):
+            yield Label("All", classes="progress-label")
+            yield ProgressBar(total=self.total, show_eta=False, id="overall")
+            yield Static("starting…", id="overall-text", classes="progress-text")
+        with Horizontal(classes="progress-row"):
+            yield Label("Run", classes="progress-label")
+            yield ProgressBar(total=1.0, show_eta=False, id="current")
+            yield Static("", id="current-text", classes="progress-text")
+        with Horizontal(id="live-charts"):
+            yield LiveChart("throughput", id="chart-fps")
+            yield LiveChart("latency", id="chart-ms")
+        yield DataTable(id="live-runs", cursor_type="row", zebra_stripes=True)
+        yield Footer(compact=True, show_command_palette=False)
+
+    def on_mount(self) -> None:
+        table = self.query_one("#live-runs", DataTable)
+        for label, key in (
+            ("#", "n"),
+            ("Run", "run"),
+            ("Status", "status"),
+            ("items/s", "fps"),
+            ("median ms", "median"),
+            ("p99 ms", "p99"),
+            ("iters", "iters"),
+        ):
+            table.add_column(label, key=key)
+        self.set_interval(1 / REDRAW_HZ, self._redraw)
+        self._run_all()
+
+    # ------------------------------------------------------------------ the worker
+
+    @work(thread=True, exit_on_error=False, name="benchmark", group="benchmark")
+    def _run_all(self) -> None:
+        services, store = self.perftui.services, self.store
+        offset = 0
+        for n, request in enumerate(self.requests):
+            if self.cancel_requested:
+                break
+            try:
+                if not self.validated:
+                    services.validate(request)
+                client: Client = services.client(request, store)
+            except Exception as error:  # bad model, engine without the device, store error
+                self.post_message(LiveFailed(n, one_line(error)))
+                offset += len(request.configs)
+                continue
+            with self._lock:
+                self._client = client
+                if self.cancel_requested:
+                    client.cancel()
+            for event in client.events():
+                if isinstance(event, protocol.Progress):
+                    self.series.add(
+                        offset + event.index,
+                        event.elapsed_s,
+                        event.throughput_fps,
+                        event.latency_ms,
+                    )
+                    self.post_message(LiveTick(offset + event.index, event))
+                    continue
+                if isinstance(event, protocol.RunStarted):
+                    self.series.start(offset + event.index, self._label(request, event.config))
+                self.post_message(LiveEvent(n, offset + getattr(event, "index", 0), event))
+            with self._lock:
+                self._client = None
+            offset += len(request.configs)
+        self.post_message(LiveAllDone())
+
+    def _label(self, request: BenchmarkRequest, config: object) -> str:
+        label = short_label(config)  # type: ignore[arg-type]
+        return f"{request.project.name} {label}" if self._multi else label
+
+    # ------------------------------------------------------------------ UI updates
+
+    def _redraw(self) -> None:
+        version = self.series.version
+        if version == self._drawn:
+            return
+        self._drawn = version
+        lines = self.series.snapshot()
+        self.query_one("#chart-fps", LiveChart).set_lines(lines)
+        self.query_one("#chart-ms", LiveChart).set_lines(lines)
+
+    def _overall(self, text: str) -> None:
+        self.query_one("#overall-text", Static).update(escape(text))
+
+    @on(LiveTick)
+    def _tick(self, message: LiveTick) -> None:
+        tick = message.tick
+        self.query_one("#current", ProgressBar).update(progress=min(1.0, tick.fraction))
+        self.query_one("#current-text", Static).update(
+            f"{fmt.fps(tick.throughput_fps)} items/s  {fmt.ms(tick.latency_ms)} ms  "
+            f"{tick.iterations} it"
+        )
+        done = len(self.finished) + min(1.0, tick.fraction)
+        self.query_one("#overall", ProgressBar).update(progress=done)
+
+    @on(LiveEvent)
+    def _event(self, message: LiveEvent) -> None:
+        event = message.event
+        request = self.requests[message.request]
+        if isinstance(event, protocol.RunStarted):
+            self._current = message.index
+            self._overall(
+                f"run {message.index + 1} of {self.total}: {self._label(request, event.config)}"
+            )
+            self.query_one("#current", ProgressBar).update(progress=0)
+            self.query_one("#current-text", Static).update("starting")
+        elif isinstance(event, protocol.PhaseChanged):
+            self.query_one("#current-text", Static).update(PHASES.get(event.phase, event.phase))
+        elif isinstance(event, protocol.RunFinished):
+            self._finished(message.index, request, event.run)
+        elif isinstance(event, protocol.Fatal):
+            self.app.notify(
+                event.error,
+                title=f"{request.project.name}: cannot run",
+                severity="error",
+                timeout=10,
+            )
+        elif isinstance(event, protocol.BenchmarkDone) and event.cancelled:
+            self._overall("cancelled")
+
+    def _finished(self, index: int, request: BenchmarkRequest, run: RunResult) -> None:
+        self.finished.append(run)
+        self.query_one("#current", ProgressBar).update(progress=1.0)
+        stats = run.latency_ms
+        status = Text(run.status, style="" if run.status == "ok" else "bold")
+        self.query_one("#live-runs", DataTable).add_row(
+            str(index + 1),
+            self._label(request, run.config),
+            status,
+            fmt.fps(run.throughput_fps if run.status == "ok" else None),
+            fmt.ms(stats.median if stats else None),
+            fmt.ms(stats.p99 if stats else None),
+            str(run.iterations),
+        )
+        self.query_one("#overall", ProgressBar).update(progress=len(self.finished))
+        if run.status == "failed":
+            self.app.notify(
+                run.error or "the run failed",
+                title=f"Run {index + 1} failed",
+                severity="error",
+                timeout=10,
+            )
+
+    @on(LiveFailed)
+    def _failed(self, message: LiveFailed) -> None:
+        request = self.requests[message.request]
+        self.app.notify(
+            message.message,
+            title=f"{request.project.name}: cannot run",
+            severity="error",
+            timeout=10,
+        )
+
+    @on(LiveAllDone)
+    def _all_done(self, message: LiveAllDone) -> None:
+        self._done()
+
+    def _done(self) -> None:
+        if not self.running:
+            return
+        self.running = False
+        self._redraw()
+        ok = sum(1 for r in self.finished if r.status == "ok")
+        other = len(self.finished) - ok
+        verb = "cancelled" if self.cancel_requested else "finished"
+        text = f"{verb}: {ok} ok" + (f", {other} not ok" if other else "") + " · stored"
+        self._overall(text)
+        self.query_one("#overall", ProgressBar).update(
+            total=max(1, len(self.finished)), progress=len(self.finished)
+        )
+        self.query_one("#current-text", Static).update("o opens the project, esc goes back")
+        self.app.notify(
+            f"Benchmark {text}.",
+            title="Benchmark",
+            severity="warning" if other or self.cancel_requested else "information",
+        )
+        self.refresh_bindings()
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        if event.worker.name != "benchmark":
+            return
+        if event.state == WorkerState.ERROR and event.worker.error is not None:
+            self.report(event.worker.error, "Benchmark")
+            self._done()
+
+    # ------------------------------------------------------------------ actions
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "cancel":
+            return self.running
+        if action == "open":
+            return None if self.running else True
+        return True
+
+    def action_cancel(self) -> None:
+        if not self.running or self.cancel_requested:
+            return
+        self.cancel_requested = True
+        with self._lock:
+            client = self._client
+        if client is not None:
+            client.cancel()
+        self._overall("cancelling… finished runs are kept")
+
+    def action_open(self) -> None:
+        if self.running:
+            return
+        self.perftui.open_project(self.requests[0].project.name)
+
+    def action_back(self) -> None:
+        if not self.running:
+            self.app.pop_screen()
+            return
+
+        def answer(yes: bool | None) -> None:
+            if yes:
+                self.action_cancel()
+                self.app.pop_screen()
+
+        self.app.push_screen(
+            ConfirmScreen(
+                "Cancel the benchmark and go back?",
+                "The run in progress is kept as cancelled; finished runs are stored.",
+            ),
+            answer,
+        )
+
+    def on_unmount(self) -> None:
+        self.cancel_requested = True
+        with self._lock:
+            client = self._client
+        if client is not None:
+            client.cancel()

@@ -1,0 +1,292 @@
+"""Home: every project with its best results; create, open, benchmark, compare, rename, delete."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.widgets import DataTable, Footer, Header, Static
+from textual.worker import Worker, WorkerState
+
+from perftui.domain.errors import InputError, StoreError
+from perftui.domain.profile import runtime_precision
+from perftui.domain.quickstart import SAMPLE_PROJECTS, quick_request, sample_projects
+from perftui.domain.records import Project
+from perftui.samples import sample_models
+from perftui.tui import format as fmt
+from perftui.tui.screens.base import PerftuiScreen
+from perftui.tui.screens.dialogs import ConfirmScreen, PromptScreen
+
+EMPTY_TEXT = (
+    "[b]No projects yet.[/b]\n\n"
+    "Press [b]s[/b] to add the shipped sample models (MobileNet FP32 and INT8 on OpenVINO and "
+    "ONNX Runtime, CPU) and run a 2-second benchmark of each: data in under a minute.\n\n"
+    "Press [b]n[/b] to create a project from your own model (.onnx or OpenVINO .xml).\n"
+    "Press [b]f1[/b] for help, [b]ctrl+p[/b] for the command palette."
+)
+
+
+class ProjectsScreen(PerftuiScreen):
+    """The projects table; the first screen."""
+
+    TITLE_TEXT = "Projects"
+    HELP = (
+        "Every project (a model on an engine and device) with its best throughput, best median "
+        "latency and number of runs. Open a project for its runs, scaling charts and layer "
+        "profiles; benchmark it to add runs. Mark two projects with space to compare them."
+    )
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("n", "new", "New", id="new"),
+        Binding("enter,o", "open", "Open", id="open"),
+        Binding("b", "benchmark", "Bench", id="benchmark"),
+        Binding("m,space", "mark", "Mark", id="mark"),
+        Binding("c", "compare", "Compare", id="compare"),
+        Binding("r", "rename", "Rename", id="rename"),
+        Binding("d", "delete", "Delete", id="delete"),
+        Binding("s", "samples", "Samples", id="samples"),
+        Binding("q", "app.quit", "Quit", id="quit", show=False),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.marked: list[str] = []
+        self.names: list[str] = []
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        table: DataTable[str] = DataTable(id="projects", cursor_type="row", zebra_stripes=True)
+        yield table
+        yield Static(EMPTY_TEXT, id="empty")
+        yield Footer(compact=True, show_command_palette=False)
+
+    COLUMNS = (
+        ("Name", "name"),
+        ("Model", "model"),
+        ("Engine", "engine"),
+        ("Dev", "device"),
+        ("Prec", "precision"),
+        ("items/s", "fps"),
+        ("ms", "ms"),
+        ("Runs", "runs"),
+        ("Last run UTC", "last"),
+    )
+    WIDE = 100
+    """Below this width the model column is left out (the detail screen shows it)."""
+
+    def on_mount(self) -> None:
+        self.wide: bool | None = None
+        self.refresh_projects()
+
+    def on_resize(self) -> None:
+        if (self.size.width >= self.WIDE) != self.wide:
+            self.refresh_projects()
+
+    def on_screen_resume(self) -> None:
+        self.refresh_projects()
+
+    def refresh_projects(self, select: str | None = None) -> None:
+        """Reload the table from the store, keeping the cursor on the same project.
+
+        Best items/s is the highest throughput, ms the lowest median latency, of the
+        project's successful runs; * marks projects chosen for comparison."""
+        table = self.query_one("#projects", DataTable)
+        current = select or self.current_name()
+        try:
+            summaries = self.store.summaries()
+            precisions = {p.name: runtime_precision(self.store.runs(p.name)) for p, _ in summaries}
+        except StoreError as error:
+            self.report(error, "Database")
+            return
+        wide = self.size.width >= self.WIDE
+        if wide != self.wide:
+            self.wide = wide
+            table.clear(columns=True)
+            for label, key in self.COLUMNS:
+                if wide or key != "model":
+                    table.add_column(label, key=key)
+        table.clear()
+        self.names = []
+        self.marked = [m for m in self.marked if any(p.name == m for p, _ in summaries)]
+        for project, summary in summaries:
+            self.names.append(project.name)
+            mark = "*" if project.name in self.marked else " "
+            cells = [
+                f"{mark}{project.name}",
+                fmt.model_name(project.model),
+                "openvino" if project.engine == "openvino" else "ort",
+                project.device,
+                precisions.get(project.name, fmt.DASH),
+                fmt.fps(summary.best_throughput_fps),
+                fmt.ms(summary.best_latency_ms),
+                str(summary.runs),
+                fmt.when(summary.last_run_at)[5:] if summary.last_run_at else fmt.DASH,
+            ]
+            if not wide:
+                del cells[1]
+            table.add_row(*cells, key=project.name)
+        if current in self.names:
+            table.move_cursor(row=self.names.index(current))
+        empty = not self.names
+        self.query_one("#empty").display = empty
+        table.display = not empty
+        if not empty:
+            table.focus()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        return action != "back"
+
+    def current_name(self) -> str | None:
+        table = self.query_one("#projects", DataTable)
+        if not self.names or table.cursor_row < 0 or table.cursor_row >= len(self.names):
+            return None
+        return self.names[table.cursor_row]
+
+    def _need_project(self) -> str | None:
+        name = self.current_name()
+        if name is None:
+            self.app.notify("No project selected; press n to create one or s for the samples.")
+        return name
+
+    # ------------------------------------------------------------------ actions
+
+    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+        event.stop()
+        self.action_open()
+
+    def action_new(self) -> None:
+        self.perftui.new_project()
+
+    def action_open(self) -> None:
+        if (name := self._need_project()) is not None:
+            from perftui.tui.screens.detail import ProjectDetailScreen
+
+            self.app.push_screen(ProjectDetailScreen(name))
+
+    def action_benchmark(self) -> None:
+        if (name := self._need_project()) is not None:
+            self.perftui.configure_benchmark(name)
+
+    def action_mark(self) -> None:
+        if (name := self._need_project()) is None:
+            return
+        if name in self.marked:
+            self.marked.remove(name)
+        else:
+            self.marked = [*self.marked, name][-2:]
+        self.refresh_projects()
+
+    def action_compare(self) -> None:
+        names = list(self.marked)
+        current = self.current_name()
+        if len(names) < 2 and current and current not in names:
+            names.append(current)
+        if len(names) != 2:
+            self.app.notify(
+                "Mark two projects with space (or mark one and put the cursor on "
+                "the other), then press c."
+            )
+            return
+        try:
+            from perftui.tui.screens.compare import CompareScreen  # type: ignore[import-not-found]
+        except ImportError:
+            self.app.notify(
+                f"Comparison of {names[0]} and {names[1]} is not available yet.", severity="warning"
+            )
+            return
+        self.app.push_screen(CompareScreen(names[0], names[1]))
+
+    def action_rename(self) -> None:
+        if (name := self._need_project()) is None:
+            return
+
+        def check(text: str) -> str | None:
+            if not text:
+                return "the name is empty"
+            if text != name and text in self.names:
+                return f"project '{text}' already exists; choose another name"
+            return None
+
+        def done(new: str | None) -> None:
+            if not new or new == name:
+                return
+            try:
+                self.store.rename_project(name, new)
+            except (InputError, StoreError) as error:
+                self.report(error, "Rename")
+                return
+            self.marked = [new if m == name else m for m in self.marked]
+            self.refresh_projects(select=new)
+            self.app.notify(f"Renamed {name} to {new}")
+
+        self.app.push_screen(PromptScreen(f"Rename project {name} to:", name, check), done)
+
+    def action_delete(self) -> None:
+        if (name := self._need_project()) is None:
+            return
+        try:
+            runs = len(self.store.runs(name))
+        except StoreError:
+            runs = 0
+
+        def done(yes: bool | None) -> None:
+            if not yes:
+                return
+            try:
+                self.store.delete_project(name)
+            except (InputError, StoreError) as error:
+                self.report(error, "Delete")
+                return
+            self.refresh_projects()
+            self.app.notify(f"Deleted project {name}")
+
+        detail = (
+            f"Its {runs} run(s), profiles and benchmarks are deleted too. This cannot be undone."
+        )
+        self.app.push_screen(ConfirmScreen(f"Delete project {name}?", detail), done)
+
+    def action_samples(self) -> None:
+        self.app.notify("Looking for the sample models and the engines' devices…", timeout=3)
+        self._add_samples()
+
+    @work(thread=True, exit_on_error=False, name="samples", group="samples", exclusive=True)
+    def _add_samples(self) -> None:
+        models = sample_models()
+        if not models:
+            self.app.call_from_thread(
+                self.app.notify,
+                "The sample models were not found (sample_models/).",
+                severity="error",
+            )
+            return
+        devices = self.perftui.devices()
+        try:
+            existing = [p.name for p in self.store.projects()]
+            projects = sample_projects(models, devices, existing)
+            added = [self.store.add_project(p) for p in projects]
+        except (InputError, StoreError) as error:
+            self.app.call_from_thread(self.report, error, "Samples")
+            return
+        samples = {name for name, _, _ in SAMPLE_PROJECTS}
+        missing = [why for why in devices.values() if isinstance(why, str)]
+        self.app.call_from_thread(self._samples_added, added, missing, samples & set(existing))
+
+    def _samples_added(self, added: list[Project], missing: list[str], already: set[str]) -> None:
+        self.refresh_projects()
+        for reason in missing:
+            self.app.notify(reason, severity="warning", timeout=8)
+        if not added:
+            text = (
+                "The sample projects already exist."
+                if already
+                else "No sample project could be added."
+            )
+            self.app.notify(text)
+            return
+        self.app.notify(f"Added {len(added)} sample projects; measuring each for ~2 s.")
+        self.perftui.run_benchmarks([quick_request(p) for p in added], validated=False)
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        if event.state == WorkerState.ERROR and event.worker.error is not None:
+            self.report(event.worker.error, "Samples")

@@ -1,0 +1,76 @@
+"""What the dashboard asks of the rest of perftui, behind one injectable object.
+
+The defaults call the real engines (device lists), the model inspector, the request
+validator and the child-process benchmark client; tests pass fakes. Every call here may be
+slow or import an engine library, so screens make them from thread workers only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Protocol
+
+from perftui.domain.records import ENGINES, BenchmarkRequest, RunResult
+
+if TYPE_CHECKING:
+    from perftui.bench.protocol import Event
+    from perftui.domain.inspect import ModelInfo
+    from perftui.domain.store import Store
+
+
+class Client(Protocol):
+    """The part of perftui.bench.client.BenchmarkClient the dashboard uses."""
+
+    runs: list[RunResult]
+
+    def events(self) -> Iterator[Event]: ...
+
+    def cancel(self) -> None: ...
+
+
+def probe_devices() -> dict[str, list[str] | str]:
+    """Engine name -> the devices it reports here, or the one-line reason it cannot be used."""
+    from perftui.engines import get_engine
+
+    found: dict[str, list[str] | str] = {}
+    for name in ENGINES:
+        try:
+            devices = list(get_engine(name).devices())
+            found[name] = devices or f"{name} reports no devices on this machine"
+        except Exception as error:  # a missing or broken engine library
+            text = str(error).strip().splitlines()
+            found[name] = f"{name} cannot be used: {text[0] if text else type(error).__name__}"
+    return found
+
+
+def inspect(path: str, shapes: Mapping[str, tuple[int, ...]] | None = None) -> ModelInfo:
+    """Inputs, outputs, parameters and FLOPs of a model file (InputError for a bad file)."""
+    from perftui.domain.inspect import inspect_model, validate_model_file
+
+    validate_model_file(path)
+    return inspect_model(path, dict(shapes) if shapes else None)
+
+
+def validate(request: BenchmarkRequest) -> None:
+    """InputError when the request cannot run (model, engine, device or shapes)."""
+    from perftui.bench.plan import validate_request
+
+    validate_request(request)
+
+
+def client(request: BenchmarkRequest, store: Store) -> Client:
+    """A benchmark client that runs the request in a child process and stores each run."""
+    from perftui.bench.client import BenchmarkClient
+
+    return BenchmarkClient(request, store)
+
+
+@dataclass
+class Services:
+    """The dashboard's back ends; replace any of them in tests."""
+
+    devices: Any = probe_devices
+    inspect: Any = inspect
+    validate: Any = validate
+    client: Any = client

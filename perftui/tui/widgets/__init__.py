@@ -1,0 +1,1 @@
+"""Dashboard widgets: charts and the model summary."""

@@ -1,0 +1,114 @@
+"""The benchmark settings form: per-field reasons, presets, and the request it builds."""
+
+from __future__ import annotations
+
+import pytest
+
+from perftui.domain.benchform import (
+    DEFAULTS,
+    PRESETS,
+    FieldError,
+    build_request,
+    check_field,
+    form_errors,
+    form_from_request,
+    matrix_size,
+    rerun_request,
+)
+from perftui.domain.records import Budget, Project, RunConfig
+
+PROJECT = Project("p", "/m.onnx", "onnxruntime")
+
+
+@pytest.mark.parametrize(
+    ("field", "text", "reason"),
+    [
+        ("batch", "1,x", "not a whole number"),
+        ("batch", "", "empty"),
+        ("batch", "0", "out of range"),
+        ("threads", "auto,2", None),
+        ("threads", "-1", "out of range"),
+        ("streams", "auto,2", None),
+        ("requests", "two", "not a whole number"),
+        ("hint", "fast", "unknown hint"),
+        ("api", "async,sync", None),
+        ("precision", "f64", "unknown precision"),
+        ("precision", "", None),
+        ("time", "0", "> 0"),
+        ("time", "ten", "not a number"),
+        ("iterations", "1,2", "one whole number"),
+        ("warmup", "0", None),
+        ("shapes", "input_ids[1,128]", None),
+        ("shapes", "input_ids(1,128)", "cannot read shape"),
+    ],
+)
+def test_check_field(field: str, text: str, reason: str | None):
+    found = check_field(field, text)
+    if reason is None:
+        assert found is None
+    else:
+        assert found is not None and reason in found
+
+
+def test_defaults_are_valid_and_make_one_run():
+    assert form_errors(DEFAULTS) == {}
+    assert matrix_size(DEFAULTS) == 1
+
+
+def test_build_request_expands_the_matrix():
+    values = {
+        **DEFAULTS,
+        "batch": "1,4",
+        "threads": "auto,2",
+        "time": "0.5",
+        "iterations": "5",
+        "warmup": "1",
+        "shapes": "input_ids[1,128]",
+        "precision": "f32",
+    }
+    assert matrix_size(values) == 4
+    request = build_request(PROJECT, values, profile=True)
+    assert [(c.batch, c.threads) for c in request.configs] == [(1, 0), (1, 2), (4, 0), (4, 2)]
+    assert request.budget == Budget(time_s=0.5, iterations=5, warmup=1, profile_iterations=50)
+    assert request.shapes == {"input_ids": (1, 128)} and request.profile
+    assert all(c.precision == "f32" for c in request.configs)
+
+
+def test_build_request_names_the_bad_field():
+    with pytest.raises(FieldError) as info:
+        build_request(PROJECT, {**DEFAULTS, "iterations": "lots"})
+    assert info.value.field == "iterations"
+    assert matrix_size({**DEFAULTS, "batch": "x"}) is None
+
+
+def test_presets_are_valid():
+    for preset in PRESETS.values():
+        assert form_errors({**DEFAULTS, **preset}) == {}
+    throughput = build_request(PROJECT, {**DEFAULTS, **PRESETS["throughput"]})
+    assert {c.api for c in throughput.configs} == {"async"}
+    assert {c.batch for c in throughput.configs} == {1, 4}
+
+
+def test_form_round_trips_a_request():
+    values = {
+        **DEFAULTS,
+        "batch": "1,4",
+        "threads": "auto,2",
+        "hint": "throughput",
+        "shapes": "a[1,3],b[2]",
+        "time": "2.5",
+    }
+    request = build_request(PROJECT, values)
+    again = form_from_request(request)
+    assert build_request(PROJECT, again) == request
+    assert again["threads"] == "auto,2" and again["time"] == "2.5"
+
+
+def test_rerun_request_keeps_the_benchmark_budget():
+    original = build_request(PROJECT, {**DEFAULTS, "time": "3", "shapes": "x[1,8]"}, profile=True)
+    config = RunConfig(batch=8, threads=2)
+    again = rerun_request({"id": "b", **original.to_dict()}, PROJECT, config)
+    assert again.configs == (config,) and again.budget.time_s == 3 and again.profile
+    assert again.shapes == {"x": (1, 8)}
+    assert rerun_request(None, PROJECT, config).budget == Budget()
+    assert rerun_request({"broken": True}, PROJECT, config).configs == (config,)

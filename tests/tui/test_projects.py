@@ -1,0 +1,189 @@
+"""Projects (home) screen: table, create/open/benchmark/rename/delete, samples, store errors."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from textual.widgets import DataTable, Input
+
+from perftui.domain.store import Store
+from perftui.tui.app import create_app
+from perftui.tui.screens.configure import BenchmarkConfigScreen
+from perftui.tui.screens.detail import ProjectDetailScreen
+from perftui.tui.screens.dialogs import ConfirmScreen, HelpScreen, PromptScreen, StoreErrorScreen
+from perftui.tui.screens.live import LiveRunScreen
+from perftui.tui.screens.new_project import NewProjectScreen
+from perftui.tui.screens.projects import ProjectsScreen
+
+pytestmark = pytest.mark.tui
+
+
+def rows(app) -> list[list[str]]:
+    table = app.screen.query_one("#projects", DataTable)
+    return [[str(cell) for cell in table.get_row_at(i)] for i in range(table.row_count)]
+
+
+async def test_table_lists_projects_with_their_best_results(app):
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        assert isinstance(app.screen, ProjectsScreen)
+        table = rows(app)
+        names = [row[0].strip() for row in table]
+        assert names == ["empty-project", "net-fp32", "net-int8"]
+        fp32 = table[1]
+        assert fp32[1] == "net_fp32.onnx" and fp32[2] == "openvino"
+        assert fp32[4] == "FP32/I8"  # from the newest profile
+        assert fp32[5] == "540" and fp32[7] == "5"
+        assert fp32[8] == "03-01 10:00"
+        assert table[0][5] == "—" and table[0][7] == "0"
+
+
+async def test_open_benchmark_and_back(app):
+    async with app.run_test() as pilot:
+        await pilot.press("down", "enter")
+        await pilot.pause()
+        assert isinstance(app.screen, ProjectDetailScreen)
+        assert app.screen.project_name == "net-fp32"
+        await pilot.press("escape")
+        await pilot.pause()
+        assert isinstance(app.screen, ProjectsScreen)
+        await pilot.press("b")
+        await pilot.pause()
+        assert isinstance(app.screen, BenchmarkConfigScreen)
+        assert app.screen.project.name == "net-fp32"
+        await pilot.press("escape", "n")
+        await pilot.pause()
+        assert isinstance(app.screen, NewProjectScreen)
+
+
+async def test_rename_with_a_clash_then_a_new_name(app, db: Path):
+    async with app.run_test() as pilot:
+        await pilot.press("down", "r")
+        await pilot.pause()
+        assert isinstance(app.screen, PromptScreen)
+        field = app.screen.query_one(Input)
+        field.value = "net-int8"
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.screen, PromptScreen)  # refused, the reason is shown
+        assert "already exists" in str(app.screen.query_one("#prompt-error").render())
+        field.value = "net-renamed"
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.screen, ProjectsScreen)
+        assert "net-renamed" in [row[0].strip() for row in rows(app)]
+    store = Store(db)
+    assert store.get_project("net-renamed") is not None
+    assert len(store.runs("net-renamed")) == 5
+
+
+async def test_delete_asks_first(app, db: Path):
+    async with app.run_test() as pilot:
+        await pilot.press("down", "d")
+        await pilot.pause()
+        assert isinstance(app.screen, ConfirmScreen)
+        await pilot.press("n")
+        await pilot.pause()
+        assert len(rows(app)) == 3 and len(rows(app)[0]) == 8  # no model column at 80 wide
+        await pilot.press("d")
+        await pilot.pause()
+        await pilot.press("y")
+        await pilot.pause()
+        assert [row[0].strip() for row in rows(app)] == ["empty-project", "net-int8"]
+    assert Store(db).get_project("net-fp32") is None
+
+
+async def test_mark_two_and_compare(app):
+    async with app.run_test() as pilot:
+        await pilot.press("down", "m", "down", "c")
+        await pilot.pause()
+        assert app.screen.marked == ["net-fp32"]
+        assert [row[0][0] for row in rows(app)] == [" ", "*", " "]
+        # without a compare screen yet the app says so instead of failing
+        assert (
+            isinstance(app.screen, ProjectsScreen) or type(app.screen).__name__ == "CompareScreen"
+        )
+
+
+async def test_empty_database_offers_the_samples(empty_app, services):
+    async with empty_app.run_test() as pilot:
+        await pilot.pause()
+        assert empty_app.screen.query_one("#empty").display
+        assert not empty_app.screen.query_one("#projects").display
+        await pilot.press("o")  # nothing to open: a hint, no crash
+        await pilot.press("s")
+        for _ in range(50):
+            await pilot.pause(0.05)
+            if isinstance(empty_app.screen, LiveRunScreen) and not empty_app.screen.running:
+                break
+        assert isinstance(empty_app.screen, LiveRunScreen)
+        assert not empty_app.screen.running
+        assert len(services.clients) == 4 and len(services.validated) == 4
+        await pilot.press("escape")
+        await pilot.pause()
+        table = rows(empty_app)
+        assert [row[0].strip() for row in table] == [
+            "mobilenet-fp32-ort",
+            "mobilenet-fp32-ov",
+            "mobilenet-int8-ort",
+            "mobilenet-int8-ov",
+        ]
+        assert all(row[6] == "1" for row in table)
+
+
+async def test_help_lists_every_binding_with_its_id(app):
+    async with app.run_test(size=(100, 40)) as pilot:
+        await pilot.press("f1")
+        await pilot.pause()
+        assert isinstance(app.screen, HelpScreen)
+        ids = {ident for _, _, ident in app.screen.keys}
+        assert {
+            "new",
+            "open",
+            "benchmark",
+            "mark",
+            "compare",
+            "rename",
+            "delete",
+            "samples",
+            "quit",
+            "help",
+            "command_palette",
+        } <= ids
+        await pilot.press("escape")
+        await pilot.pause()
+        assert isinstance(app.screen, ProjectsScreen)
+
+
+async def test_command_palette_reaches_a_project(app):
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.press("ctrl+p")
+        await pilot.pause()
+        for ch in "open project net-int8":
+            await pilot.press("space" if ch == " " else ch)
+        await pilot.pause(0.3)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.screen, ProjectDetailScreen)
+        assert app.screen.project_name == "net-int8"
+
+
+async def test_a_damaged_database_gets_a_message_and_is_left_alone(tmp_path: Path, services):
+    path = tmp_path / "damaged.json"
+    path.write_text("{ this is not json", encoding="utf-8")
+    app = create_app(path, services)
+    async with app.run_test() as pilot:
+        await pilot.pause()
+        assert isinstance(app.screen, StoreErrorScreen)
+        assert "damaged" in app.screen.message
+        await pilot.press("q")
+    assert path.read_text(encoding="utf-8") == "{ this is not json"
+
+
+async def test_a_database_path_that_is_a_directory(tmp_path: Path, services):
+    app = create_app(tmp_path, services)
+    async with app.run_test() as pilot:
+        await pilot.pause()
+        assert isinstance(app.screen, StoreErrorScreen)
+        assert "directory" in app.screen.message
