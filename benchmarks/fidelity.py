@@ -21,6 +21,7 @@ import statistics
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -115,7 +116,9 @@ def bare_ort_fps(model: Path, seconds: float, batch: int) -> float:
     return float(subprocess.run(cmd, capture_output=True, text=True, check=True).stdout)
 
 
-def compare(name: str, ours, reference, pairs: int) -> float:
+def compare(
+    name: str, ours: Callable[[], float], reference: Callable[[], float], pairs: int
+) -> float:
     ratios = []
     print(f"\n{name}")
     for i in range(pairs):

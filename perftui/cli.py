@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import signal
 import sys
@@ -147,7 +148,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
     from perftui.bench.plan import validate_request
     from perftui.bench.protocol import Fatal
     from perftui.domain import options
-    from perftui.domain.records import HINTS, BenchmarkRequest, Budget, Project
+    from perftui.domain.records import AUTO, HINTS, BenchmarkRequest, Budget, Project
     from perftui.progress import ProgressPrinter
     from perftui.textfmt import runs_table
 
@@ -156,11 +157,19 @@ def cmd_bench(args: argparse.Namespace) -> int:
     if len(engines) != 1:
         raise CliError("give one --engine; benchmark each engine as its own project")
     engine = engines[0]
-    if args.time < 0 or args.iterations < 1 or args.warmup < 0 or args.profile_iterations < 1:
+    if not (
+        math.isfinite(args.time)  # nan or inf: a stop condition that is never met
+        and args.time >= 0
+        and args.iterations >= 1
+        and args.warmup >= 0
+        and args.profile_iterations >= 1
+    ):
         raise CliError(
-            "--time must be >= 0, --iterations and --profile-iterations >= 1, --warmup >= 0"
+            "--time must be a number of seconds >= 0, --iterations and --profile-iterations "
+            ">= 1, --warmup >= 0"
         )
     apis = options.parse_choices(args.api, "api", ("sync", "async"))
+    requests = options.parse_int_or_auto(args.requests, "requests")
     configs = []
     for api in apis:
         default_hint = "throughput" if api == "async" else "latency"
@@ -169,7 +178,8 @@ def cmd_bench(args: argparse.Namespace) -> int:
             batches=options.parse_positive_ints(args.batch, "batch"),
             threads=options.parse_positive_ints(args.threads, "threads", allow_zero=True),
             streams=options.parse_int_or_auto(args.streams, "streams"),
-            requests=options.parse_int_or_auto(args.requests, "requests"),
+            # sync has one request in flight whatever --requests says: one run, not copies
+            requests=requests if api == "async" else [AUTO],
             hints=hints,
             apis=(api,),
             precision=options.parse_precision(args.precision),
@@ -416,6 +426,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_BAD_INPUT
     except BrokenPipeError:
         return EXIT_OK
+    except KeyboardInterrupt:  # Ctrl-C before (or after) a benchmark took the signal over
+        print("perftui: cancelled", file=sys.stderr)
+        return EXIT_CANCELLED
     except Exception as error:  # a bug, not bad input: say so in one line, keep the details
         if os.environ.get("PERFTUI_DEBUG"):
             raise

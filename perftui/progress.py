@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 import time
 from typing import TextIO
 
@@ -58,7 +59,9 @@ class ProgressPrinter:
         filled = round(fraction * BAR)
         bar = "#" * filled + "-" * (BAR - filled)
         line = f"{self._label} [{bar}] {self._phase} {detail}"
-        self._stream.write("\r\x1b[K" + line[:200])
+        # a line that wraps cannot be redrawn with \r: every tick would scroll a new one
+        width = shutil.get_terminal_size((80, 24)).columns - 1
+        self._stream.write("\r\x1b[K" + line[: max(width, 20)])
         self._stream.flush()
         self._dirty_line = True
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import signal
+import sys
 import threading
 from pathlib import Path
 
@@ -79,3 +80,87 @@ def test_unknown_engine_in_the_worker_is_fatal_not_a_crash():
     client = BenchmarkClient(request([1], engine="tensorrt"))
     events = list(client.events())
     assert isinstance(events[-1], protocol.Fatal) and "tensorrt" in events[-1].error
+
+
+class _CrashingClient(BenchmarkClient):
+    """A worker that says what went wrong on stderr (a lot, then the reason) and aborts."""
+
+    worker_command = (
+        sys.executable,
+        "-c",
+        "import os, sys; sys.stdin.readline(); sys.stderr.write('noise\\n' * 5000);"
+        "sys.stderr.write('engine: fatal abort in kernel\\n'); sys.stderr.flush(); os.abort()",
+    )
+
+
+def test_a_dead_workers_last_stderr_line_is_its_error_every_time():
+    # the stderr reader used to be raced: the run's error sometimes said "no message"
+    for _ in range(10):
+        client = _CrashingClient(request([1]))
+        finished = [e for e in client.events() if isinstance(e, protocol.RunFinished)]
+        assert finished[0].run.status == "failed"
+        assert "SIGABRT" in (finished[0].run.error or "")
+        assert "fatal abort in kernel" in (finished[0].run.error or "")
+
+
+def test_a_cancel_before_the_worker_starts_records_the_first_run_as_cancelled(tmp_path: Path):
+    store = Store(tmp_path / "db.json")
+    client = BenchmarkClient(request([1, 2], time_s=30), store)
+    client.cancel()
+    events = list(client.events())
+    finished = [e.run for e in events if isinstance(e, protocol.RunFinished)]
+    assert [r.status for r in finished] == ["cancelled"]
+    assert isinstance(events[-1], protocol.BenchmarkDone) and events[-1].cancelled
+    assert [r.status for r in store.runs("p")] == ["cancelled"]
+
+
+def test_a_consumer_that_stops_reading_leaves_no_worker_behind():
+    client = BenchmarkClient(request([1], time_s=30))
+    events = client.events()
+    for event in events:
+        if isinstance(event, protocol.Progress):
+            break
+    process = client._process
+    assert process is not None and process.poll() is None
+    events.close()  # as a dashboard worker that is cancelled, or an exception in the loop
+    assert process.poll() is not None
+
+
+def test_cancel_from_a_signal_handler_that_interrupted_the_lock_holder():
+    # the CLI's SIGINT handler calls cancel() in the main thread, which may hold the lock
+    client = BenchmarkClient(request([1]))
+
+    def reentrant_cancel() -> None:
+        with client._lock:
+            client.cancel()
+
+    thread = threading.Thread(target=reentrant_cancel, daemon=True)
+    thread.start()
+    thread.join(5)
+    assert not thread.is_alive() and client.cancelled
+
+
+def test_a_worker_cancelled_before_its_first_run_still_reports_that_run(monkeypatch):
+    # SIGTERM after the worker installed its handlers but before the first run started
+    from perftui.bench import worker
+
+    class NoEngine:
+        def model_inputs(self, model_path: str):
+            raise AssertionError("a cancelled run must not read or compile the model")
+
+    def engine_then_cancel(name: str):
+        os.kill(os.getpid(), signal.SIGTERM)  # handled by the worker's Cancellation
+        return NoEngine()
+
+    monkeypatch.setattr(worker, "get_engine", engine_then_cancel)
+    saved = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}
+    events: list[protocol.Event] = []
+    try:
+        worker.run_request(request([1, 2]), 0, events.append)
+    finally:
+        for sig, handler in saved.items():
+            signal.signal(sig, handler)
+    assert [type(e).__name__ for e in events] == ["RunStarted", "RunFinished", "BenchmarkDone"]
+    finished = events[1]
+    assert isinstance(finished, protocol.RunFinished) and finished.run.status == "cancelled"
+    assert isinstance(events[-1], protocol.BenchmarkDone) and events[-1].cancelled

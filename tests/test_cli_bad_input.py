@@ -82,3 +82,22 @@ def test_import_of_something_else(tmp_path: Path):
     csv = tmp_path / "runs.csv"
     csv.write_text("project,model\n")
     assert "JSON export" in one_error_line(perftui("import", str(csv), db=tmp_path / "db.json"))
+
+
+@pytest.mark.parametrize("seconds", ["nan", "inf", "-1"])
+def test_a_time_that_can_never_be_reached_is_refused(seconds: str):
+    # nan and inf are floats argparse accepts; the stop condition would never be met
+    line = one_error_line(perftui("bench", str(MOBILENET), "--time", seconds, "--no-save"))
+    assert "--time" in line
+
+
+def test_ctrl_c_before_the_benchmark_starts_is_one_line_and_130(monkeypatch, capsys):
+    from perftui import cli
+
+    def interrupted(args):
+        raise KeyboardInterrupt  # as a Ctrl-C during the imports or the model checks
+
+    monkeypatch.setitem(cli.COMMANDS, "projects", interrupted)
+    assert cli.main(["projects"]) == 130
+    err = capsys.readouterr().err
+    assert err.strip() == "perftui: cancelled" and "Traceback" not in err

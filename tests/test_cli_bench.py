@@ -81,6 +81,25 @@ def test_matrix_is_stored_and_shown(tmp_path: Path):
     assert projects[0]["best_throughput_fps"] == pytest.approx(best)
 
 
+def test_virtual_openvino_devices_and_full_shapes_are_accepted(tmp_path: Path):
+    # AUTO is a device DESIGN.md names, though no engine lists it; a square image shape
+    # repeats a dimension (224, 224), which must survive parsing
+    for device in ("AUTO", "MULTI:CPU"):
+        doc = bench_json(
+            str(MOBILENET), "--device", device, "--shape", "input[1,3,224,224]", "--no-save"
+        )
+        assert doc["device"] == device
+        check_ok_run(doc["runs"][0])
+        assert doc["runs"][0]["resolved"]["shapes"]["input"] == [1, 3, 224, 224]
+
+
+def test_sync_runs_are_not_repeated_for_each_request_count(tmp_path: Path):
+    doc = bench_json(str(MOBILENET), "--api", "sync,async", "--requests", "1,2", "--no-save")
+    configs = [(r["config"]["api"], r["config"]["requests"]) for r in doc["runs"]]
+    assert configs == [("sync", "auto"), ("async", 1), ("async", 2)]
+    assert [r["resolved"]["requests"] for r in doc["runs"]] == [1, 1, 2]
+
+
 def test_readable_table_on_stdout(tmp_path: Path):
     result = perftui("bench", str(MOBILENET), *QUICK, db=tmp_path / "db.json")
     assert result.returncode == 0, result.stderr

@@ -64,3 +64,10 @@ def test_matrix_expansion_order_and_size():
     assert len(expand_matrix([1], [1], ["auto", 2], [1, 2], apis=["sync", "async"])) == 8
     with pytest.raises(InputError, match="unknown hint"):
         expand_matrix([1], [1], hints=["fast"])
+
+
+def test_shape_dimensions_may_repeat():
+    # a square image: 224 twice; a shape is not a list of settings, nothing is deduplicated
+    assert parse_shapes(["input[1,3,224,224]"]) == {"input": (1, 3, 224, 224)}
+    assert parse_shapes(["a[2,2],b[1,1,1]"]) == {"a": (2, 2), "b": (1, 1, 1)}
+    assert parse_positive_ints("4,4,1", "batch") == [4, 1]  # settings still are

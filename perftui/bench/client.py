@@ -26,9 +26,16 @@ from perftui.domain.records import BenchmarkRequest, RunResult
 from perftui.domain.store import Store
 
 STDERR_LINES = 20
+WORKER_EXIT_S = 10.0
+"""How long a worker that has closed its event stream may take to exit before it is killed."""
+STDERR_DRAIN_S = 2.0
+"""How long to wait for a dead worker's last stderr lines (its last words name the crash)."""
 
 
 class BenchmarkClient:
+    worker_command: tuple[str, ...] = (sys.executable, "-m", "perftui.bench.worker")
+    """The child process; it reads the request on stdin and writes protocol events."""
+
     def __init__(self, request: BenchmarkRequest, store: Store | None = None) -> None:
         self.store = store
         self.benchmark_id = ""
@@ -40,8 +47,11 @@ class BenchmarkClient:
         self.runs: list[RunResult] = []
         self.cancelled = False
         self._process: subprocess.Popen[str] | None = None
-        self._lock = threading.Lock()
+        # reentrant: cancel() may run in a signal handler that interrupted this same thread
+        # while it held the lock (in _spawn); a plain Lock would deadlock there
+        self._lock = threading.RLock()
         self._stderr: collections.deque[str] = collections.deque(maxlen=STDERR_LINES)
+        self._drain: threading.Thread | None = None
 
     @property
     def total(self) -> int:
@@ -62,28 +72,43 @@ class BenchmarkClient:
                 self._process.kill()
 
     def events(self) -> Iterator[protocol.Event]:
-        """Run the whole matrix and yield its events; ends with one BenchmarkDone.
+        """Run the whole matrix and yield its events; ends with one BenchmarkDone, or with a
+        Fatal when the request itself cannot run.
 
         A worker that dies (an engine crash, an abort on a bad model) fails the run it was
-        measuring; a fresh worker goes on with the rest of the matrix."""
+        measuring; a fresh worker goes on with the rest of the matrix. A cancel before the
+        first worker started records that first run as cancelled, as any interrupted run.
+        Closing the generator early (a consumer that stops reading) kills the worker."""
         start = 0
-        while start < self.total and not self.cancelled:
+        while start < self.total:
+            if self.cancelled:  # no worker was measuring it: say so without starting one
+                config = self.request.configs[start]
+                skipped = RunResult(config=config, status="cancelled", error="cancelled")
+                yield self._keep(protocol.RunFinished(start, skipped, None))
+                break
             current: int | None = None
             process = self._spawn(start)
             assert process.stdout is not None
-            for line in process.stdout:
-                event = protocol.decode(line)
-                if isinstance(event, protocol.RunStarted):
-                    current = event.index
-                elif isinstance(event, protocol.RunFinished):
-                    event = self._keep(event)
-                    current, start = None, event.index + 1
-                elif isinstance(event, protocol.BenchmarkDone | protocol.Fatal):
-                    process.wait()
+            ended = False
+            try:
+                for line in process.stdout:
+                    event = protocol.decode(line)
+                    if isinstance(event, protocol.RunStarted):
+                        current = event.index
+                    elif isinstance(event, protocol.RunFinished):
+                        event = self._keep(event)
+                        current, start = None, event.index + 1
+                    elif isinstance(event, protocol.BenchmarkDone | protocol.Fatal):
+                        self._wait(process)
+                        ended = True
+                        yield event
+                        return
                     yield event
-                    return
-                yield event
-            returncode = process.wait()
+                returncode = self._wait(process)
+                ended = True
+            finally:
+                if not ended:  # abandoned or broken mid-stream: leave no worker behind
+                    self._stop(process)
             if current is None and start >= self.total:
                 break
             index = start if current is None else current
@@ -93,11 +118,13 @@ class BenchmarkClient:
             lost = RunResult(config=config, status=status, error=error)
             yield self._keep(protocol.RunFinished(index, lost, None))
             start = index + 1
+            if self.cancelled:
+                break
         yield protocol.BenchmarkDone(self.cancelled)
 
     def _spawn(self, start: int) -> subprocess.Popen[str]:
         process = subprocess.Popen(
-            [sys.executable, "-m", "perftui.bench.worker"],
+            list(self.worker_command),
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
@@ -106,7 +133,14 @@ class BenchmarkClient:
             start_new_session=True,  # Ctrl-C reaches the parent, which decides what to cancel
         )
         assert process.stdin is not None and process.stderr is not None
-        threading.Thread(target=self._drain_stderr, args=(process,), daemon=True).start()
+        self._stderr = collections.deque(maxlen=STDERR_LINES)  # this worker's lines only
+        self._drain = threading.Thread(
+            target=_drain_stderr,
+            args=(process, self._stderr),
+            name="perftui-worker-stderr",
+            daemon=True,
+        )
+        self._drain.start()
         process.stdin.write(json.dumps({"request": self.request.to_dict(), "start": start}) + "\n")
         process.stdin.close()
         with self._lock:
@@ -115,11 +149,34 @@ class BenchmarkClient:
                 process.send_signal(signal.SIGTERM)
         return process
 
-    def _drain_stderr(self, process: subprocess.Popen[str]) -> None:
-        assert process.stderr is not None
-        for line in process.stderr:
-            if line.strip():
-                self._stderr.append(line.rstrip())
+    def _wait(self, process: subprocess.Popen[str]) -> int:
+        """The exit status of a worker whose event stream ended; one that hangs is killed."""
+        try:
+            returncode = process.wait(timeout=WORKER_EXIT_S)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            returncode = process.wait()
+        self._close(process)
+        return returncode
+
+    def _stop(self, process: subprocess.Popen[str]) -> None:
+        """Kill a worker nobody reads any more and reap it."""
+        with self._lock:
+            if process.poll() is None:
+                process.kill()
+        process.wait()
+        self._close(process)
+
+    def _close(self, process: subprocess.Popen[str]) -> None:
+        """Let the stderr reader take the dead worker's last lines, then close its pipes."""
+        if self._drain is not None:
+            self._drain.join(STDERR_DRAIN_S)
+        for stream in (process.stdout, process.stderr):
+            if stream is not None and not (stream is process.stderr and self._drain_alive()):
+                stream.close()
+
+    def _drain_alive(self) -> bool:
+        return self._drain is not None and self._drain.is_alive()
 
     def _death_message(self, returncode: int) -> str:
         if returncode < 0:
@@ -143,3 +200,14 @@ class BenchmarkClient:
             run = self.store.add_run(run, event.samples_ms)
         self.runs.append(run)
         return replace(event, run=run)
+
+
+def _drain_stderr(process: subprocess.Popen[str], lines: collections.deque[str]) -> None:
+    """Keep the worker's last stderr lines (a full pipe would block it otherwise)."""
+    assert process.stderr is not None
+    try:
+        for line in process.stderr:
+            if line.strip():
+                lines.append(line.rstrip())
+    except (OSError, ValueError):  # the pipe was closed under us
+        pass

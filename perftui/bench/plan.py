@@ -17,12 +17,7 @@ def validate_request(request: BenchmarkRequest) -> None:
     project = request.project
     validate_model_file(project.model)
     engine = get_engine(project.engine)
-    devices = engine.devices()
-    if project.device not in devices:
-        raise InputError(
-            f"device {project.device!r} is not available to {engine.name} on this machine; "
-            f"available: {', '.join(devices)}"
-        )
+    engine.check_device(project.device)
     if not request.configs:
         raise InputError("the benchmark matrix is empty; give at least one batch and thread count")
     declared = engine.model_inputs(str(Path(project.model)))

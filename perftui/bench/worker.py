@@ -55,6 +55,15 @@ def measure_run(
     """Measure one point of the matrix; failures become a failed RunResult, never an exception."""
     project = request.project
     started_at = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    if cancel.requested:  # cancelled before it began: no compile for a run nobody waits for
+        run = RunResult(
+            config=config,
+            status="cancelled",
+            error="cancelled",
+            project=project.name,
+            started_at=started_at,
+        )
+        return protocol.RunFinished(index, run, None)
     phase = "compile"
     try:
         emit(protocol.PhaseChanged(index, phase))
@@ -89,6 +98,9 @@ def measure_run(
             else:
                 prepared.run_sync(recorder)
         measured = recorder.measurement()
+        # the timed window decides: a cancel that comes later (in the profile pass, which
+        # runs to its end) leaves a complete measurement, not a cancelled one
+        cancelled = cancel.requested or recorder.was_cancelled
         resolved = dict(prepared.resolved)
         read_ms, compile_ms = prepared.read_ms, prepared.compile_ms
         del prepared  # release the compiled model before a profiling compile
@@ -106,7 +118,6 @@ def measure_run(
             except Exception as error:  # the measurement stands; say why there is no profile
                 resolved["profile_error"] = one_line(error)
 
-        cancelled = cancel.requested or recorder.was_cancelled
         samples = measured.latencies_ms
         run = RunResult(
             config=config,
@@ -149,11 +160,12 @@ def run_request(
         return
     total = len(request.configs)
     for index in range(start, total):
-        if cancel.requested:
-            break
         config = request.configs[index]
         emit(protocol.RunStarted(index, total, config))
+        # a cancel before the first run still records that run, as cancelled
         emit(measure_run(engine, request, index, config, emit, cancel))
+        if cancel.requested:
+            break
     emit(protocol.BenchmarkDone(cancel.requested))
 
 

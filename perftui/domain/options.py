@@ -20,13 +20,12 @@ def _items(text: str) -> list[str]:
     return [item.strip() for item in str(text).split(",") if item.strip()]
 
 
-def parse_positive_ints(text: str, what: str, *, allow_zero: bool = False) -> list[int]:
-    """'1,4,8' -> [1, 4, 8]; duplicates removed, order kept."""
+def _whole_numbers(text: str, what: str, least: int) -> list[int]:
+    """'1,4,4' -> [1, 4, 4]: every item, in order, each a whole number >= `least`."""
     items = _items(text)
     if not items:
         raise InputError(f"{what} is empty; give one or more whole numbers, e.g. 1,4")
     values: list[int] = []
-    least = 0 if allow_zero else 1
     for item in items:
         try:
             value = int(item)
@@ -36,9 +35,13 @@ def parse_positive_ints(text: str, what: str, *, allow_zero: bool = False) -> li
             ) from None
         if value < least:
             raise InputError(f"{what} {value} is out of range; give whole numbers >= {least}")
-        if value not in values:
-            values.append(value)
+        values.append(value)
     return values
+
+
+def parse_positive_ints(text: str, what: str, *, allow_zero: bool = False) -> list[int]:
+    """'1,4,8' -> [1, 4, 8]; duplicates removed, order kept (a list of settings to sweep)."""
+    return list(dict.fromkeys(_whole_numbers(text, what, 0 if allow_zero else 1)))
 
 
 def parse_int_or_auto(text: str, what: str) -> list[int | Auto]:
@@ -99,7 +102,8 @@ def parse_shapes(specs: Iterable[str]) -> dict[str, tuple[int, ...]]:
                     f"cannot read shape {spec!r}; write NAME[d1,d2,...], e.g. input_ids[1,128]"
                 )
             name, dims = match.group(1), match.group(2)
-            shapes[name] = tuple(parse_positive_ints(dims, f"shape of {name!r}"))
+            # dimensions repeat (224x224): never deduplicate them like a list of settings
+            shapes[name] = tuple(_whole_numbers(dims, f"shape of {name!r}", 1))
             pos = match.end()
             if pos < len(text) and text[pos] == ",":
                 pos += 1

@@ -7,7 +7,7 @@ how they are stored.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
 ENGINES = ("openvino", "onnxruntime")
@@ -46,8 +46,9 @@ class RunConfig:
     """One point of a benchmark matrix.
 
     `threads == 0` means the engine's own default; `streams`/`requests` may be "auto"
-    (OpenVINO derives them from the hint; ONNX Runtime uses one session and, in async
-    mode, as many concurrent requests as streams).
+    (OpenVINO derives them from the hint; ONNX Runtime has one session, no streams, and in
+    async mode two concurrent requests, perftui.engines.ort_engine.ASYNC_AUTO_REQUESTS).
+    Sync mode always has one request in flight, whatever `requests` says.
     """
 
     batch: int = 1
@@ -199,9 +200,6 @@ class RunResult:
             benchmark_id=str(data.get("benchmark_id", "")),
             started_at=str(data.get("started_at", "")),
         )
-
-    def with_identity(self, *, id: str, project: str, benchmark_id: str) -> RunResult:
-        return replace(self, id=id, project=project, benchmark_id=benchmark_id)
 
 
 @dataclass(frozen=True)

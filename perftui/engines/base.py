@@ -10,6 +10,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from perftui.domain.errors import InputError
 from perftui.domain.records import LayerProfile, RunConfig, TensorSpec
 
 
@@ -74,6 +75,16 @@ class Engine(ABC):
     def devices(self) -> list[str]:
         """Devices as the engine reports them on this machine (e.g. ["CPU"])."""
 
+    def check_device(self, device: str) -> None:
+        """InputError unless `device` names a device this engine can run on here; engines
+        override it where more than the names in `devices()` work (OpenVINO's AUTO, ...)."""
+        available = self.devices()
+        if device not in available:
+            raise InputError(
+                f"device {device!r} is not available to {self.name} on this machine; "
+                f"available: {', '.join(available) or 'none'}"
+            )
+
     @abstractmethod
     def model_inputs(self, model_path: str) -> list[TensorSpec]:
         """Inputs as declared by the model file (dynamic dims as names or -1)."""
@@ -90,7 +101,7 @@ class Engine(ABC):
     ) -> Prepared:
         """Read and compile the model with `config` mapped to the engine's own knobs.
 
-        `shapes` are the static input shapes already resolved by perftui.bench.shapes
+        `shapes` are the static input shapes already resolved by perftui.bench.inputs
         (batch applied); raise InputError for a device the engine does not have."""
 
 

@@ -375,7 +375,7 @@ class OpenVinoEngine(Engine):
         *,
         profile: bool = False,
     ) -> OpenVinoPrepared:
-        self._check_device(device)
+        self.check_device(device)
         properties = compile_config(config, profile=profile)
         path = _model_file(model_path)
         start = time.perf_counter()
@@ -437,16 +437,23 @@ class OpenVinoEngine(Engine):
             profile=profile,
         )
 
-    def _check_device(self, device: str) -> None:
+    def check_device(self, device: str) -> None:
+        """A device from `devices()` ("GPU.1"), its family ("GPU"), or a virtual device
+        (AUTO, MULTI:GPU,CPU, HETERO:..., BATCH:...) whose targets are all available.
+        OpenVINO's names are case-sensitive ("cpu" does not compile), so they are here too."""
         available = self.devices()
-        family = device.split(":", 1)[0].split(".", 1)[0].upper()
+        known = set(available) | {d.split(".", 1)[0] for d in available}
+        family, _, targets = device.partition(":")
         if family in VIRTUAL_DEVICES:
-            return
-        known = {d.upper() for d in available} | {d.split(".", 1)[0].upper() for d in available}
-        if device.upper() not in known:
+            # "AUTO:-CPU" excludes a device; "MULTI:CPU(4),GPU(2)" gives request counts
+            wanted = [t.strip().lstrip("-").split("(", 1)[0] for t in targets.split(",")]
+            missing = [t for t in wanted if t and t not in known]
+        else:
+            missing = [device] if device not in known else []
+        if missing:
             raise InputError(
-                f"device {device!r} is not available to openvino on this machine; "
-                f"available: {', '.join(available) or 'none'}"
+                f"device {missing[0]!r} is not available to openvino on this machine; "
+                f"available: {', '.join([*available, *VIRTUAL_DEVICES]) or 'none'}"
             )
 
     def _read(self, path: Path) -> ov.Model:

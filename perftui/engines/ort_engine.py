@@ -509,6 +509,9 @@ class OrtEngine(Engine):
             profile=profile,
         )
 
+    def check_device(self, device: str) -> None:
+        self._providers_for(device)
+
     @staticmethod
     def _providers() -> list[str]:
         return list(ort.get_available_providers())
