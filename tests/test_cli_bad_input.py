@@ -101,3 +101,11 @@ def test_ctrl_c_before_the_benchmark_starts_is_one_line_and_130(monkeypatch, cap
     assert cli.main(["projects"]) == 130
     err = capsys.readouterr().err
     assert err.strip() == "perftui: cancelled" and "Traceback" not in err
+
+
+@pytest.mark.parametrize(
+    ("option", "message"), [("--streams=1,2", "no streams"), ("--precision=bf16", "precision")]
+)
+def test_settings_the_engine_cannot_honour_are_refused_before_any_run(option: str, message: str):
+    result = perftui("bench", str(MOBILENET), "--engine", "onnxruntime", option, *QUICK)
+    assert message in one_error_line(result)

@@ -13,13 +13,16 @@ from perftui.engines import get_engine
 
 
 def validate_request(request: BenchmarkRequest) -> None:
-    """Model file readable, engine known, device available, every input shape resolvable."""
+    """Model file readable, engine known, device available, every setting one the engine
+    can honour, every input shape resolvable."""
     project = request.project
     validate_model_file(project.model)
     engine = get_engine(project.engine)
     engine.check_device(project.device)
     if not request.configs:
         raise InputError("the benchmark matrix is empty; give at least one batch and thread count")
+    for config in request.configs:
+        engine.check_config(config)
     declared = engine.model_inputs(str(Path(project.model)))
     for batch in sorted({config.batch for config in request.configs}):
         resolve_shapes(declared, batch, request.shapes)

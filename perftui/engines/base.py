@@ -75,6 +75,10 @@ class Engine(ABC):
     def devices(self) -> list[str]:
         """Devices as the engine reports them on this machine (e.g. ["CPU"])."""
 
+    @abstractmethod
+    def check_config(self, config: RunConfig) -> None:
+        """InputError for a setting this engine cannot honour (checked before any run)."""
+
     def check_device(self, device: str) -> None:
         """InputError unless `device` names a device this engine can run on here; engines
         override it where more than the names in `devices()` work (OpenVINO's AUTO, ...)."""

@@ -454,15 +454,7 @@ class OrtEngine(Engine):
         profile: bool = False,
     ) -> OrtPrepared:
         providers = self._providers_for(device)
-        if config.streams not in (AUTO, 1):
-            raise InputError("ONNX Runtime has no streams; use --streams auto")
-        if config.precision not in (None, "f32"):
-            raise InputError(
-                f"ONNX Runtime runs the model's own precision; --precision {config.precision} "
-                "needs the openvino engine (or a model converted to that precision)"
-            )
-        if config.threads < 0:
-            raise InputError(f"threads must be 0 (engine default) or more, not {config.threads}")
+        self.check_config(config)
         if config.api == "sync":
             requests = 1
         elif config.requests == AUTO:
@@ -508,6 +500,17 @@ class OrtEngine(Engine):
             providers=providers,
             profile=profile,
         )
+
+    def check_config(self, config: RunConfig) -> None:
+        if config.streams not in (AUTO, 1):
+            raise InputError("ONNX Runtime has no streams; use --streams auto")
+        if config.precision not in (None, "f32"):
+            raise InputError(
+                f"ONNX Runtime runs the model's own precision; --precision {config.precision} "
+                "needs the openvino engine (or a model converted to that precision)"
+            )
+        if config.threads < 0:
+            raise InputError(f"threads must be 0 (engine default) or more, not {config.threads}")
 
     def check_device(self, device: str) -> None:
         self._providers_for(device)
