@@ -324,7 +324,9 @@ def test_mobilenet_sync_and_profile(name: str) -> None:
     latency_ms = _median_sync_latency(prepared, 10) * 1000.0
     rows = prepared.layer_profile(10)
     total = sum(row.time_ms for row in rows)
-    assert latency_ms / 3 < total < latency_ms * 3
+    # same order: a sum over the 10 requests instead of their mean would be ~10x off; the
+    # slack is for a shared, noisy machine (ORT's profiler also adds its own overhead)
+    assert latency_ms / 5 < total < latency_ms * 5
     assert any(row.original_names for row in rows)
 
 

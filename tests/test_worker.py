@@ -55,6 +55,9 @@ class FakeEngine(Engine):
     def devices(self) -> list[str]:
         return ["CPU"]
 
+    def check_config(self, config: RunConfig) -> None:
+        return None
+
     def model_inputs(self, model_path: str) -> list[TensorSpec]:
         return [INPUT]
 
