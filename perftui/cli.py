@@ -202,25 +202,33 @@ def cmd_bench(args: argparse.Namespace) -> int:
     client = BenchmarkClient(request, None if args.no_save else open_store(args))
     printer = ProgressPrinter(sys.stderr, client.total)
 
-    def on_interrupt(*_: object) -> None:
-        if client.cancelled:
+    interrupts: list[int] = []
+
+    def on_signal(signum: int, _frame: object) -> None:
+        """Ctrl-C, SIGTERM or a hang-up (SSH drop) cancel; a second Ctrl-C stops at once."""
+        if client.cancelled and signum == signal.SIGINT:
             client.kill()
         else:
-            printer.note(
-                "cancelling: the run in progress stops, finished runs are kept "
-                "(Ctrl-C again to stop at once)"
-            )
             client.cancel()
+        interrupts.append(signum)
 
-    previous = signal.signal(signal.SIGINT, on_interrupt)
+    stop_signals = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+    previous = {signum: signal.signal(signum, on_signal) for signum in stop_signals}
     fatal = None
     try:
         for event in client.events():
+            if interrupts == [signal.SIGINT]:  # printed here, not in the handler
+                printer.note(
+                    "cancelling: the run in progress stops, finished runs are kept "
+                    "(Ctrl-C again to stop at once)"
+                )
+                interrupts.append(-1)
             printer.show(event)
             if isinstance(event, Fatal):
                 fatal = event.error
     finally:
-        signal.signal(signal.SIGINT, previous)
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
         printer.close()
     if fatal:
         raise CliError(fatal)

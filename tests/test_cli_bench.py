@@ -233,3 +233,31 @@ def test_inspect_json(tmp_path: Path):
     assert info["flops"] > 0 and info["parameters"] > 0
     text = perftui("inspect", str(ENCODER)).stdout
     assert "input_ids" in text and "seq" in text
+
+
+def test_sigterm_cancels_like_ctrl_c(tmp_path: Path):
+    db = tmp_path / "db.json"
+    args = [
+        "--batch",
+        "1,2",
+        "--time",
+        "30",
+        "--iterations",
+        "5",
+        "--project",
+        "t",
+        "--db",
+        str(db),
+    ]
+    process = subprocess.Popen(
+        [sys.executable, "-m", "perftui", "bench", str(MOBILENET), *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    time.sleep(3)  # well into the first 30-second window
+    process.terminate()
+    _, err = process.communicate(timeout=60)
+    assert process.returncode == 130, err
+    runs = json.loads(perftui("show", "t", "--json", db=db).stdout)["runs"]
+    assert [r["status"] for r in runs] == ["cancelled"]

@@ -21,10 +21,10 @@ from perftui.bench import protocol
 from perftui.bench.inputs import make_feeds, resolve_shapes
 from perftui.bench.recorder import Tick, WindowRecorder
 from perftui.domain.errors import InputError
-from perftui.domain.records import BenchmarkRequest, RunConfig, RunResult
+from perftui.domain.records import BenchmarkRequest, Budget, RunConfig, RunResult
 from perftui.domain.stats import latency_stats
 from perftui.engines import get_engine
-from perftui.engines.base import Engine
+from perftui.engines.base import Engine, Prepared
 
 
 class Cancellation:
@@ -42,6 +42,23 @@ def one_line(error: BaseException) -> str:
     if isinstance(error, InputError):
         return first
     return f"{type(error).__name__}: {first}" if first else type(error).__name__
+
+
+def warm_up(prepared: Prepared, config: RunConfig, requests: int, cancel: Cancellation) -> None:
+    """Untimed requests through the same path as the timed window: in async mode every
+    request of the queue (or every runner thread) gets its own first inferences."""
+    if requests <= 0 or cancel.requested:
+        return
+    if config.api == "async":
+        budget = Budget(
+            time_s=0.0, iterations=max(requests, int(prepared.resolved.get("requests") or 1))
+        )
+        prepared.run_async(WindowRecorder(budget, config.batch, cancelled=lambda: cancel.requested))
+        return
+    for _ in range(requests):
+        if cancel.requested:
+            break
+        prepared.infer_once()
 
 
 def measure_run(
@@ -78,10 +95,7 @@ def measure_run(
 
         phase = "warmup"
         emit(protocol.PhaseChanged(index, phase))
-        for _ in range(request.budget.warmup):
-            if cancel.requested:
-                break
-            prepared.infer_once()
+        warm_up(prepared, config, request.budget.warmup, cancel)
 
         phase = "timed"
         emit(protocol.PhaseChanged(index, phase))
