@@ -28,7 +28,7 @@ ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_MODEL = ROOT / "sample_models" / "mobilenet_fp32.onnx"
 
 
-def perftui_fps(model: Path, engine: str, api: str, hint: str, seconds: float, batch: int) -> float:
+def perftui_fps(model: Path, engine: str, api: str, hint: str, seconds: int, batch: int) -> float:
     cmd = [
         sys.executable,
         "-m",
@@ -57,9 +57,9 @@ def perftui_fps(model: Path, engine: str, api: str, hint: str, seconds: float, b
     return float(run["throughput_fps"])
 
 
-def benchmark_app_fps(model: Path, api: str, hint: str, seconds: float, batch: int) -> float:
+def benchmark_app_fps(model: Path, api: str, hint: str, seconds: int, batch: int) -> float:
     tool = shutil.which("benchmark_app") or str(Path(sys.executable).parent / "benchmark_app")
-    input_name = _first_input(model)
+    name, shape = input_shape(model, batch)
     cmd = [
         tool,
         "-m",
@@ -71,9 +71,9 @@ def benchmark_app_fps(model: Path, api: str, hint: str, seconds: float, batch: i
         "-hint",
         hint,
         "-t",
-        str(max(1, round(seconds))),
+        str(seconds),
         "-shape",
-        f"{input_name}[{batch},3,224,224]",
+        f"{name}[{','.join(map(str, shape))}]",
     ]
     out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
     match = re.search(r"Throughput:\s+([\d.]+)\s*FPS", out)
@@ -82,22 +82,32 @@ def benchmark_app_fps(model: Path, api: str, hint: str, seconds: float, batch: i
     return float(match.group(1))
 
 
-def _first_input(model: Path) -> str:
+def input_shape(model: Path, batch: int) -> tuple[str, list[int]]:
+    """The model's single input with the batch as first dimension (other dims must be fixed)."""
     import onnx
 
-    return onnx.load(str(model), load_external_data=False).graph.input[0].name
+    graph = onnx.load(str(model), load_external_data=False).graph
+    initializers = {init.name for init in graph.initializer}
+    inputs = [i for i in graph.input if i.name not in initializers]
+    if len(inputs) != 1:
+        raise SystemExit(f"{model} has {len(inputs)} inputs; this script compares one-input models")
+    dims = [d.dim_value for d in inputs[0].type.tensor_type.shape.dim][1:]
+    if not all(d > 0 for d in dims):
+        raise SystemExit(f"{model}: only the batch dimension may be dynamic here")
+    return inputs[0].name, [batch, *dims]
 
 
 BARE_ORT = """
 import sys, time
 import numpy as np
 import onnxruntime as ort
-model, seconds, batch = sys.argv[1], float(sys.argv[2]), int(sys.argv[3])
+model, seconds = sys.argv[1], float(sys.argv[2])
+shape = [int(d) for d in sys.argv[3].split(",")]
 options = ort.SessionOptions()
 options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
 session = ort.InferenceSession(model, options, providers=["CPUExecutionProvider"])
 spec = session.get_inputs()[0]
-feeds = {spec.name: np.random.default_rng(0).random((batch, 3, 224, 224), dtype=np.float32)}
+feeds = {spec.name: np.random.default_rng(0).random(shape, dtype=np.float32)}
 for _ in range(10):
     session.run(None, feeds)
 count, start = 0, time.perf_counter()
@@ -107,12 +117,13 @@ while True:
     now = time.perf_counter()
     if now - start >= seconds and count >= 1:
         break
-print(count * batch / (now - start))
+print(count * shape[0] / (now - start))
 """
 
 
-def bare_ort_fps(model: Path, seconds: float, batch: int) -> float:
-    cmd = [sys.executable, "-c", BARE_ORT, str(model), str(seconds), str(batch)]
+def bare_ort_fps(model: Path, seconds: int, batch: int) -> float:
+    _, shape = input_shape(model, batch)
+    cmd = [sys.executable, "-c", BARE_ORT, str(model), str(seconds), ",".join(map(str, shape))]
     return float(subprocess.run(cmd, capture_output=True, text=True, check=True).stdout)
 
 
@@ -122,8 +133,11 @@ def compare(
     ratios = []
     print(f"\n{name}")
     for i in range(pairs):
-        a = ours()
-        b = reference()
+        # alternate which goes first, so drift (thermal, other load) does not favour one side
+        if i % 2 == 0:
+            a, b = ours(), reference()
+        else:
+            b, a = reference(), ours()
         ratios.append(a / b)
         print(f"  pair {i + 1}: perftui {a:9.1f} fps   reference {b:9.1f} fps   ratio {a / b:.3f}")
     median = statistics.median(ratios)
@@ -134,7 +148,7 @@ def compare(
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--model", type=Path, default=DEFAULT_MODEL)
-    parser.add_argument("--time", type=float, default=5.0, help="seconds per measurement")
+    parser.add_argument("--time", type=int, default=5, help="whole seconds per measurement")
     parser.add_argument("--pairs", type=int, default=3)
     parser.add_argument("--batch", type=int, default=1)
     args = parser.parse_args()
