@@ -1,17 +1,30 @@
+from dataclasses import replace
+
 import pytest
 
 from perftui.domain.compare import (
     Candidate,
+    compare_chart,
     compare_layer_types,
+    compare_projects,
+    config_lines,
+    default_projects,
+    default_threshold,
     distribution,
     filter_pairs,
+    inference_time,
     join_layers,
+    layer_detail,
     normalised_name,
+    parse_min_delta,
+    run_marks,
     sort_layer_types,
     sort_pairs,
     sweet_spot,
 )
-from perftui.domain.records import LatencyStats, LayerProfile, RunConfig, RunResult
+from perftui.domain.errors import InputError
+from perftui.domain.records import LatencyStats, LayerProfile, Project, RunConfig, RunResult
+from perftui.domain.summary import ProjectSummary
 
 
 def run(id: str, fps: float, median: float, p99: float | None = None, status: str = "ok"):
@@ -174,3 +187,144 @@ def test_renamed_fused_layers_pair_by_scope_and_related_type():
     assert pairs["fc/Gemm"].b.name == "fc/Gemm/WithoutBiases"
     assert pairs["in_reorder"].presence == "a_only"
     assert pairs["block3/pw/Reorder"].presence == "b_only"
+
+
+# --- the compare screen's pure helpers ---------------------------------------------------------
+
+
+def cfg_run(id, batch, threads, fps, median, started="2025-01-01T00:00:00", layers=None):
+    base = run(id, fps, median)
+    config = RunConfig(batch=batch, threads=threads)
+    return replace(base, config=config, started_at=started, layers=layers)
+
+
+def summary(fps):
+    return ProjectSummary(1 if fps else 0, 1 if fps else 0, fps, 1.0 if fps else None, None)
+
+
+def test_default_projects_b_has_the_best_throughput_a_its_source():
+    fp32 = Project("fp32", "m.onnx", "openvino")
+    int8 = Project("int8", "m8.onnx", "openvino", source_project="fp32")
+    other = Project("ort", "m.onnx", "onnxruntime")
+    assert default_projects(
+        [(fp32, summary(200)), (int8, summary(450)), (other, summary(300))]
+    ) == (
+        "fp32",
+        "int8",
+    )
+    # no source project: the next best measured project
+    plain = replace(int8, source_project=None)
+    assert default_projects(
+        [(fp32, summary(200)), (plain, summary(450)), (other, summary(300))]
+    ) == (
+        "ort",
+        "int8",
+    )
+    # nothing measured yet: names in order; one project or none
+    assert default_projects([(fp32, summary(None)), (other, summary(None))]) == ("ort", "fp32")
+    assert default_projects([(fp32, summary(100))]) == (None, "fp32")
+    assert default_projects([]) == (None, None)
+
+
+def test_default_threshold_lets_every_run_qualify():
+    runs = [run("a", 100, 3.95), run("b", 50, 10.11), run("f", 0, 1, status="failed")]
+    assert default_threshold(runs) == 11
+    assert default_threshold(runs[:1]) == pytest.approx(4.0)
+    assert default_threshold([run("c", 10, 0.1234)]) == pytest.approx(0.13)
+    assert default_threshold(runs, "p99") == pytest.approx(21)  # p99 is twice the median
+    assert default_threshold([]) is None
+    spot = sweet_spot([Candidate("A", r) for r in runs], default_threshold(runs))
+    assert spot is not None and spot.run.id == "a"
+
+
+@pytest.mark.parametrize("text", ["abc", "-1", "nan", "inf", "1e999"])
+def test_min_delta_rejects_what_is_not_a_non_negative_number(text):
+    with pytest.raises(InputError, match="delta filter"):
+        parse_min_delta(text)
+
+
+def test_min_delta_accepts_empty_zero_and_numbers():
+    assert parse_min_delta("") == 0 and parse_min_delta(" 0 ") == 0
+    assert parse_min_delta("0.05") == 0.05
+
+
+def test_chart_lines_group_runs_by_settings_but_batch():
+    runs = [
+        cfg_run("a4", 4, 0, 400, 10),
+        cfg_run("a1", 1, 0, 200, 5),
+        cfg_run("a2t", 2, 2, 300, 7),
+        cfg_run("a1b", 1, 0, 210, 5, started="2025-01-02T00:00:00"),
+        run("failed", 0, 1, status="failed"),
+    ]
+    lines = config_lines("A", runs, "median")
+    assert [(line.label, [p.run_id for p in line.points]) for line in lines] == [
+        ("t2", ["a2t"]),
+        ("t:auto", ["a1", "a1b", "a4"]),
+    ]
+    point = lines[1].points[2]
+    assert (point.label, point.latency_ms, point.throughput_fps) == ("b4 t:auto", 10, 400)
+    assert config_lines("A", runs, "p99")[1].points[2].latency_ms == 20
+
+
+def test_chart_marks_the_compared_runs_and_the_sweet_spot():
+    a_runs = [cfg_run("a1", 1, 0, 200, 5), cfg_run("a4", 4, 0, 400, 12)]
+    b_runs = [cfg_run("b1", 1, 0, 300, 4), cfg_run("b4", 4, 0, 600, 20)]
+    c = compare_projects("fp32", a_runs, "int8", b_runs, 6.0)
+    chart = compare_chart(c, a_runs, b_runs)
+    assert [(m.text, m.run_id, m.sweet) for m in chart.marks] == [
+        ("A", "a1", False),
+        ("B*", "b1", True),
+    ]
+    assert len(chart.lines) == 2 and len(chart.points) == 4
+    assert run_marks(c) == {("A", "a1"): "A", ("B", "b1"): "B*"}
+    # a pinned run is compared, the sweet spot stays where it is and keeps its own mark
+    pinned = compare_projects("fp32", a_runs, "int8", b_runs, 6.0, b_pinned="b4")
+    assert pinned.b.id == "b4" and pinned.sweet.run.id == "b1"
+    assert run_marks(pinned) == {("A", "a1"): "A", ("B", "b4"): "B", ("B", "b1"): "*"}
+    # a pin that is not among the runs is ignored; no threshold: no sweet spot
+    assert compare_projects("fp32", a_runs, "int8", b_runs, None, a_pinned="zz").a.id == "a4"
+    assert compare_chart(compare_projects("x", [], "y", [], None), [], []).marks == ()
+
+
+def test_inference_time_bars_and_ratio():
+    a_runs, b_runs = [cfg_run("a1", 1, 0, 200, 5)], [cfg_run("b1", 1, 0, 300, 4)]
+    c = compare_projects("fp32", a_runs, "int8", b_runs, None, "p99")
+    tput = inference_time(c)
+    assert [(b.side, b.project, b.run_label, b.value) for b in tput.bars] == [
+        ("A", "fp32", "b1 t:auto", 200),
+        ("B", "int8", "b1 t:auto", 300),
+    ]
+    assert tput.ratio == pytest.approx(1.5) and tput.unit == "items/s"
+    lat = inference_time(c, "latency")
+    assert [b.value for b in lat.bars] == [10, 8] and lat.ratio == pytest.approx(0.8)
+    assert lat.unit == "ms (p99)"
+    missing = inference_time(compare_projects("fp32", a_runs, "int8", [], None))
+    assert missing.bars[1].value is None and missing.ratio is None
+    with pytest.raises(ValueError):
+        inference_time(c, "power")
+
+
+def test_layer_detail_shows_what_differs_and_when_a_version_did_not_run_it():
+    pairs = {p.name: p for p in join_layers(FP32, INT8)}
+    both = layer_detail(pairs["block1/dw/Conv"], "fp32", "int8")
+    rows = {r.label: r for r in both.rows}
+    assert (rows["precision"].a, rows["precision"].b, rows["precision"].differs) == (
+        "FP32",
+        "I8",
+        True,
+    )
+    assert rows["type"].differs is False and rows["name"].b == "block1/dw/Conv_quant"
+    assert both.notice is None and both.executed_in == "both"
+    assert both.matched_by == "normalised name"
+    only_b = layer_detail(pairs["input/QuantizeLinear"], "fp32", "int8")
+    assert only_b.notice.startswith("Not executed in A (fp32): no layer of A matches")
+    assert {r.a for r in only_b.rows} == {""} and not any(r.differs for r in only_b.rows)
+    fused = layer_detail(pairs["relu_fused"], "fp32", "int8")
+    assert fused.notice.startswith("Not executed in A (fp32): the engine reports it as optimized")
+    assert "Not executed in B (int8)" in fused.notice
+
+
+def test_sort_pairs_reverse():
+    pairs = join_layers(FP32, INT8)
+    assert sort_pairs(pairs, "delta", reverse=True)[-1].name == "conv1"
+    assert sort_pairs(pairs, "name", reverse=True)[0].name == "relu_fused"

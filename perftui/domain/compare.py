@@ -6,12 +6,16 @@ Pure functions over stored records, shared by `perftui compare` and the dashboar
 
 from __future__ import annotations
 
+import math
 import re
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, replace
 
+from perftui.domain.errors import InputError
 from perftui.domain.profile import LayerTypeRow, layer_type_summary
-from perftui.domain.records import LayerProfile, RunResult
+from perftui.domain.records import LayerProfile, Project, RunConfig, RunResult
+from perftui.domain.series import short_label
+from perftui.domain.summary import ProjectSummary
 
 LATENCY_STATS = ("median", "p90", "p99")
 
@@ -244,14 +248,21 @@ def filter_pairs(pairs: Sequence[LayerPair], min_delta_ms: float = 0.0) -> list[
     return [p for p in pairs if p.delta_ms is None or abs(p.delta_ms) >= min_delta_ms]
 
 
-def sort_pairs(pairs: Sequence[LayerPair], key: str = "delta") -> list[LayerPair]:
-    """'delta' sorts by |delta| (one-sided layers by their time), figures descend, names ascend."""
+def sort_pairs(
+    pairs: Sequence[LayerPair], key: str = "delta", reverse: bool = False
+) -> list[LayerPair]:
+    """'delta' sorts by |delta| (one-sided layers by their time), figures descend, names ascend;
+    `reverse` turns the order round."""
     if key not in LAYER_SORT_KEYS:
         raise ValueError(f"unknown sort key {key!r}; one of {', '.join(LAYER_SORT_KEYS)}")
     if key == "name":
-        return sorted(pairs, key=lambda p: p.name.casefold())
+        return sorted(pairs, key=lambda p: p.name.casefold(), reverse=reverse)
     if key == "type":
-        return sorted(pairs, key=lambda p: ((p.a or p.b).type.casefold(), p.name))  # type: ignore[union-attr]
+        return sorted(
+            pairs,
+            key=lambda p: ((p.a or p.b).type.casefold(), p.name),  # type: ignore[union-attr]
+            reverse=reverse,
+        )
 
     def value(pair: LayerPair) -> float:
         if key == "delta":
@@ -263,16 +274,23 @@ def sort_pairs(pairs: Sequence[LayerPair], key: str = "delta") -> list[LayerPair
         found = getattr(pair, key)
         return -1.0 if found is None else float(found)
 
-    return sorted(pairs, key=value, reverse=True)
+    return sorted(pairs, key=value, reverse=not reverse)
 
 
 # --- two projects ---------------------------------------------------------------------------
 
 
-def pick_run(runs: Sequence[RunResult], threshold_ms: float | None, stat: str) -> RunResult | None:
-    """A side's representative run: its own sweet spot under the threshold, else (no run under
-    it, or no threshold) its highest-throughput successful run."""
+def pick_run(
+    runs: Sequence[RunResult], threshold_ms: float | None, stat: str, pinned: str | None = None
+) -> RunResult | None:
+    """A side's representative run: the pinned run (by id) when it is among the successful
+    runs, else its own sweet spot under the threshold, else (no run under it, or no
+    threshold) its highest-throughput successful run."""
     ok = [r for r in runs if run_latency(r, stat) is not None]
+    if pinned is not None:
+        found = next((r for r in ok if r.id == pinned), None)
+        if found is not None:
+            return found
     if threshold_ms is not None:
         spot = sweet_spot((Candidate("A", r) for r in ok), threshold_ms, stat)
         if spot is not None:
@@ -301,11 +319,17 @@ def compare_projects(
     b_runs: Sequence[RunResult],
     threshold_ms: float | None = None,
     stat: str = "median",
+    a_pinned: str | None = None,
+    b_pinned: str | None = None,
 ) -> Comparison:
-    """Everything `perftui compare` and the compare screen show, from the selected runs."""
+    """Everything `perftui compare` and the compare screen show, from the selected runs.
+
+    A pinned run id makes that run its side's compared run; the sweet spot never depends on
+    pins (it is searched among all the given runs)."""
     candidates = [Candidate("A", r) for r in a_runs] + [Candidate("B", r) for r in b_runs]
     sweet = sweet_spot(candidates, threshold_ms, stat) if threshold_ms is not None else None
-    a, b = pick_run(a_runs, threshold_ms, stat), pick_run(b_runs, threshold_ms, stat)
+    a = pick_run(a_runs, threshold_ms, stat, a_pinned)
+    b = pick_run(b_runs, threshold_ms, stat, b_pinned)
     notes = []
     if threshold_ms is not None and sweet is None:
         notes.append(f"no selected run has a {stat} latency at or under {threshold_ms:g} ms")
@@ -331,4 +355,254 @@ def compare_projects(
         layer_types=compare_layer_types(layers_a, layers_b) if profiled else [],
         layers=sort_pairs(join_layers(layers_a, layers_b)) if profiled else [],
         notes=notes,
+    )
+
+
+# --- the compare screen: defaults, chart series, inference time, layer detail ---------------
+
+
+def default_projects(
+    summaries: Sequence[tuple[Project, ProjectSummary]],
+) -> tuple[str | None, str | None]:
+    """(A, B) to compare when nobody chose: B is the project with the best throughput (as the
+    Workbench does); A is the project B was optimized from when it exists, else the next
+    best project with successful runs, else the first other project by name."""
+    if not summaries:
+        return None, None
+    names = [project.name for project, _ in summaries]
+    measured = [(s.best_throughput_fps, p.name) for p, s in summaries if s.best_throughput_fps]
+    measured.sort(key=lambda item: (-(item[0] or 0.0), item[1]))
+    b = measured[0][1] if measured else names[0]
+    source = next((p.source_project for p, _ in summaries if p.name == b), None)
+    if source in names and source != b:
+        return source, b
+    others = [name for _, name in measured if name != b] + [n for n in names if n != b]
+    return (others[0] if others else None), b
+
+
+def default_threshold(runs: Iterable[RunResult], stat: str = "median") -> float | None:
+    """A starting threshold every given successful run meets: the highest latency rounded up
+    to two significant digits (10.11 -> 11, 3.95 -> 4). None without a successful run."""
+    values = [v for r in runs if (v := run_latency(r, stat)) is not None]
+    if not values:
+        return None
+    top = max(values)
+    if top <= 0:
+        return 1.0
+    step = 10.0 ** (math.floor(math.log10(top)) - 1)
+    return round(math.ceil(top / step - 1e-9) * step, 9)
+
+
+def parse_min_delta(text: str) -> float:
+    """The kernel-level delta filter in ms: empty means none (0), else a number >= 0."""
+    cleaned = str(text).strip()
+    if not cleaned:
+        return 0.0
+    try:
+        value = float(cleaned)
+    except ValueError:
+        raise InputError(
+            f"delta filter {cleaned!r} is not a number; give milliseconds >= 0, e.g. 0.05"
+        ) from None
+    if not value >= 0 or value == float("inf"):
+        raise InputError(f"delta filter {value:g} is out of range; give milliseconds >= 0")
+    return value
+
+
+@dataclass(frozen=True)
+class ChartPoint:
+    """One run on the latency (x) / throughput (y) chart."""
+
+    run_id: str
+    label: str
+    """The run's settings, e.g. 'b4 t2'."""
+    latency_ms: float
+    throughput_fps: float
+
+
+@dataclass(frozen=True)
+class ChartLine:
+    """The runs of one configuration line of a project: same settings but the batch size,
+    ordered by batch size (then start time), joined on the chart."""
+
+    side: str
+    label: str
+    """The settings the runs share, e.g. 't:auto' or 't2 thr async'."""
+    points: tuple[ChartPoint, ...]
+
+
+@dataclass(frozen=True)
+class ChartMark:
+    """A labelled point: the compared runs ('A', 'B') and the sweet spot ('*' added)."""
+
+    side: str
+    run_id: str
+    text: str
+    latency_ms: float
+    throughput_fps: float
+    sweet: bool
+
+
+@dataclass(frozen=True)
+class CompareChart:
+    stat: str
+    threshold_ms: float | None
+    lines: tuple[ChartLine, ...]
+    marks: tuple[ChartMark, ...]
+
+    @property
+    def points(self) -> list[ChartPoint]:
+        return [point for line in self.lines for point in line.points]
+
+
+SWEET_MARK = "*"
+
+
+def line_label(config: RunConfig) -> str:
+    """A configuration line's settings: the run label without the batch size."""
+    return short_label(replace(config, batch=1)).split(" ", 1)[1]
+
+
+def config_lines(side: str, runs: Iterable[RunResult], stat: str) -> list[ChartLine]:
+    """A project's successful runs grouped into configuration lines, ordered by label."""
+    groups: dict[str, list[tuple[tuple[int, str, str], ChartPoint]]] = {}
+    for run in runs:
+        latency = run_latency(run, stat)
+        if latency is None:
+            continue
+        point = ChartPoint(run.id, short_label(run.config), latency, run.throughput_fps)
+        key = (run.config.batch, run.started_at, run.id)
+        groups.setdefault(line_label(run.config), []).append((key, point))
+    return [
+        ChartLine(side, label, tuple(point for _, point in sorted(items, key=lambda i: i[0])))
+        for label, items in sorted(groups.items(), key=lambda kv: kv[0].casefold())
+    ]
+
+
+def run_marks(c: Comparison) -> dict[tuple[str, str], str]:
+    """(side, run id) -> its label on the chart and in the runs table: 'A', 'B', 'A*', 'B*',
+    or '*' for a sweet spot that is not a compared (pinned away) run."""
+    marks: dict[tuple[str, str], str] = {}
+    if c.a is not None:
+        marks["A", c.a.id] = "A"
+    if c.b is not None:
+        marks["B", c.b.id] = "B"
+    if c.sweet is not None:
+        key = (c.sweet.side, c.sweet.run.id)
+        marks[key] = marks.get(key, "") + SWEET_MARK
+    return marks
+
+
+def compare_chart(
+    c: Comparison, a_runs: Iterable[RunResult], b_runs: Iterable[RunResult]
+) -> CompareChart:
+    """The setup chart: each project's configuration lines and the labelled points."""
+    lines = config_lines("A", a_runs, c.stat) + config_lines("B", b_runs, c.stat)
+    found = {(line.side, p.run_id): p for line in lines for p in line.points}
+    marks = tuple(
+        ChartMark(side, run_id, text, point.latency_ms, point.throughput_fps, SWEET_MARK in text)
+        for (side, run_id), text in sorted(run_marks(c).items())
+        if (point := found.get((side, run_id))) is not None
+    )
+    return CompareChart(c.stat, c.threshold_ms, tuple(lines), marks)
+
+
+METRICS = ("throughput", "latency")
+
+
+@dataclass(frozen=True)
+class InferenceBar:
+    side: str
+    project: str
+    run_label: str
+    value: float | None
+
+
+@dataclass(frozen=True)
+class InferenceTime:
+    """The Inference Time tab: one bar per compared run and B's value over A's."""
+
+    metric: str
+    unit: str
+    bars: tuple[InferenceBar, InferenceBar]
+    ratio: float | None
+    """B / A; None when either side has no value (or A's is zero)."""
+
+
+def inference_time(c: Comparison, metric: str = "throughput") -> InferenceTime:
+    """Throughput (items/s) or latency (the comparison's statistic, ms) of A and B."""
+    if metric not in METRICS:
+        raise ValueError(f"unknown metric {metric!r}; one of {', '.join(METRICS)}")
+
+    def bar(side: str, name: str, run: RunResult | None) -> InferenceBar:
+        if run is None:
+            return InferenceBar(side, name, "", None)
+        value = run.throughput_fps if metric == "throughput" else run_latency(run, c.stat)
+        return InferenceBar(side, name, short_label(run.config), value)
+
+    a, b = bar("A", c.a_name, c.a), bar("B", c.b_name, c.b)
+    ratio = b.value / a.value if a.value and b.value is not None else None
+    unit = "items/s" if metric == "throughput" else f"ms ({c.stat})"
+    return InferenceTime(metric, unit, (a, b), ratio)
+
+
+@dataclass(frozen=True)
+class DetailRow:
+    """One attribute of a layer in A and in B ('' where that version has no such layer)."""
+
+    label: str
+    a: str
+    b: str
+    differs: bool
+
+
+@dataclass(frozen=True)
+class LayerDetail:
+    """The kernel-level detail pane of one joined layer."""
+
+    name: str
+    matched_by: str
+    executed_in: str
+    rows: tuple[DetailRow, ...]
+    notice: str | None
+    """Set when a version did not execute the layer, in plain words."""
+
+
+def layer_detail(pair: LayerPair, a_name: str = "A", b_name: str = "B") -> LayerDetail:
+    """Type, exec type, precision, status, names and original names of a layer in each
+    version, which attributes differ, and a notice when a version did not execute it."""
+
+    fields: list[tuple[str, Callable[[LayerProfile], str]]] = [
+        ("type", lambda x: x.type),
+        ("exec type", lambda x: x.exec_type),
+        ("precision", lambda x: x.precision or "?"),
+        ("status", lambda x: x.status),
+        ("name", lambda x: x.name),
+        ("original", lambda x: ", ".join(x.original_names)),
+    ]
+    rows = []
+    for label, get in fields:
+        a = "" if pair.a is None else get(pair.a)
+        b = "" if pair.b is None else get(pair.b)
+        rows.append(DetailRow(label, a, b, pair.presence == "both" and a != b))
+    sides = {"A": (a_name, pair.a), "B": (b_name, pair.b)}
+    notices = []
+    for side, (name, layer) in sides.items():
+        other = "B" if side == "A" else "A"
+        if layer is None:
+            notices.append(
+                f"Not executed in {side} ({name}): no layer of {side} matches this layer of "
+                f"{other} (fused into another layer, removed, or renamed beyond recognition)."
+            )
+        elif layer.status != "executed":
+            notices.append(
+                f"Not executed in {side} ({name}): the engine reports it as "
+                f"{layer.status.replace('_', ' ')}."
+            )
+    return LayerDetail(
+        name=pair.name,
+        matched_by=pair.matched_by,
+        executed_in=pair.executed_in,
+        rows=tuple(rows),
+        notice=" ".join(notices) or None,
     )

@@ -37,6 +37,11 @@ class PerftuiCommands(Provider):
             ("Projects", app.go_home, "The home screen: every project with its best results"),
             ("New project", app.new_project, "Pick a model file, engine and device"),
             (
+                "Compare projects",
+                app.compare_projects,
+                "Two projects on one latency/throughput chart, sweet spot, layers side by side",
+            ),
+            (
                 "Add sample projects",
                 app.add_samples,
                 "The shipped sample models, with a short benchmark of each",
@@ -57,6 +62,13 @@ class PerftuiCommands(Provider):
                     f"Benchmark {name}",
                     partial(app.configure_benchmark, name),
                     "Configure and start a benchmark of this project",
+                )
+            )
+            commands.append(
+                (
+                    f"Optimize project {name}",
+                    partial(app.optimize_project, name),
+                    "Make its INT8 version (ONNX Runtime quantization) and check its accuracy",
                 )
             )
         return commands
@@ -172,6 +184,18 @@ class PerftuiApp(App[None]):
 
         if (project := self._project(name)) is not None:
             self.push_screen(BenchmarkConfigScreen(project))
+
+    def optimize_project(self, name: str) -> None:
+        from perftui.tui.screens.optimize import open_optimize
+
+        open_optimize(self, name)
+
+    def compare_projects(self, a: str | None = None, b: str | None = None) -> None:
+        """The compare screen for A and B (the defaults when not given)."""
+        from perftui.tui.screens.compare import CompareScreen
+
+        if self.store is not None:
+            self.push_screen(CompareScreen(a, b))
 
     def new_project(self) -> None:
         from perftui.tui.screens.new_project import NewProjectScreen

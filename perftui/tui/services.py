@@ -1,8 +1,9 @@
 """What the dashboard asks of the rest of perftui, behind one injectable object.
 
 The defaults call the real engines (device lists), the model inspector, the request
-validator and the child-process benchmark client; tests pass fakes. Every call here may be
-slow or import an engine library, so screens make them from thread workers only.
+validator, the child-process benchmark client and the child-process `perftui optimize`;
+tests pass fakes. Every call here may be slow or import an engine library, so screens make
+them from thread workers only.
 """
 
 from __future__ import annotations
@@ -14,9 +15,12 @@ from typing import TYPE_CHECKING, Any, Protocol
 from perftui.domain.records import ENGINES, BenchmarkRequest, RunResult
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from perftui.bench.protocol import Event
     from perftui.domain.inspect import ModelInfo
     from perftui.domain.store import Store
+    from perftui.optimize.runner import OptimizeEvent, OptimizeOptions
 
 
 class Client(Protocol):
@@ -27,6 +31,16 @@ class Client(Protocol):
     def events(self) -> Iterator[Event]: ...
 
     def cancel(self) -> None: ...
+
+
+class Optimizer(Protocol):
+    """The part of perftui.optimize.runner.OptimizeProcess the dashboard uses."""
+
+    def events(self) -> Iterator[OptimizeEvent]: ...
+
+    def cancel(self) -> None: ...
+
+    def kill(self) -> None: ...
 
 
 def probe_devices() -> dict[str, list[str] | str]:
@@ -66,6 +80,14 @@ def client(request: BenchmarkRequest, store: Store) -> Client:
     return BenchmarkClient(request, store)
 
 
+def optimize(options: OptimizeOptions, db_path: Path) -> Optimizer:
+    """`perftui optimize` in a child process on the database at `db_path` (not yet started:
+    `events()` runs it)."""
+    from perftui.optimize.runner import OptimizeProcess
+
+    return OptimizeProcess(options, db_path)
+
+
 @dataclass
 class Services:
     """The dashboard's back ends; replace any of them in tests."""
@@ -74,3 +96,4 @@ class Services:
     inspect: Any = inspect
     validate: Any = validate
     client: Any = client
+    optimize: Any = optimize

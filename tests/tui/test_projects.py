@@ -96,14 +96,14 @@ async def test_delete_asks_first(app, db: Path):
 
 async def test_mark_two_and_compare(app):
     async with app.run_test() as pilot:
-        await pilot.press("down", "m", "down", "c")
+        await pilot.press("down", "m", "down")
         await pilot.pause()
         assert app.screen.marked == ["net-fp32"]
         assert [row[0][0] for row in rows(app)] == [" ", "*", " "]
-        # without a compare screen yet the app says so instead of failing
-        assert (
-            isinstance(app.screen, ProjectsScreen) or type(app.screen).__name__ == "CompareScreen"
-        )
+        await pilot.press("c")
+        await pilot.pause()
+        assert type(app.screen).__name__ == "CompareScreen"
+        assert app.screen.names == {"A": "net-fp32", "B": "net-int8"}
 
 
 async def test_empty_database_offers_the_samples(empty_app, services):

@@ -14,20 +14,11 @@ from perftui.tui.screens.configure import BenchmarkConfigScreen
 from perftui.tui.screens.detail import ProjectDetailScreen
 from perftui.tui.screens.live import LiveRunScreen
 from perftui.tui.screens.new_project import NewProjectScreen
+from tests.tui.snapshot_helpers import settle
 
 pytestmark = pytest.mark.tui
 
 SIZES = [pytest.param((80, 24), id="80x24"), pytest.param((120, 40), id="120x40")]
-
-
-async def settle(pilot, condition=lambda: True, tries: int = 100) -> None:
-    for _ in range(tries):
-        await pilot.pause(0.02)
-        if condition():
-            break
-    await pilot.pause(0.1)
-    pilot.app.clear_notifications()
-    await pilot.pause()
 
 
 @pytest.mark.parametrize("size", SIZES)

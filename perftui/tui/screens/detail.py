@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from typing import TYPE_CHECKING, ClassVar
 
 from rich.markup import escape
@@ -9,6 +10,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
+from textual.css.query import NoMatches
 from textual.lazy import Lazy
 from textual.widget import Widget
 from textual.widgets import DataTable, Footer, Header, Static, TabbedContent, TabPane
@@ -39,9 +41,11 @@ from perftui.domain.series import (
     threads_label,
     throughput_bars,
 )
+from perftui.optimize.notes import Optimization, derived_projects, optimization_of
 from perftui.tui import format as fmt
 from perftui.tui.screens.base import PerftuiScreen, one_line
 from perftui.tui.screens.dialogs import ConfirmScreen
+from perftui.tui.screens.optimize import open_optimize, optimization_lines
 from perftui.tui.widgets.charts import BarChart, ScalingChart
 from perftui.tui.widgets.modelinfo import describe
 
@@ -75,10 +79,16 @@ class Pane(Widget):
         return self.screen  # type: ignore[return-value]
 
     def on_mount(self) -> None:
-        self.populate()
+        self.redraw()
 
     def populate(self) -> None:
         """Redraw from the screen's state."""
+
+    def redraw(self) -> None:
+        """`populate`, unless the pane is being taken down (its widgets are gone already: a
+        late Mount, or the model inspection ending, while the screen closes)."""
+        with contextlib.suppress(NoMatches):
+            self.populate()
 
 
 class SummaryPane(Pane):
@@ -93,6 +103,10 @@ class SummaryPane(Pane):
             f"[b]Model[/]     {escape(fmt.short_path(p.model))}",
             f"[b]Engine[/]    {p.engine} on {p.device}",
         ]
+        if d.optimization is not None:
+            lines += optimization_lines(d.optimization)
+        if d.derived:
+            lines.append(f"[b]INT8[/]      {escape(', '.join(d.derived))}")
         run = d.selected
         if run is None:
             lines += ["", "No runs yet: press [b]b[/] to benchmark this project."]
@@ -375,18 +389,28 @@ class ProjectDetailScreen(PerftuiScreen):
         "(latency statistics of one batch/threads point), thread scaling at a fixed batch, "
         "batch scaling at fixed threads, and throughput across runs. Types and Layers: the "
         "per-layer profile of the selected run (or the newest profiled one). FLOPs: "
-        "theoretical FLOPs per node beside the measured time of the layer that ran it."
+        "theoretical FLOPs per node beside the measured time of the layer that ran it. "
+        "INT8 (i) makes the INT8 version of the project with ONNX Runtime quantization; the "
+        "Summary of an INT8 project says what it was made from and how far its outputs are "
+        "from the FP32 model's."
     )
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("b", "benchmark", "Bench", id="benchmark"),
         Binding("r", "rerun", "Re-run", id="rerun"),
         Binding("R", "rerun_benchmark", "Re-run benchmark", id="rerun_benchmark", show=False),
         Binding("d", "remove", "Remove", id="remove"),
+        Binding(
+            "i",
+            "optimize",
+            "INT8",
+            id="optimize",
+            tooltip="Optimize (INT8): make the INT8 version of this project",
+        ),
         Binding("v", "view", "View", id="view"),
         Binding("f", "fixed", "Fixed", id="fixed"),
         Binding("s", "sort", "Sort", id="sort"),
         Binding("S", "reverse_sort", "Reverse sort", id="reverse_sort", show=False),
-        Binding("]", "tab(1)", "Next tab", id="next_tab"),
+        Binding("]", "tab(1)", "Tab", id="next_tab", tooltip="Next tab (1-6: a tab by number)"),
         Binding("[", "tab(-1)", "Previous tab", id="previous_tab", show=False),
         *[
             Binding(
@@ -409,6 +433,8 @@ class ProjectDetailScreen(PerftuiScreen):
         self.selected_id: str | None = None
         self.info: ModelInfo | None = None
         self.info_error = ""
+        self.optimization: Optimization | None = None
+        self.derived: list[str] = []
         self.chart_view = "threads"
         self.fixed_index = 0
         self.layer_sort = "time"
@@ -451,6 +477,7 @@ class ProjectDetailScreen(PerftuiScreen):
         try:
             project = self.store.get_project(self.project_name)
             runs = self.store.runs(self.project_name) if project else []
+            derived = derived_projects(self.project_name, self.store.projects())
         except StoreError as error:
             self.report(error, "Database")
             return False
@@ -459,6 +486,7 @@ class ProjectDetailScreen(PerftuiScreen):
             self.app.pop_screen()
             return False
         self.project, self.runs = project, runs
+        self.optimization, self.derived = optimization_of(project), derived
         if self.selected_id not in {r.id for r in runs}:
             self.selected_id = None
         ok = ok_runs(runs)
@@ -506,7 +534,7 @@ class ProjectDetailScreen(PerftuiScreen):
 
     def populate(self) -> None:
         for pane in self.query(Pane):
-            pane.populate()
+            pane.redraw()
 
     # ------------------------------------------------------------------ inspection
 
@@ -545,7 +573,7 @@ class ProjectDetailScreen(PerftuiScreen):
             self.selected_id = key
             for pane in self.query(Pane):
                 if not isinstance(pane, RunsPane):
-                    pane.populate()
+                    pane.redraw()
 
     def _need_run(self) -> RunResult | None:
         run = self.selected
@@ -557,6 +585,9 @@ class ProjectDetailScreen(PerftuiScreen):
         from perftui.tui.screens.configure import BenchmarkConfigScreen
 
         self.app.push_screen(BenchmarkConfigScreen(self.project))
+
+    def action_optimize(self) -> None:
+        open_optimize(self.perftui, self.project.name)
 
     def action_rerun(self) -> None:
         if (run := self._need_run()) is None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from rich.markup import escape
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -14,10 +15,12 @@ from perftui.domain.errors import InputError, StoreError
 from perftui.domain.profile import runtime_precision
 from perftui.domain.quickstart import SAMPLE_PROJECTS, quick_request, sample_projects
 from perftui.domain.records import Project
+from perftui.optimize.notes import derived_projects, optimization_of
 from perftui.samples import sample_models
 from perftui.tui import format as fmt
 from perftui.tui.screens.base import PerftuiScreen
 from perftui.tui.screens.dialogs import ConfirmScreen, PromptScreen
+from perftui.tui.screens.optimize import open_optimize
 
 EMPTY_TEXT = (
     "[b]No projects yet.[/b]\n\n"
@@ -35,7 +38,10 @@ class ProjectsScreen(PerftuiScreen):
     HELP = (
         "Every project (a model on an engine and device) with its best throughput, best median "
         "latency and number of runs. Open a project for its runs, scaling charts and layer "
-        "profiles; benchmark it to add runs. Mark two projects with space to compare them."
+        "profiles; benchmark it to add runs. Mark two projects with space to compare them. "
+        "INT8 (i) makes the INT8 version of the project under the cursor (ONNX Runtime "
+        "quantization, with an accuracy check); the line under the table says which project "
+        "an INT8 one was made from."
     )
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("n", "new", "New", id="new"),
@@ -43,6 +49,13 @@ class ProjectsScreen(PerftuiScreen):
         Binding("b", "benchmark", "Bench", id="benchmark"),
         Binding("m,space", "mark", "Mark", id="mark"),
         Binding("c", "compare", "Compare", id="compare"),
+        Binding(
+            "i",
+            "optimize",
+            "INT8",
+            id="optimize",
+            tooltip="Optimize (INT8): make the INT8 version of the selected project",
+        ),
         Binding("r", "rename", "Rename", id="rename"),
         Binding("d", "delete", "Delete", id="delete"),
         Binding("s", "samples", "Samples", id="samples"),
@@ -53,11 +66,13 @@ class ProjectsScreen(PerftuiScreen):
         super().__init__()
         self.marked: list[str] = []
         self.names: list[str] = []
+        self.projects: dict[str, Project] = {}
 
     def compose(self) -> ComposeResult:
         yield Header()
         table: DataTable[str] = DataTable(id="projects", cursor_type="row", zebra_stripes=True)
         yield table
+        yield Static("", id="project-link", classes="status-line")
         yield Static(EMPTY_TEXT, id="empty")
         yield Footer(compact=True, show_command_palette=False)
 
@@ -108,6 +123,7 @@ class ProjectsScreen(PerftuiScreen):
                     table.add_column(label, key=key)
         table.clear()
         self.names = []
+        self.projects = {p.name: p for p, _ in summaries}
         self.marked = [m for m in self.marked if any(p.name == m for p, _ in summaries)]
         for project, summary in summaries:
             self.names.append(project.name)
@@ -133,6 +149,36 @@ class ProjectsScreen(PerftuiScreen):
         table.display = not empty
         if not empty:
             table.focus()
+        self._show_link()
+
+    def _show_link(self) -> None:
+        """Under the table, when any project was made by optimize: how the highlighted
+        project is linked (INT8 of its source, or the source of INT8 versions)."""
+        link = self.query_one("#project-link", Static)
+        projects = list(self.projects.values())
+        link.display = any(p.source_project for p in projects)
+        project = self.projects.get(self.current_name() or "")
+        if not link.display or project is None:
+            return
+        text = ""
+        opt = optimization_of(project)
+        if project.source_project:
+            kind = f"{opt.method} INT8 of" if opt else "made from"
+            text = f"{escape(project.name)}: {kind} {escape(project.source_project)}"
+            if opt is not None and opt.accuracy is not None:
+                text += f", cosine {opt.accuracy.cosine_similarity:.4f}"
+                if opt.accuracy.top1_agreement is not None:
+                    text += f", top-1 {100 * opt.accuracy.top1_agreement:.0f}%"
+            if opt is not None and opt.random:
+                text += " (random data)"
+        derived = derived_projects(project.name, projects)
+        if derived:
+            text += "; " if text else f"{escape(project.name)}: "
+            text += f"INT8 versions: {escape(', '.join(derived))}"
+        link.update(text or f"[dim]{escape(project.name)}: no INT8 link[/]")
+
+    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        self._show_link()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         return action != "back"
@@ -167,6 +213,10 @@ class ProjectsScreen(PerftuiScreen):
     def action_benchmark(self) -> None:
         if (name := self._need_project()) is not None:
             self.perftui.configure_benchmark(name)
+
+    def action_optimize(self) -> None:
+        if (name := self._need_project()) is not None:
+            open_optimize(self.perftui, name)
 
     def action_mark(self) -> None:
         if (name := self._need_project()) is None:

@@ -1,0 +1,384 @@
+"""The dashboard's `perftui optimize` runner (child process, progress lines, exit statuses),
+its form checks, and the project notes it reads back."""
+
+from __future__ import annotations
+
+import json
+import signal
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from perftui.domain.records import Project
+from perftui.domain.store import Store
+from perftui.optimize.notes import derived_projects, optimization_of
+from perftui.optimize.runner import (
+    Finished,
+    FormError,
+    OptimizeOptions,
+    OptimizeProcess,
+    OptimizeWarning,
+    Step,
+    check_field,
+    error_line,
+    form_from_options,
+    options_from_form,
+    parse_line,
+    suggest_name,
+)
+from tests.conftest import MOBILENET
+
+# --------------------------------------------------------------------------- lines
+
+
+def test_progress_warning_and_other_lines():
+    assert parse_line("preparing\n") == Step("preparing")
+    assert parse_line("calibrating 3/16") == Step("calibrating", 3, 16)
+    assert parse_line("checking accuracy 1/4") == Step("checking accuracy", 1, 4)
+    step = Step("calibrating", 3, 12)
+    assert step.text == "calibrating 3/12" and step.fraction == 0.25
+    assert Step("saving").text == "saving" and Step("saving").fraction is None
+    assert parse_line("perftui: warning: random data, take care") == OptimizeWarning(
+        "random data, take care"
+    )
+    for other in (
+        "perftui: error: no project named 'x'",
+        "2025-01-01 12:00:00.0 [W:onnxruntime:, graph.cc:1] Something",
+        "Traceback (most recent call last):",
+        "perftui: optimize cancelled; nothing was saved",
+        "",
+    ):
+        assert parse_line(other) is None, other
+
+
+def test_error_line_prefers_the_commands_one_line():
+    lines = ["preparing", "perftui: error: calibration folder /x is empty"]
+    assert error_line(lines, 2) == "calibration folder /x is empty"
+    usage = ["perftui optimize: error: argument --samples: invalid int value: 'x' (see ...)"]
+    assert error_line(usage, 2).startswith("argument --samples: invalid int value")
+    internal = ["perftui: internal error: ValueError: boom (set PERFTUI_DEBUG=1 ...)"]
+    assert error_line(internal, 1).startswith("internal error: ValueError: boom")
+    assert error_line(["preparing", "Segmentation fault"], -11) == (
+        "the optimize process ended with signal SIGSEGV: Segmentation fault"
+    )
+    assert error_line([], 3) == "the optimize process ended with exit status 3"
+
+
+def test_argv_passes_only_what_was_asked():
+    plain = OptimizeOptions("net").argv("/data/db.json", python="py")
+    assert plain == [
+        "py", "-m", "perftui", "optimize", "net", "--json",
+        "--db", "/data/db.json", "--method", "static",
+    ]  # fmt: skip
+    full = OptimizeOptions(
+        "net", "dynamic", "/calib", 4, "net-q", ("input_ids[1,16]",), seed=3
+    ).argv(Path("db.json"))
+    assert full[0] == sys.executable
+    assert full[full.index("--calibration") + 1] == "/calib"
+    assert full[full.index("--samples") + 1] == "4"
+    assert full[full.index("--name") + 1] == "net-q"
+    assert full[full.index("--shape") + 1] == "input_ids[1,16]"
+    assert full[full.index("--seed") + 1] == "3"
+    assert full[full.index("--method") + 1] == "dynamic"
+
+
+# --------------------------------------------------------------------------- form
+
+
+def test_the_defaults_shown_are_the_commands():
+    from perftui.optimize import calibration, quantize, runner
+
+    assert runner.DEFAULT_RANDOM_SAMPLES == calibration.DEFAULT_RANDOM_SAMPLES
+    assert runner.METHODS == quantize.METHODS
+
+
+def test_suggested_names_follow_the_method_and_avoid_taken_ones():
+    assert suggest_name("net", "static") == "net-int8"
+    assert suggest_name("net", "dynamic") == "net-int8-dynamic"
+    assert suggest_name("net", "static", {"net-int8", "net-int8-2"}) == "net-int8-3"
+
+
+def test_form_fields_are_checked_as_typed(tmp_path: Path):
+    folder = tmp_path / "calib"
+    folder.mkdir()
+    (tmp_path / "one.npy").write_bytes(b"x")
+    assert check_field("calibration", "") is None
+    assert check_field("calibration", str(folder)) is None
+    assert "no such folder" in (check_field("calibration", str(tmp_path / "nope")) or "")
+    assert "is a file" in (check_field("calibration", str(tmp_path / "one.npy")) or "")
+    assert check_field("samples", "") is None and check_field("samples", "8") is None
+    for bad in ("0", "-1", "x", "1.5"):
+        assert "at least 1" in (check_field("samples", bad) or ""), bad
+    assert check_field("shapes", "input_ids[1,128]") is None
+    assert "cannot read shape" in (check_field("shapes", "input_ids[1,") or "")
+    assert check_field("name", "") == "the new project needs a name"
+    assert "already exists" in (check_field("name", "net", {"net"}) or "")
+    assert check_field("method", "dynamic") is None
+    assert check_field("method", "int4") is not None
+
+
+def test_options_from_the_form(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "calib").mkdir()
+    values = {"method": "static", "calibration": "calib", "samples": " 4 ", "shapes": ""}
+    options = options_from_form("net", {**values, "name": "net-int8"})
+    assert options == OptimizeOptions("net", "static", str(tmp_path / "calib"), 4, "net-int8", ())
+    assert form_from_options(options)["samples"] == "4"
+    with pytest.raises(FormError) as caught:
+        options_from_form("net", {**values, "samples": "0", "name": "taken"}, {"taken"})
+    assert caught.value.field == "samples"  # the first field in form order
+    random = options_from_form(
+        "net", {"method": "dynamic", "calibration": "", "samples": "", "shapes": "a[1,2]",
+                "name": "q"}
+    )  # fmt: skip
+    assert random.calibration is None and random.samples is None and random.shapes == ("a[1,2]",)
+
+
+# --------------------------------------------------------------------------- notes
+
+ACCURACY = {
+    "inputs": "held-out",
+    "samples": 4,
+    "max_abs_diff": 0.5,
+    "mean_abs_diff": 0.05,
+    "cosine_similarity": 0.99,
+    "top1_agreement": 0.75,
+    "outputs": [
+        {
+            "name": "logits",
+            "shape": [1, 10],
+            "elements": 40,
+            "max_abs_diff": 0.5,
+            "mean_abs_diff": 0.05,
+            "cosine_similarity": 0.99,
+            "cosine_min": 0.98,
+            "top1_agreement": 0.75,
+            "top1_matches": 3,
+            "top1_rows": 4,
+        }
+    ],
+}
+
+
+def test_optimization_notes_read_back():
+    notes = {
+        "optimization": {
+            "method": "static",
+            "calibration": "random",
+            "calibration_dir": None,
+            "samples": 4,
+            "seed": 0,
+            "accuracy": ACCURACY,
+            "created_at": "2025-03-01T11:00:00+00:00",
+        }
+    }
+    project = Project("q", "/m/q.onnx", "onnxruntime", source_project="net", notes=notes)
+    opt = optimization_of(project)
+    assert opt is not None and opt.source == "net" and opt.random
+    assert opt.calibration_text() == "4 seeded random samples (seed 0)"
+    assert opt.accuracy is not None and opt.accuracy.top1_agreement == 0.75
+    folder = {"optimization": {"calibration": "folder", "calibration_dir": "/c", "samples": 2}}
+    opt = optimization_of(Project("f", "/m/f.onnx", "onnxruntime", notes=folder))
+    assert opt is not None and opt.calibration_text() == "2 samples from /c"
+    assert opt.method == "static" and opt.accuracy is None and not opt.random
+    broken = {"optimization": {"method": "dynamic", "accuracy": {"outputs": [{"x": 1}]}}}
+    opt = optimization_of(Project("b", "/m/b.onnx", "onnxruntime", notes=broken))
+    assert opt is not None and opt.accuracy is None
+    assert optimization_of(Project("p", "/m/p.onnx", "onnxruntime")) is None
+    assert optimization_of(Project("p", "/m/p.onnx", "onnxruntime", notes={"x": 1})) is None
+
+
+def test_derived_projects():
+    projects = [
+        Project("net", "/m/n.onnx", "onnxruntime"),
+        Project("net-int8", "/m/q.onnx", "onnxruntime", source_project="net"),
+        Project("other", "/m/o.onnx", "onnxruntime", source_project="x"),
+    ]
+    assert derived_projects("net", projects) == ["net-int8"]
+    assert derived_projects("net-int8", projects) == []
+
+
+# --------------------------------------------------------------------------- the child
+
+FAKE_CHILD = r"""#!{python}
+import json, os, signal, sys, time
+mode = os.environ["FAKE_MODE"]
+if mode == "handled":
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(130))
+err = sys.stderr
+if mode == "ok":
+    err.write("perftui: warning: random data\npreparing\n")
+    for i in range(1, 4):
+        err.write(f"calibrating {{i}}/3\n")
+    err.write("noise from an engine: W\nsaving\n")
+    print(json.dumps({{"project": "net-int8", "argv": sys.argv[1:]}}))
+elif mode == "big":
+    for i in range(1, 2001):
+        err.write(f"calibrating {{i}}/2000\n")
+    print(json.dumps({{"project": "net-int8", "pad": "x" * 300000}}))
+elif mode == "bad":
+    err.write("preparing\nperftui: error: calibration folder /c is empty\n")
+    sys.exit(2)
+elif mode == "junk":
+    print("not json")
+elif mode == "internal":
+    err.write("perftui: internal error: KeyError: 'x' (set PERFTUI_DEBUG=1 ...)\n")
+    sys.exit(1)
+elif mode in ("handled", "default", "stubborn"):
+    if mode == "stubborn":
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    err.write("preparing\n")
+    for i in range(1, 1000):
+        err.write(f"calibrating {{i}}/999\n")
+        err.flush()
+        time.sleep(0.02)
+elif mode == "crash":
+    err.write("preparing\n")
+    err.flush()
+    os.kill(os.getpid(), signal.SIGKILL)
+"""
+
+
+def run_fake(tmp_path: Path, mode: str, on_step=None) -> tuple[list, OptimizeProcess]:
+    script = tmp_path / "fake-python"
+    script.write_text(FAKE_CHILD.format(python=sys.executable))
+    script.chmod(0o755)
+    process = OptimizeProcess(
+        OptimizeOptions("net", samples=3),
+        tmp_path / "db.json",
+        python=str(script),
+        env={"FAKE_MODE": mode, "PATH": "/usr/bin:/bin"},
+    )
+    events = []
+    for event in process.events():
+        events.append(event)
+        if on_step is not None and isinstance(event, Step):
+            on_step(process, event)
+    return events, process
+
+
+def test_a_child_that_succeeds(tmp_path: Path):
+    events, _ = run_fake(tmp_path, "ok")
+    assert events[0] == OptimizeWarning("random data")
+    assert [e.text for e in events if isinstance(e, Step)] == [
+        "preparing", "calibrating 1/3", "calibrating 2/3", "calibrating 3/3", "saving",
+    ]  # fmt: skip
+    done = events[-1]
+    assert isinstance(done, Finished) and done.status == "ok" and done.project == "net-int8"
+    argv = done.result["argv"]  # type: ignore[index]
+    assert argv[:5] == ["-m", "perftui", "optimize", "net", "--json"]
+    assert argv[argv.index("--db") + 1] == str(tmp_path / "db.json")
+    assert not done.cancel_requested
+
+
+def test_a_big_document_and_many_lines_do_not_block(tmp_path: Path):
+    events, _ = run_fake(tmp_path, "big")
+    assert sum(isinstance(e, Step) for e in events) == 2000
+    assert events[-1].status == "ok" and len(events[-1].result["pad"]) == 300000
+
+
+@pytest.mark.parametrize(
+    ("mode", "error"),
+    [
+        ("bad", "calibration folder /c is empty"),
+        ("junk", "the optimize process printed no result"),
+        ("internal", "internal error: KeyError: 'x' (set PERFTUI_DEBUG=1 ...)"),
+        ("crash", "the optimize process ended with signal SIGKILL: preparing"),
+    ],
+)
+def test_a_child_that_fails_gives_one_line(tmp_path: Path, mode: str, error: str):
+    events, _ = run_fake(tmp_path, mode)
+    done = events[-1]
+    assert isinstance(done, Finished) and done.status == "error", done
+    assert done.error == error and done.result is None
+
+
+@pytest.mark.parametrize("mode", ["handled", "default"])
+def test_cancel_from_another_thread(tmp_path: Path, mode: str):
+    def cancel_later(process: OptimizeProcess, step: Step) -> None:
+        if step.phase == "calibrating" and step.done == 2:
+            threading.Thread(target=process.cancel).start()
+
+    started = time.monotonic()
+    events, process = run_fake(tmp_path, mode, cancel_later)
+    done = events[-1]
+    assert isinstance(done, Finished) and done.status == "cancelled" and done.cancel_requested
+    assert done.returncode == (130 if mode == "handled" else -signal.SIGTERM)
+    assert process.cancelled and time.monotonic() - started < 10
+
+
+def test_kill_stops_a_child_that_ignores_sigterm(tmp_path: Path):
+    def stop(process: OptimizeProcess, step: Step) -> None:
+        if step.done == 2:
+            process.cancel()
+        elif step.done == 10:
+            process.kill()
+
+    events, _ = run_fake(tmp_path, "stubborn", stop)
+    done = events[-1]
+    assert done.status == "cancelled" and done.returncode == -signal.SIGKILL
+
+
+def test_cancel_before_the_start_runs_nothing(tmp_path: Path):
+    process = OptimizeProcess(OptimizeOptions("net"), tmp_path / "db.json", python="/nonexistent")
+    process.cancel()
+    assert list(process.events()) == [Finished("cancelled", 130, cancel_requested=True)]
+
+
+# --------------------------------------------------------------------------- the real command
+
+
+@pytest.mark.engine
+def test_the_real_command_makes_the_project(tmp_path: Path):
+    pytest.importorskip("onnxruntime")
+    db = tmp_path / "db.json"
+    Store(db).add_project(Project("mobilenet", str(MOBILENET), "onnxruntime", "CPU"))
+    events = list(OptimizeProcess(OptimizeOptions("mobilenet", samples=2), db).events())
+    steps = [e.text for e in events if isinstance(e, Step)]
+    assert steps[:4] == ["preparing", "calibrating 1/2", "calibrating 2/2", "quantizing"]
+    assert steps[-1] == "saving"
+    assert any(isinstance(e, OptimizeWarning) and "random" in e.text for e in events)
+    done = events[-1]
+    assert isinstance(done, Finished) and done.status == "ok", done
+    assert done.project == "mobilenet-int8" and done.result["accuracy"]["samples"] == 2
+    project = Store(db).get_project("mobilenet-int8")
+    assert project is not None and project.source_project == "mobilenet"
+    assert Path(project.model).is_file()
+    # the same name again: exit 2 with the command's one line
+    again = list(OptimizeProcess(OptimizeOptions("mobilenet", samples=2), db).events())[-1]
+    assert again.status == "error" and again.returncode == 2
+    assert again.error == "project 'mobilenet-int8' already exists; choose a name with --name NAME"
+
+
+@pytest.mark.engine
+def test_the_real_command_cancelled_keeps_nothing(tmp_path: Path):
+    pytest.importorskip("onnxruntime")
+    db = tmp_path / "db.json"
+    Store(db).add_project(Project("mobilenet", str(MOBILENET), "onnxruntime", "CPU"))
+    process = OptimizeProcess(OptimizeOptions("mobilenet", samples=200), db)
+    done = None
+    for event in process.events():
+        if isinstance(event, Step) and event.phase == "calibrating":
+            process.cancel()
+        done = event
+    assert isinstance(done, Finished) and done.status == "cancelled", done
+    assert done.returncode == 130
+    assert [p.name for p in Store(db).projects()] == ["mobilenet"]
+    models = tmp_path / "models"
+    assert not models.exists() or not any(models.iterdir())
+    json.dumps(done.result)  # None: nothing to show
+
+
+def test_the_runner_and_notes_load_no_textual_numpy_or_engine():
+    import subprocess
+
+    code = (
+        "import sys, perftui.optimize.runner, perftui.optimize.notes;"
+        " print('\\n'.join(sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    loaded = set(out.stdout.split())
+    assert not {"numpy", "onnx", "onnxruntime", "openvino", "textual"} & loaded
