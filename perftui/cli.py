@@ -1,4 +1,7 @@
-"""`perftui` opens the dashboard; its sub-commands run headless (DESIGN.md: the CLI contract).
+"""perftui: measure, understand and compare inference performance (OpenVINO, ONNX Runtime).
+
+A bare `perftui` opens the dashboard; the sub-commands run headless (DESIGN.md: the CLI
+contract).
 
 Exit status: 0 success, 1 a run failed, 2 bad input (one line on stderr), 130 cancelled.
 Heavy imports (engines, numpy-based domain code, textual) happen inside the commands, so
