@@ -24,6 +24,7 @@ from perftui.bench import protocol
 from perftui.bench.environment import environment
 from perftui.domain.records import BenchmarkRequest, RunResult
 from perftui.domain.store import Store
+from perftui.processes import exit_description
 
 STDERR_LINES = 20
 WORKER_EXIT_S = 10.0
@@ -179,15 +180,8 @@ class BenchmarkClient:
         return self._drain is not None and self._drain.is_alive()
 
     def _death_message(self, returncode: int) -> str:
-        if returncode < 0:
-            try:
-                how = f"signal {signal.Signals(-returncode).name}"
-            except ValueError:
-                how = f"signal {-returncode}"
-        else:
-            how = f"exit status {returncode}"
         last = self._stderr[-1] if self._stderr else "no message"
-        return f"the benchmark worker died ({how}): {last}"
+        return f"the benchmark worker died ({exit_description(returncode)}): {last}"
 
     def _keep(self, event: protocol.RunFinished) -> protocol.RunFinished:
         run = replace(

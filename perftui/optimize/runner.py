@@ -32,6 +32,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from perftui.processes import exit_description
+
 EXIT_BAD_INPUT, EXIT_CANCELLED = 2, 130
 STDERR_LINES = 20
 METHODS = ("static", "dynamic")
@@ -137,15 +139,9 @@ def error_line(lines: Sequence[str], returncode: int) -> str:
         if match:
             text = match.group("text").strip()
             return f"internal error: {text}" if match.group("internal") else text
-    if returncode < 0:
-        try:
-            how = f"signal {signal.Signals(-returncode).name}"
-        except ValueError:
-            how = f"signal {-returncode}"
-    else:
-        how = f"exit status {returncode}"
     last = next((line.strip() for line in reversed(lines) if line.strip()), "")
-    return f"the optimize process ended with {how}" + (f": {last}" if last else "")
+    ended = f"the optimize process ended with {exit_description(returncode)}"
+    return ended + (f": {last}" if last else "")
 
 
 @dataclass
