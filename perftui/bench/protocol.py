@@ -76,16 +76,24 @@ def encode(event: Event) -> str:
     """One JSON line (without the newline)."""
     data: dict[str, Any]
     if isinstance(event, RunStarted):
-        data = {"event": "started", "index": event.index, "total": event.total,
-                "config": event.config.to_dict()}
+        data = {
+            "event": "started",
+            "index": event.index,
+            "total": event.total,
+            "config": event.config.to_dict(),
+        }
     elif isinstance(event, PhaseChanged):
         data = {"event": "phase", "index": event.index, "phase": event.phase}
     elif isinstance(event, Progress):
         data = {"event": "tick", **event.__dict__}
     elif isinstance(event, RunFinished):
         samples = None if event.samples_ms is None else encode_samples(event.samples_ms)
-        data = {"event": "finished", "index": event.index, "run": event.run.to_dict(),
-                "samples": samples}
+        data = {
+            "event": "finished",
+            "index": event.index,
+            "run": event.run.to_dict(),
+            "samples": samples,
+        }
     elif isinstance(event, BenchmarkDone):
         data = {"event": "done", "cancelled": event.cancelled}
     else:

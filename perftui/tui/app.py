@@ -19,6 +19,7 @@ from typing import Any, ClassVar
 from textual.app import App
 from textual.binding import Binding, BindingType
 from textual.command import DiscoveryHit, Hit, Hits, Provider
+from textual.notifications import SeverityLevel
 
 from perftui.domain.errors import StoreError
 from perftui.domain.records import BenchmarkRequest, Project
@@ -121,6 +122,19 @@ class PerftuiApp(App[None]):
         from perftui.tui.screens.projects import ProjectsScreen
 
         self.push_screen(ProjectsScreen())
+
+    def notify(
+        self,
+        message: str,
+        *,
+        title: str = "",
+        severity: SeverityLevel = "information",
+        timeout: float | None = None,
+        markup: bool = False,
+    ) -> None:
+        """A toast. Plain text unless `markup` is asked for: messages carry project names,
+        paths, typed values and engine errors, whose brackets are not markup."""
+        super().notify(message, title=title, severity=severity, timeout=timeout, markup=markup)
 
     # ------------------------------------------------------------------ shared data
 

@@ -8,6 +8,14 @@ from pathlib import Path
 DASH = "—"
 
 
+def escape(text: str) -> str:
+    """Text to put inside Textual content markup: every '[' is escaped, so a name, path, error
+    or typed value never opens (or closes) a tag, wherever it stands in the line. (Rich's
+    `escape` only escapes what looks like a Rich tag, which leaves e.g. a lone '[' or
+    'x[ 1]' to Textual's parser.)"""
+    return text.replace("[", "\\[")
+
+
 def fps(value: float | None) -> str:
     """Items per second: '1,234' above 100, else 3 significant digits."""
     if value is None:

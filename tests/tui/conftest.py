@@ -217,6 +217,7 @@ class FakeServices(Services):
     invalid: str | None = None
     gate: threading.Event | None = None
     fail_index: int | None = None
+    ticks: int = 3
 
     def __post_init__(self) -> None:
         self.devices = lambda: dict(DEVICES)
@@ -238,7 +239,9 @@ class FakeServices(Services):
             raise InputError(self.invalid)
 
     def _client(self, request: BenchmarkRequest, store: Store) -> FakeClient:
-        client = FakeClient(request, store, gate=self.gate, fail_index=self.fail_index)
+        client = FakeClient(
+            request, store, ticks=self.ticks, gate=self.gate, fail_index=self.fail_index
+        )
         self.clients.append(client)
         return client
 

@@ -198,7 +198,7 @@ async def test_changing_and_swapping_projects(cmp_app):
         assert screen.query_one("#cmp-a", Select).value == "net-fp32"
         screen.query_one("#cmp-a", Select).value = "net-ort"
         await pilot.pause()
-        assert screen.names["A"] == "net-ort" and screen.sub_title == "net-ort vs net-int8"
+        assert screen.names["A"] == "net-ort" and screen.sub_title == "Compare net-ort vs net-int8"
         assert [rid for side, rid in screen.row_keys if side == "A"] == ["net-ort-11", "net-ort-10"]
         screen.query_one("#cmp-b", Select).value = "net-ort"  # the other side's: a swap
         await pilot.pause()

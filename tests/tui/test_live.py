@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import threading
+import time
+from collections import Counter
 
 import pytest
 from textual.widgets import DataTable
@@ -11,7 +13,7 @@ from perftui.bench import protocol
 from perftui.domain.records import BenchmarkRequest, Budget, RunConfig
 from perftui.tui.screens.detail import ProjectDetailScreen
 from perftui.tui.screens.dialogs import ConfirmScreen
-from perftui.tui.screens.live import LiveEvent, LiveRunScreen, LiveTick
+from perftui.tui.screens.live import REDRAW_HZ, LiveEvent, LiveRunScreen, LiveTick
 from perftui.tui.widgets.charts import LiveChart
 
 pytestmark = pytest.mark.tui
@@ -124,3 +126,86 @@ async def test_a_request_refused_at_start_is_reported(app, services):
         assert table_rows(screen) == []
         assert any("not available" in n.message for n in app._notifications)
         assert services.clients == []
+
+
+def count_plots(monkeypatch) -> Counter[str]:
+    """How many times each live chart builds its figure."""
+    plots: Counter[str] = Counter()
+    plot = LiveChart.plot
+
+    def counted(self) -> None:
+        plots[self.id] += 1
+        plot(self)
+
+    monkeypatch.setattr(LiveChart, "plot", counted)
+    return plots
+
+
+async def test_a_flood_of_ticks_redraws_the_charts_at_a_bounded_rate(app, services, monkeypatch):
+    services.ticks = 400  # per run, as fast as the reader can post them
+    plots = count_plots(monkeypatch)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        screen = LiveRunScreen([request(app)], validated=True)
+        start = time.monotonic()
+        app.push_screen(screen)
+        await until(pilot, lambda: not screen.running, tries=500)
+        elapsed = time.monotonic() - start
+        await pilot.pause(0.1)  # the final frame
+        bound = REDRAW_HZ * elapsed + 2  # the timer's ticks, plus the final redraw
+        assert 1 <= plots["chart-fps"] <= bound and 1 <= plots["chart-ms"] <= bound
+        # every tick was recorded even though few were drawn (the last one of each run too)
+        lines = screen.series.snapshot()
+        assert [line.throughput_fps[-1] for line in lines] == [100 + 4000, 400 + 4000]
+        assert table_rows(screen)[1][3] == "405"
+        # finished: the redraw timer stops, nothing is drawn again
+        drawn = dict(plots)
+        await pilot.pause(3 / REDRAW_HZ)
+        assert dict(plots) == drawn
+
+
+async def test_nothing_is_redrawn_while_nothing_changes(app, services, monkeypatch):
+    services.gate = threading.Event()  # the run stalls after its first tick
+    plots = count_plots(monkeypatch)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        screen = LiveRunScreen([request(app)], validated=True)
+        app.push_screen(screen)
+        await until(pilot, lambda: plots["chart-fps"] > 0)
+        updates = Counter()
+        text = screen._text
+
+        def counted(widget_id: str, value: str) -> None:
+            updates[widget_id] += 1
+            text(widget_id, value)
+
+        screen._text = counted  # type: ignore[method-assign]
+        drawn = dict(plots)
+        await pilot.pause(4 / REDRAW_HZ)
+        assert dict(plots) == drawn  # no new points: no figure is built
+        assert screen.running and "current-text" not in updates  # and no text is set
+        services.gate.set()
+        await until(pilot, lambda: not screen.running)
+
+
+async def test_charts_that_are_dear_to_draw_are_drawn_less_often(app, services):
+    services.gate = threading.Event()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        screen = LiveRunScreen([request(app)], validated=True)
+        app.push_screen(screen)
+        await until(pilot, lambda: screen.is_mounted)
+        chart = screen.query_one("#chart-fps", LiveChart)
+        await until(pilot, lambda: bool(chart.lines) and chart.render_s > 0)
+        shown = chart.lines
+        for chart_widget in screen.query(LiveChart):
+            chart_widget.render_s = 0.05  # 0.1 s a frame: ~3 s apart within CHART_BUDGET
+        for n in range(4):
+            screen.series.add(0, 1.0 + n, 120.0, 2.0)
+            screen._redraw()
+            await pilot.pause(0.05)
+        assert chart.lines == shown  # too soon for another frame
+        screen._redraw(force=True)
+        assert chart.lines != shown and chart.lines[0].xs[-1] == 4.0
+        services.gate.set()
+        await until(pilot, lambda: not screen.running)

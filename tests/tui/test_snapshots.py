@@ -34,6 +34,20 @@ def test_help(snap_compare, app):
     assert snap_compare(app, press=["f1"], run_before=lambda pilot: settle(pilot))
 
 
+def test_help_project_detail(snap_compare, app):
+    """The keys ] and [ (next and previous tab) show as typed."""
+
+    async def before(pilot) -> None:
+        await settle(pilot)
+        screen = ProjectDetailScreen("net-fp32")
+        pilot.app.push_screen(screen)
+        await settle(pilot, lambda: screen.info is not None)
+        await pilot.press("f1")
+        await settle(pilot)
+
+    assert snap_compare(app, terminal_size=(80, 40), run_before=before)
+
+
 @pytest.mark.parametrize("tab", ["runs", "summary", "charts", "types", "layers"])
 @pytest.mark.parametrize("size", SIZES)
 def test_project_detail(snap_compare, app, size, tab):

@@ -13,7 +13,6 @@ from collections.abc import Sequence
 from typing import ClassVar
 
 from rich.cells import cell_len
-from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 from textual import on
@@ -55,10 +54,12 @@ from perftui.domain.compare import (
     sort_pairs,
 )
 from perftui.domain.errors import InputError, StoreError
+from perftui.domain.fit import cut as _cut
 from perftui.domain.options import parse_threshold
 from perftui.domain.records import Project, RunResult
 from perftui.domain.series import short_label
 from perftui.tui import format as fmt
+from perftui.tui.format import escape
 from perftui.tui.screens.base import PerftuiScreen
 from perftui.tui.widgets.compare_charts import (
     STYLES,
@@ -80,11 +81,12 @@ SIDE_BY_SIDE = 150
 """From this width the kernel-level detail pane stands beside the table, not below it."""
 
 
-def _cut(text: str, width: int) -> str:
-    return text if len(text) <= width else text[: width - 1] + "…"
-
-
 Cell = str | Text
+
+
+def _middle(name: str, width: int) -> str:
+    """A project name cut in the middle: names of one family differ at the end."""
+    return _cut(name, width, middle=True)
 
 
 def fill_table(
@@ -209,7 +211,7 @@ class CompareScreen(PerftuiScreen):
         if not self.load_projects():
             return
         a, b = self.names["A"], self.names["B"]
-        self.sub_title = f"{a} vs {b}" if a and b else "Compare"
+        self.sub_title = f"Compare {a} vs {b}" if a and b else "Compare"
         self.call_after_refresh(self.query_one("#cmp-runs", DataTable).focus)
 
     def on_resize(self) -> None:
@@ -388,7 +390,7 @@ class CompareScreen(PerftuiScreen):
                     mark = f"{mark} pin".strip()
                 cells: list[Cell] = [
                     check if ok else Text(" - "),
-                    side_text(side, f"{side} {_cut(name or '', 14 if wide else 10)}"),
+                    side_text(side, f"{side} {_middle(name or '', 14 if wide else 10)}"),
                     _cut(short_label(run.config), 22 if wide else 16),
                     _right(fmt.fps(run.throughput_fps)) if ok else Text(run.status),
                     _right(fmt.ms(run_latency(run, self.stat))),
@@ -452,7 +454,7 @@ class CompareScreen(PerftuiScreen):
             return
         self.names[side] = value
         self.load_runs(side)
-        self.sub_title = f"{self.names['A']} vs {self.names['B']}"
+        self.sub_title = f"Compare {self.names['A']} vs {self.names['B']}"
         self.refresh_view()
 
     @on(Select.Changed, "#cmp-stat")
@@ -533,7 +535,7 @@ class CompareScreen(PerftuiScreen):
                 name = self.names[side]
                 if name is not None:
                     self.query_one(f"#cmp-{side.lower()}", Select).value = name
-        self.sub_title = f"{self.names['A']} vs {self.names['B']}"
+        self.sub_title = f"Compare {self.names['A']} vs {self.names['B']}"
         self.refresh_view()
 
     def action_compare(self) -> None:
@@ -684,7 +686,7 @@ class InferencePane(SummaryPane):
         self.query_one("#cmp-inference-chart", InferenceChart).set_data(data)
         lines: list[Text | str] = []
         for side, name, run in (("A", c.a_name, c.a), ("B", c.b_name, c.b)):
-            head = side_text(side, f"{side} {_cut(name, 10)}".ljust(13), bold=True)
+            head = side_text(side, f"{side} {_middle(name, 10)}".ljust(13), bold=True)
             if run is None or run.latency_ms is None:
                 lines.append(Text.assemble(head, "no successful checked run"))
                 continue
@@ -693,7 +695,7 @@ class InferencePane(SummaryPane):
                 Text.assemble(
                     head,
                     f"{_cut(short_label(run.config), 12):12} {fmt.fps(run.throughput_fps):>7} "
-                    f"items/s  median {fmt.ms(st.median)}  p90 {fmt.ms(st.p90)}  "
+                    f"items/s  median {fmt.ms(st.median)} p90 {fmt.ms(st.p90)} "
                     f"p99 {fmt.ms(st.p99)} ms",
                 )
             )
@@ -913,7 +915,7 @@ class CompareSummaryScreen(PerftuiScreen):
     def __init__(self, comparison: Comparison, tab: str = "summary") -> None:
         super().__init__()
         self.comparison = comparison
-        self.sub_title = f"{comparison.a_name} vs {comparison.b_name}"
+        self.sub_title = f"Summary: {comparison.a_name} vs {comparison.b_name}"
         self.initial_tab = TAB_IDS[TAB_NAMES.index(tab)] if tab in TAB_NAMES else TAB_IDS[0]
         self.type_sort = "a_time"
         self.type_descending: bool | None = None

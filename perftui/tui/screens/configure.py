@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, ClassVar
 
-from rich.markup import escape
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
+from textual.content import Content
 from textual.widgets import Checkbox, Footer, Header, Input, Label, Static
 from textual.worker import Worker, WorkerState
 
@@ -25,8 +25,10 @@ from perftui.domain.benchform import (
     parse_field,
 )
 from perftui.domain.errors import InputError, StoreError
+from perftui.domain.fit import fit_parts
 from perftui.domain.records import BenchmarkRequest, Project
 from perftui.tui import format as fmt
+from perftui.tui.format import escape
 from perftui.tui.screens.base import PerftuiScreen, one_line
 
 if TYPE_CHECKING:
@@ -67,12 +69,8 @@ class BenchmarkConfigScreen(PerftuiScreen):
         self.validating = False
 
     def compose(self) -> ComposeResult:
-        p = self.project
         yield Header()
-        yield Static(
-            f"[b]{escape(p.name)}[/]  {escape(fmt.model_name(p.model))}  {p.engine}/{p.device}",
-            id="cfg-head",
-        )
+        yield Static(id="cfg-head")
         yield Static("Inputs: inspecting…", id="cfg-inputs", classes="dim")
         with VerticalScroll(id="cfg-form"):
             for spec in FIELDS:
@@ -91,13 +89,26 @@ class BenchmarkConfigScreen(PerftuiScreen):
                         yield Label("Profile", classes="form-label")
                         yield Checkbox("off", id="profile", compact=True)
                         yield Static(
-                            "per-layer times: a separate pass after each run (space toggles)",
+                            "per-layer times, a separate pass (space toggles)",
                             classes="field-note",
                         )
         yield Static("", id="cfg-plan", classes="status-line")
         yield Footer(compact=True, show_command_palette=False)
 
+    def on_resize(self) -> None:
+        self._show_head()
+
+    def _show_head(self) -> None:
+        """The head on one line: name, engine/device, model file, as far as they fit."""
+        p = self.project
+        parts = [(p.name, 0), (fmt.model_name(p.model), 2), (f"{p.engine}/{p.device}", 1)]
+        name, *rest = fit_parts(parts, (self.size.width or self.app.size.width) - 2)
+        self.query_one("#cfg-head", Static).update(
+            Content.assemble((name, "bold"), *(f"  {text}" for text in rest))
+        )
+
     def on_mount(self) -> None:
+        self._show_head()
         values, profile = self._initial_values()
         self.set_values(values)
         self.query_one("#profile", Checkbox).value = profile

@@ -5,11 +5,11 @@ from __future__ import annotations
 import contextlib
 from typing import TYPE_CHECKING, ClassVar
 
-from rich.markup import escape
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
+from textual.content import Content
 from textual.css.query import NoMatches
 from textual.lazy import Lazy
 from textual.widget import Widget
@@ -18,6 +18,8 @@ from textual.worker import Worker, WorkerState
 
 from perftui.domain.benchform import rerun_request
 from perftui.domain.errors import InputError, StoreError
+from perftui.domain.fit import cut as _cut
+from perftui.domain.fit import fit_parts
 from perftui.domain.profile import (
     SORT_KEYS,
     flops_profile,
@@ -29,6 +31,7 @@ from perftui.domain.profile import (
 )
 from perftui.domain.records import BenchmarkRequest, Project, RunResult
 from perftui.domain.series import (
+    Scaling,
     baseline,
     batch_scaling,
     batches,
@@ -43,11 +46,13 @@ from perftui.domain.series import (
 )
 from perftui.optimize.notes import Optimization, derived_projects, optimization_of
 from perftui.tui import format as fmt
+from perftui.tui.format import escape
 from perftui.tui.screens.base import PerftuiScreen, one_line
 from perftui.tui.screens.dialogs import ConfirmScreen
 from perftui.tui.screens.optimize import open_optimize, optimization_lines
 from perftui.tui.widgets.charts import BarChart, ScalingChart
 from perftui.tui.widgets.modelinfo import describe
+from perftui.tui.widgets.tables import fill_table
 
 if TYPE_CHECKING:
     from perftui.domain.inspect import ModelInfo
@@ -63,10 +68,6 @@ TABS = ("summary", "runs", "charts", "types", "layers", "flops")
 TAB_IDS = ("summary", "runs-tab", "charts", "types-tab", "layers-tab", "flops-tab")
 TEXT_SORTS = {"type", "precision", "name"}
 TOP_BARS = 12
-
-
-def _cut(text: str, width: int) -> str:
-    return text if len(text) <= width else text[: width - 1] + "…"
 
 
 class Pane(Widget):
@@ -187,6 +188,13 @@ class RunsPane(Pane):
             table.move_cursor(row=ids.index(target), animate=False)
 
 
+def _one_point(data: Scaling, what: str) -> str:
+    """A hint when a scaling chart has a single point (no curve to read)."""
+    if len(data.points) != 1:
+        return ""
+    return f"\none point so far: benchmark several {what} (b) to see the scaling"
+
+
 class ChartsPane(Pane):
     def compose(self) -> ComposeResult:
         yield Static("", id="chart-head", classes="pane-head")
@@ -213,6 +221,7 @@ class ChartsPane(Pane):
             data = thread_scaling(d.runs, batch)
             head.update(
                 f"[b]thread scaling[/] at batch {batch} [dim]({escape(data.settings)})[/]{keys}"
+                + _one_point(data, "thread counts")
             )
             scaling.set_scaling(data)
         elif view == "batch":
@@ -221,7 +230,7 @@ class ChartsPane(Pane):
             data = batch_scaling(d.runs, threads)
             head.update(
                 f"[b]batch scaling[/] at threads {threads_label(threads)} "
-                f"[dim]({escape(data.settings)})[/]{keys}"
+                f"[dim]({escape(data.settings)})[/]{keys}" + _one_point(data, "batch sizes")
             )
             scaling.set_scaling(data)
         elif view == "baseline":
@@ -289,32 +298,53 @@ class TypesPane(Pane):
         chart.set_bars([(row.type, row.share * 100) for row in rows[:TOP_BARS]])
 
 
-class LayersPane(Pane):
+class FittedPane(Pane):
+    """A pane whose table fits its width: drawn again when the width changes."""
+
+    fitted_width = 0
+
+    def on_resize(self) -> None:
+        if self.size.width != self.fitted_width:
+            self.redraw()
+
+    def fit(
+        self,
+        table: DataTable,
+        columns: tuple[tuple[str, str], ...],
+        rows: list[tuple[str | None, list[str]]],
+        maximum: int,
+    ) -> None:
+        """Fill `table`; its first column (layer or node names) takes the room left."""
+        self.fitted_width = self.size.width
+        width = table.size.width or self.size.width or self.app.size.width
+        height = table.size.height or self.size.height or self.app.size.height
+        fill_table(table, columns, rows, width=width, height=height, maximum=maximum)
+
+
+LAYER_COLUMNS = (
+    ("Layer", "name"),
+    ("Type", "type"),
+    ("Prec", "prec"),
+    ("ms", "ms"),
+    ("share", "share"),
+    ("FLOPs", "flops"),
+    ("Status", "status"),
+)
+
+
+class LayersPane(FittedPane):
     def compose(self) -> ComposeResult:
         yield Static("", id="layers-head", classes="pane-head")
         yield DataTable(id="layers", cursor_type="row", zebra_stripes=True)
 
-    def on_mount(self) -> None:
-        table = self.query_one("#layers", DataTable)
-        for label, key in (
-            ("Layer", "name"),
-            ("Type", "type"),
-            ("Prec", "prec"),
-            ("ms", "ms"),
-            ("share", "share"),
-            ("FLOPs", "flops"),
-            ("Status", "status"),
-        ):
-            table.add_column(label, key=key)
-
     def populate(self) -> None:
         d = self.detail
         table = self.query_one("#layers", DataTable)
-        table.clear()
         run, note = d.profiled_run()
         head = self.query_one("#layers-head", Static)
         if run is None or not run.layers:
             head.update(note)
+            self.fit(table, LAYER_COLUMNS, [], 40)
             return
         descending = (d.layer_sort not in TEXT_SORTS) != d.layer_reversed
         rows = layer_rows(
@@ -322,42 +352,46 @@ class LayersPane(Pane):
         )
         arrow = "↓" if descending else "↑"
         head.update(f"{note}  {len(rows)} layers · sorted by {d.layer_sort} {arrow} (s, S)")
-        for row in rows:
-            table.add_row(
-                _cut(row.name, 30),
-                _cut(row.type, 16),
-                row.precision or fmt.DASH,
-                fmt.ms(row.time_ms),
-                fmt.pct(row.share),
-                fmt.count(row.flops) if row.flops is not None else fmt.DASH,
-                "" if row.status == "executed" else row.status,
+        cells = [
+            (
+                None,
+                [
+                    row.name,
+                    _cut(row.type, 16),
+                    row.precision or fmt.DASH,
+                    fmt.ms(row.time_ms),
+                    fmt.pct(row.share),
+                    fmt.count(row.flops) if row.flops is not None else fmt.DASH,
+                    "" if row.status == "executed" else row.status,
+                ],
             )
+            for row in rows
+        ]
+        self.fit(table, LAYER_COLUMNS, cells, 40)
 
 
-class FlopsPane(Pane):
+FLOPS_COLUMNS = (
+    ("Node", "name"),
+    ("Op", "op"),
+    ("FLOPs", "flops"),
+    ("FLOPs %", "fshare"),
+    ("layer ms", "ms"),
+    ("time %", "tshare"),
+)
+
+
+class FlopsPane(FittedPane):
     def compose(self) -> ComposeResult:
         yield Static("", id="flops-head", classes="pane-head")
         yield DataTable(id="flops", cursor_type="row", zebra_stripes=True)
 
-    def on_mount(self) -> None:
-        table = self.query_one("#flops", DataTable)
-        for label, key in (
-            ("Node", "name"),
-            ("Op", "op"),
-            ("FLOPs", "flops"),
-            ("FLOPs %", "fshare"),
-            ("layer ms", "ms"),
-            ("time %", "tshare"),
-        ):
-            table.add_column(label, key=key)
-
     def populate(self) -> None:
         d = self.detail
         table = self.query_one("#flops", DataTable)
-        table.clear()
         head = self.query_one("#flops-head", Static)
         if d.info is None:
             head.update(escape(d.info_error) if d.info_error else "Inspecting the model…")
+            self.fit(table, FLOPS_COLUMNS, [], 30)
             return
         run, note = d.profiled_run()
         rows = flops_profile(d.info.node_flops, run.layers if run else None)
@@ -366,16 +400,21 @@ class FlopsPane(Pane):
             f"theoretical FLOPs at batch 1: {fmt.count(d.info.flops)} in "
             f"{len(rows)} nodes · {measured}"
         )
-        for row in rows:
-            shared = f" (+{row.shared_with})" if row.shared_with else ""
-            table.add_row(
-                _cut(row.name, 30),
-                _cut(row.op_type, 14),
-                fmt.count(row.flops),
-                fmt.pct(row.flops_share),
-                fmt.ms(row.time_ms) + shared,
-                fmt.pct(row.time_share),
+        cells = [
+            (
+                None,
+                [
+                    row.name,
+                    _cut(row.op_type, 14),
+                    fmt.count(row.flops),
+                    fmt.pct(row.flops_share),
+                    fmt.ms(row.time_ms) + (f" (+{row.shared_with})" if row.shared_with else ""),
+                    fmt.pct(row.time_share),
+                ],
             )
+            for row in rows
+        ]
+        self.fit(table, FLOPS_COLUMNS, cells, 30)
 
 
 class ProjectDetailScreen(PerftuiScreen):
@@ -406,17 +445,37 @@ class ProjectDetailScreen(PerftuiScreen):
             id="optimize",
             tooltip="Optimize (INT8): make the INT8 version of this project",
         ),
-        Binding("v", "view", "View", id="view"),
-        Binding("f", "fixed", "Fixed", id="fixed"),
-        Binding("s", "sort", "Sort", id="sort"),
-        Binding("S", "reverse_sort", "Reverse sort", id="reverse_sort", show=False),
+        Binding(
+            "v",
+            "view",
+            "View",
+            id="view",
+            tooltip="Charts: next view (thread scaling, batch scaling, throughput by run, "
+            "baseline)",
+        ),
+        Binding(
+            "f",
+            "fixed",
+            "Fixed",
+            id="fixed",
+            tooltip="Charts: next value of the fixed setting (batch or threads)",
+        ),
+        Binding("s", "sort", "Sort", id="sort", tooltip="Layers: sort by the next column"),
+        Binding(
+            "S",
+            "reverse_sort",
+            "Reverse sort",
+            id="reverse_sort",
+            show=False,
+            tooltip="Layers: reverse the sort",
+        ),
         Binding("]", "tab(1)", "Tab", id="next_tab", tooltip="Next tab (1-6: a tab by number)"),
         Binding("[", "tab(-1)", "Previous tab", id="previous_tab", show=False),
         *[
             Binding(
                 str(n + 1),
                 f"show_tab('{tab}')",
-                f"{tab.capitalize()} tab",
+                f"{'FLOPs' if tab == 'flops' else tab.capitalize()} tab",
                 id=f"tab_{tab}",
                 show=False,
             )
@@ -426,7 +485,7 @@ class ProjectDetailScreen(PerftuiScreen):
 
     def __init__(self, name: str, tab: str = "runs") -> None:
         super().__init__()
-        self.sub_title = name
+        self.sub_title = f"Project {name}"
         self.project_name = name
         self.project = Project(name=name, model="", engine="")
         self.runs: list[RunResult] = []
@@ -489,15 +548,31 @@ class ProjectDetailScreen(PerftuiScreen):
         self.optimization, self.derived = optimization_of(project), derived
         if self.selected_id not in {r.id for r in runs}:
             self.selected_id = None
-        ok = ok_runs(runs)
-        best = max((r.throughput_fps for r in ok), default=None)
-        self.query_one("#detail-head", Static).update(
-            f"[b]{escape(project.name)}[/]  {escape(fmt.model_name(project.model))}  "
-            f"{project.engine}/{project.device}  {len(runs)} run(s)  best "
-            f"{fmt.fps(best)} items/s"
-        )
+        self._show_head()
         self.populate()
         return True
+
+    def _show_head(self) -> None:
+        """One line: name, engine/device, best items/s, runs, model file; what does not fit
+        the width is left out in the reverse order (the Summary tab has all of it)."""
+        p = self.project
+        best = max((r.throughput_fps for r in ok_runs(self.runs)), default=None)
+        parts = [
+            (p.name, 0),
+            (fmt.model_name(p.model), 4),
+            (f"{p.engine}/{p.device}", 1),
+            (f"{len(self.runs)} run(s)", 3),
+            (f"best {fmt.fps(best)} items/s", 2),
+        ]
+        width = (self.size.width or self.app.size.width) - 2  # the head's padding
+        name, *rest = fit_parts(parts, width)
+        self.query_one("#detail-head", Static).update(
+            Content.assemble((name, "bold"), *(f"  {text}" for text in rest))
+        )
+
+    def on_resize(self) -> None:
+        if self.project.model:  # loaded
+            self._show_head()
 
     def default_run_id(self) -> str | None:
         """The run shown before any is picked: the newest successful one, else the newest."""

@@ -5,10 +5,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import ClassVar
 
-from rich.markup import escape
+from rich.table import Table
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
+from textual.content import Content
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Footer, Input, Label, Static
 
@@ -28,10 +30,11 @@ class ConfirmScreen(ModalScreen[bool]):
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog-box"):
-            yield Label(self.question, classes="dialog-title")
+            yield Label(Content(self.question), classes="dialog-title")
             if self.detail:
                 yield Static(self.detail, classes="dialog-detail", markup=False)
             yield Static("[b]y[/] yes    [b]n[/] / [b]esc[/] no", classes="dialog-keys")
+        yield Footer(compact=True, show_command_palette=False)
 
     def action_answer(self, answer: bool) -> None:
         self.dismiss(answer)
@@ -54,22 +57,35 @@ class PromptScreen(ModalScreen[str | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog-box"):
-            yield Label(self.question, classes="dialog-title")
+            yield Label(Content(self.question), classes="dialog-title")
             yield Input(self.value, id="prompt-input", select_on_focus=True)
             yield Static("", id="prompt-error", classes="field-error")
             yield Static("[b]enter[/] accept    [b]esc[/] cancel", classes="dialog-keys")
+        yield Footer(compact=True, show_command_palette=False)
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
         text = event.value.strip()
         reason = self.check(text) if self.check else None
         if reason:
-            self.query_one("#prompt-error", Static).update(escape(reason))
+            self.query_one("#prompt-error", Static).update(Content(reason))
             return
         self.dismiss(text)
 
     def action_cancel(self) -> None:
         self.dismiss(None)
+
+
+def key_table(keys: list[tuple[str, str, str]]) -> Table:
+    """The key list of the help screen: key, then description and binding id, wrapped
+    under the description. Built from Text cells, never from markup, so keys such as `[`
+    and `]` show as they are typed."""
+    table = Table.grid(padding=(0, 2))
+    table.add_column(no_wrap=True)
+    table.add_column(ratio=1)
+    for key, desc, ident in keys:
+        table.add_row(Text(key, style="bold"), Text.assemble(desc, "  ", (f"({ident})", "dim")))
+    return table
 
 
 class HelpScreen(ModalScreen[None]):
@@ -86,18 +102,14 @@ class HelpScreen(ModalScreen[None]):
         self.keys = keys
 
     def compose(self) -> ComposeResult:
-        width = max((len(k) for k, _, _ in self.keys), default=4)
-        lines = [
-            f"[b]{escape(key.ljust(width))}[/]  {escape(desc)}  [dim]({escape(ident)})[/]"
-            for key, desc, ident in self.keys
-        ]
         with Vertical(classes="dialog-box help-box"):
-            yield Label(f"Help: {self.title_text}", classes="dialog-title")
+            yield Label(Content(f"Help: {self.title_text}"), classes="dialog-title")
             with VerticalScroll(id="help-scroll"):
-                yield Static("\n".join(lines), classes="help-keys")
+                yield Static(key_table(self.keys), classes="help-keys")
                 if self.text:
-                    yield Static(self.text, classes="help-text")
+                    yield Static(Content(self.text), classes="help-text")
             yield Static("[b]esc[/] / [b]f1[/] close", classes="dialog-keys")
+        yield Footer(compact=True, show_command_palette=False)
 
     def action_close(self) -> None:
         self.dismiss(None)

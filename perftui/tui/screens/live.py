@@ -1,36 +1,45 @@
 """Live run: a benchmark in progress, fed by the child-process client from a thread worker.
 
 The worker reads the client's events and never waits for the UI: progress ticks go into a
-thread-safe LiveSeries and are announced with a message that replaces any pending one; the
-charts redraw from a timer at most `REDRAW_HZ` times per second. Finished runs are stored by
-the client as they arrive, so cancelling or leaving never loses them.
+thread-safe LiveSeries and are announced with a message that replaces any pending one. The
+handler only keeps the newest tick; one timer applies it (progress bars, the figures line and
+the charts) at most `REDRAW_HZ` times per second, and only what changed: the dashboard shares
+the machine with the benchmark child, and over a slow SSH link every redraw is bytes on the
+wire. Finished runs are stored by the client as they arrive, so cancelling or leaving never
+loses them.
 """
 
 from __future__ import annotations
 
 import threading
+import time
 from typing import ClassVar
 
-from rich.markup import escape
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
+from textual.content import Content
 from textual.message import Message
 from textual.widgets import DataTable, Footer, Header, Label, ProgressBar, Static
 from textual.worker import Worker, WorkerState
 
 from perftui.bench import protocol
+from perftui.domain.pacing import redraw_interval
 from perftui.domain.records import BenchmarkRequest, RunResult
 from perftui.domain.series import LiveSeries, short_label
 from perftui.tui import format as fmt
 from perftui.tui.screens.base import PerftuiScreen, one_line
 from perftui.tui.screens.dialogs import ConfirmScreen
 from perftui.tui.services import Client
-from perftui.tui.widgets.charts import LiveChart
+from perftui.tui.widgets.charts import LiveChart, series_key
+from perftui.tui.widgets.tables import fill_table
 
-REDRAW_HZ = 4
+REDRAW_HZ = 2
+CHART_BUDGET = 0.03
+"""Share of a core the live charts may use; big charts are redrawn less often than
+REDRAW_HZ to stay within it (the benchmark child needs the CPU more)."""
 PHASES = {
     "compile": "compiling",
     "first_inference": "first inference",
@@ -81,10 +90,11 @@ class LiveRunScreen(PerftuiScreen):
     TITLE_TEXT = "Live run"
     HELP = (
         "The benchmark runs in a separate process; this screen shows its progress. The charts "
-        "show the rolling throughput and median latency the process reports (about 4 times a "
-        "second), one line per run. The table fills in as runs finish; every finished run is "
-        "already stored. Cancel (x) stops the run in progress (kept as cancelled) and skips "
-        "the rest."
+        "show the rolling throughput and median latency the process reports, one line per "
+        "run, redrawn at most twice a second (less often when the charts are big, to leave "
+        "the CPU to the benchmark). The table fills in as runs finish; its first column "
+        "shows each run's marker in the charts. Every finished run is already stored. Cancel "
+        "(x) stops the run in progress (kept as cancelled) and skips the rest."
     )
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("x", "cancel", "Cancel run", id="cancel"),
@@ -104,12 +114,20 @@ class LiveRunScreen(PerftuiScreen):
         self._lock = threading.Lock()
         self._drawn = -1
         self._current = -1
+        self._tick: protocol.Progress | None = None
+        self._charted = 0.0
+        self._shown: dict[str, str] = {}
+        self._rows: list[list[str | Text]] = []
+        self._runs_width = 0
         self._multi = len({r.project.name for r in requests}) > 1
 
     def compose(self) -> ComposeResult:
         yield Header()
         names = ", ".join(dict.fromkeys(r.project.name for r in self.requests))
-        yield Static(f"[b]{escape(names)}[/]  {self.total} run(s)", id="live-head")
+        yield Static(
+            Content.from_markup("$total run(s) of [b]$names[/]", names=names, total=self.total),
+            id="live-head",
+        )
         with Horizontal(classes="progress-row"):
             yield Label("All", classes="progress-label")
             yield ProgressBar(total=self.total, show_eta=False, id="overall")
@@ -124,19 +142,19 @@ class LiveRunScreen(PerftuiScreen):
         yield DataTable(id="live-runs", cursor_type="row", zebra_stripes=True)
         yield Footer(compact=True, show_command_palette=False)
 
+    RUN_COLUMNS = (
+        ("# line", "n"),
+        ("Run", "run"),
+        ("Status", "status"),
+        ("items/s", "fps"),
+        ("median ms", "median"),
+        ("p99 ms", "p99"),
+        ("iters", "iters"),
+    )
+
     def on_mount(self) -> None:
-        table = self.query_one("#live-runs", DataTable)
-        for label, key in (
-            ("#", "n"),
-            ("Run", "run"),
-            ("Status", "status"),
-            ("items/s", "fps"),
-            ("median ms", "median"),
-            ("p99 ms", "p99"),
-            ("iters", "iters"),
-        ):
-            table.add_column(label, key=key)
-        self.set_interval(1 / REDRAW_HZ, self._redraw)
+        self._fill_runs()
+        self._timer = self.set_interval(1 / REDRAW_HZ, self._redraw)
         self._run_all()
 
     # ------------------------------------------------------------------ the worker
@@ -184,28 +202,71 @@ class LiveRunScreen(PerftuiScreen):
 
     # ------------------------------------------------------------------ UI updates
 
-    def _redraw(self) -> None:
+    def _redraw(self, force: bool = False) -> None:
+        """Apply the newest tick and the new chart points; nothing when nothing changed.
+        The charts wait longer between frames when their frames are dear (`CHART_BUDGET`)."""
+        tick, self._tick = self._tick, None
+        if tick is not None:
+            self._text(
+                "current-text",
+                f"{fmt.fps(tick.throughput_fps)} items/s  {fmt.ms(tick.latency_ms)} ms  "
+                f"{tick.iterations} it",
+            )
+            self._progress("current", min(1.0, tick.fraction))
+            self._progress("overall", len(self.finished) + min(1.0, tick.fraction))
         version = self.series.version
         if version == self._drawn:
             return
-        self._drawn = version
+        charts = list(self.query(LiveChart))
+        cost = sum(chart.render_s for chart in charts)
+        now = time.monotonic()
+        if not force and now - self._charted < redraw_interval(cost, REDRAW_HZ, CHART_BUDGET):
+            return
+        self._drawn, self._charted = version, now
         lines = self.series.snapshot()
-        self.query_one("#chart-fps", LiveChart).set_lines(lines)
-        self.query_one("#chart-ms", LiveChart).set_lines(lines)
+        for chart in charts:
+            chart.set_lines(lines)
+
+    def _fill_runs(self) -> None:
+        """The finished runs, their labels cut to the table's width (once per run, never
+        per tick)."""
+        table = self.query_one("#live-runs", DataTable)
+        self._runs_width = self.size.width
+        fill_table(
+            table,
+            self.RUN_COLUMNS,
+            [(None, row) for row in self._rows],
+            width=table.size.width or self.size.width or self.app.size.width,
+            height=table.size.height or 8,
+            flex=1,
+        )
+        if self._rows:
+            table.move_cursor(row=len(self._rows) - 1)
+
+    def on_resize(self) -> None:
+        if self.size.width != self._runs_width:
+            self._fill_runs()
+
+    def _text(self, widget_id: str, text: str) -> None:
+        """Set a one-line text (plain, never markup) if it differs from what is shown."""
+        if self._shown.get(widget_id) == text:
+            return
+        self._shown[widget_id] = text
+        self.query_one(f"#{widget_id}", Static).update(Text(text), layout=False)
+
+    def _progress(self, widget_id: str, progress: float, total: float | None = None) -> None:
+        bar = self.query_one(f"#{widget_id}", ProgressBar)
+        if total is not None:
+            bar.update(total=total, progress=progress)
+        elif bar.progress != progress:
+            bar.update(progress=progress)
 
     def _overall(self, text: str) -> None:
-        self.query_one("#overall-text", Static).update(escape(text))
+        self._text("overall-text", text)
 
     @on(LiveTick)
-    def _tick(self, message: LiveTick) -> None:
-        tick = message.tick
-        self.query_one("#current", ProgressBar).update(progress=min(1.0, tick.fraction))
-        self.query_one("#current-text", Static).update(
-            f"{fmt.fps(tick.throughput_fps)} items/s  {fmt.ms(tick.latency_ms)} ms  "
-            f"{tick.iterations} it"
-        )
-        done = len(self.finished) + min(1.0, tick.fraction)
-        self.query_one("#overall", ProgressBar).update(progress=done)
+    def _on_tick(self, message: LiveTick) -> None:
+        self._tick = message.tick  # applied by the next redraw
 
     @on(LiveEvent)
     def _event(self, message: LiveEvent) -> None:
@@ -216,10 +277,11 @@ class LiveRunScreen(PerftuiScreen):
             self._overall(
                 f"run {message.index + 1} of {self.total}: {self._label(request, event.config)}"
             )
-            self.query_one("#current", ProgressBar).update(progress=0)
-            self.query_one("#current-text", Static).update("starting")
+            self._tick = None
+            self._progress("current", 0)
+            self._text("current-text", "starting")
         elif isinstance(event, protocol.PhaseChanged):
-            self.query_one("#current-text", Static).update(PHASES.get(event.phase, event.phase))
+            self._text("current-text", PHASES.get(event.phase, event.phase))
         elif isinstance(event, protocol.RunFinished):
             self._finished(message.index, request, event.run)
         elif isinstance(event, protocol.Fatal):
@@ -234,19 +296,23 @@ class LiveRunScreen(PerftuiScreen):
 
     def _finished(self, index: int, request: BenchmarkRequest, run: RunResult) -> None:
         self.finished.append(run)
-        self.query_one("#current", ProgressBar).update(progress=1.0)
+        self._tick = None
+        self._progress("current", 1.0)
         stats = run.latency_ms
         status = Text(run.status, style="" if run.status == "ok" else "bold")
-        self.query_one("#live-runs", DataTable).add_row(
-            str(index + 1),
-            self._label(request, run.config),
-            status,
-            fmt.fps(run.throughput_fps if run.status == "ok" else None),
-            fmt.ms(stats.median if stats else None),
-            fmt.ms(stats.p99 if stats else None),
-            str(run.iterations),
+        self._rows.append(
+            [
+                Text.assemble(f"{index + 1} ", series_key(index)),
+                self._label(request, run.config),
+                status,
+                fmt.fps(run.throughput_fps if run.status == "ok" else None),
+                fmt.ms(stats.median if stats else None),
+                fmt.ms(stats.p99 if stats else None),
+                str(run.iterations),
+            ]
         )
-        self.query_one("#overall", ProgressBar).update(progress=len(self.finished))
+        self._fill_runs()
+        self._progress("overall", len(self.finished))
         if run.status == "failed":
             self.app.notify(
                 run.error or "the run failed",
@@ -273,16 +339,16 @@ class LiveRunScreen(PerftuiScreen):
         if not self.running:
             return
         self.running = False
-        self._redraw()
+        self._tick = None
+        self._redraw(force=True)
+        self._timer.stop()
         ok = sum(1 for r in self.finished if r.status == "ok")
         other = len(self.finished) - ok
         verb = "cancelled" if self.cancel_requested else "finished"
         text = f"{verb}: {ok} ok" + (f", {other} not ok" if other else "") + " · stored"
         self._overall(text)
-        self.query_one("#overall", ProgressBar).update(
-            total=max(1, len(self.finished)), progress=len(self.finished)
-        )
-        self.query_one("#current-text", Static).update("o opens the project, esc goes back")
+        self._progress("overall", len(self.finished), total=max(1, len(self.finished)))
+        self._text("current-text", "o opens the project, esc goes back")
         self.app.notify(
             f"Benchmark {text}.",
             title="Benchmark",

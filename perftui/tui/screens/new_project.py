@@ -6,7 +6,6 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
-from rich.markup import escape
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -16,6 +15,7 @@ from textual.worker import Worker, WorkerState
 
 from perftui.domain.errors import InputError, StoreError
 from perftui.domain.records import ENGINES, Project
+from perftui.tui.format import escape
 from perftui.tui.screens.base import PerftuiScreen, one_line
 from perftui.tui.widgets.modelinfo import ModelInfoView
 
@@ -92,6 +92,8 @@ class NewProjectScreen(PerftuiScreen):
         yield Footer(compact=True, show_command_palette=False)
 
     def on_mount(self) -> None:
+        self.query_one("#np-left").border_title = "Model file: type (^o) or pick (^t)"
+        self.query_one("#np-right").border_title = "Inspection"
         self.query_one("#path", Input).focus()
         self._probe()
 

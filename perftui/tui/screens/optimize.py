@@ -12,7 +12,6 @@ from __future__ import annotations
 import threading
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from rich.markup import escape
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -39,6 +38,7 @@ from perftui.optimize.runner import (
     suggest_name,
 )
 from perftui.tui import format as fmt
+from perftui.tui.format import escape
 from perftui.tui.screens.base import one_line
 from perftui.tui.screens.dialogs import ConfirmScreen
 

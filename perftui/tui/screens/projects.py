@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from rich.markup import escape
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -12,15 +11,18 @@ from textual.widgets import DataTable, Footer, Header, Static
 from textual.worker import Worker, WorkerState
 
 from perftui.domain.errors import InputError, StoreError
+from perftui.domain.fit import cut, room_left
 from perftui.domain.profile import runtime_precision
 from perftui.domain.quickstart import SAMPLE_PROJECTS, quick_request, sample_projects
 from perftui.domain.records import Project
 from perftui.optimize.notes import derived_projects, optimization_of
 from perftui.samples import sample_models
 from perftui.tui import format as fmt
+from perftui.tui.format import escape
 from perftui.tui.screens.base import PerftuiScreen
 from perftui.tui.screens.dialogs import ConfirmScreen, PromptScreen
 from perftui.tui.screens.optimize import open_optimize
+from perftui.tui.widgets.tables import SCROLLBAR, fill_table
 
 EMPTY_TEXT = (
     "[b]No projects yet.[/b]\n\n"
@@ -89,13 +91,17 @@ class ProjectsScreen(PerftuiScreen):
     )
     WIDE = 100
     """Below this width the model column is left out (the detail screen shows it)."""
+    NARROW_DROPS = ("last", "runs", "ms")
+    """Left out in this order while a name would get fewer than MIN_NAME cells."""
+    MIN_NAME = 14
 
     def on_mount(self) -> None:
         self.wide: bool | None = None
+        self.fitted_width = 0
         self.refresh_projects()
 
     def on_resize(self) -> None:
-        if (self.size.width >= self.WIDE) != self.wide:
+        if self.size.width and self.size.width != self.fitted_width:
             self.refresh_projects()
 
     def on_screen_resume(self) -> None:
@@ -105,7 +111,10 @@ class ProjectsScreen(PerftuiScreen):
         """Reload the table from the store, keeping the cursor on the same project.
 
         Best items/s is the highest throughput, ms the lowest median latency, of the
-        project's successful runs; * marks projects chosen for comparison."""
+        project's successful runs; * marks projects chosen for comparison. Names longer than
+        the room the other columns leave are cut in the middle (the detail screen has them
+        whole), so the table never needs a horizontal scrollbar. Narrow, the model column
+        is left out, and OpenVINO is written 'ov' when the names need the room."""
         table = self.query_one("#projects", DataTable)
         current = select or self.current_name()
         try:
@@ -114,24 +123,19 @@ class ProjectsScreen(PerftuiScreen):
         except StoreError as error:
             self.report(error, "Database")
             return
-        wide = self.size.width >= self.WIDE
-        if wide != self.wide:
-            self.wide = wide
-            table.clear(columns=True)
-            for label, key in self.COLUMNS:
-                if wide or key != "model":
-                    table.add_column(label, key=key)
-        table.clear()
+        width = self.size.width or self.app.size.width
+        wide = self.wide = width >= self.WIDE
         self.names = []
         self.projects = {p.name: p for p, _ in summaries}
         self.marked = [m for m in self.marked if any(p.name == m for p, _ in summaries)]
+        rows: list[list[str]] = []
         for project, summary in summaries:
             self.names.append(project.name)
             mark = "*" if project.name in self.marked else " "
             cells = [
                 f"{mark}{project.name}",
                 fmt.model_name(project.model),
-                "openvino" if project.engine == "openvino" else "ort",
+                project.engine if project.engine == "openvino" else "ort",
                 project.device,
                 precisions.get(project.name, fmt.DASH),
                 fmt.fps(summary.best_throughput_fps),
@@ -141,15 +145,49 @@ class ProjectsScreen(PerftuiScreen):
             ]
             if not wide:
                 del cells[1]
-            table.add_row(*cells, key=project.name)
+            rows.append(cells)
+        columns = [(label, key) for label, key in self.COLUMNS if wide or key != "model"]
+        engine = 2 if wide else 1  # where the engine column is
+        if not self._names_fit(columns, rows, width):
+            for cells in rows:  # 'ov' gives a name 6 more cells
+                cells[engine] = "ov" if cells[engine] == "openvino" else cells[engine]
+        for key in self.NARROW_DROPS:  # below 80 columns: leave out the least needed columns
+            if self._names_fit(columns, rows, width, self.MIN_NAME):
+                break
+            index = [k for _, k in columns].index(key)
+            del columns[index]
+            for cells in rows:
+                del cells[index]
+        self.fitted_width = width
+        fill_table(
+            table,
+            columns,
+            list(zip(self.names, rows, strict=True)),
+            width=width,
+            height=table.size.height or self.size.height - 3,  # less header, link, footer
+            maximum=48,
+            cutter=lambda cell, room: cell[0] + cut(cell[1:], room - 1, middle=True),
+        )
         if current in self.names:
             table.move_cursor(row=self.names.index(current))
         empty = not self.names
+        self.refresh_bindings()
         self.query_one("#empty").display = empty
         table.display = not empty
         if not empty:
             table.focus()
         self._show_link()
+
+    @staticmethod
+    def _names_fit(
+        columns: list[tuple[str, str]], rows: list[list[str]], width: int, room: int = 0
+    ) -> bool:
+        """Whether the names (or `room` cells of them) fit beside the other columns."""
+        widths = [
+            max([len(label)] + [len(r[i]) for r in rows]) for i, (label, _) in enumerate(columns)
+        ]
+        needed = min(widths[0], room) if room else widths[0]
+        return needed <= room_left(width - SCROLLBAR, widths[1:])
 
     def _show_link(self) -> None:
         """Under the table, when any project was made by optimize: how the highlighted
@@ -180,8 +218,13 @@ class ProjectsScreen(PerftuiScreen):
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
         self._show_link()
 
+    NEEDS_PROJECT = frozenset(
+        {"open", "benchmark", "mark", "compare", "optimize", "rename", "delete"}
+    )
+
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        return action != "back"
+        # with no project yet the footer offers only what can start one
+        return action != "back" and (bool(self.names) or action not in self.NEEDS_PROJECT)
 
     def current_name(self) -> str | None:
         table = self.query_one("#projects", DataTable)

@@ -2,11 +2,14 @@
 
 The figure is rebuilt on every render from the widget's data and current size, so charts
 follow resizes; below `MIN_WIDTH` x `MIN_HEIGHT` cells they show one line of text instead.
+Building a figure is the costly part of a frame, so the setters ask for a render only when
+the data really changed.
 Series use distinct markers as well as colours, so they stay apart with NO_COLOR.
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 
 from rich.text import Text
@@ -16,7 +19,19 @@ from textual_plotext import PlotextPlot
 from perftui.domain.series import LiveLine, Scaling
 
 MARKERS = ("hd", "dot", "x", "+", "*", "o", "#", "@")
-COLORS = ("cyan", "orange", "green", "magenta", "blue", "red", "yellow", "white")
+COLORS = ("cyan", "orange", "green", "magenta", "blue", "red", "orange+", "white")
+GLYPHS = {"hd": "▞", "dot": "•"}
+"""How plotext draws a marker, where that is not the marker's name."""
+ANSI = {"cyan": 6, "orange": 3, "green": 2, "magenta": 5, "blue": 4, "red": 1, "orange+": 11}
+"""The ANSI colour plotext uses for each of COLORS (white: the terminal's foreground)."""
+
+
+def series_key(n: int) -> Text:
+    """The marker and colour of line `n` of a chart, for a legend kept outside the chart
+    (a table column), so lines are told apart with NO_COLOR and in narrow charts."""
+    marker, color = MARKERS[n % len(MARKERS)], COLORS[n % len(COLORS)]
+    code = ANSI.get(color)
+    return Text(GLYPHS.get(marker, marker), style=f"bold color({code})" if code else "bold")
 
 
 class Chart(PlotextPlot):
@@ -29,6 +44,8 @@ class Chart(PlotextPlot):
         super().__init__(id=id, classes=classes)
         self.chart_title = title
         self.message = "no data yet"
+        self.render_s = 0.0
+        """Seconds the last figure took to build (grows with the chart's size)."""
 
     def has_data(self) -> bool:
         return False
@@ -45,9 +62,12 @@ class Chart(PlotextPlot):
             )
         if width < self.MIN_WIDTH or height < self.MIN_HEIGHT:
             return Text(f"{self.chart_title}: widen the terminal to see this chart", style="dim")
+        start = time.perf_counter()
         self.plt.clear_figure()
         self.plot()
-        return super().render()
+        figure = super().render()
+        self.render_s = time.perf_counter() - start
+        return figure
 
     @property
     def narrow(self) -> bool:
@@ -69,6 +89,8 @@ class LiveChart(Chart):
         self.message = "waiting for the first measurements"
 
     def set_lines(self, lines: list[LiveLine]) -> None:
+        if lines == self.lines:
+            return
         self.lines = lines
         self.refresh()
 
@@ -77,7 +99,9 @@ class LiveChart(Chart):
 
     def plot(self) -> None:
         plt = self.plt
-        for n, line in enumerate(self.lines):
+        for line in self.lines:
+            # the run's index picks marker and colour, as in the runs table's key column
+            n = line.index
             ys = line.throughput_fps if self.metric == "throughput" else line.latency_ms
             label = None if self.narrow or len(self.lines) > 6 else line.label
             plt.plot(
@@ -101,6 +125,8 @@ class ScalingChart(Chart):
         self.message = "no successful runs to chart yet"
 
     def set_scaling(self, scaling: Scaling | None) -> None:
+        if scaling == self.scaling:
+            return
         self.scaling = scaling
         self.refresh()
 
@@ -143,9 +169,10 @@ class BarChart(Chart):
         self.message = "nothing to show"
 
     def set_bars(self, bars: Sequence[tuple[str, float]], title: str | None = None) -> None:
-        self.bars = list(bars)
-        if title is not None:
-            self.chart_title = title
+        bars, title = list(bars), self.chart_title if title is None else title
+        if bars == self.bars and title == self.chart_title:
+            return
+        self.bars, self.chart_title = bars, title
         self.refresh()
 
     def has_data(self) -> bool:

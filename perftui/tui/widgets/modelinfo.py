@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from rich.markup import escape
 from textual.widgets import Static
 
 from perftui.tui import format as fmt
+from perftui.tui.format import escape
 
 if TYPE_CHECKING:
     from perftui.domain.inspect import ModelInfo

@@ -1,0 +1,63 @@
+"""Fitting text into a number of terminal cells: cut with an ellipsis, keep the most useful
+parts of a one-line header, size the one flexible column of a table.
+
+Pure functions (no textual); the dashboard uses them so that an 80-column terminal never
+gets a wrapped header or a horizontal scrollbar. Widths count characters: perftui's names,
+labels and numbers are one cell each.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+ELLIPSIS = "…"
+
+
+def cut(text: str, width: int, *, middle: bool = False) -> str:
+    """`text` if it fits in `width` cells, else its start and an ellipsis (width >= 1).
+
+    With `middle`, the ellipsis goes in the middle and the end stays: names of one family
+    ('mobilenet-fp32-ov', 'mobilenet-fp32-ort') differ at the end."""
+    width = max(1, width)
+    if len(text) <= width:
+        return text
+    if not middle or width < 5:
+        return text[: width - 1] + ELLIPSIS
+    tail = (width - 1) // 2
+    return text[: width - 1 - tail] + ELLIPSIS + text[-tail:]
+
+
+def fit_parts(parts: Sequence[tuple[str, int]], width: int, sep: str = "  ") -> list[str]:
+    """The parts of a one-line text that fit in `width` cells, in their order.
+
+    Each part is (text, rank): the part with the highest rank is dropped first until the
+    line fits. The first part (what the line is about, e.g. a project name) is never
+    dropped; if it alone is too wide it is cut with an ellipsis."""
+    if not parts:
+        return []
+    kept = list(range(len(parts)))
+
+    def length(indices: list[int]) -> int:
+        return sum(len(parts[i][0]) for i in indices) + len(sep) * (len(indices) - 1)
+
+    droppable = sorted(range(1, len(parts)), key=lambda i: (-parts[i][1], -i))
+    for index in droppable:
+        if length(kept) <= width:
+            break
+        kept.remove(index)
+    texts = [parts[i][0] for i in kept]
+    texts[0] = cut(texts[0], width - (length(kept) - len(texts[0])))
+    return texts
+
+
+def room_left(total: int, others: Sequence[int], *, padding: int = 2) -> int:
+    """What `total` cells leave for one more table column when the other columns need
+    `others` cells of content each and every column adds `padding` cells (may be < 0)."""
+    return total - sum(others) - padding * (len(others) + 1)
+
+
+def flex_width(
+    total: int, others: Sequence[int], *, padding: int = 2, minimum: int = 8, maximum: int = 40
+) -> int:
+    """The width of a table's one flexible column: `room_left`, within [minimum, maximum]."""
+    return max(minimum, min(maximum, room_left(total, others, padding=padding)))

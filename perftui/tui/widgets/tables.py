@@ -1,0 +1,57 @@
+"""Tables that fit their width: one flexible column takes what the others leave, so an
+80-column terminal never needs a horizontal scrollbar."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from rich.cells import cell_len
+from rich.text import Text
+from textual.widgets import DataTable
+
+from perftui.domain.fit import cut, flex_width
+
+SCROLLBAR = 2
+"""Cells a DataTable's vertical scrollbar takes."""
+
+
+def middle_cut(text: str, width: int) -> str:
+    return cut(text, width, middle=True)
+
+
+Cell = str | Text
+
+
+def fill_table(
+    table: DataTable,
+    columns: Sequence[tuple[str, str]],
+    rows: Sequence[tuple[str | None, Sequence[Cell]]],
+    *,
+    width: int,
+    height: int,
+    flex: int = 0,
+    maximum: int = 48,
+    cutter: Callable[[str, int], str] = middle_cut,
+) -> None:
+    """Replace the table's columns and rows: (label, key) columns, (row key, cells) rows.
+
+    Column `flex` gets what the others leave of `width` (less the scrollbar when the rows
+    overflow `height`), at most `maximum`; its longer cells are cut by `cutter` (they are
+    strings). Every column is added with its width given: an auto-width column keeps the
+    widest cell it ever had, and a table drawn before it measures new cells keeps the old
+    widths. String cells become Text, so names with brackets are never read as markup."""
+    widths = [
+        max([len(label)] + [cell_len(str(cells[i])) for _, cells in rows])
+        for i, (label, _) in enumerate(columns)
+    ]
+    scrollbar = SCROLLBAR if len(rows) > height - 1 else 0
+    others = widths[:flex] + widths[flex + 1 :]
+    room = flex_width(width - scrollbar, others, maximum=maximum)
+    widths[flex] = min(widths[flex], room)
+    table.clear(columns=True)
+    for (label, key), column_width in zip(columns, widths, strict=True):
+        table.add_column(label, key=key, width=column_width)
+    for key, cells in rows:
+        shown = list(cells)
+        shown[flex] = cutter(str(shown[flex]), widths[flex])
+        table.add_row(*(Text(cell) if isinstance(cell, str) else cell for cell in shown), key=key)
