@@ -479,14 +479,19 @@ class CompareScreen(PerftuiScreen):
         run = next((r for r in self.runs[side] if r.id == run_id), None)
         return (side, run) if run is not None else None
 
-    def action_toggle(self) -> None:
+    def comparable_run(self) -> tuple[str, RunResult] | None:
+        """The run under the cursor if it can be compared; a failed run is refused aloud."""
         found = self.current_run()
+        if found is not None and run_latency(found[1], self.stat) is None:
+            self.app.notify(f"That run {found[1].status}; only successful runs can be compared.")
+            return None
+        return found
+
+    def action_toggle(self) -> None:
+        found = self.comparable_run()
         if found is None:
             return
         side, run = found
-        if run_latency(run, self.stat) is None:
-            self.app.notify(f"That run {run.status}; only successful runs can be compared.")
-            return
         self.checked[side] ^= {run.id}
         if run.id not in self.checked[side] and self.pinned[side] == run.id:
             self.pinned[side] = None
@@ -504,13 +509,10 @@ class CompareScreen(PerftuiScreen):
         self.refresh_view()
 
     def action_pin(self) -> None:
-        found = self.current_run()
+        found = self.comparable_run()
         if found is None:
             return
         side, run = found
-        if run_latency(run, self.stat) is None:
-            self.app.notify(f"That run {run.status}; only successful runs can be compared.")
-            return
         if self.pinned[side] == run.id:
             self.pinned[side] = None
             self.app.notify(f"{side} is again its best checked run under the threshold.")
