@@ -13,7 +13,7 @@ import pytest
 from perftui.bench import protocol
 from perftui.bench.client import BenchmarkClient
 from perftui.domain.records import BenchmarkRequest, Budget, Project, RunConfig
-from perftui.domain.store import Store
+from perftui.store.database import Store
 from tests.conftest import MOBILENET
 
 pytestmark = pytest.mark.engine

@@ -12,15 +12,15 @@ import numpy as np
 import pytest
 
 from perftui.domain.errors import InputError
-from perftui.domain.exchange import (
+from perftui.domain.records import BenchmarkRequest, RunConfig
+from perftui.store.database import Store
+from perftui.store.exchange import (
     CSV_COLUMNS,
     export_csv,
     export_document,
     import_document,
     parse_export,
 )
-from perftui.domain.records import BenchmarkRequest, RunConfig
-from perftui.domain.store import Store
 from tests.test_store import make_project, make_run
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from perftui.domain.fit import cut, fit_parts, flex_width, room_left
+from perftui.tui.kit.fit import cut, fit_parts, flex_width, room_left
 
 
 def test_cut_keeps_text_that_fits_and_ends_longer_text_with_an_ellipsis():
@@ -68,7 +68,7 @@ def test_the_new_domain_modules_import_no_textual():
     import sys
 
     code = (
-        "import sys, perftui.domain.fit, perftui.domain.pacing; "
+        "import sys, perftui.tui.kit.fit, perftui.tui.kit.pacing; "
         "print(any(m == 'textual' or m.startswith('textual.') for m in sys.modules))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from perftui.domain.errors import InputError
-from perftui.domain.inspect import (
+from perftui.inspection.model import (
     DEFAULT_DYNAMIC_DIM,
     ModelInfo,
     inspect_model,
@@ -234,7 +234,7 @@ def test_sample_models_validate() -> None:
 
 def test_import_is_cheap() -> None:
     code = (
-        "import sys, perftui.domain.inspect; "
+        "import sys, perftui.inspection.model; "
         "print(sorted(m for m in ('onnx', 'openvino', 'onnxruntime', 'textual') "
         "if m in sys.modules))"
     )

@@ -20,7 +20,7 @@ from onnx import TensorProto, helper, numpy_helper
 
 from perftui import cli
 from perftui.domain.records import Project
-from perftui.domain.store import Store
+from perftui.store.database import Store
 from tests.cli_helpers import QUICK, perftui
 from tests.conftest import MOBILENET, MOBILENET_INT8, MOBILENET_IR
 

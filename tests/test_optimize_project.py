@@ -11,9 +11,9 @@ import pytest
 
 from perftui.domain.errors import InputError
 from perftui.domain.records import Project
-from perftui.domain.store import Store
 from perftui.optimize import project as optimize
 from perftui.optimize.project import default_name, models_dir, optimize_project
+from perftui.store.database import Store
 from tests.conftest import ENCODER, MOBILENET
 
 pytestmark = pytest.mark.engine

@@ -13,7 +13,6 @@ from pathlib import Path
 import pytest
 
 from perftui.domain.records import Project
-from perftui.domain.store import Store
 from perftui.optimize.notes import derived_projects, optimization_of
 from perftui.optimize.runner import (
     Finished,
@@ -29,6 +28,7 @@ from perftui.optimize.runner import (
     parse_line,
     suggest_name,
 )
+from perftui.store.database import Store
 from tests.conftest import MOBILENET
 
 # --------------------------------------------------------------------------- lines

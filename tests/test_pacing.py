@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from perftui.domain.pacing import redraw_interval
+from perftui.tui.kit.pacing import redraw_interval
 
 
 def test_cheap_redraws_run_at_the_cap():

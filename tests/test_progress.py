@@ -6,8 +6,8 @@ import io
 import os
 
 from perftui.bench import protocol
+from perftui.cli.progress import ProgressPrinter
 from perftui.domain.records import RunConfig
-from perftui.progress import ProgressPrinter
 
 
 class Terminal(io.StringIO):
@@ -17,7 +17,7 @@ class Terminal(io.StringIO):
 
 def test_the_redrawn_line_never_wraps_on_an_80_column_terminal(monkeypatch):
     monkeypatch.setattr(
-        "perftui.progress.shutil.get_terminal_size", lambda fallback: os.terminal_size((80, 24))
+        "perftui.cli.progress.shutil.get_terminal_size", lambda fallback: os.terminal_size((80, 24))
     )
     stream = Terminal()
     printer = ProgressPrinter(stream, 12)

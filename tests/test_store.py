@@ -26,7 +26,7 @@ from perftui.domain.records import (
     RunConfig,
     RunResult,
 )
-from perftui.domain.store import (
+from perftui.store.database import (
     Store,
     decode_samples,
     default_db_path,
@@ -465,7 +465,7 @@ UNREADABLE = textwrap.dedent(
     import sys
     from perftui.domain.errors import StoreError
     from perftui.domain.records import Project
-    from perftui.domain.store import Store
+    from perftui.store.database import Store
     for action in ("read", "write"):
         store = Store(sys.argv[1])
         try:
@@ -596,7 +596,7 @@ WRITER = textwrap.dedent(
     """
     import sys, numpy as np
     from perftui.domain.records import Project, RunConfig, RunResult
-    from perftui.domain.store import Store
+    from perftui.store.database import Store
     path, tag, count = sys.argv[1], sys.argv[2], int(sys.argv[3])
     store = Store(path)
     store.ensure_project(Project(name="p", model="/m.onnx", engine="openvino"))
@@ -642,7 +642,7 @@ STALLER = textwrap.dedent(
     """
     import os, sys, time
     from perftui.domain.records import Project, RunConfig, RunResult
-    from perftui.domain.store import Store
+    from perftui.store.database import Store
 
     real_fdopen = os.fdopen
 

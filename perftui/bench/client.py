@@ -23,8 +23,8 @@ from dataclasses import replace
 from perftui.bench import protocol
 from perftui.bench.environment import environment
 from perftui.domain.records import BenchmarkRequest, RunResult
-from perftui.domain.store import Store
 from perftui.processes import exit_description
+from perftui.store.database import Store
 
 STDERR_LINES = 20
 WORKER_EXIT_S = 10.0

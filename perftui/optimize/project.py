@@ -21,9 +21,8 @@ from pathlib import Path
 from typing import Any
 
 from perftui.domain.errors import InputError
-from perftui.domain.inspect import inspect_model, model_format, validate_model_file
 from perftui.domain.records import Project
-from perftui.domain.store import Store, now_iso
+from perftui.inspection.model import inspect_model, model_format, validate_model_file
 from perftui.optimize.accuracy import AccuracyReport, measure_accuracy
 from perftui.optimize.calibration import (
     DEFAULT_RANDOM_SAMPLES,
@@ -35,6 +34,7 @@ from perftui.optimize.calibration import (
     safe_name,
 )
 from perftui.optimize.quantize import METHODS, QUANTIZED_OPS, Method, Progress, quantize_model
+from perftui.store.database import Store, now_iso
 
 RANDOM_WARNING = (
     "no --calibration folder: {what} seeded random data, so the accuracy figures are only a"

@@ -18,9 +18,9 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from perftui.bench.protocol import Event
-    from perftui.domain.inspect import ModelInfo
-    from perftui.domain.store import Store
+    from perftui.inspection.model import ModelInfo
     from perftui.optimize.runner import OptimizeEvent, OptimizeOptions
+    from perftui.store.database import Store
 
 
 class Client(Protocol):
@@ -60,7 +60,7 @@ def probe_devices() -> dict[str, list[str] | str]:
 
 def inspect(path: str, shapes: Mapping[str, tuple[int, ...]] | None = None) -> ModelInfo:
     """Inputs, outputs, parameters and FLOPs of a model file (InputError for a bad file)."""
-    from perftui.domain.inspect import inspect_model, validate_model_file
+    from perftui.inspection.model import inspect_model, validate_model_file
 
     validate_model_file(path)
     return inspect_model(path, dict(shapes) if shapes else None)

@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from perftui.domain.records import LatencyStats, LayerProfile, Project, RunConfig, RunResult
-from perftui.domain.store import Store
+from perftui.store.database import Store
 
 ENV = {"cpu_model": "Test CPU @ 3.0GHz", "isa": ["avx2", "avx512f"], "openvino": "2025.0"}
 

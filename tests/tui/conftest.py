@@ -14,7 +14,6 @@ import pytest
 
 from perftui.bench import protocol
 from perftui.domain.errors import InputError
-from perftui.domain.inspect import ModelInfo, NodeFlops
 from perftui.domain.records import (
     BenchmarkRequest,
     Budget,
@@ -25,7 +24,8 @@ from perftui.domain.records import (
     RunResult,
     TensorSpec,
 )
-from perftui.domain.store import Store
+from perftui.inspection.model import ModelInfo, NodeFlops
+from perftui.store.database import Store
 from perftui.tui.app import PerftuiApp, create_app
 from perftui.tui.services import Services
 

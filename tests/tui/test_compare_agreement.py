@@ -13,7 +13,7 @@ from textual.widgets import DataTable, Input, Select
 
 from perftui import cli
 from perftui.domain.compare import run_latency
-from perftui.domain.store import Store
+from perftui.store.database import Store
 from perftui.tui.app import create_app
 from perftui.tui.screens.compare import CompareScreen, CompareSummaryScreen
 from tests.cli_helpers import perftui

@@ -13,7 +13,7 @@ from rich.table import Table
 from textual.widgets import DataTable, Static
 
 from perftui.domain.records import Project
-from perftui.domain.store import Store
+from perftui.store.database import Store
 from perftui.tui.app import create_app
 from perftui.tui.screens.dialogs import ConfirmScreen, HelpScreen
 from perftui.tui.screens.projects import ProjectsScreen

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from textual.widgets import Input, Select, Static
 
-from perftui.domain.store import Store
+from perftui.store.database import Store
 from perftui.tui.screens.configure import BenchmarkConfigScreen
 from perftui.tui.screens.new_project import ModelTree, NewProjectScreen
 

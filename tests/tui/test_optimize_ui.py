@@ -13,8 +13,8 @@ import pytest
 from textual.widgets import DataTable, Input, Select, Static
 
 from perftui.domain.records import Project
-from perftui.domain.store import Store
 from perftui.optimize.runner import Finished, OptimizeOptions, OptimizeWarning, Step
+from perftui.store.database import Store
 from perftui.tui.app import PerftuiCommands, create_app
 from perftui.tui.screens.configure import BenchmarkConfigScreen
 from perftui.tui.screens.detail import ProjectDetailScreen

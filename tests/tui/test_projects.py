@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from textual.widgets import DataTable, Input
 
-from perftui.domain.store import Store
+from perftui.store.database import Store
 from perftui.tui.app import create_app
 from perftui.tui.screens.configure import BenchmarkConfigScreen
 from perftui.tui.screens.detail import ProjectDetailScreen

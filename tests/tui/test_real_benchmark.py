@@ -9,7 +9,7 @@ import pytest
 from textual.widgets import Input
 
 from perftui.domain.records import Project
-from perftui.domain.store import Store
+from perftui.store.database import Store
 from perftui.tui.app import create_app
 from perftui.tui.screens.configure import BenchmarkConfigScreen
 from perftui.tui.screens.live import LiveRunScreen

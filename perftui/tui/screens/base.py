@@ -10,7 +10,7 @@ from textual.screen import Screen
 from perftui.domain.errors import InputError, StoreError
 
 if TYPE_CHECKING:
-    from perftui.domain.store import Store
+    from perftui.store.database import Store
     from perftui.tui.app import PerftuiApp
 
 

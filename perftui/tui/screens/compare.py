@@ -54,12 +54,12 @@ from perftui.domain.compare import (
     sort_pairs,
 )
 from perftui.domain.errors import InputError, StoreError
-from perftui.domain.fit import cut as _cut
 from perftui.domain.options import parse_threshold
 from perftui.domain.records import Project, RunResult
 from perftui.domain.series import short_label
-from perftui.tui import format as fmt
-from perftui.tui.format import escape
+from perftui.tui.kit import format as fmt
+from perftui.tui.kit.fit import cut as _cut
+from perftui.tui.kit.format import escape
 from perftui.tui.screens.base import PerftuiScreen
 from perftui.tui.widgets.compare_charts import (
     STYLES,

@@ -25,14 +25,14 @@ from perftui.domain.benchform import (
     parse_field,
 )
 from perftui.domain.errors import InputError, StoreError
-from perftui.domain.fit import fit_parts
 from perftui.domain.records import BenchmarkRequest, Project
-from perftui.tui import format as fmt
-from perftui.tui.format import escape
+from perftui.tui.kit import format as fmt
+from perftui.tui.kit.fit import fit_parts
+from perftui.tui.kit.format import escape
 from perftui.tui.screens.base import PerftuiScreen, one_line
 
 if TYPE_CHECKING:
-    from perftui.domain.inspect import ModelInfo
+    from perftui.inspection.model import ModelInfo
 
 ORT_UNUSED = {"hint": "not used by onnxruntime", "streams": "onnxruntime: one session"}
 

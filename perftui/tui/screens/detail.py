@@ -18,8 +18,6 @@ from textual.worker import Worker, WorkerState
 
 from perftui.domain.benchform import rerun_request
 from perftui.domain.errors import InputError, StoreError
-from perftui.domain.fit import cut as _cut
-from perftui.domain.fit import fit_parts
 from perftui.domain.profile import (
     SORT_KEYS,
     flops_profile,
@@ -45,17 +43,19 @@ from perftui.domain.series import (
     throughput_bars,
 )
 from perftui.optimize.notes import Optimization, derived_projects, optimization_of
-from perftui.tui import format as fmt
-from perftui.tui.format import escape
+from perftui.tui.kit import format as fmt
+from perftui.tui.kit.fit import cut as _cut
+from perftui.tui.kit.fit import fit_parts
+from perftui.tui.kit.format import escape
+from perftui.tui.kit.tables import fill_table
 from perftui.tui.screens.base import PerftuiScreen, one_line
 from perftui.tui.screens.dialogs import ConfirmScreen
 from perftui.tui.screens.optimize import open_optimize, optimization_lines
 from perftui.tui.widgets.charts import BarChart, ScalingChart
 from perftui.tui.widgets.modelinfo import describe
-from perftui.tui.widgets.tables import fill_table
 
 if TYPE_CHECKING:
-    from perftui.domain.inspect import ModelInfo
+    from perftui.inspection.model import ModelInfo
 
 VIEWS = ("baseline", "threads", "batch", "runs")
 VIEW_NAMES = {

@@ -26,15 +26,15 @@ from textual.widgets import DataTable, Footer, Header, Label, ProgressBar, Stati
 from textual.worker import Worker, WorkerState
 
 from perftui.bench import protocol
-from perftui.domain.pacing import redraw_interval
 from perftui.domain.records import BenchmarkRequest, RunResult
 from perftui.domain.series import LiveSeries, short_label
-from perftui.tui import format as fmt
+from perftui.tui.kit import format as fmt
+from perftui.tui.kit.pacing import redraw_interval
+from perftui.tui.kit.tables import fill_table
 from perftui.tui.screens.base import PerftuiScreen, one_line
 from perftui.tui.screens.dialogs import ConfirmScreen
 from perftui.tui.services import Client
 from perftui.tui.widgets.charts import LiveChart, series_key
-from perftui.tui.widgets.tables import fill_table
 
 REDRAW_HZ = 2
 CHART_BUDGET = 0.03

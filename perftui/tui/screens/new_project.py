@@ -15,12 +15,12 @@ from textual.worker import Worker, WorkerState
 
 from perftui.domain.errors import InputError, StoreError
 from perftui.domain.records import ENGINES, Project
-from perftui.tui.format import escape
+from perftui.tui.kit.format import escape
 from perftui.tui.screens.base import PerftuiScreen, one_line
 from perftui.tui.widgets.modelinfo import ModelInfoView
 
 if TYPE_CHECKING:
-    from perftui.domain.inspect import ModelInfo
+    from perftui.inspection.model import ModelInfo
 
 MODEL_SUFFIXES = (".onnx", ".xml")
 SKIP_DIRS = {"__pycache__", "node_modules", "site-packages"}

@@ -37,8 +37,8 @@ from perftui.optimize.runner import (
     options_from_form,
     suggest_name,
 )
-from perftui.tui import format as fmt
-from perftui.tui.format import escape
+from perftui.tui.kit import format as fmt
+from perftui.tui.kit.format import escape
 from perftui.tui.screens.base import one_line
 from perftui.tui.screens.dialogs import ConfirmScreen
 

@@ -11,18 +11,18 @@ from textual.widgets import DataTable, Footer, Header, Static
 from textual.worker import Worker, WorkerState
 
 from perftui.domain.errors import InputError, StoreError
-from perftui.domain.fit import cut, room_left
 from perftui.domain.profile import runtime_precision
 from perftui.domain.quickstart import SAMPLE_PROJECTS, quick_request, sample_projects
 from perftui.domain.records import Project
 from perftui.optimize.notes import derived_projects, optimization_of
 from perftui.samples import sample_models
-from perftui.tui import format as fmt
-from perftui.tui.format import escape
+from perftui.tui.kit import format as fmt
+from perftui.tui.kit.fit import cut, room_left
+from perftui.tui.kit.format import escape
+from perftui.tui.kit.tables import SCROLLBAR, fill_table
 from perftui.tui.screens.base import PerftuiScreen
 from perftui.tui.screens.dialogs import ConfirmScreen, PromptScreen
 from perftui.tui.screens.optimize import open_optimize
-from perftui.tui.widgets.tables import SCROLLBAR, fill_table
 
 EMPTY_TEXT = (
     "[b]No projects yet.[/b]\n\n"

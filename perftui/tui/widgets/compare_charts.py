@@ -15,7 +15,7 @@ from textual.geometry import Size
 from textual.widget import Widget
 
 from perftui.domain.compare import SWEET_MARK, CompareChart, InferenceTime
-from perftui.tui import format as fmt
+from perftui.tui.kit import format as fmt
 from perftui.tui.widgets.charts import Chart
 
 # plotext colour names and the Rich styles that render as the same ANSI colours

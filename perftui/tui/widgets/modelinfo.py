@@ -6,11 +6,11 @@ from typing import TYPE_CHECKING
 
 from textual.widgets import Static
 
-from perftui.tui import format as fmt
-from perftui.tui.format import escape
+from perftui.tui.kit import format as fmt
+from perftui.tui.kit.format import escape
 
 if TYPE_CHECKING:
-    from perftui.domain.inspect import ModelInfo
+    from perftui.inspection.model import ModelInfo
 
 
 def describe(info: ModelInfo, ops: int = 6) -> str:

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from perftui.cli.textfmt import ms, num, table
 from perftui.domain.compare import Comparison, LayerPair, LayerTypeComparison
 from perftui.domain.records import RunResult
-from perftui.textfmt import ms, num, table
 
 TOP_LAYERS = 15
 

@@ -9,7 +9,7 @@ from rich.cells import cell_len
 from rich.text import Text
 from textual.widgets import DataTable
 
-from perftui.domain.fit import cut, flex_width
+from perftui.tui.kit.fit import cut, flex_width
 
 SCROLLBAR = 2
 """Cells a DataTable's vertical scrollbar takes."""

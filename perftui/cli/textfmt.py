@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from perftui.domain.records import RunResult
 
 if TYPE_CHECKING:
-    from perftui.domain.inspect import ModelInfo
+    from perftui.inspection.model import ModelInfo
 
 
 def table(

@@ -25,7 +25,7 @@ from perftui.optimize import command as optimize_command
 
 if TYPE_CHECKING:
     from perftui.domain.records import Project, RunResult
-    from perftui.domain.store import Store
+    from perftui.store.database import Store
 
 EXIT_OK, EXIT_RUN_FAILED, EXIT_BAD_INPUT, EXIT_CANCELLED = 0, 1, 2, 130
 
@@ -119,7 +119,7 @@ def build_parser() -> Parser:
 
 
 def open_store(args: argparse.Namespace) -> Store:
-    from perftui.domain.store import Store, default_db_path
+    from perftui.store.database import Store, default_db_path
 
     return Store(Path(args.db) if args.db else default_db_path())
 
@@ -150,10 +150,10 @@ def cmd_bench(args: argparse.Namespace) -> int:
     from perftui.bench.client import BenchmarkClient
     from perftui.bench.plan import validate_request
     from perftui.bench.protocol import Fatal
+    from perftui.cli.progress import ProgressPrinter
+    from perftui.cli.textfmt import runs_table
     from perftui.domain import options
     from perftui.domain.records import AUTO, HINTS, BenchmarkRequest, Budget, Project
-    from perftui.progress import ProgressPrinter
-    from perftui.textfmt import runs_table
 
     model = Path(args.model).expanduser().absolute()
     engines = options.parse_choices(args.engine, "engine", ("openvino", "onnxruntime"))
@@ -249,7 +249,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
 
 def cmd_projects(args: argparse.Namespace) -> int:
-    from perftui.textfmt import ms, num, table
+    from perftui.cli.textfmt import ms, num, table
 
     summaries = open_store(args).summaries()
     if args.json:
@@ -292,7 +292,7 @@ def cmd_projects(args: argparse.Namespace) -> int:
 
 
 def cmd_show(args: argparse.Namespace) -> int:
-    from perftui.textfmt import runs_table
+    from perftui.cli.textfmt import runs_table
 
     store = open_store(args)
     project = store.get_project(args.project)
@@ -309,9 +309,9 @@ def cmd_show(args: argparse.Namespace) -> int:
 
 
 def cmd_inspect(args: argparse.Namespace) -> int:
-    from perftui.domain.inspect import inspect_model
+    from perftui.cli.textfmt import model_info_text
     from perftui.domain.options import parse_shapes
-    from perftui.textfmt import model_info_text
+    from perftui.inspection.model import inspect_model
 
     info = inspect_model(str(Path(args.model).expanduser()), parse_shapes(args.shape) or None)
     if args.json:
@@ -322,7 +322,7 @@ def cmd_inspect(args: argparse.Namespace) -> int:
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
-    from perftui.compare_report import comparison_document, comparison_text
+    from perftui.cli.compare_report import comparison_document, comparison_text
     from perftui.domain import options
     from perftui.domain.compare import LATENCY_STATS, compare_projects
 
@@ -371,7 +371,7 @@ def cmd_devices(args: argparse.Namespace) -> int:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    from perftui.domain.exchange import export_csv, export_document
+    from perftui.store.exchange import export_csv, export_document
 
     store = open_store(args)
     if args.format == "csv":
@@ -386,7 +386,7 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 
 def cmd_import(args: argparse.Namespace) -> int:
-    from perftui.domain.exchange import import_document
+    from perftui.store.exchange import import_document
 
     path = Path(args.file)
     try:
@@ -417,7 +417,7 @@ COMMANDS = {
 
 
 def open_dashboard(args: argparse.Namespace) -> int:
-    from perftui.domain.store import default_db_path
+    from perftui.store.database import default_db_path
     from perftui.tui.app import create_app
 
     create_app(db_path=Path(args.db) if args.db else default_db_path()).run()

@@ -21,7 +21,7 @@ import numpy as np
 from perftui import __version__
 from perftui.domain.errors import InputError
 from perftui.domain.records import RUN_STATUSES, Project, RunResult
-from perftui.domain.store import Store, decode_samples, encode_samples, now_iso
+from perftui.store.database import Store, decode_samples, encode_samples, now_iso
 
 __all__ = [
     "CSV_COLUMNS",

@@ -1,0 +1,1 @@
+"""Reading model files: validation, inputs and outputs, parameters and theoretical FLOPs."""

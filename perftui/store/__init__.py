@@ -1,0 +1,1 @@
+"""Persistence: the TinyDB-backed run store and its import/export documents."""

@@ -1,0 +1,1 @@
+"""Building blocks shared by every dashboard feature: formatting, fitting, tables, pacing."""
