@@ -249,7 +249,8 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
 
 def cmd_projects(args: argparse.Namespace) -> int:
-    from perftui.cli.textfmt import ms, num, table
+    from perftui.cli.textfmt import num, table
+    from perftui.domain.units import ms
 
     summaries = open_store(args).summaries()
     if args.json:

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from perftui.cli.textfmt import ms, num, table
+from perftui.cli.textfmt import num, table
 from perftui.domain.compare import Comparison, LayerPair, LayerTypeComparison
 from perftui.domain.records import RunResult
+from perftui.domain.units import ms
 
 TOP_LAYERS = 15
 

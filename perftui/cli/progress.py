@@ -7,7 +7,7 @@ import time
 from typing import TextIO
 
 from perftui.bench import protocol
-from perftui.cli.textfmt import ms
+from perftui.domain.units import ms
 
 BAR = 24
 REDRAW_S = 0.2

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from perftui.domain.records import RunResult
+from perftui.domain.units import ms
 
 if TYPE_CHECKING:
     from perftui.inspection.model import ModelInfo
@@ -35,17 +36,6 @@ def table(
 
 def num(value: float | None, digits: int = 2) -> str:
     return "-" if value is None else f"{value:,.{digits}f}"
-
-
-def ms(value: float | None) -> str:
-    """Milliseconds with precision that suits the magnitude."""
-    if value is None:
-        return "-"
-    if value >= 100:
-        return f"{value:,.1f}"
-    if value >= 1:
-        return f"{value:.2f}"
-    return f"{value:.3f}"
 
 
 RUN_HEADERS = ("#", "config", "status", "iters", "fps", "median ms", "p90 ms", "p99 ms", "first ms")

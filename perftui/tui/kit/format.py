@@ -5,6 +5,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from perftui.domain import units
+
 DASH = "—"
 
 
@@ -26,14 +28,8 @@ def fps(value: float | None) -> str:
 
 
 def ms(value: float | None) -> str:
-    """Milliseconds with 3 significant digits (at least 2 decimals below 1 ms)."""
-    if value is None:
-        return DASH
-    if value < 1:
-        return f"{value:.3f}"
-    if value < 100:
-        return f"{value:.2f}"
-    return f"{value:,.0f}"
+    """Milliseconds as perftui.domain.units writes them, whole from 100 ms (narrow columns)."""
+    return units.ms(value, missing=DASH, whole_from_100=True)
 
 
 def pct(share: float | None) -> str:

@@ -1,0 +1,18 @@
+"""How measured figures are written as text, the same in the CLI and the dashboard."""
+
+from __future__ import annotations
+
+
+def ms(value: float | None, *, missing: str = "-", whole_from_100: bool = False) -> str:
+    """Milliseconds with precision that suits the magnitude: 0.123, 12.34, 1,234.5.
+
+    `whole_from_100` drops the tenths from 100 ms up (1,235): the dashboard's narrow columns
+    keep three significant digits there, the CLI's tables keep the tenth.
+    """
+    if value is None:
+        return missing
+    if value < 1:
+        return f"{value:.3f}"
+    if value < 100:
+        return f"{value:.2f}"
+    return f"{value:,.0f}" if whole_from_100 else f"{value:,.1f}"
