@@ -49,7 +49,7 @@ def snapshot(store: Store) -> dict:
             p,
             store.runs(p.name),
             [store.latency_samples(r.id) for r in store.runs(p.name)],
-            store.benchmarks(p.name),
+            store.project_benchmarks(p.name),
         )
         for p in store.projects()
     }
@@ -155,6 +155,10 @@ def _good(filled: Store) -> dict:
             "undecodable samples",
         ),
         (lambda d: d["projects"][1]["benchmarks"][0].pop("id") and d, "benchmark #1"),
+        (
+            lambda d: d["projects"][1]["benchmarks"][0].pop("configs") and d,
+            "benchmark #1 is malformed",
+        ),
     ],
 )
 def test_bad_documents_are_input_errors(filled: Store, tmp_path: Path, mutate, message) -> None:

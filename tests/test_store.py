@@ -26,12 +26,9 @@ from perftui.domain.records import (
     RunConfig,
     RunResult,
 )
-from perftui.store.database import (
-    Store,
-    decode_samples,
-    default_db_path,
-    encode_samples,
-)
+from perftui.store.codec import samples_from_document, samples_to_document
+from perftui.store.database import Store
+from perftui.store.paths import default_db_path
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -104,7 +101,7 @@ def test_default_db_path_honours_env(monkeypatch: pytest.MonkeyPatch, tmp_path: 
 def test_no_file_until_first_write_then_parents_and_meta(store: Store) -> None:
     assert store.projects() == [] and store.summaries() == []
     assert store.runs("nope") == [] and store.get_run("x") is None
-    assert store.latency_samples("x") is None and store.benchmark("x") is None
+    assert store.latency_samples("x") is None and store.get_benchmark("x") is None
     assert not store.path.exists() and not store.path.parent.exists()
     store.ensure_project(make_project())
     assert store.path.is_file()
@@ -188,13 +185,13 @@ def test_add_runs_is_one_write_all_or_nothing(store: Store) -> None:
 
 def test_samples_codec_round_trip() -> None:
     arr = np.linspace(0.1, 9.9, 1001, dtype=np.float32)
-    doc = encode_samples(arr)
-    assert doc["count"] == 1001 and np.array_equal(decode_samples(doc), arr)
-    assert decode_samples(encode_samples([])).size == 0
+    doc = samples_to_document(arr)
+    assert doc["count"] == 1001 and np.array_equal(samples_from_document(doc), arr)
+    assert samples_from_document(samples_to_document([])).size == 0
     with pytest.raises(ValueError):
-        decode_samples({**doc, "data": "!!!"})
+        samples_from_document({**doc, "data": "!!!"})
     with pytest.raises(ValueError):
-        decode_samples({**doc, "count": 3})
+        samples_from_document({**doc, "count": 3})
 
 
 # ----------------------------------------------------------------------------- projects
@@ -248,8 +245,9 @@ def test_rename_project_moves_runs_and_benchmarks(store: Store) -> None:
     assert [r.id for r in fresh.runs("fp32")] == [run.id]
     assert fresh.get_run(run.id).project == "fp32"
     assert fresh.latency_samples(run.id) is not None
-    bench = fresh.benchmark(bid)
-    assert bench["project_name"] == "fp32" and bench["project"]["name"] == "fp32"
+    bench = fresh.get_benchmark(bid)
+    assert bench.project_name == "fp32" and bench.request.project.name == "fp32"
+    assert [b.id for b in fresh.project_benchmarks("fp32")] == [bid]
 
 
 def test_delete_project_cascades(store: Store) -> None:
@@ -262,7 +260,7 @@ def test_delete_project_cascades(store: Store) -> None:
     fresh = Store(store.path)
     assert [p.name for p in fresh.projects()] == ["b"]
     assert all(fresh.get_run(i) is None and fresh.latency_samples(i) is None for i in gone)
-    assert fresh.benchmark(bid) is None
+    assert fresh.get_benchmark(bid) is None
     assert fresh.get_run(kept.id) == kept
     data = read_json(store.path)
     assert len(data["runs"]) == len(data["layers"]) == len(data["samples"]) == 1
@@ -292,10 +290,35 @@ def test_benchmark_round_trip(store: Store) -> None:
         seed=42,
     )
     bid = store.add_benchmark(request)
-    doc = Store(store.path).benchmark(bid)
-    assert doc["id"] == bid and doc["project_name"] == project.name and doc["created_at"]
-    assert BenchmarkRequest.from_dict(doc) == request
-    assert [d["id"] for d in store.benchmarks(project.name)] == [bid]
+    stored = Store(store.path).get_benchmark(bid)
+    assert stored.id == bid and stored.project_name == project.name and stored.created_at
+    assert stored.request == request
+    assert [b.id for b in store.project_benchmarks(project.name)] == [bid]
+    assert read_json(store.path)["benchmarks"]["1"] == stored.to_dict()
+    later = store.add_benchmark(replace(request, seed=7))
+    assert store.last_benchmark(project.name).id == later
+    assert store.last_benchmark("ghost") is None and store.project_benchmarks("ghost") == []
+
+
+def test_malformed_rows_are_clear_errors(store: Store) -> None:
+    project = store.ensure_project(make_project())
+    good = store.add_benchmark(BenchmarkRequest(project=project, configs=(RunConfig(),)))
+    bad = store.add_benchmark(BenchmarkRequest(project=project, configs=(RunConfig(),)))
+    run = store.add_run(make_run(layers=None))
+    data = read_json(store.path)
+    for doc in data["benchmarks"].values():
+        if doc["id"] == bad:
+            del doc["configs"]
+    next(iter(data["runs"].values()))["latency_ms"] = {"mean": "fast"}
+    store.path.write_text(json.dumps(data))
+    fresh = Store(store.path)
+    assert fresh.get_benchmark(good).id == good
+    with pytest.raises(StoreError, match=f"benchmark {bad} is malformed .KeyError"):
+        fresh.last_benchmark(project.name)
+    with pytest.raises(StoreError, match=f"benchmark {bad} is malformed"):
+        fresh.project_benchmarks(project.name)
+    with pytest.raises(StoreError, match=f"run {run.id} is malformed .ValueError"):
+        fresh.get_run(run.id)
 
 
 def test_summaries(store: Store) -> None:

@@ -64,11 +64,14 @@ class Fatal:
 Event = RunStarted | PhaseChanged | Progress | RunFinished | BenchmarkDone | Fatal
 
 
-def encode_samples(samples_ms: np.ndarray) -> str:
+def samples_to_wire(samples_ms: np.ndarray) -> str:
+    """Latency samples for the pipe: float32 little-endian -> base64, uncompressed (the
+    stored form, perftui.store.codec, is a compressed, self-describing document)."""
     return base64.b64encode(np.asarray(samples_ms, dtype="<f4").tobytes()).decode("ascii")
 
 
-def decode_samples(text: str) -> np.ndarray:
+def samples_from_wire(text: str) -> np.ndarray:
+    """The samples `samples_to_wire` encoded, as float64 ms."""
     return np.frombuffer(base64.b64decode(text), dtype="<f4").astype(np.float64)
 
 
@@ -87,7 +90,7 @@ def encode(event: Event) -> str:
     elif isinstance(event, Progress):
         data = {"event": "tick", **event.__dict__}
     elif isinstance(event, RunFinished):
-        samples = None if event.samples_ms is None else encode_samples(event.samples_ms)
+        samples = None if event.samples_ms is None else samples_to_wire(event.samples_ms)
         data = {
             "event": "finished",
             "index": event.index,
@@ -115,7 +118,7 @@ def decode(line: str) -> Event:
         return RunFinished(
             data["index"],
             RunResult.from_dict(data["run"]),
-            None if samples is None else decode_samples(samples),
+            None if samples is None else samples_from_wire(samples),
         )
     if kind == "done":
         return BenchmarkDone(bool(data["cancelled"]))

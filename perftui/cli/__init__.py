@@ -119,7 +119,7 @@ def build_parser() -> Parser:
 
 
 def open_store(args: argparse.Namespace) -> Store:
-    from perftui.store.database import Store, default_db_path
+    from perftui.store import Store, default_db_path
 
     return Store(Path(args.db) if args.db else default_db_path())
 
@@ -418,7 +418,7 @@ COMMANDS = {
 
 
 def open_dashboard(args: argparse.Namespace) -> int:
-    from perftui.store.database import default_db_path
+    from perftui.store.paths import default_db_path
     from perftui.tui.app import create_app
 
     create_app(db_path=Path(args.db) if args.db else default_db_path()).run()

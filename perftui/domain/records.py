@@ -253,3 +253,33 @@ class BenchmarkRequest:
             profile=bool(data.get("profile", False)),
             seed=int(data.get("seed", 0)),
         )
+
+
+@dataclass(frozen=True)
+class StoredBenchmark:
+    """A benchmark request as the store keeps it: its id, its project's name and when it was
+    asked. Runs point to it by `RunResult.benchmark_id`."""
+
+    id: str
+    project_name: str
+    created_at: str
+    request: BenchmarkRequest
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "project_name": self.project_name,
+            "created_at": self.created_at,
+            **self.request.to_dict(),
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> StoredBenchmark:
+        """KeyError, TypeError, ValueError or AttributeError if `data` is not one."""
+        request = BenchmarkRequest.from_dict(data)
+        return cls(
+            id=str(data["id"]),
+            project_name=str(data.get("project_name", request.project.name)),
+            created_at=str(data.get("created_at", "")),
+            request=request,
+        )

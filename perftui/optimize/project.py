@@ -34,7 +34,7 @@ from perftui.optimize.calibration import (
     safe_name,
 )
 from perftui.optimize.quantize import METHODS, QUANTIZED_OPS, Method, Progress, quantize_model
-from perftui.store.database import Store, now_iso
+from perftui.store import Store, now_iso
 
 RANDOM_WARNING = (
     "no --calibration folder: {what} seeded random data, so the accuracy figures are only a"

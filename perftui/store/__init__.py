@@ -1,1 +1,14 @@
-"""Persistence: the TinyDB-backed run store and its import/export documents."""
+"""Persistence: the TinyDB-backed run store and its import/export documents.
+
+The names most callers need are importable from here; the modules hold one job each:
+`database` (the Store), `snapshot` (a parsed version of the file and its typed records),
+`layout` (the tables' documents), `codec` (stored values and blobs), `storage` (the
+buffered TinyDB storage), `files` (locking, atomic writes), `paths`, and `exchange`
+(export/import documents).
+"""
+
+from perftui.store.database import Store
+from perftui.store.layout import now_iso
+from perftui.store.paths import default_db_path, normalize_model_path, same_target
+
+__all__ = ["Store", "default_db_path", "normalize_model_path", "now_iso", "same_target"]

@@ -20,8 +20,10 @@ import numpy as np
 
 from perftui import __version__
 from perftui.domain.errors import InputError
-from perftui.domain.records import RUN_STATUSES, Project, RunResult
-from perftui.store.database import Store, decode_samples, encode_samples, now_iso
+from perftui.domain.records import RUN_STATUSES, Project, RunResult, StoredBenchmark
+from perftui.store.codec import samples_from_document, samples_to_document
+from perftui.store.database import Store
+from perftui.store.layout import now_iso
 
 __all__ = [
     "CSV_COLUMNS",
@@ -92,11 +94,10 @@ def export_document(
             if include_samples:
                 samples = store.latency_samples(run.id)
                 if samples is not None:
-                    data["latency_samples"] = encode_samples(samples)
+                    data["latency_samples"] = samples_to_document(samples)
             runs.append(data)
-        exported.append(
-            {**project.to_dict(), "runs": runs, "benchmarks": store.benchmarks(project.name)}
-        )
+        benchmarks = [b.to_dict() for b in store.project_benchmarks(project.name)]
+        exported.append({**project.to_dict(), "runs": runs, "benchmarks": benchmarks})
     return {
         "perftui_export": EXPORT_FORMAT,
         "exported_at": now_iso(),
@@ -221,10 +222,24 @@ def _check_run(project: str, index: int, data: Any) -> tuple[RunResult, np.ndarr
         if not isinstance(data["latency_samples"], dict):
             raise _not_export(f"{where}: 'latency_samples' is not an object")
         try:
-            samples = decode_samples(data["latency_samples"])
+            samples = samples_from_document(data["latency_samples"])
         except ValueError as exc:
             raise _not_export(f"{where}: {exc}") from None
     return run, samples
+
+
+def _check_benchmark(project: Project, index: int, data: Any) -> StoredBenchmark:
+    where = f"project '{project.name}', benchmark #{index + 1}"
+    if not isinstance(data, dict) or not isinstance(data.get("id"), str):
+        raise _not_export(f"{where} has no 'id'")
+    try:
+        stored = StoredBenchmark.from_dict(data)
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        raise _not_export(f"{where} is malformed ({type(exc).__name__}: {exc})") from None
+    renamed = replace(stored.request.project, name=project.name)
+    return replace(
+        stored, project_name=project.name, request=replace(stored.request, project=renamed)
+    )
 
 
 def import_document(store: Store, document: dict[str, Any]) -> tuple[int, int]:
@@ -248,7 +263,7 @@ def import_document(store: Store, document: dict[str, Any]) -> tuple[int, int]:
         raise _not_export('"projects" is not a list')
     projects: list[Project] = []
     runs: list[tuple[RunResult, np.ndarray | None]] = []
-    benchmarks: list[dict[str, Any]] = []
+    benchmarks: list[StoredBenchmark] = []
     seen: set[str] = set()
     for i, data in enumerate(raw_projects):
         project = _check_project(i, data)
@@ -260,11 +275,5 @@ def import_document(store: Store, document: dict[str, Any]) -> tuple[int, int]:
             run, samples = _check_run(project.name, j, run_data)
             runs.append((replace(run, project=project.name), samples))
         for j, bench in enumerate(data.get("benchmarks", [])):
-            if not isinstance(bench, dict) or not isinstance(bench.get("id"), str):
-                raise _not_export(f"project '{project.name}', benchmark #{j + 1} has no 'id'")
-            bench = dict(bench)
-            bench["project_name"] = project.name
-            if isinstance(bench.get("project"), dict):
-                bench["project"] = {**bench["project"], "name": project.name}
-            benchmarks.append(bench)
+            benchmarks.append(_check_benchmark(project, j, bench))
     return store.merge(projects, runs, benchmarks)

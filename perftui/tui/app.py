@@ -23,7 +23,7 @@ from textual.notifications import SeverityLevel
 
 from perftui.domain.errors import StoreError
 from perftui.domain.records import BenchmarkRequest, Project
-from perftui.store.database import Store, default_db_path
+from perftui.store import Store, default_db_path
 from perftui.tui.screens.base import PerftuiScreen, one_line
 from perftui.tui.screens.dialogs import HelpScreen, StoreErrorScreen
 from perftui.tui.services import Services

@@ -1,0 +1,84 @@
+"""The document layout of the database: TinyDB tables in one JSON file.
+
+The public identity of a record is its "id" field, a uuid4 hex string, never a TinyDB
+document id:
+
+- ``meta``: ``{"schema_version": 1, "created_at", "generator"}``, written on the first write.
+- ``projects``: ``Project.to_dict()``, the model as an absolute path.
+- ``benchmarks``: ``StoredBenchmark.to_dict()``, i.e.
+  ``{"id", "project_name", "created_at", **BenchmarkRequest.to_dict()}``.
+- ``runs``: ``RunResult.to_dict()`` with ``"layers": null`` (layers live in their own table).
+- ``layers``: ``{"run_id", "codec": "json+zlib+base64", "count", "data"}`` (a JSON list of
+  ``LayerProfile.to_dict()``), only for profiled runs.
+- ``samples``: ``{"run_id", "dtype": "float32", "codec": "zlib+base64", "count", "data"}``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from datetime import datetime, timezone
+from typing import Any
+
+from perftui import __version__
+from perftui.domain.records import Project, RunResult, StoredBenchmark
+from perftui.store.codec import plain
+
+__all__ = [
+    "SCHEMA_VERSION",
+    "benchmark_doc",
+    "doc_key",
+    "meta_doc",
+    "now_iso",
+    "project_doc",
+    "run_doc",
+    "time_key",
+]
+
+SCHEMA_VERSION = 1
+
+
+def now_iso() -> str:
+    """The current time, ISO-8601 in UTC to the second, e.g. '2025-01-31T12:00:00+00:00'."""
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+def meta_doc() -> dict[str, Any]:
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "created_at": now_iso(),
+        "generator": f"perftui {__version__}",
+    }
+
+
+def project_doc(project: Project) -> dict[str, Any]:
+    return plain(project.to_dict())
+
+
+def run_doc(run: RunResult) -> dict[str, Any]:
+    return plain(replace(run, layers=None).to_dict())
+
+
+def benchmark_doc(benchmark: StoredBenchmark) -> dict[str, Any]:
+    return plain(benchmark.to_dict())
+
+
+def time_key(stamp: str) -> float:
+    """An ISO-8601 time stamp as a sort key (naive means UTC; unreadable sorts first)."""
+    if not stamp:
+        return float("-inf")
+    text = stamp[:-1] + "+00:00" if stamp.endswith(("Z", "z")) else stamp
+    try:
+        moment = datetime.fromisoformat(text)
+    except ValueError:
+        return float("-inf")
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=timezone.utc)
+    return moment.timestamp()
+
+
+def doc_key(doc_id: str) -> int:
+    """A TinyDB document id as a sort key (insertion order)."""
+    try:
+        return int(doc_id)
+    except ValueError:
+        return 0

@@ -1,0 +1,95 @@
+"""The TinyDB storage behind the store: the document in memory, written once per transaction."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from tinydb.storages import Storage
+
+from perftui.domain.errors import StoreError
+from perftui.store.files import atomic_write_bytes, digest
+from perftui.store.layout import SCHEMA_VERSION
+from perftui.store.snapshot import load
+
+__all__ = ["AtomicJSONStorage", "DocumentEncoder", "dump_json"]
+
+
+def dump_json(data: Any) -> bytes:
+    """Compact UTF-8 JSON."""
+    return json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+
+
+class DocumentEncoder:
+    """Serializes the tables document, re-using the JSON of documents it encoded before.
+
+    Documents of a committed snapshot are never mutated (writes copy what they edit), so a
+    document object seen again encodes to the same bytes; only new documents are encoded.
+    This keeps a write of a database holding large sample blobs from re-escaping them all.
+    """
+
+    def __init__(self) -> None:
+        self._fragments: dict[int, tuple[dict[str, Any], bytes]] = {}
+
+    def encode(self, data: dict[str, dict[str, dict[str, Any]]]) -> bytes:
+        fragments: dict[int, tuple[dict[str, Any], bytes]] = {}
+        parts: list[bytes] = [b"{"]
+        for t, (name, table) in enumerate(data.items()):
+            parts.append((b"," if t else b"") + dump_json(str(name)) + b":{")
+            for d, (doc_id, doc) in enumerate(table.items()):
+                hit = self._fragments.get(id(doc))
+                fragment = hit[1] if hit is not None and hit[0] is doc else dump_json(doc)
+                fragments[id(doc)] = (doc, fragment)
+                parts.append((b"," if d else b"") + dump_json(str(doc_id)) + b":")
+                parts.append(fragment)
+            parts.append(b"}")
+        parts.append(b"}")
+        self._fragments = fragments
+        return b"".join(parts)
+
+
+class AtomicJSONStorage(Storage):
+    """TinyDB storage over one JSON file that never leaves a half-written file.
+
+    It holds the document in memory: `read` returns it (loading the file on first use),
+    `write` replaces it and marks it dirty, and `commit` writes the whole document once with
+    `atomic_write_bytes`. Several TinyDB operations thus make one write, all or nothing.
+    """
+
+    def __init__(
+        self,
+        path: str | Path,
+        data: dict[str, Any] | None = None,
+        read_only: bool = False,
+        encoder: DocumentEncoder | None = None,
+    ) -> None:
+        self.path = Path(path)
+        self.data = data
+        self.read_only = read_only
+        self.encoder = encoder
+        self.dirty = False
+        self.digest: bytes | None = None
+        """Digest of the bytes written by the last `commit`."""
+
+    def read(self) -> dict[str, Any]:
+        if self.data is None:
+            self.data = load(self.path, self.path, SCHEMA_VERSION).data
+        return self.data
+
+    def write(self, data: dict[str, Any]) -> None:
+        if self.read_only:
+            raise StoreError(f"database {self.path} was opened read-only")
+        self.data = data
+        self.dirty = True
+
+    def commit(self) -> os.stat_result | None:
+        """Write the document if it changed; the new file's stat, or None if nothing changed."""
+        if not self.dirty or self.data is None:
+            return None
+        payload = self.encoder.encode(self.data) if self.encoder else dump_json(self.data)
+        result = atomic_write_bytes(self.path, payload)
+        self.digest = digest(payload)
+        self.dirty = False
+        return result
