@@ -6,13 +6,13 @@ import json
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 
 from tests.cli_helpers import QUICK, bench_json, perftui
 from tests.conftest import ENCODER, MOBILENET, MOBILENET_INT8, MOBILENET_IR
+from tests.process_helpers import read_line
 
 pytestmark = pytest.mark.engine
 
@@ -123,7 +123,7 @@ def test_profile_gives_layers_of_the_order_of_the_latency(engine: str, tmp_path:
         "1",
         "--profile",
         "--profile-iterations",
-        "10",
+        "100",
         db=tmp_path / "db.json",
     )
     run = doc["runs"][0]
@@ -131,8 +131,11 @@ def test_profile_gives_layers_of_the_order_of_the_latency(engine: str, tmp_path:
     layers = run["layers"]
     assert {"name", "type", "exec_type", "precision", "status", "time_ms"} <= layers[0].keys()
     executed = sum(layer["time_ms"] for layer in layers if layer["status"] == "executed")
-    mean = run["latency_ms"]["mean"]  # the profile is a mean over its requests too
-    assert mean / 4 < executed < mean * 4
+    # the profile is a mean over its requests too; it is measured in its own pass, so on a
+    # loaded machine the two may differ several times over, but not by an order of magnitude:
+    # a sum over the 100 profiled requests would be ~100x the latency, a unit slip ~1000x
+    median = run["latency_ms"]["median"]
+    assert median / 10 < executed < median * 10
 
 
 def test_failed_run_mid_matrix_keeps_the_others(tmp_path: Path):
@@ -151,40 +154,25 @@ def test_failed_run_mid_matrix_keeps_the_others(tmp_path: Path):
 
 def test_ctrl_c_keeps_finished_runs_and_exits_130(tmp_path: Path):
     db = tmp_path / "db.json"
+    # run 1 (batch 1) ends after 0.3 s; run 2 needs 50 requests of 64 images on one thread,
+    # seconds on any CPU: the Ctrl-C sent on run 1's line lands in it, however loaded the box
+    args = ["--batch", "1,64", "--threads", "1", "--time", "0.3", "--iterations", "50"]
+    args += ["--warmup", "1", "--project", "c", "--db", str(db)]
     process = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "perftui",
-            "bench",
-            str(MOBILENET),
-            "--batch",
-            "1,2,4",
-            "--time",
-            "0.3",
-            "--iterations",
-            "5",
-            "--warmup",
-            "1",
-            "--project",
-            "c",
-            "--db",
-            str(db),
-        ],
+        [sys.executable, "-m", "perftui", "bench", str(MOBILENET), *args],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
     )
     assert process.stderr is not None
-    first = process.stderr.readline()  # the non-tty progress prints one line per finished run
-    assert first.startswith("run 1/3"), first
-    time.sleep(0.3)
+    first = read_line(process.stderr)  # the non-tty progress prints one line per finished run
+    assert first.startswith("run 1/2"), first
     process.send_signal(signal.SIGINT)
     _, err = process.communicate(timeout=60)
     assert process.returncode == 130, err
     runs = json.loads(perftui("show", "c", "--json", db=db).stdout)["runs"]
-    statuses = sorted(r["status"] for r in runs)
-    assert "ok" in statuses and "cancelled" in statuses, statuses
+    by_batch = {r["config"]["batch"]: r["status"] for r in runs}
+    assert by_batch == {1: "ok", 64: "cancelled"}, by_batch
 
 
 def test_two_processes_share_one_database(tmp_path: Path):
@@ -235,29 +223,29 @@ def test_inspect_json(tmp_path: Path):
     assert "input_ids" in text and "seq" in text
 
 
-def test_sigterm_cancels_like_ctrl_c(tmp_path: Path):
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP], ids=["TERM", "HUP"])
+def test_sigterm_cancels_like_ctrl_c(signum: signal.Signals, tmp_path: Path):
+    # SIGTERM (a kill, a CI runner) and SIGHUP (an SSH link that drops) cancel as Ctrl-C does.
+    # Run 1 fails at once (10^9 images cannot be allocated) and its line on stderr says
+    # perftui has its handlers in place; run 2 would measure for 10 minutes, so only the
+    # signal can end it
     db = tmp_path / "db.json"
-    args = [
-        "--batch",
-        "1,2",
-        "--time",
-        "30",
-        "--iterations",
-        "5",
-        "--project",
-        "t",
-        "--db",
-        str(db),
-    ]
+    args = ["--engine", "onnxruntime", "--batch", "1000000000,1", "--time", "600"]
+    args += ["--iterations", "5", "--project", "t", "--db", str(db)]
     process = subprocess.Popen(
         [sys.executable, "-m", "perftui", "bench", str(MOBILENET), *args],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
     )
-    time.sleep(3)  # well into the first 30-second window
-    process.terminate()
+    assert process.stderr is not None
+    first = read_line(process.stderr)
+    assert first.startswith("run 1/2") and "failed" in first, first
+    process.send_signal(signum)
     _, err = process.communicate(timeout=60)
     assert process.returncode == 130, err
     runs = json.loads(perftui("show", "t", "--json", db=db).stdout)["runs"]
-    assert [r["status"] for r in runs] == ["cancelled"]
+    assert sorted((r["config"]["batch"], r["status"]) for r in runs) == [
+        (1, "cancelled"),
+        (1000000000, "failed"),
+    ]

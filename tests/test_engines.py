@@ -322,11 +322,12 @@ def test_mobilenet_sync_and_profile(name: str) -> None:
     engine = get_engine(name)
     prepared = _prepare(engine, MOBILENET, RunConfig(threads=1), profile=True)
     latency_ms = _median_sync_latency(prepared, 10) * 1000.0
-    rows = prepared.layer_profile(10)
+    rows = prepared.layer_profile(100)
     total = sum(row.time_ms for row in rows)
-    # same order: a sum over the 10 requests instead of their mean would be ~10x off; the
-    # slack is for a shared, noisy machine (ORT's profiler also adds its own overhead)
-    assert latency_ms / 5 < total < latency_ms * 5
+    # the same order of magnitude as a request: the two are measured at different moments,
+    # so on a loaded machine either may be several times the other, but a sum over the 100
+    # profiled requests instead of their mean would be ~100x off, and a unit slip ~1000x
+    assert latency_ms / 10 < total < latency_ms * 10
     assert any(row.original_names for row in rows)
 
 
