@@ -11,13 +11,9 @@ from pathlib import Path
 import pytest
 
 from perftui.domain.errors import InputError
-from perftui.inspection.model import (
-    DEFAULT_DYNAMIC_DIM,
-    ModelInfo,
-    inspect_model,
-    model_format,
-    validate_model_file,
-)
+from perftui.domain.model_info import ModelInfo
+from perftui.inspection import inspect_model, model_format, validate_model_file
+from perftui.inspection.conventions import DEFAULT_DYNAMIC_DIM
 
 MODELS = Path(__file__).resolve().parent.parent / "sample_models"
 FP32 = MODELS / "mobilenet_fp32.onnx"
@@ -234,7 +230,7 @@ def test_sample_models_validate() -> None:
 
 def test_import_is_cheap() -> None:
     code = (
-        "import sys, perftui.inspection.model; "
+        "import sys, perftui.inspection; "
         "print(sorted(m for m in ('onnx', 'openvino', 'onnxruntime', 'textual') "
         "if m in sys.modules))"
     )

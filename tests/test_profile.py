@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from perftui.domain.model_info import NodeFlops
 from perftui.domain.profile import (
     flops_profile,
     latest_profiled,
@@ -14,7 +15,6 @@ from perftui.domain.profile import (
     sort_layer_rows,
 )
 from perftui.domain.records import LayerProfile, RunConfig, RunResult
-from perftui.inspection.model import NodeFlops
 
 LAYERS = (
     LayerProfile("conv1", "Convolution", "jit_avx2_I8", "I8", "executed", 4.0, ("conv1/Conv",)),

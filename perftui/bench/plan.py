@@ -9,7 +9,7 @@ from perftui.bench.inputs import resolve_shapes
 from perftui.domain.errors import InputError
 from perftui.domain.records import BenchmarkRequest
 from perftui.engines import get_engine
-from perftui.inspection.model import validate_model_file
+from perftui.inspection.validate import validate_model_file
 
 
 def validate_request(request: BenchmarkRequest) -> None:

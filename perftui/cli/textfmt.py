@@ -9,7 +9,7 @@ from perftui.domain.records import RunResult
 from perftui.domain.units import ms
 
 if TYPE_CHECKING:
-    from perftui.inspection.model import ModelInfo
+    from perftui.domain.model_info import ModelInfo
 
 
 def table(

@@ -12,8 +12,8 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
+from perftui.domain.model_info import NodeFlops
 from perftui.domain.records import LayerProfile, RunResult
-from perftui.inspection.model import NodeFlops
 
 SORT_KEYS = ("time", "type", "precision", "name", "flops")
 

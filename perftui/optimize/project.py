@@ -22,7 +22,7 @@ from typing import Any
 
 from perftui.domain.errors import InputError
 from perftui.domain.records import Project
-from perftui.inspection.model import inspect_model, model_format, validate_model_file
+from perftui.inspection import inspect_model, model_format, validate_model_file
 from perftui.optimize.accuracy import AccuracyReport, measure_accuracy
 from perftui.optimize.calibration import (
     DEFAULT_RANDOM_SAMPLES,

@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from perftui.bench.protocol import Event
-    from perftui.inspection.model import ModelInfo
+    from perftui.domain.model_info import ModelInfo
     from perftui.optimize.runner import OptimizeEvent, OptimizeOptions
     from perftui.store.database import Store
 
@@ -60,7 +60,7 @@ def probe_devices() -> dict[str, list[str] | str]:
 
 def inspect(path: str, shapes: Mapping[str, tuple[int, ...]] | None = None) -> ModelInfo:
     """Inputs, outputs, parameters and FLOPs of a model file (InputError for a bad file)."""
-    from perftui.inspection.model import inspect_model, validate_model_file
+    from perftui.inspection import inspect_model, validate_model_file
 
     validate_model_file(path)
     return inspect_model(path, dict(shapes) if shapes else None)

@@ -14,6 +14,7 @@ import pytest
 
 from perftui.bench import protocol
 from perftui.domain.errors import InputError
+from perftui.domain.model_info import ModelInfo, NodeFlops
 from perftui.domain.records import (
     BenchmarkRequest,
     Budget,
@@ -24,7 +25,6 @@ from perftui.domain.records import (
     RunResult,
     TensorSpec,
 )
-from perftui.inspection.model import ModelInfo, NodeFlops
 from perftui.store.database import Store
 from perftui.tui.app import PerftuiApp, create_app
 from perftui.tui.services import Services

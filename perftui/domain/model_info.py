@@ -1,0 +1,59 @@
+"""What model inspection found in a model file (perftui.inspection reads it; these are data)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from perftui.domain.records import TensorSpec
+
+__all__ = ["ModelInfo", "NodeFlops"]
+
+
+@dataclass(frozen=True)
+class NodeFlops:
+    """Theoretical FLOPs of one node: 2 x multiply-accumulates, at batch 1."""
+
+    name: str
+    op_type: str
+    flops: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "op_type": self.op_type, "flops": self.flops}
+
+
+@dataclass(frozen=True)
+class ModelInfo:
+    """What `inspect_model` found in a model file (conventions: perftui.inspection.conventions)."""
+
+    path: str
+    format: str  # "onnx" | "openvino-ir"
+    inputs: tuple[TensorSpec, ...]
+    outputs: tuple[TensorSpec, ...]
+    op_counts: dict[str, int]
+    parameters: int
+    parameter_bytes: int
+    flops: int
+    node_flops: tuple[NodeFlops, ...]
+    flops_shapes: dict[str, tuple[int, ...]] = field(default_factory=dict)
+    """Static input shapes the FLOPs were computed for."""
+
+    @property
+    def dynamic(self) -> bool:
+        """True when some input has a dynamic dimension."""
+        return any(spec.dynamic_dims for spec in self.inputs)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-friendly form (`perftui inspect --json`)."""
+        return {
+            "path": self.path,
+            "format": self.format,
+            "inputs": [spec.to_dict() for spec in self.inputs],
+            "outputs": [spec.to_dict() for spec in self.outputs],
+            "op_counts": dict(self.op_counts),
+            "parameters": self.parameters,
+            "parameter_bytes": self.parameter_bytes,
+            "flops": self.flops,
+            "flops_shapes": {k: list(v) for k, v in self.flops_shapes.items()},
+            "node_flops": [n.to_dict() for n in self.node_flops],
+        }
