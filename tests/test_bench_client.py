@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import os
 import signal
+import subprocess
 import sys
+import textwrap
 import threading
 from pathlib import Path
 
@@ -14,7 +16,8 @@ from perftui.bench import protocol
 from perftui.bench.client import BenchmarkClient
 from perftui.domain.records import BenchmarkRequest, Budget, Project, RunConfig
 from perftui.store.database import Store
-from tests.conftest import MOBILENET
+from tests.conftest import MOBILENET, ROOT
+from tests.process_helpers import read_line
 
 pytestmark = pytest.mark.engine
 
@@ -126,18 +129,44 @@ def test_a_consumer_that_stops_reading_leaves_no_worker_behind():
     assert process.poll() is not None
 
 
-def test_cancel_from_a_signal_handler_that_interrupted_the_lock_holder():
-    # the CLI's SIGINT handler calls cancel() in the main thread, which may hold the lock
+LOCK_HOLDER = textwrap.dedent(
+    """
+    import signal, sys, time
+    from perftui.bench.client import BenchmarkClient
+    from tests.test_bench_client import request
+
     client = BenchmarkClient(request([1]))
+    # as the CLI does: the handler cancels, in the main thread, whatever that thread was doing
+    signal.signal(signal.SIGTERM, lambda *_: client.cancel())
+    with client._lock:  # as in _spawn, when the signal comes
+        print("holding", flush=True)
+        while not client.cancelled:
+            time.sleep(0.01)  # the handler runs here, in this thread, under the lock
+    print("cancelled", flush=True)
+    """
+)
 
-    def reentrant_cancel() -> None:
-        with client._lock:
-            client.cancel()
 
-    thread = threading.Thread(target=reentrant_cancel, daemon=True)
-    thread.start()
-    thread.join(5)
-    assert not thread.is_alive() and client.cancelled
+def test_cancel_from_a_signal_handler_that_interrupted_the_lock_holder():
+    # the CLI's SIGTERM/SIGINT handler calls cancel() in the main thread, which may hold the
+    # client's lock at that moment: a real signal to a real process must not deadlock it
+    holder = subprocess.Popen(
+        [sys.executable, "-c", LOCK_HOLDER],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert holder.stdout is not None
+    try:
+        assert read_line(holder.stdout).strip() == "holding"
+        holder.send_signal(signal.SIGTERM)
+        assert read_line(holder.stdout, timeout_s=30).strip() == "cancelled"
+        assert holder.wait(timeout=30) == 0
+    finally:
+        if holder.poll() is None:
+            holder.kill()
+            holder.wait(timeout=30)
 
 
 def test_a_worker_cancelled_before_its_first_run_still_reports_that_run(monkeypatch):

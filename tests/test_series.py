@@ -158,5 +158,6 @@ def test_live_series_is_safe_across_threads():
     while thread.is_alive():
         versions.add(live.version)
         live.snapshot()
-    thread.join()
+    thread.join(60)
+    assert not thread.is_alive()
     assert live.version >= 2000 and len(live.snapshot()[0].xs) <= 50

@@ -29,6 +29,7 @@ from perftui.domain.records import (
 from perftui.store.codec import samples_from_document, samples_to_document
 from perftui.store.database import Store
 from perftui.store.paths import default_db_path
+from tests.process_helpers import read_line
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -371,7 +372,8 @@ def test_threads_sharing_one_store(store: Store) -> None:
     for t in threads:
         t.start()
     for t in threads:
-        t.join()
+        t.join(90)  # each write waits at most LOCK_TIMEOUT_S for the lock
+    assert not any(t.is_alive() for t in threads)
     assert not errors
     assert len(Store(store.path).runs("resnet-fp32")) == 45
 
@@ -711,7 +713,7 @@ def test_kill_mid_write_never_leaves_a_half_file(tmp_path: Path) -> None:
         text=True,
     )
     try:
-        assert proc.stdout.readline().strip() == "stalled"
+        assert read_line(proc.stdout).strip() == "stalled"
         before = path.read_bytes()
         (temp,) = [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
         assert 0 < temp.stat().st_size < len(before)  # the half-written new version
@@ -732,7 +734,7 @@ def test_random_kills_leave_a_whole_file(tmp_path: Path) -> None:
     rng = np.random.default_rng(7)
     for _ in range(2):
         proc = _spawn_writer(path, "k", 10_000, 50_000)
-        assert proc.stdout.readline().strip() == "ready"
+        assert read_line(proc.stdout).strip() == "ready"
         time.sleep(float(rng.uniform(0.05, 0.3)))
         proc.send_signal(signal.SIGKILL)
         proc.wait(timeout=30)

@@ -1,0 +1,138 @@
+"""A database whose lock another process holds: writers give up with a clear error after
+the lock timeout and change nothing; readers are not blocked; the next write after the lock
+is released goes through. The lock is held by a real second process (a flock on
+``<db>.lock``, as every writing perftui process takes it)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from perftui.domain.errors import StoreError
+from perftui.domain.records import Project
+from perftui.store.database import Store
+from tests.cli_helpers import one_error_line
+from tests.process_helpers import read_line
+
+HOLDER = textwrap.dedent(
+    """
+    import fcntl, os, sys
+    fd = os.open(sys.argv[1], os.O_RDWR | os.O_CREAT, 0o644)
+    fcntl.flock(fd, fcntl.LOCK_EX)
+    print("locked", flush=True)
+    sys.stdin.read()  # hold the lock until the test closes our stdin
+    """
+)
+
+SHORT_TIMEOUT_S = 0.5
+
+
+@pytest.fixture
+def db(tmp_path: Path) -> Path:
+    path = tmp_path / "perftui.json"
+    Store(path).add_project(Project("p", "/models/p.onnx", "openvino"))
+    return path
+
+
+@pytest.fixture
+def held(db: Path) -> Iterator[subprocess.Popen[str]]:
+    """Another process holding the database's write lock until it is told to let go."""
+    holder = subprocess.Popen(
+        [sys.executable, "-c", HOLDER, str(db) + ".lock"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert holder.stdout is not None
+    try:
+        assert read_line(holder.stdout).strip() == "locked"
+        yield holder
+    finally:
+        release(holder)
+
+
+def release(holder: subprocess.Popen[str]) -> None:
+    if holder.poll() is None:
+        holder.communicate(timeout=30)  # closes its stdin: it exits and the lock goes
+
+
+def test_a_writer_gives_up_after_the_timeout_with_a_clear_error(db: Path, held):
+    store = Store(db)
+    store.LOCK_TIMEOUT_S = SHORT_TIMEOUT_S
+    before = db.read_bytes()
+    started = time.monotonic()
+    with pytest.raises(StoreError) as caught:
+        store.add_project(Project("q", "/models/q.onnx", "openvino"))
+    waited = time.monotonic() - started
+    message = str(caught.value)
+    assert "is locked by another perftui process" in message and str(db) in message
+    assert "try again" in message
+    assert waited >= SHORT_TIMEOUT_S  # it waited for the lock before giving up
+    assert db.read_bytes() == before  # nothing written, nothing half-written
+    assert [p.name for p in Store(db).projects()] == ["p"]  # and readers are not blocked
+
+
+def test_the_write_goes_through_once_the_lock_is_released(db: Path, held):
+    store = Store(db)
+    store.LOCK_TIMEOUT_S = SHORT_TIMEOUT_S
+    with pytest.raises(StoreError):
+        store.add_project(Project("q", "/models/q.onnx", "openvino"))
+    release(held)
+    assert held.returncode == 0
+    store.add_project(Project("q", "/models/q.onnx", "openvino"))
+    assert [p.name for p in Store(db).projects()] == ["p", "q"]
+
+
+def test_a_writer_waits_for_a_lock_that_is_released_in_time(db: Path, held):
+    # the normal case: another perftui process writes for a moment, then this write proceeds
+    store = Store(db)
+    store.LOCK_TIMEOUT_S = 60.0
+    wrote: list[str] = []
+
+    def write() -> None:
+        store.add_project(Project("q", "/models/q.onnx", "openvino"))
+        wrote.append("q")
+
+    writer = threading.Thread(target=write, daemon=True)
+    writer.start()
+    writer.join(0.3)
+    assert writer.is_alive() and not wrote  # blocked on the lock, not failed
+    release(held)
+    writer.join(60)
+    assert wrote == ["q"] and [p.name for p in Store(db).projects()] == ["p", "q"]
+
+
+CLI_WITH_SHORT_TIMEOUT = (
+    "import sys; from perftui.store.database import Store;"
+    f" Store.LOCK_TIMEOUT_S = {SHORT_TIMEOUT_S};"
+    " from perftui.cli import main; sys.exit(main(sys.argv[1:]))"
+)
+
+
+def test_the_cli_reports_a_locked_database_in_one_line(db: Path, held, tmp_path: Path):
+    exported = tmp_path / "export.json"
+    cli = [sys.executable, "-c", CLI_WITH_SHORT_TIMEOUT]
+    out = subprocess.run(
+        [*cli, "export", "-o", str(exported), "--db", str(db)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert out.returncode == 0, out.stderr  # reading takes no lock
+    before = db.read_bytes()
+    result = subprocess.run(
+        [*cli, "import", str(exported), "--db", str(db)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    line = one_error_line(result)
+    assert "is locked by another perftui process" in line, line
+    assert db.read_bytes() == before
