@@ -184,7 +184,7 @@ def test_openvino_maps_config_to_its_properties(tiny: Path) -> None:
     prepared.run_async(recorder)
     assert len(recorder.latencies) >= 9
 
-    from perftui.engines.openvino_engine import compile_config
+    from perftui.engines.openvino_config import compile_config
 
     assert compile_config(RunConfig(hint="none"), profile=False) == {}
     mapped = compile_config(RunConfig(threads=2, streams=1, precision="bf16"), profile=True)
@@ -280,8 +280,8 @@ def test_openvino_reshapes_a_fixed_batch(tiny_fixed: Path) -> None:
 
 
 def test_precision_names() -> None:
-    from perftui.engines.openvino_engine import precision_from_exec_type
-    from perftui.engines.ort_engine import precision_from_types
+    from perftui.engines.openvino_profile import precision_from_exec_type
+    from perftui.engines.ort_profile import precision_from_types
 
     assert precision_from_exec_type("jit_avx2_I8") == "I8"
     assert precision_from_exec_type("brgconv_avx2_f32") == "FP32"
@@ -296,7 +296,7 @@ def test_precision_names() -> None:
 
 
 def test_onnxruntime_profile_discards_warmup_runs() -> None:
-    from perftui.engines.ort_engine import profile_rows
+    from perftui.engines.ort_profile import profile_rows
 
     def node(ts: int, dur: int) -> dict:
         args = {"op_name": "Conv", "provider": "CPUExecutionProvider"}

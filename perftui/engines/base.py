@@ -4,14 +4,18 @@ from __future__ import annotations
 
 import time
 from abc import ABC, abstractmethod
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, ClassVar
 
 import numpy as np
 
 from perftui.domain.errors import InputError
-from perftui.domain.records import LayerProfile, RunConfig, TensorSpec
+from perftui.domain.records import AUTO, LayerProfile, RunConfig, TensorSpec
+
+PROFILE_WARMUP = 2
+"""Unprofiled requests before a per-layer profile (the first ones allocate and are slow)."""
 
 
 class Recorder(ABC):
@@ -42,6 +46,12 @@ class Prepared(ABC):
     @abstractmethod
     def bind(self, feeds: Mapping[str, np.ndarray]) -> None:
         """Bind the input data used by every later request (outside any timed loop)."""
+
+    def check_feeds(self, feeds: Mapping[str, np.ndarray]) -> None:
+        """InputError naming the inputs that `feeds` has no data for."""
+        missing = [spec.name for spec in self.inputs if spec.name not in feeds]
+        if missing:
+            raise InputError(f"no input data for {', '.join(repr(m) for m in missing)}")
 
     @abstractmethod
     def infer_once(self) -> float:
@@ -112,3 +122,34 @@ class Engine(ABC):
 def elapsed_ms(start: float) -> float:
     """Milliseconds since a time.perf_counter() reading."""
     return (time.perf_counter() - start) * 1000.0
+
+
+def model_file(model_path: str) -> Path:
+    """The model's path; InputError unless it is an existing file."""
+    path = Path(model_path)
+    if not path.is_file():
+        raise InputError(f"model file not found: {model_path}")
+    return path
+
+
+def request_count(config: RunConfig, auto: Callable[[], int]) -> int:
+    """Requests in flight: one in sync mode, else `config.requests`, where "auto" asks the
+    engine (`auto()`); InputError below one."""
+    if config.api == "sync":
+        requests = 1
+    elif config.requests == AUTO:
+        requests = auto()
+    else:
+        requests = int(config.requests)
+    if requests < 1:
+        raise InputError(f"requests must be at least 1, not {requests}")
+    return requests
+
+
+def check_profile_request(profiled: bool, iterations: int) -> None:
+    """The preconditions of `Prepared.layer_profile`: prepared with profile=True, and at
+    least one iteration."""
+    if not profiled:
+        raise RuntimeError("layer_profile needs a model prepared with profile=True")
+    if iterations < 1:
+        raise ValueError("iterations must be at least 1")

@@ -18,122 +18,30 @@ import openvino.properties as props
 import openvino.properties.hint as hints
 
 from perftui.domain.errors import InputError
-from perftui.domain.records import AUTO, LayerProfile, RunConfig, TensorSpec
-from perftui.engines.base import Engine, Prepared, Recorder, elapsed_ms
+from perftui.domain.records import LayerProfile, RunConfig, TensorSpec
+from perftui.engines.base import (
+    PROFILE_WARMUP,
+    Engine,
+    Prepared,
+    Recorder,
+    check_profile_request,
+    elapsed_ms,
+    request_count,
+)
+from perftui.engines.openvino_config import (
+    compile_config,
+    compiled_property,
+    dtype_name,
+    first_line,
+    ir_model_file,
+    onnx_dim_names,
+    port_name,
+    reshape,
+)
+from perftui.engines.openvino_profile import counters_are_cumulative, layer_rows
 
 VIRTUAL_DEVICES = ("AUTO", "MULTI", "HETERO", "BATCH")
 """Devices that dispatch to others; they never appear in Core.available_devices."""
-
-PROFILE_WARMUP = 2
-"""Unprofiled requests before a per-layer profile (the first ones allocate and are slow)."""
-
-_HINTS = {
-    "latency": hints.PerformanceMode.LATENCY,
-    "throughput": hints.PerformanceMode.THROUGHPUT,
-    "cumulative_throughput": hints.PerformanceMode.CUMULATIVE_THROUGHPUT,
-}
-_PRECISIONS = {"f32": ov.Type.f32, "bf16": ov.Type.bf16, "f16": ov.Type.f16}
-_STATUS = {"EXECUTED": "executed", "NOT_RUN": "not_run", "OPTIMIZED_OUT": "optimized_out"}
-_PRECISION_NAMES = {
-    "FP32": "FP32",
-    "F32": "FP32",
-    "FP16": "FP16",
-    "F16": "FP16",
-    "BF16": "BF16",
-    "FP64": "FP64",
-    "F64": "FP64",
-    "I4": "I4",
-    "U4": "U4",
-    "I8": "I8",
-    "U8": "U8",
-    "I16": "I16",
-    "U16": "U16",
-    "I32": "I32",
-    "U32": "U32",
-    "I64": "I64",
-    "U64": "U64",
-    "U1": "U1",
-    "BOOLEAN": "BOOL",
-    "BOOL": "BOOL",
-}
-"""Runtime precision names, normalised to the vocabulary both engines report (FP32, I8, ...)."""
-
-
-def first_line(error: BaseException) -> str:
-    """The informative line of an OpenVINO exception, without its source-location preamble."""
-    lines = [line.strip() for line in str(error).splitlines()]
-    lines = [line for line in lines if line and not line.startswith(("Exception from ", "Check '"))]
-    for line in lines:
-        if not line.endswith(":"):
-            return line
-    return lines[0] if lines else type(error).__name__
-
-
-def precision_from_exec_type(exec_type: str) -> str:
-    """Runtime precision from an exec_type suffix: "jit_avx2_I8" -> "I8",
-    "brgconv_avx2_f32" -> "FP32"; "" when the suffix names no precision ("undef")."""
-    suffix = exec_type.rsplit("_", 1)[-1].upper() if exec_type else ""
-    return _PRECISION_NAMES.get(suffix, "")
-
-
-def _port_name(port: ov.Output) -> str:
-    try:
-        return port.get_any_name()
-    except RuntimeError:  # an IR input without tensor names
-        return port.get_node().get_friendly_name()
-
-
-def _dtype_name(element_type: ov.Type) -> str:
-    try:
-        return np.dtype(element_type.to_dtype()).name
-    except (RuntimeError, TypeError):
-        return element_type.get_type_name()
-
-
-def _onnx_dim_names(path: Path) -> dict[str, list[str | None]]:
-    """Dynamic dimension names of an ONNX model's inputs (OpenVINO does not keep them)."""
-    try:
-        import onnx
-
-        graph = onnx.load(str(path), load_external_data=False).graph
-    except Exception:
-        return {}
-    return {
-        value.name: [dim.dim_param or None for dim in value.type.tensor_type.shape.dim]
-        for value in graph.input
-    }
-
-
-def _property(compiled: ov.CompiledModel, name: str) -> Any:
-    """A compiled-model property, or None where the device does not report it (AUTO, ...)."""
-    try:
-        return compiled.get_property(name)
-    except RuntimeError:
-        return None
-
-
-def compile_config(config: RunConfig, *, profile: bool) -> dict[str, Any]:
-    """RunConfig mapped to OpenVINO compile properties."""
-    properties: dict[str, Any] = {}
-    if config.threads > 0:
-        properties[props.inference_num_threads()] = config.threads
-    if config.streams != AUTO:
-        properties[props.num_streams()] = int(config.streams)
-    if config.hint != "none":
-        if config.hint not in _HINTS:
-            raise InputError(
-                f"unknown hint {config.hint!r}; choose one of: {', '.join([*_HINTS, 'none'])}"
-            )
-        properties[hints.performance_mode()] = _HINTS[config.hint]
-    if config.precision is not None:
-        if config.precision not in _PRECISIONS:
-            raise InputError(
-                f"unknown precision {config.precision!r}; choose one of: {', '.join(_PRECISIONS)}"
-            )
-        properties[hints.inference_precision()] = _PRECISIONS[config.precision]
-    if profile:
-        properties[props.enable_profiling()] = True
-    return properties
 
 
 class OpenVinoPrepared(Prepared):
@@ -168,9 +76,7 @@ class OpenVinoPrepared(Prepared):
         self._used = False
 
     def bind(self, feeds: Mapping[str, np.ndarray]) -> None:
-        missing = [spec.name for spec in self.inputs if spec.name not in feeds]
-        if missing:
-            raise InputError(f"no input data for {', '.join(repr(m) for m in missing)}")
+        self.check_feeds(feeds)
         self._feeds = {spec.name: np.asarray(feeds[spec.name]) for spec in self.inputs}
         self._request = self._compiled.create_infer_request()
         _fill(self._request, self._compiled, self._feeds)
@@ -220,17 +126,14 @@ class OpenVinoPrepared(Prepared):
         difference of two cumulative readings then gives the mean over the profiled requests.
         With several streams it recompiles with one stream and each stream's thread count.
         """
-        if not self._profile:
-            raise RuntimeError("layer_profile needs a model prepared with profile=True")
-        if iterations < 1:
-            raise ValueError("iterations must be at least 1")
+        check_profile_request(self._profile, iterations)
         compiled = self._profiling_model()
         self._used = True  # a second profile must not start from these counters
         request = compiled.create_infer_request()
         _fill(request, compiled, self._bound_feeds())
         for _ in range(PROFILE_WARMUP):
             request.infer(share_outputs=True)
-        if _cumulative_counters(compiled):
+        if counters_are_cumulative(compiled):
             before = {i.node_name: i.real_time.total_seconds() for i in request.profiling_info}
             for _ in range(iterations):
                 request.infer(share_outputs=True)
@@ -252,23 +155,7 @@ class OpenVinoPrepared(Prepared):
                 for i in infos:
                     times[i.node_name] = times.get(i.node_name, 0.0) + i.real_time.total_seconds()
             times = {name: value / iterations for name, value in times.items()}
-        originals = _original_names(compiled)
-        rows = []
-        for info in infos:
-            status = _STATUS.get(info.status.name, info.status.name.lower())
-            precision = precision_from_exec_type(info.exec_type) if status == "executed" else ""
-            rows.append(
-                LayerProfile(
-                    name=info.node_name,
-                    type=info.node_type,
-                    exec_type=info.exec_type,
-                    precision=precision,
-                    status=status,
-                    time_ms=round(max(0.0, times.get(info.node_name, 0.0)) * 1000.0, 6),
-                    original_names=originals.get(info.node_name, ()),
-                )
-            )
-        return rows
+        return layer_rows(compiled, infos, times)
 
     def _bound_request(self) -> ov.InferRequest:
         if self._request is None:
@@ -281,11 +168,11 @@ class OpenVinoPrepared(Prepared):
 
     def _profiling_model(self) -> ov.CompiledModel:
         """This compiled model if its graph is unused and single-stream, else a fresh one."""
-        streams = _property(self._compiled, props.num_streams())
+        streams = compiled_property(self._compiled, props.num_streams())
         if not self._used and (streams is None or int(streams) <= 1):
             return self._compiled
         properties = dict(self._properties)
-        threads = _property(self._compiled, props.inference_num_threads())
+        threads = compiled_property(self._compiled, props.inference_num_threads())
         if streams is not None and int(streams) > 1:
             properties[props.num_streams()] = 1
             if threads:
@@ -297,7 +184,7 @@ class OpenVinoPrepared(Prepared):
 def _fill(request: ov.InferRequest, compiled: ov.CompiledModel, feeds: Mapping[str, Any]) -> None:
     """Copy the feeds into the request's own input tensors (allocated by the plugin)."""
     for port in compiled.inputs:
-        name = _port_name(port)
+        name = port_name(port)
         tensor = request.get_tensor(port)
         data = feeds[name]
         if tuple(tensor.shape) != tuple(data.shape):
@@ -306,35 +193,6 @@ def _fill(request: ov.InferRequest, compiled: ov.CompiledModel, feeds: Mapping[s
                 f"the compiled model expects {list(tensor.shape)}"
             )
         tensor.data[...] = data
-
-
-def _cumulative_counters(compiled: ov.CompiledModel) -> bool:
-    """True where the executing devices are CPU, whose counters are running averages."""
-    devices = _property(compiled, "EXECUTION_DEVICES") or []
-    return bool(devices) and all(str(d).upper().startswith("CPU") for d in devices)
-
-
-def _original_names(compiled: ov.CompiledModel) -> dict[str, tuple[str, ...]]:
-    """Runtime node name -> the names of the original model's nodes fused into it."""
-    names: dict[str, tuple[str, ...]] = {}
-    try:
-        ops = compiled.get_runtime_model().get_ordered_ops()
-    except RuntimeError:
-        return names
-    for op in ops:
-        info = op.get_rt_info()
-        if "originalLayersNames" not in info:
-            continue
-        value = str(info["originalLayersNames"].astype(str))
-        parts = [part for part in (p.strip() for p in value.split(",")) if part]
-        for part in list(parts):
-            # the ONNX frontend splits a Conv with bias into "<name>/WithoutBiases" + Add
-            base = part.removesuffix("/WithoutBiases")
-            if base != part and base not in parts:
-                parts.append(base)
-        if parts:
-            names[op.get_friendly_name()] = tuple(parts)
-    return names
 
 
 class OpenVinoEngine(Engine):
@@ -356,12 +214,12 @@ class OpenVinoEngine(Engine):
         return list(self.core.available_devices)
 
     def model_inputs(self, model_path: str) -> list[TensorSpec]:
-        path = _model_file(model_path)
+        path = ir_model_file(model_path)
         model = self._read(path)
-        dim_names = _onnx_dim_names(path) if path.suffix.lower() == ".onnx" else {}
+        dim_names = onnx_dim_names(path) if path.suffix.lower() == ".onnx" else {}
         specs = []
         for port in model.inputs:
-            name = _port_name(port)
+            name = port_name(port)
             names = dim_names.get(name, [])
             dims: list[int | str] = []
             for i, dim in enumerate(port.get_partial_shape()):
@@ -369,7 +227,7 @@ class OpenVinoEngine(Engine):
                     dims.append(dim.get_length())
                 else:
                     dims.append((names[i] if i < len(names) else None) or "?")
-            specs.append(TensorSpec(name, _dtype_name(port.get_element_type()), tuple(dims)))
+            specs.append(TensorSpec(name, dtype_name(port.get_element_type()), tuple(dims)))
         return specs
 
     def check_config(self, config: RunConfig) -> None:
@@ -387,11 +245,11 @@ class OpenVinoEngine(Engine):
     ) -> OpenVinoPrepared:
         self.check_device(device)
         properties = compile_config(config, profile=profile)
-        path = _model_file(model_path)
+        path = ir_model_file(model_path)
         start = time.perf_counter()
         model = self._read(path)
         read_ms = elapsed_ms(start)
-        _reshape(model, shapes, path)
+        reshape(model, shapes, path)
         start = time.perf_counter()
         try:
             compiled = self.core.compile_model(model, device, properties)
@@ -401,22 +259,18 @@ class OpenVinoEngine(Engine):
             ) from error
         compile_ms = elapsed_ms(start)
 
-        if config.api == "sync":
-            requests = 1
-        elif config.requests == AUTO:
-            requests = int(_property(compiled, props.optimal_number_of_infer_requests()) or 1)
-        else:
-            requests = int(config.requests)
-        if requests < 1:
-            raise InputError(f"requests must be at least 1, not {requests}")
-        streams = _property(compiled, props.num_streams())
-        threads = _property(compiled, props.inference_num_threads())
-        hint = _property(compiled, hints.performance_mode())
-        precision = _property(compiled, hints.inference_precision())
+        requests = request_count(
+            config,
+            lambda: int(compiled_property(compiled, props.optimal_number_of_infer_requests()) or 1),
+        )
+        streams = compiled_property(compiled, props.num_streams())
+        threads = compiled_property(compiled, props.inference_num_threads())
+        hint = compiled_property(compiled, hints.performance_mode())
+        precision = compiled_property(compiled, hints.inference_precision())
         inputs = [
             TensorSpec(
-                _port_name(port),
-                _dtype_name(port.get_element_type()),
+                port_name(port),
+                dtype_name(port.get_element_type()),
                 tuple(port.get_partial_shape().to_shape()),
             )
             for port in compiled.inputs
@@ -430,7 +284,7 @@ class OpenVinoEngine(Engine):
             "shapes": {spec.name: list(spec.shape) for spec in inputs},
             "device": device,
         }
-        execution_devices = _property(compiled, "EXECUTION_DEVICES")
+        execution_devices = compiled_property(compiled, "EXECUTION_DEVICES")
         if execution_devices:
             resolved["execution_devices"] = [str(d) for d in execution_devices]
         return OpenVinoPrepared(
@@ -473,34 +327,6 @@ class OpenVinoEngine(Engine):
             raise InputError(
                 f"could not read model {path} with openvino: {first_line(error)}"
             ) from error
-
-
-def _model_file(model_path: str) -> Path:
-    path = Path(model_path)
-    if not path.is_file():
-        raise InputError(f"model file not found: {model_path}")
-    if path.suffix.lower() == ".xml" and not path.with_suffix(".bin").is_file():
-        raise InputError(f"OpenVINO IR {model_path} needs its weights beside it: {path.stem}.bin")
-    return path
-
-
-def _reshape(model: ov.Model, shapes: Mapping[str, tuple[int, ...]], path: Path) -> None:
-    """Give every input its static shape (OpenVINO compiles static shapes fastest)."""
-    ports = {_port_name(port): port for port in model.inputs}
-    unknown = [name for name in shapes if name not in ports]
-    if unknown:
-        raise InputError(
-            f"model {path.name} has no input {unknown[0]!r}; its inputs are: {', '.join(ports)}"
-        )
-    if not shapes:
-        return
-    try:
-        model.reshape({ports[name]: ov.PartialShape(list(shape)) for name, shape in shapes.items()})
-    except RuntimeError as error:
-        wanted = ", ".join(f"{name}{list(shape)}" for name, shape in shapes.items())
-        raise InputError(
-            f"openvino cannot reshape {path.name} to {wanted}: {first_line(error)}"
-        ) from error
 
 
 ENGINE = OpenVinoEngine()
