@@ -1,28 +1,42 @@
-"""DESIGN.md rule 3: domain/, engines/ and bench/ never import textual, and start-up stays light."""
+"""The layers: domain/, store/, inspection/, engines/ and bench/ never import textual, start-up
+stays light, domain/ imports no other layer, and perftui's packages import each other without
+a cycle."""
 
+import ast
 import subprocess
 import sys
+from functools import cache
+from pathlib import Path
+
+PACKAGE = Path(__file__).resolve().parents[1] / "perftui"
 
 MODULES = [
     "perftui.domain.records",
     "perftui.domain.stats",
     "perftui.domain.options",
     "perftui.domain.summary",
-    "perftui.store.database",
+    "perftui.domain.model_info",
+    "perftui.domain.profile",
+    "perftui.store",
     "perftui.store.exchange",
-    "perftui.inspection.model",
+    "perftui.inspection",
     "perftui.engines",
     "perftui.bench.client",
     "perftui.bench.worker",
     "perftui.bench.plan",
     "perftui.cli",
 ]
+"""Importing these (and the modules they import) must stay free of textual and engine libraries;
+the engine modules (perftui.engines.ort_*, openvino_*) are loaded by `get_engine` only."""
+
+DOMAIN_MUST_NOT_IMPORT = {"store", "inspection", "engines", "bench", "optimize", "cli", "tui"}
 
 
-def loaded_after_import(module: str) -> set[str]:
+@cache
+def loaded_after_import(module: str) -> frozenset[str]:
     code = f"import sys, {module}; print('\\n'.join(sys.modules))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    return set(out.stdout.split())
+    return frozenset(out.stdout.split())
 
 
 def test_core_layers_never_import_textual():
@@ -35,3 +49,91 @@ def test_engine_libraries_load_only_when_an_engine_is_asked_for():
     for module in MODULES:
         loaded = loaded_after_import(module)
         assert "openvino" not in loaded and "onnxruntime" not in loaded, module
+
+
+def _module_name(path: Path) -> list[str]:
+    parts = ["perftui", *path.relative_to(PACKAGE).with_suffix("").parts]
+    return parts[:-1] if parts[-1] == "__init__" else parts
+
+
+def _imported_modules(path: Path) -> set[str]:
+    """Every perftui module a file imports, at the top or inside functions (TYPE_CHECKING too),
+    relative imports resolved."""
+    name = _module_name(path)
+    package = name if path.name == "__init__.py" else name[:-1]
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = package[: len(package) - node.level + 1] if node.level else []
+            module = ".".join([*base, *([node.module] if node.module else [])])
+            found.add(module)
+            found.update(f"{module}.{alias.name}" for alias in node.names)
+    return {m for m in found if m.split(".")[0] == "perftui"}
+
+
+def _top_level(module: str) -> str | None:
+    """The top-level package or module of perftui that `module` belongs to (None: perftui)."""
+    parts = module.split(".")
+    if len(parts) < 2:
+        return None
+    name = parts[1]
+    exists = (PACKAGE / name).is_dir() or (PACKAGE / f"{name}.py").is_file()
+    return name if exists else None
+
+
+def package_graph() -> dict[str, set[str]]:
+    """Top-level package of perftui -> the other top-level packages it imports."""
+    graph: dict[str, set[str]] = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        source = _top_level(".".join(_module_name(path)))
+        if source is None:
+            continue
+        targets = {_top_level(m) for m in _imported_modules(path)}
+        graph.setdefault(source, set()).update(t for t in targets if t and t != source)
+    return graph
+
+
+def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
+    """One import cycle as a path [a, b, ..., a], or None."""
+    state: dict[str, str] = {}
+    trail: list[str] = []
+
+    def visit(node: str) -> list[str] | None:
+        state[node] = "open"
+        trail.append(node)
+        for target in sorted(graph.get(node, ())):
+            if state.get(target) == "open":
+                return [*trail[trail.index(target) :], target]
+            if target not in state and (cycle := visit(target)):
+                return cycle
+        state[node] = "done"
+        trail.pop()
+        return None
+
+    for node in sorted(graph):
+        if node not in state and (cycle := visit(node)):
+            return cycle
+    return None
+
+
+def test_find_cycle_finds_one():
+    assert find_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
+    assert find_cycle({"a": {"b"}, "b": set(), "c": {"a", "b"}}) is None
+
+
+def test_no_import_cycle_between_packages():
+    graph = package_graph()
+    assert {"domain", "store", "inspection", "engines", "bench", "cli", "tui"} <= set(graph)
+    cycle = find_cycle(graph)
+    assert cycle is None, "import cycle: " + " -> ".join(cycle or [])
+
+
+def test_domain_imports_no_other_layer():
+    wrong = []
+    for path in sorted((PACKAGE / "domain").rglob("*.py")):
+        for module in sorted(_imported_modules(path)):
+            if _top_level(module) in DOMAIN_MUST_NOT_IMPORT:
+                wrong.append(f"{path.relative_to(PACKAGE.parent)} imports {module}")
+    assert not wrong, "\n".join(wrong)
