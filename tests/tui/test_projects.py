@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from textual.widgets import DataTable, Input
+from textual.widgets import DataTable, Input, Static
 
 from perftui.store.database import Store
 from perftui.tui.app import create_app
@@ -111,7 +111,13 @@ async def test_empty_database_offers_the_samples(empty_app, services):
         await pilot.pause()
         assert empty_app.screen.query_one("#empty").display
         assert not empty_app.screen.query_one("#projects").display
-        await pilot.press("o")  # nothing to open: a hint, no crash
+        await pilot.press("o")  # nothing to open: the key is off and the hint says what to do
+        await pilot.pause()
+        assert isinstance(empty_app.screen, ProjectsScreen)
+        assert empty_app.screen.check_action("open", ()) is False
+        hint = str(empty_app.screen.query_one("#empty", Static).render())
+        assert "Press s to add the shipped sample models" in hint, hint
+        assert "Press n to create a project from your own model" in hint, hint
         await pilot.press("s")
         for _ in range(50):
             await pilot.pause(0.05)
