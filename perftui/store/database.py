@@ -50,7 +50,7 @@ class Store:
     be used; it is left untouched) or `InputError` (a wrong name or id).
     """
 
-    SCHEMA_VERSION = SCHEMA_VERSION
+    SCHEMA_VERSION = SCHEMA_VERSION  # the layout's version, as callers of the Store know it
     LOCK_TIMEOUT_S = 30.0
 
     def __init__(self, path: str | Path) -> None:
