@@ -34,7 +34,11 @@ PROJECT = Project("p", "/m.onnx", "onnxruntime")
         ("api", "async,sync", None),
         ("precision", "f64", "unknown precision"),
         ("precision", "", None),
-        ("time", "0", "> 0"),
+        ("time", "0", None),
+        ("time", "-1", ">= 0"),
+        ("time", "nan", ">= 0"),
+        ("hint", "", None),
+        ("hint", "auto", None),
         ("time", "ten", "not a number"),
         ("iterations", "1,2", "one whole number"),
         ("warmup", "0", None),
@@ -87,6 +91,21 @@ def test_presets_are_valid():
     throughput = build_request(PROJECT, {**DEFAULTS, **PRESETS["throughput"]})
     assert {c.api for c in throughput.configs} == {"async"}
     assert {c.batch for c in throughput.configs} == {1, 4}
+
+
+def test_sync_runs_once_and_the_hint_follows_the_api():
+    values = {**DEFAULTS, "api": "sync,async", "requests": "2,4", "hint": "auto"}
+    assert matrix_size(values) == 3
+    request = build_request(PROJECT, values)
+    assert [(c.api, c.requests, c.hint) for c in request.configs] == [
+        ("sync", "auto", "latency"),
+        ("async", 2, "throughput"),
+        ("async", 4, "throughput"),
+    ]
+    assert form_from_request(request)["requests"] == "2,4"
+    assert build_request(PROJECT, form_from_request(request)) == request
+    chosen = build_request(PROJECT, {**values, "hint": "none"})
+    assert {c.hint for c in chosen.configs} == {"none"}
 
 
 def test_form_round_trips_a_request():

@@ -92,13 +92,13 @@ def test_a_time_that_can_never_be_reached_is_refused(seconds: str):
 
 
 def test_ctrl_c_before_the_benchmark_starts_is_one_line_and_130(monkeypatch, capsys):
-    from perftui import cli
+    from perftui.cli import entry
 
     def interrupted(args):
         raise KeyboardInterrupt  # as a Ctrl-C during the imports or the model checks
 
-    monkeypatch.setitem(cli.COMMANDS, "projects", interrupted)
-    assert cli.main(["projects"]) == 130
+    monkeypatch.setitem(entry.COMMANDS, "projects", interrupted)
+    assert entry.main(["projects"]) == 130
     err = capsys.readouterr().err
     assert err.strip() == "perftui: cancelled" and "Traceback" not in err
 

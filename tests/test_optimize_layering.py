@@ -13,7 +13,7 @@ def loaded_after_import(module: str) -> set[str]:
 
 
 def test_the_command_module_loads_no_numpy_onnx_or_engine():
-    loaded = loaded_after_import("perftui.optimize.command")
+    loaded = loaded_after_import("perftui.cli.optimize")
     heavy = {"numpy", "onnx", "onnxruntime", "openvino", "textual"}
     assert not heavy & loaded
 

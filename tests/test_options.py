@@ -61,7 +61,17 @@ def test_shapes():
 def test_matrix_expansion_order_and_size():
     configs = expand_matrix([1, 4], [1, 2])
     assert [(c.batch, c.threads) for c in configs] == [(1, 1), (1, 2), (4, 1), (4, 2)]
-    assert len(expand_matrix([1], [1], ["auto", 2], [1, 2], apis=["sync", "async"])) == 8
+    # per stream count: one sync run (one request in flight), an async run per request count
+    mixed = expand_matrix([1], [1], ["auto", 2], [1, 2], apis=["sync", "async"])
+    assert [(c.streams, c.api, c.requests, c.hint) for c in mixed] == [
+        ("auto", "sync", "auto", "latency"),
+        ("auto", "async", 1, "throughput"),
+        ("auto", "async", 2, "throughput"),
+        (2, "sync", "auto", "latency"),
+        (2, "async", 1, "throughput"),
+        (2, "async", 2, "throughput"),
+    ]
+    assert {c.hint for c in expand_matrix([1], [1], hints=["none"], apis=["async"])} == {"none"}
     with pytest.raises(InputError, match="unknown hint"):
         expand_matrix([1], [1], hints=["fast"])
 

@@ -1,21 +1,25 @@
-"""The benchmark settings form as text fields: per-field validation, presets, and the request
-they describe.
+"""Benchmark settings as text (the CLI's flags, the dashboard's fields) and the one builder
+that turns them into a BenchmarkRequest, so the same settings give the same runs wherever they
+are typed.
 
-The dashboard's configuration screen keeps one string per field (what the person typed);
-these functions say what is wrong with a field (one line, from perftui.domain.options) and
-turn a valid form into a BenchmarkRequest.
+Each field is one string as a person typed it; `FORM` (perftui.domain.fields) says what is
+wrong with a field in one line. The rules of the matrix (sync runs once whatever the request
+counts; an empty or "auto" hint follows the api) are perftui.domain.options.expand_matrix's.
+A time of 0 is allowed: the iterations (always at least 1) are then the whole stop condition.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from perftui.domain.errors import InputError
+from perftui.domain.fields import FieldError, Form, seconds, whole_number
 from perftui.domain.options import (
+    default_hint,
     expand_matrix,
     parse_choices,
+    parse_hints,
     parse_int_or_auto,
     parse_positive_ints,
     parse_precision,
@@ -29,14 +33,6 @@ from perftui.domain.records import (
     Project,
     RunConfig,
 )
-
-
-class FieldError(InputError):
-    """An InputError that belongs to one field of the form."""
-
-    def __init__(self, field: str, message: str) -> None:
-        super().__init__(message)
-        self.field = field
 
 
 @dataclass(frozen=True)
@@ -55,7 +51,7 @@ FIELDS: tuple[FieldSpec, ...] = (
     FieldSpec("threads", "Threads", "auto", "auto or e.g. 1,2,4"),
     FieldSpec("streams", "Streams", "auto", "auto or e.g. 1,2"),
     FieldSpec("requests", "Requests", "auto", "auto or e.g. 4"),
-    FieldSpec("hint", "Hint", "latency", ", ".join(HINTS)),
+    FieldSpec("hint", "Hint", "auto", ", ".join(HINTS), "auto: by API"),
     FieldSpec("api", "API", "sync", "sync, async"),
     FieldSpec(
         "precision", "Precision", "", "empty for the engine's default, or f32, bf16, f16", "default"
@@ -90,98 +86,55 @@ PRESETS: dict[str, dict[str, str]] = {
 
 
 def _threads(text: str) -> list[int]:
+    """'auto' is 0, the engine's own default."""
     items = [item.strip() for item in text.split(",")]
     cleaned = ",".join("0" if item.lower() == "auto" else item for item in items)
     return parse_positive_ints(cleaned, "threads", allow_zero=True)
 
 
-def _positive_float(text: str, what: str) -> float:
-    try:
-        value = float(text.strip())
-    except ValueError:
-        raise InputError(
-            f"{what} {text.strip()!r} is not a number; give seconds, e.g. 10"
-        ) from None
-    if not value > 0 or value != value or value == float("inf"):
-        raise InputError(f"{what} must be a number of seconds > 0")
-    return value
+FORM = Form(
+    {
+        "batch": lambda t: parse_positive_ints(t, "batch sizes"),
+        "threads": _threads,
+        "streams": lambda t: parse_int_or_auto(t, "streams"),
+        "requests": lambda t: parse_int_or_auto(t, "requests"),
+        "hint": parse_hints,
+        "api": lambda t: parse_choices(t, "api", APIS),
+        "precision": parse_precision,
+        "time": lambda t: seconds(t, "time"),
+        "iterations": lambda t: whole_number(t, "iterations"),
+        "warmup": lambda t: whole_number(t, "warm-up", least=0),
+        "profile_iterations": lambda t: whole_number(t, "profile iterations"),
+        "shapes": lambda t: parse_shapes([t]) if t.strip() else {},
+    },
+    DEFAULTS,
+)
+parse_field = FORM.parse
+check_field = FORM.check
+form_errors = FORM.errors
 
 
-def _one_int(text: str, what: str, *, allow_zero: bool = False) -> int:
-    if not text.strip():
-        raise InputError(f"{what} is empty; give a whole number >= {0 if allow_zero else 1}")
-    values = parse_positive_ints(text, what, allow_zero=allow_zero)
-    if len(values) != 1:
-        raise InputError(f"{what} takes one whole number, not a list")
-    return values[0]
-
-
-def _shapes(text: str) -> dict[str, tuple[int, ...]]:
-    return parse_shapes([text]) if text.strip() else {}
-
-
-_PARSERS: dict[str, Callable[[str], Any]] = {
-    "batch": lambda t: parse_positive_ints(t, "batch sizes"),
-    "threads": _threads,
-    "streams": lambda t: parse_int_or_auto(t, "streams"),
-    "requests": lambda t: parse_int_or_auto(t, "requests"),
-    "hint": lambda t: parse_choices(t, "hint", HINTS),
-    "api": lambda t: parse_choices(t, "api", APIS),
-    "precision": parse_precision,
-    "time": lambda t: _positive_float(t, "time"),
-    "iterations": lambda t: _one_int(t, "iterations"),
-    "warmup": lambda t: _one_int(t, "warm-up", allow_zero=True),
-    "profile_iterations": lambda t: _one_int(t, "profile iterations"),
-    "shapes": _shapes,
-}
-
-
-def parse_field(name: str, text: str) -> Any:
-    """The parsed value of one field; FieldError with the reason."""
-    try:
-        return _PARSERS[name](text)
-    except InputError as error:
-        raise FieldError(name, str(error)) from None
-
-
-def check_field(name: str, text: str) -> str | None:
-    """The reason a field is invalid, or None."""
-    try:
-        parse_field(name, text)
-    except FieldError as error:
-        return str(error)
-    return None
-
-
-def form_errors(values: Mapping[str, str]) -> dict[str, str]:
-    """Reason per invalid field (missing fields count as their defaults)."""
-    errors = {}
-    for name in FIELD_NAMES:
-        reason = check_field(name, values.get(name, DEFAULTS[name]))
-        if reason:
-            errors[name] = reason
-    return errors
+def _configs(v: Mapping[str, Any]) -> tuple[RunConfig, ...]:
+    return expand_matrix(
+        v["batch"], v["threads"], v["streams"], v["requests"], v["hint"], v["api"], v["precision"]
+    )
 
 
 def matrix_size(values: Mapping[str, str]) -> int | None:
-    """How many runs the form expands into, or None while a matrix field is invalid."""
-    size = 1
-    for name in ("batch", "threads", "streams", "requests", "hint", "api"):
-        try:
-            size *= len(parse_field(name, values.get(name, DEFAULTS[name])))
-        except FieldError:
-            return None
-    return size
+    """How many runs the settings expand into, or None while a matrix field is invalid."""
+    names = ("batch", "threads", "streams", "requests", "hint", "api", "precision")
+    try:
+        return len(_configs(FORM.parse_all(values, names)))
+    except FieldError:
+        return None
 
 
 def build_request(
     project: Project, values: Mapping[str, str], *, profile: bool = False, seed: int = 0
 ) -> BenchmarkRequest:
-    """The request the form describes; FieldError naming the first invalid field."""
-    v = {name: parse_field(name, values.get(name, DEFAULTS[name])) for name in FIELD_NAMES}
-    configs = expand_matrix(
-        v["batch"], v["threads"], v["streams"], v["requests"], v["hint"], v["api"], v["precision"]
-    )
+    """The request the settings describe (the CLI's and the dashboard's one builder);
+    FieldError naming the first invalid field."""
+    v = FORM.parse_all(values)
     budget = Budget(
         time_s=v["time"],
         iterations=v["iterations"],
@@ -190,7 +143,7 @@ def build_request(
     )
     return BenchmarkRequest(
         project=project,
-        configs=configs,
+        configs=_configs(v),
         budget=budget,
         shapes=v["shapes"],
         profile=profile,
@@ -206,10 +159,15 @@ def form_from_request(request: BenchmarkRequest) -> dict[str, str]:
     """The form fields that reproduce a stored request (its configs as lists)."""
     configs = request.configs or (RunConfig(),)
 
-    def distinct(attr: str) -> list[Any]:
-        return list(dict.fromkeys(getattr(c, attr) for c in configs))
+    def distinct(attr: str, among: Sequence[RunConfig] = configs) -> list[Any]:
+        return list(dict.fromkeys(getattr(c, attr) for c in among))
 
     threads = ["auto" if t == 0 else t for t in distinct("threads")]
+    hints = distinct("hint")
+    if len(hints) > 1 and all(c.hint == default_hint(c.api) for c in configs):
+        hints = ["auto"]  # each api its own default, as typed
+    # sync runs once whatever the request counts: they are the async runs'
+    requests = distinct("requests", [c for c in configs if c.api == "async"] or configs)
     shapes = ",".join(
         f"{name}[{','.join(str(d) for d in dims)}]" for name, dims in request.shapes.items()
     )
@@ -219,8 +177,8 @@ def form_from_request(request: BenchmarkRequest) -> dict[str, str]:
         "batch": _join(distinct("batch")),
         "threads": _join(threads),
         "streams": _join(distinct("streams")),
-        "requests": _join(distinct("requests")),
-        "hint": _join(distinct("hint")),
+        "requests": _join(requests),
+        "hint": _join(hints),
         "api": _join(distinct("api")),
         "precision": precision,
         "time": f"{budget.time_s:g}",

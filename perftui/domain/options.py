@@ -110,17 +110,33 @@ def parse_shapes(specs: Iterable[str]) -> dict[str, tuple[int, ...]]:
     return shapes
 
 
+def default_hint(api: str) -> str:
+    """The hint a run gets when none is asked for: latency for sync, throughput for async."""
+    return "throughput" if api == "async" else "latency"
+
+
+def parse_hints(text: str) -> list[str] | None:
+    """'latency,throughput' -> the hints; '' or 'auto' -> None (each api's default hint)."""
+    if str(text).strip().lower() in ("", AUTO):
+        return None
+    return parse_choices(text, "hint", HINTS)
+
+
 def expand_matrix(
     batches: Sequence[int],
     threads: Sequence[int],
     streams: Sequence[int | Auto] = (AUTO,),
     requests: Sequence[int | Auto] = (AUTO,),
-    hints: Sequence[str] = ("latency",),
+    hints: Sequence[str] | None = None,
     apis: Sequence[str] = ("sync",),
     precision: str | None = None,
 ) -> tuple[RunConfig, ...]:
-    """Every combination, batch outermost, as Sparsify's "enable multiple" matrices."""
-    for hint in hints:
+    """Every combination, batch outermost, as Sparsify's "enable multiple" matrices.
+
+    Sync has one request in flight whatever `requests` says, so it runs once (requests
+    "auto"), never once per request count; `hints` None gives each api its `default_hint`.
+    """
+    for hint in hints or ():
         if hint not in HINTS:
             raise InputError(f"unknown hint {hint!r}; choose from: {', '.join(HINTS)}")
     for api in apis:
@@ -128,5 +144,8 @@ def expand_matrix(
             raise InputError(f"unknown api {api!r}; choose from: {', '.join(APIS)}")
     return tuple(
         RunConfig(batch=b, threads=t, streams=s, requests=r, hint=h, api=a, precision=precision)
-        for b, t, s, r, h, a in itertools.product(batches, threads, streams, requests, hints, apis)
+        for b, t, s in itertools.product(batches, threads, streams)
+        for a in apis
+        for r in (requests if a == "async" else (AUTO,))
+        for h in (hints or (default_hint(a),))
     )

@@ -1,15 +1,18 @@
 """Optimize one project: quantize its ONNX model, check accuracy, register the INT8 project.
 
-Nothing is half-made: the model is quantized and checked in a temporary folder; only when both
-succeed is it moved to ``<database folder>/models/<name>.onnx`` and the project stored, and if
-storing fails the model file is removed again. A cancel (SIGINT/SIGTERM raised as
-KeyboardInterrupt) before that point leaves nothing behind; during the few milliseconds of
-publishing it is held back, so the result is then kept whole.
+Two steps, so that only the parent process writes the store (DESIGN rule 2): `make_int8`
+(in the child, perftui.optimize.worker) quantizes and checks the model in a work folder and
+only reads the store; `publish` (in the parent, perftui.optimize.runner) moves the model to
+``<database folder>/models/<name>.onnx`` and stores the project, all or nothing: if storing
+fails the model file is removed again. A cancel (SIGINT/SIGTERM raised as KeyboardInterrupt)
+before publishing leaves nothing behind; during its few milliseconds it is held back, so the
+result is then kept whole. `optimize_project` does both in one process.
 """
 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import os
 import shutil
 import signal
@@ -57,6 +60,38 @@ class OptimizeResult:
     """The calibration folder, if one was given."""
     available: int = 0
     """Samples the folder holds (more than `samples` when --samples took the first N)."""
+
+    def handback(self) -> dict[str, Any]:
+        """What the child hands its parent: all of it, the project to store included."""
+        return {
+            "project": self.project.to_dict(),
+            "source": self.source.to_dict(),
+            "method": self.method,
+            "calibration": self.calibration,
+            "samples": self.samples,
+            "warning": self.warning,
+            "accuracy": self.accuracy.to_dict(),
+            "folder": None if self.folder is None else str(self.folder),
+            "available": self.available,
+        }
+
+    @classmethod
+    def from_handback(cls, data: Mapping[str, Any]) -> OptimizeResult:
+        """The result a child handed back (KeyError, TypeError or ValueError when malformed)."""
+        method = data["method"]
+        if method not in METHODS:
+            raise ValueError(f"unknown method {method!r}")
+        return cls(
+            project=Project.from_dict(data["project"]),
+            source=Project.from_dict(data["source"]),
+            method=method,
+            calibration=str(data["calibration"]),
+            samples=int(data["samples"]),
+            warning=data["warning"],
+            accuracy=AccuracyReport.from_dict(data["accuracy"]),
+            folder=None if data["folder"] is None else Path(data["folder"]),
+            available=int(data["available"]),
+        )
 
     def to_dict(self) -> dict[str, Any]:
         """The `perftui optimize --json` document."""
@@ -137,8 +172,9 @@ def _held_signals() -> Iterator[None]:
                 signal.signal(sig, handler)
 
 
-def _publish(store: Store, model: Path, project: Project) -> Project:
-    """Move the checked model into the models folder and store the project, all or nothing."""
+def publish(store: Store, made: OptimizeResult) -> OptimizeResult:
+    """Move the checked model into the models folder and store its project, all or nothing
+    (the parent's half; SIGINT/SIGTERM are held back meanwhile). The result as stored."""
     folder = models_dir(store)
     try:
         folder.mkdir(parents=True, exist_ok=True)
@@ -146,36 +182,36 @@ def _publish(store: Store, model: Path, project: Project) -> Project:
         raise InputError(
             f"cannot create {folder} for the INT8 model ({exc.strerror or exc})"
         ) from None
-    final = _free_path(folder, project.name)
+    final = _free_path(folder, made.project.name)
     part = folder / f".{final.name}.{os.getpid()}.part"
-    try:
-        shutil.copyfile(model, part)
-        os.replace(part, final)
-        stored = store.add_project(
-            Project(
-                name=project.name,
-                model=str(final),
-                engine=project.engine,
-                device=project.device,
-                source_project=project.source_project,
-                notes=project.notes,
-            )
-        )
-    except BaseException as exc:
-        for leftover in (part, final):
-            with contextlib.suppress(OSError):
-                leftover.unlink()
-        if isinstance(exc, OSError):
-            raise InputError(
-                f"cannot write the INT8 model to {final} ({exc.strerror or exc})"
-            ) from None
-        raise
-    return stored
+    with _held_signals():
+        try:
+            shutil.copyfile(made.project.model, part)
+            os.replace(part, final)
+            stored = store.add_project(dataclasses.replace(made.project, model=str(final)))
+        except BaseException as exc:
+            for leftover in (part, final):
+                with contextlib.suppress(OSError):
+                    leftover.unlink()
+            if isinstance(exc, OSError):
+                raise InputError(
+                    f"cannot write the INT8 model to {final} ({exc.strerror or exc})"
+                ) from None
+            raise
+    return dataclasses.replace(made, project=stored)
 
 
-def optimize_project(
+def optimize_project(store: Store, source_name: str, **options: Any) -> OptimizeResult:
+    """Make the INT8 version of project `source_name` and register it, in this process (the
+    options are `make_int8`'s)."""
+    with tempfile.TemporaryDirectory(prefix="perftui-optimize-") as workdir:
+        return publish(store, make_int8(store, source_name, Path(workdir), **options))
+
+
+def make_int8(
     store: Store,
     source_name: str,
+    workdir: Path,
     *,
     method: Method = "static",
     calibration: str | Path | None = None,
@@ -186,7 +222,7 @@ def optimize_project(
     progress: Progress | None = None,
     warn: Callable[[str], None] | None = None,
 ) -> OptimizeResult:
-    """Make the INT8 version of project `source_name` and register it (see the module doc).
+    """Make the INT8 version of project `source_name` in `workdir`, ready to `publish`.
 
     `samples` caps the calibration folder (default: all of it) or sets the number of random
     samples (default `DEFAULT_RANDOM_SAMPLES`). `warn` is told the random-data warning before
@@ -226,37 +262,31 @@ def optimize_project(
         warn(warning)
     used = len(accuracy_samples)  # = calibration samples for static; accuracy inputs for dynamic
 
-    with tempfile.TemporaryDirectory(prefix="perftui-optimize-") as tmp:
-        model = Path(tmp) / "int8.onnx"
-        quantize_model(source.model, model, method, data.samples, progress)
-        report = measure_accuracy(source.model, model, accuracy_samples, accuracy_inputs, progress)
-        notes: dict[str, Any] = {
-            "optimization": {
-                "method": method,
-                "calibration": data.source,
-                "calibration_dir": str(data.folder) if data.folder else None,
-                "samples": used,
-                "seed": seed if data.source == "random" else None,
-                "source_model": source.model,
-                "accuracy": report.to_dict(),
-                "created_at": now_iso(),
-            }
+    model = workdir / "int8.onnx"
+    quantize_model(source.model, model, method, data.samples, progress)
+    report = measure_accuracy(source.model, model, accuracy_samples, accuracy_inputs, progress)
+    notes: dict[str, Any] = {
+        "optimization": {
+            "method": method,
+            "calibration": data.source,
+            "calibration_dir": str(data.folder) if data.folder else None,
+            "samples": used,
+            "seed": seed if data.source == "random" else None,
+            "source_model": source.model,
+            "accuracy": report.to_dict(),
+            "created_at": now_iso(),
         }
-        if progress is not None:
-            progress("saving", 0, 0)
-        with _held_signals():
-            project = _publish(
-                store,
-                model,
-                Project(
-                    name=target,
-                    model=str(model),
-                    engine=source.engine,
-                    device=source.device,
-                    source_project=source.name,
-                    notes=notes,
-                ),
-            )
+    }
+    if progress is not None:
+        progress("saving", 0, 0)
+    project = Project(
+        name=target,
+        model=str(model),
+        engine=source.engine,
+        device=source.device,
+        source_project=source.name,
+        notes=notes,
+    )
     return OptimizeResult(
         project=project,
         source=source,

@@ -1,19 +1,19 @@
-"""Run `perftui optimize` in a child process and follow it (the dashboard's side of optimize).
+"""The parent side of optimize: run the worker in a child process, follow it, store its
+result. Used the same way by `perftui optimize` and by the dashboard (from a thread worker):
 
     process = OptimizeProcess(OptimizeOptions("net-fp32", samples=4), db_path)
     for event in process.events():   # blocks: Step and Warning lines, then one Finished
-        ...
-    process.cancel()                 # from any thread: SIGTERM; the child keeps nothing
+        ...                          # "ok": the INT8 project is stored, `process.result` holds it
+    process.cancel()                 # from any thread: SIGTERM; nothing is kept
 
 The quantization never runs in the caller's process (DESIGN rule 1): the child is
-``python -m perftui optimize PROJECT --json --db DB ...``; its stderr progress lines
-(``calibrating 3/16``, ``perftui: warning: ...``) become events as they come and its stdout
-JSON document ends up in `Finished.result`. Exit 2 gives the child's one error line, 130 (or
-death by SIGTERM/SIGINT) a cancel. Only the standard library is imported here (and
-perftui.domain.options, for the shapes field of the dashboard's form).
-
-The form helpers (`check_field`, `options_from_form`, `suggest_name`) check what a person
-typed before the child starts; deeper checks (the folder's files, shapes) are the command's.
+``python -m perftui.optimize.worker DB WORKDIR`` with the options as JSON on stdin; its
+stderr progress lines (``calibrating 3/16``, ``perftui: warning: ...``) become events as they
+come. It makes the model in WORKDIR, a temporary folder of this side, and hands its result
+back on stdout; this side alone writes the store (DESIGN rule 2): it publishes the model and
+the project (perftui.optimize.project.publish), then removes WORKDIR. Exit 2 gives the
+child's one error line, 130 (or death by SIGTERM/SIGINT) a cancel. Only the standard library
+is imported at load time.
 """
 
 from __future__ import annotations
@@ -23,22 +23,24 @@ import contextlib
 import json
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import threading
-from collections.abc import Collection, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from perftui.processes import exit_description
 
-EXIT_BAD_INPUT, EXIT_CANCELLED = 2, 130
+if TYPE_CHECKING:
+    from perftui.optimize.project import OptimizeResult
+
+EXIT_CANCELLED = 130
 STDERR_LINES = 20
-METHODS = ("static", "dynamic")
-DEFAULT_RANDOM_SAMPLES = 16
-"""The command's default number of random samples (calibration.DEFAULT_RANDOM_SAMPLES)."""
 STEP = re.compile(r"^(?P<phase>[a-z][a-z ]{0,40}?)(?: (?P<done>\d+)/(?P<total>\d+))?$")
 WARNING_PREFIX = "perftui: warning: "
 ERROR = re.compile(r"^perftui(?: optimize)?: (?:(?P<internal>internal )?error): (?P<text>.*)$")
@@ -56,21 +58,14 @@ class OptimizeOptions:
     shapes: tuple[str, ...] = ()
     seed: int | None = None
 
-    def argv(self, db_path: str | Path, python: str | None = None) -> list[str]:
-        """The child's command line."""
-        args = [python or sys.executable, "-m", "perftui", "optimize", self.project, "--json"]
-        args += ["--db", str(db_path), "--method", self.method]
-        if self.calibration:
-            args += ["--calibration", self.calibration]
-        if self.samples is not None:
-            args += ["--samples", str(self.samples)]
-        if self.name:
-            args += ["--name", self.name]
-        for shape in self.shapes:
-            args += ["--shape", shape]
-        if self.seed is not None:
-            args += ["--seed", str(self.seed)]
-        return args
+    def to_json(self) -> str:
+        """What the worker reads on stdin."""
+        return json.dumps(asdict(self))
+
+    @classmethod
+    def from_json(cls, text: str) -> OptimizeOptions:
+        data: Mapping[str, Any] = json.loads(text)
+        return cls(**{**data, "shapes": tuple(data.get("shapes", ()))})
 
 
 @dataclass(frozen=True)
@@ -100,9 +95,9 @@ class OptimizeWarning:
 
 @dataclass(frozen=True)
 class Finished:
-    """How the child ended: "ok" with its JSON document, "error" with one line, or
-    "cancelled" (nothing kept). `cancel_requested` with "ok" means the cancel came after the
-    result was already being saved."""
+    """How it ended: "ok" with the `perftui optimize --json` document of the stored project,
+    "error" with one line, or "cancelled" (nothing kept). `cancel_requested` with "ok" means
+    the cancel came while the result was being stored."""
 
     status: Literal["ok", "error", "cancelled"]
     returncode: int
@@ -146,22 +141,29 @@ def error_line(lines: Sequence[str], returncode: int) -> str:
 
 @dataclass
 class OptimizeProcess:
-    """One `perftui optimize` child: `events()` runs it; `cancel()`/`kill()` from any thread."""
+    """One optimize worker and the storing of its result: `events()` runs it;
+    `cancel()`/`kill()` from any thread; `result` is the stored result after an "ok"."""
 
     options: OptimizeOptions
     db_path: str | Path
     python: str | None = None
     env: dict[str, str] | None = None
     cancelled: bool = False
+    result: OptimizeResult | None = None
     _process: subprocess.Popen[str] | None = field(default=None, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    def argv(self, workdir: str | Path) -> list[str]:
+        """The child's command line (the options go to its stdin)."""
+        python = self.python or sys.executable
+        return [python, "-m", "perftui.optimize.worker", str(self.db_path), str(workdir)]
 
     def cancel(self) -> None:
         """Ask the child to stop (SIGTERM): it removes what it made and exits 130."""
         self._signal(signal.SIGTERM)
 
     def kill(self) -> None:
-        """Stop the child at once (SIGKILL); its temporary folder may stay behind."""
+        """Stop the child at once (SIGKILL)."""
         self._signal(signal.SIGKILL)
 
     def _signal(self, sig: signal.Signals) -> None:
@@ -174,6 +176,13 @@ class OptimizeProcess:
 
     def events(self) -> Iterator[OptimizeEvent]:
         """Start the child and yield its progress; ends with one `Finished`."""
+        workdir = tempfile.mkdtemp(prefix="perftui-optimize-")
+        try:
+            yield from self._follow(workdir)
+        finally:
+            shutil.rmtree(workdir, ignore_errors=True)
+
+    def _follow(self, workdir: str) -> Iterator[OptimizeEvent]:
         with self._lock:
             if self.cancelled:
                 yield Finished("cancelled", EXIT_CANCELLED, cancel_requested=True)
@@ -181,18 +190,21 @@ class OptimizeProcess:
             env = dict(self.env if self.env is not None else os.environ)
             env.setdefault("PYTHONIOENCODING", "utf-8")
             process = subprocess.Popen(
-                self.options.argv(self.db_path, self.python),
-                stdin=subprocess.DEVNULL,
+                self.argv(workdir),
+                stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
                 text=True,
                 encoding="utf-8",
                 errors="replace",
                 env=env,
-                start_new_session=True,  # a Ctrl-C in the terminal is the dashboard's to handle
+                start_new_session=True,  # a Ctrl-C in the terminal is the parent's to handle
             )
             self._process = process
-        assert process.stdout is not None and process.stderr is not None
+        assert process.stdin and process.stdout and process.stderr
+        with contextlib.suppress(BrokenPipeError):  # a child that ended before reading
+            process.stdin.write(self.options.to_json())
+            process.stdin.close()
         out: list[str] = []
         stdout = process.stdout
         reader = threading.Thread(target=lambda: out.append(stdout.read()), daemon=True)
@@ -211,116 +223,24 @@ class OptimizeProcess:
 
     def _finished(self, returncode: int, stdout: str, stderr: list[str]) -> Finished:
         asked = self.cancelled
-        if returncode == 0:
-            try:
-                result = json.loads(stdout)
-                if not isinstance(result, dict) or "project" not in result:
-                    raise ValueError("no project in the document")
-            except ValueError:
-                return Finished(
-                    "error",
-                    0,
-                    error="the optimize process printed no result",
-                    cancel_requested=asked,
-                )
-            return Finished("ok", 0, result=result, cancel_requested=asked)
         stopped = (EXIT_CANCELLED, -signal.SIGTERM, -signal.SIGINT)
-        if returncode in stopped or (asked and returncode == -signal.SIGKILL):
+        if returncode in stopped or (asked and returncode in (0, -signal.SIGKILL)):
+            # a cancel that came after the child's last step still keeps nothing
             return Finished("cancelled", returncode, cancel_requested=asked)
-        return Finished(
-            "error", returncode, error=error_line(stderr, returncode), cancel_requested=asked
-        )
-
-
-# --------------------------------------------------------------------------- the form
-
-FORM_FIELDS = ("method", "calibration", "samples", "shapes", "name")
-
-
-class FormError(ValueError):
-    """A form field that cannot be used; `field` names it."""
-
-    def __init__(self, field: str, message: str) -> None:
-        super().__init__(message)
-        self.field = field
-
-
-def suggest_name(source: str, method: str, existing: Collection[str] = ()) -> str:
-    """'<source>-int8' ('-int8-dynamic' for dynamic), numbered if that name is taken."""
-    base = f"{source}-int8" if method == "static" else f"{source}-int8-dynamic"
-    name, counter = base, 2
-    while name in existing:
-        name, counter = f"{base}-{counter}", counter + 1
-    return name
-
-
-def check_field(name: str, text: str, existing: Collection[str] = ()) -> str | None:
-    """Why the form's field `name` cannot be used as typed, or None."""
-    text = text.strip()
-    if name == "method":
-        return None if text in METHODS else f"choose {' or '.join(METHODS)}"
-    if name == "calibration":
-        if not text:
-            return None
-        path = Path(text).expanduser()
-        if not path.exists():
-            return f"no such folder: {text}"
-        if not path.is_dir():
-            return f"{text} is a file; give the folder that holds the samples"
-        return None
-    if name == "samples":
-        if not text:
-            return None
-        if not text.isdigit() or int(text) < 1:
-            return "a whole number of samples, at least 1 (empty: the default)"
-        return None
-    if name == "shapes":
-        if not text:
-            return None
-        from perftui.domain.errors import InputError
-        from perftui.domain.options import parse_shapes
+        if returncode != 0:
+            return Finished(
+                "error", returncode, error=error_line(stderr, returncode), cancel_requested=asked
+            )
+        from perftui.domain.errors import InputError, StoreError
+        from perftui.optimize.project import OptimizeResult, publish
+        from perftui.store import Store
 
         try:
-            parse_shapes([text])
-        except InputError as error:
-            return str(error)
-        return None
-    if name == "name":
-        if not text:
-            return "the new project needs a name"
-        if text in existing:
-            return f"project '{text}' already exists; choose another name"
-        return None
-    raise KeyError(name)
-
-
-def options_from_form(
-    project: str, values: Mapping[str, str], existing: Collection[str] = ()
-) -> OptimizeOptions:
-    """The options the form asks for; FormError names the first field that cannot be used."""
-    for name in FORM_FIELDS:
-        reason = check_field(name, values.get(name, ""), existing)
-        if reason is not None:
-            raise FormError(name, reason)
-    calibration = values.get("calibration", "").strip()
-    samples = values.get("samples", "").strip()
-    shapes = values.get("shapes", "").strip()
-    return OptimizeOptions(
-        project=project,
-        method=values["method"].strip(),
-        calibration=str(Path(calibration).expanduser().absolute()) if calibration else None,
-        samples=int(samples) if samples else None,
-        name=values["name"].strip(),
-        shapes=(shapes,) if shapes else (),
-    )
-
-
-def form_from_options(options: OptimizeOptions) -> dict[str, str]:
-    """The form's values for `options` (to edit them again after a failure)."""
-    return {
-        "method": options.method,
-        "calibration": options.calibration or "",
-        "samples": "" if options.samples is None else str(options.samples),
-        "shapes": ",".join(options.shapes),
-        "name": options.name or "",
-    }
+            made = OptimizeResult.from_handback(json.loads(stdout))
+        except (KeyError, TypeError, ValueError):
+            return Finished("error", 0, error="the optimize process printed no result")
+        try:
+            self.result = publish(Store(Path(self.db_path)), made)
+        except (InputError, StoreError) as error:
+            return Finished("error", 0, error=str(error))
+        return Finished("ok", 0, result=self.result.to_dict(), cancel_requested=self.cancelled)

@@ -81,8 +81,8 @@ def client(request: BenchmarkRequest, store: Store) -> Client:
 
 
 def optimize(options: OptimizeOptions, db_path: Path) -> Optimizer:
-    """`perftui optimize` in a child process on the database at `db_path` (not yet started:
-    `events()` runs it)."""
+    """Optimize in a child process; the project it makes is stored here, in the database at
+    `db_path` (not yet started: `events()` runs it)."""
     from perftui.optimize.runner import OptimizeProcess
 
     return OptimizeProcess(options, db_path)

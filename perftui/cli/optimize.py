@@ -17,8 +17,9 @@ with ``--json`` one document::
 Exit status: 0 done, 2 bad input or a model that fails to quantize (one line on stderr; nothing
 is left behind), 130 cancelled (SIGINT/SIGTERM; nothing is left behind).
 
-This module imports only the standard library at load time, so wiring it into `perftui.cli`
-keeps `perftui --help` fast.
+The work runs in a child process (perftui.optimize.worker) that only reads the store; this
+process stores the new project (perftui.optimize.runner). This module imports only the
+standard library and the runner at load time, so `perftui --help` stays fast.
 """
 
 from __future__ import annotations
@@ -27,9 +28,20 @@ import argparse
 import shlex
 import signal
 import sys
-import threading
-from collections.abc import Callable
 from typing import TYPE_CHECKING
+
+from perftui.cli.common import (
+    EXIT_BAD_INPUT,
+    EXIT_CANCELLED,
+    EXIT_OK,
+    EXIT_RUN_FAILED,
+    CliError,
+    Command,
+    CommandFactory,
+    db_path,
+    print_json,
+)
+from perftui.optimize.runner import WARNING_PREFIX
 
 if TYPE_CHECKING:
     from perftui.optimize.project import OptimizeResult
@@ -44,9 +56,8 @@ EPILOG = (
 )
 
 
-def add_parser(command_factory: Callable[[str, str], argparse.ArgumentParser]) -> None:
-    """Add the `optimize` sub-command with `perftui.cli`'s factory: command(name, help)."""
-    p = command_factory(
+def add_parsers(command: CommandFactory) -> None:
+    p = command(
         "optimize", "make the INT8 version of a project (ONNX Runtime) and check its accuracy"
     )
     p.epilog = EPILOG
@@ -75,20 +86,6 @@ def add_parser(command_factory: Callable[[str, str], argparse.ArgumentParser]) -
     )
     p.add_argument("--seed", type=int, default=0, help="seed of the random samples")
     p.add_argument("--json", action="store_true", help="print one JSON document")
-
-
-def _progress_line(phase: str, done: int, total: int) -> None:
-    sys.stderr.write(f"{phase} {done}/{total}\n" if total else f"{phase}\n")
-    sys.stderr.flush()
-
-
-def _warn(text: str) -> None:
-    sys.stderr.write(f"perftui: warning: {text}\n")
-    sys.stderr.flush()
-
-
-def _interrupt(*_: object) -> None:
-    raise KeyboardInterrupt
 
 
 def report_text(result: OptimizeResult) -> str:
@@ -130,39 +127,51 @@ def report_text(result: OptimizeResult) -> str:
     return "\n".join(lines)
 
 
-def run(args: argparse.Namespace) -> int:
-    """Run `perftui optimize` from parsed arguments; the exit status."""
-    from perftui.cli import EXIT_CANCELLED, EXIT_OK, open_store, print_json
+def cmd_optimize(args: argparse.Namespace) -> int:
+    """The work runs in a child (perftui.optimize.worker); this process stores its result."""
     from perftui.domain.options import parse_shapes
-    from perftui.optimize.project import optimize_project
+    from perftui.optimize.runner import Finished, OptimizeOptions, OptimizeProcess, Step
 
-    shapes = parse_shapes(args.shape)
-    store = open_store(args)
-    main_thread = threading.current_thread() is threading.main_thread()
-    previous = signal.getsignal(signal.SIGTERM) if main_thread else None
-    if main_thread:  # SIGTERM (the dashboard's cancel) cleans up like Ctrl-C
-        signal.signal(signal.SIGTERM, _interrupt)
+    parse_shapes(args.shape)  # a bad shape is refused before any child starts
+    options = OptimizeOptions(
+        project=args.project,
+        method=args.method,
+        calibration=args.calibration,
+        samples=args.samples,
+        name=args.name,
+        shapes=tuple(args.shape),
+        seed=args.seed,
+    )
+    process = OptimizeProcess(options, db_path(args))
+    stop_signals = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+    previous = {
+        signum: signal.signal(signum, lambda *_: process.cancel()) for signum in stop_signals
+    }
+    done = Finished("error", EXIT_RUN_FAILED, error="the optimize process ended without a result")
     try:
-        result = optimize_project(
-            store,
-            args.project,
-            method=args.method,
-            calibration=args.calibration,
-            samples=args.samples,
-            name=args.name,
-            shapes=shapes,
-            seed=args.seed,
-            progress=_progress_line,
-            warn=_warn,
-        )
-    except KeyboardInterrupt:
+        for event in process.events():
+            if isinstance(event, Finished):
+                done = event
+            else:  # progress on stderr, the lines the worker wrote
+                line = event.text if isinstance(event, Step) else WARNING_PREFIX + event.text
+                sys.stderr.write(line + "\n")
+                sys.stderr.flush()
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+    if done.status == "cancelled":
         sys.stderr.write("perftui: optimize cancelled; nothing was saved\n")
         return EXIT_CANCELLED
-    finally:
-        if main_thread and previous is not None:
-            signal.signal(signal.SIGTERM, previous)
+    if done.status == "error" or process.result is None:
+        if done.returncode == EXIT_BAD_INPUT:
+            raise CliError(done.error)
+        sys.stderr.write(f"perftui: error: {done.error}\n")
+        return EXIT_RUN_FAILED
     if args.json:
-        print_json(result.to_dict())
+        print_json(process.result.to_dict())
     else:
-        print(report_text(result))
+        print(report_text(process.result))
     return EXIT_OK
+
+
+COMMANDS: dict[str, Command] = {"optimize": cmd_optimize}

@@ -1,0 +1,154 @@
+"""`perftui bench MODEL`: measure a model over a matrix of settings (the CLI contract).
+
+The flags are the dashboard form's fields, turned into a request by the same builder
+(perftui.domain.benchform.build_request), so the same settings give the same runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import signal
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from perftui.cli.common import (
+    EXIT_CANCELLED,
+    EXIT_OK,
+    EXIT_RUN_FAILED,
+    CliError,
+    Command,
+    CommandFactory,
+    open_store,
+    print_json,
+    run_document,
+)
+from perftui.domain.benchform import DEFAULTS, FIELD_NAMES
+
+if TYPE_CHECKING:
+    from perftui.domain.records import BenchmarkRequest
+
+FLAGS = {name: "--" + name.replace("_", "-") for name in FIELD_NAMES} | {"shapes": "--shape"}
+"""The flag of each field of the settings form."""
+
+
+def add_parsers(command: CommandFactory) -> None:
+    bench = command("bench", "measure a model over a matrix of settings")
+    bench.add_argument("model", help="ONNX (.onnx) or OpenVINO IR (.xml) model file")
+    bench.add_argument("--engine", default="openvino", help="openvino | onnxruntime")
+    bench.add_argument("--device", default="CPU", help="device as the engine names it")
+
+    def setting(name: str, help: str) -> None:
+        bench.add_argument(FLAGS[name], default=DEFAULTS[name], help=help)
+
+    setting("batch", "batch sizes, e.g. 1,4")
+    setting("threads", "thread counts, e.g. 1,2 (auto or 0: the engine's default)")
+    setting("streams", "N or auto (OpenVINO NUM_STREAMS)")
+    setting("requests", "requests in flight in async mode (sync has one)")
+    setting(
+        "hint",
+        "latency|throughput|cumulative_throughput|none, or auto: latency for sync, "
+        "throughput for async",
+    )
+    setting("api", "sync, async or sync,async")
+    setting("time", "minimum timed seconds per run (0: the iterations alone)")
+    setting("iterations", "minimum requests per run")
+    setting("warmup", "untimed requests before timing")
+    bench.add_argument(
+        "--shape",
+        action="append",
+        default=[],
+        help="static shape for a dynamic input, e.g. input_ids[1,128]",
+    )
+    setting("precision", "f32 | bf16 | f16 (OpenVINO inference precision)")
+    bench.add_argument("--profile", action="store_true", help="add a per-layer profile pass")
+    setting("profile_iterations", "requests profiled")
+    bench.add_argument("--seed", type=int, default=0, help="seed of the random input data")
+    bench.add_argument("--project", help="project name (default: MODEL-ENGINE-DEVICE)")
+    bench.add_argument("--no-save", action="store_true", help="do not store the results")
+    bench.add_argument("--json", action="store_true", help="print one JSON document")
+
+
+def request_from_args(args: argparse.Namespace) -> BenchmarkRequest:
+    """The request the flags describe; CliError naming the flag of a bad setting."""
+    from perftui.domain import options
+    from perftui.domain.benchform import build_request
+    from perftui.domain.fields import FieldError
+    from perftui.domain.records import ENGINES, Project
+
+    model = Path(args.model).expanduser().absolute()
+    engines = options.parse_choices(args.engine, "engine", ENGINES)
+    if len(engines) != 1:
+        raise CliError("give one --engine; benchmark each engine as its own project")
+    engine = engines[0]
+    project = Project(
+        name=args.project or f"{model.stem}-{engine}-{args.device}",
+        model=str(model),
+        engine=engine,
+        device=args.device,
+    )
+    settings = {name: getattr(args, name) for name in FIELD_NAMES if name != "shapes"}
+    settings["shapes"] = ",".join(args.shape)
+    try:
+        return build_request(project, settings, profile=args.profile, seed=args.seed)
+    except FieldError as error:
+        raise CliError(f"{FLAGS[error.field]}: {error}") from None
+
+
+def cmd_bench(args: argparse.Namespace) -> int:
+    from perftui.bench.client import BenchmarkClient
+    from perftui.bench.plan import validate_request
+    from perftui.bench.protocol import Fatal
+    from perftui.cli.progress import ProgressPrinter
+    from perftui.cli.textfmt import runs_table
+
+    request = request_from_args(args)
+    validate_request(request)
+    client = BenchmarkClient(request, None if args.no_save else open_store(args))
+    printer = ProgressPrinter(sys.stderr, client.total)
+
+    interrupts: list[int] = []
+
+    def on_signal(signum: int, _frame: object) -> None:
+        """Ctrl-C, SIGTERM or a hang-up (SSH drop) cancel; a second Ctrl-C stops at once."""
+        if client.cancelled and signum == signal.SIGINT:
+            client.kill()
+        else:
+            client.cancel()
+        interrupts.append(signum)
+
+    stop_signals = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+    previous = {signum: signal.signal(signum, on_signal) for signum in stop_signals}
+    fatal = None
+    try:
+        for event in client.events():
+            if interrupts == [signal.SIGINT]:  # printed here, not in the handler
+                printer.note(
+                    "cancelling: the run in progress stops, finished runs are kept "
+                    "(Ctrl-C again to stop at once)"
+                )
+                interrupts.append(-1)
+            printer.show(event)
+            if isinstance(event, Fatal):
+                fatal = event.error
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+        printer.close()
+    if fatal:
+        raise CliError(fatal)
+    runs = client.runs
+    project = client.request.project
+    if args.json:
+        print_json(run_document(project, runs))
+    else:
+        print(f"{project.name}: {project.model} on {project.engine}/{project.device}")
+        print(runs_table(runs))
+        if not args.no_save and client.store is not None:
+            print(f"saved to {client.store.path}")
+    if client.cancelled:
+        return EXIT_CANCELLED
+    return EXIT_RUN_FAILED if any(run.status == "failed" for run in runs) else EXIT_OK
+
+
+COMMANDS: dict[str, Command] = {"bench": cmd_bench}

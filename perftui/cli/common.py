@@ -1,0 +1,66 @@
+"""What every sub-command shares: exit statuses, the bad-input error, the store and JSON out."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from perftui.domain.records import Project, RunResult
+    from perftui.store.database import Store
+
+EXIT_OK, EXIT_RUN_FAILED, EXIT_BAD_INPUT, EXIT_CANCELLED = 0, 1, 2, 130
+
+CommandFactory = Callable[[str, str], argparse.ArgumentParser]
+"""`command(name, help)`: a new sub-command's parser (perftui.cli.entry gives it)."""
+Command = Callable[[argparse.Namespace], int]
+"""A sub-command: parsed arguments in, exit status out."""
+
+
+class CliError(Exception):
+    """Bad input found by the CLI itself."""
+
+
+def db_path(args: argparse.Namespace) -> Path:
+    """--db, else $PERFTUI_DB or the XDG data dir."""
+    from perftui.store import default_db_path
+
+    return Path(args.db) if args.db else default_db_path()
+
+
+def open_store(args: argparse.Namespace) -> Store:
+    from perftui.store import Store
+
+    return Store(db_path(args))
+
+
+def print_json(document: Any) -> None:
+    json.dump(document, sys.stdout, indent=2)
+    sys.stdout.write("\n")
+
+
+def run_document(project: Project, runs: Sequence[RunResult]) -> dict[str, Any]:
+    """The bench/show JSON document of the CLI contract."""
+    from perftui.bench.environment import environment
+
+    env = next((r.resolved.get("environment") for r in runs if "environment" in r.resolved), None)
+    return {
+        "project": project.name,
+        "model": project.model,
+        "engine": project.engine,
+        "device": project.device,
+        "environment": env or environment(),
+        "source_project": project.source_project,
+        "notes": project.notes,
+        "runs": [run.to_dict() for run in runs],
+    }
+
+
+def unknown_project(store: Store, name: str) -> CliError:
+    """The error for a project name the store does not have, listing the ones it has."""
+    names = ", ".join(p.name for p in store.projects()) or "none yet"
+    return CliError(f"no project named {name!r}; projects: {names}")

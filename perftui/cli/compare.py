@@ -1,0 +1,60 @@
+"""`perftui compare A B`: sweet spot, inference time and layers of two projects."""
+
+from __future__ import annotations
+
+import argparse
+
+from perftui.cli.common import (
+    EXIT_OK,
+    CliError,
+    Command,
+    CommandFactory,
+    open_store,
+    print_json,
+    unknown_project,
+)
+
+
+def add_parsers(command: CommandFactory) -> None:
+    compare = command("compare", "compare two projects: sweet spot, inference time, layers")
+    compare.add_argument("a", help="project A (e.g. the FP32 version)")
+    compare.add_argument("b", help="project B (e.g. the INT8 version)")
+    compare.add_argument("--threshold", help="latency threshold in ms for the sweet spot")
+    compare.add_argument("--stat", default="median", help="median | p90 | p99")
+    compare.add_argument("--runs", help="only these run ids (comma-separated; prefixes work)")
+    compare.add_argument("--json", action="store_true")
+
+
+def cmd_compare(args: argparse.Namespace) -> int:
+    from perftui.cli.compare_report import comparison_document, comparison_text
+    from perftui.domain import options
+    from perftui.domain.compare import LATENCY_STATS, compare_projects
+
+    stat = options.parse_choices(args.stat, "latency statistic", LATENCY_STATS)[0]
+    threshold = None
+    if args.threshold is not None:
+        threshold = options.parse_threshold(args.threshold)
+    store = open_store(args)
+    runs = {}
+    for name in (args.a, args.b):
+        if store.get_project(name) is None:
+            raise unknown_project(store, name)
+        runs[name] = store.runs(name)
+    if args.runs:
+        wanted = [item.strip() for item in args.runs.split(",") if item.strip()]
+        for name in runs:
+            runs[name] = [r for r in runs[name] if any(r.id.startswith(w) for w in wanted)]
+        unknown = [
+            w for w in wanted if not any(r.id.startswith(w) for rs in runs.values() for r in rs)
+        ]
+        if unknown:
+            raise CliError(f"no run of {args.a!r} or {args.b!r} has an id starting {unknown[0]!r}")
+    comparison = compare_projects(args.a, runs[args.a], args.b, runs[args.b], threshold, stat)
+    if args.json:
+        print_json(comparison_document(comparison))
+    else:
+        print(comparison_text(comparison))
+    return EXIT_OK
+
+
+COMMANDS: dict[str, Command] = {"compare": cmd_compare}

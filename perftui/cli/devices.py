@@ -1,0 +1,31 @@
+"""`perftui devices`: the engines and the devices they report on this machine."""
+
+from __future__ import annotations
+
+import argparse
+
+from perftui.cli.common import EXIT_OK, Command, CommandFactory, print_json
+
+
+def add_parsers(command: CommandFactory) -> None:
+    devices = command("devices", "engines and the devices they report on this machine")
+    devices.add_argument("--json", action="store_true")
+
+
+def cmd_devices(args: argparse.Namespace) -> int:
+    from perftui.domain.records import ENGINES
+    from perftui.engines import get_engine
+
+    found = {}
+    for name in ENGINES:
+        engine = get_engine(name)
+        found[name] = {"version": engine.version(), "devices": engine.devices()}
+    if args.json:
+        print_json({"engines": found})
+    else:
+        for name, info in found.items():
+            print(f"{name} {info['version']}: {', '.join(info['devices'])}")
+    return EXIT_OK
+
+
+COMMANDS: dict[str, Command] = {"devices": cmd_devices}

@@ -1,0 +1,95 @@
+"""The `perftui` entry point: the parser, the table of sub-commands and `main()`.
+
+A bare `perftui` opens the dashboard; each sub-command lives in its own module of this
+package. Exit status: 0 success, 1 a run failed, 2 bad input (one line on stderr), 130
+cancelled. Heavy imports (engines, numpy-based code, textual) happen inside the commands, so
+`perftui --help` and argument errors are instant.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import NoReturn
+
+from perftui import __version__
+from perftui.cli import bench, compare, devices, exchange, inspect, optimize, projects
+from perftui.cli.common import (
+    EXIT_BAD_INPUT,
+    EXIT_CANCELLED,
+    EXIT_OK,
+    EXIT_RUN_FAILED,
+    CliError,
+    Command,
+)
+
+MODULES = (bench, projects, inspect, compare, devices, exchange, optimize)
+"""The sub-command modules, in the order `perftui --help` lists them."""
+COMMANDS: dict[str, Command] = {
+    name: run for module in MODULES for name, run in module.COMMANDS.items()
+}
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse that reports a bad argument in one line and exits 2."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(EXIT_BAD_INPUT, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
+def build_parser() -> Parser:
+    parser = Parser(
+        prog="perftui",
+        description="perftui: measure, understand and compare inference performance "
+        "(OpenVINO, ONNX Runtime).",
+    )
+    parser.add_argument("--version", action="version", version=f"perftui {__version__}")
+    parser.add_argument("--db", help="results database (default: $PERFTUI_DB or the XDG data dir)")
+    sub = parser.add_subparsers(dest="command", parser_class=Parser, metavar="COMMAND")
+
+    def command(name: str, help: str) -> argparse.ArgumentParser:
+        p = sub.add_parser(name, help=help, description=help)
+        p.add_argument("--db", default=argparse.SUPPRESS, help="results database")
+        return p
+
+    for module in MODULES:
+        module.add_parsers(command)
+    return parser
+
+
+def open_dashboard(args: argparse.Namespace) -> int:
+    from perftui.store import default_db_path
+    from perftui.tui.app import create_app
+
+    create_app(db_path=Path(args.db) if args.db else default_db_path()).run()
+    return EXIT_OK
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    from perftui.domain.errors import InputError, StoreError
+
+    try:
+        if args.command is None:
+            return open_dashboard(args)
+        return COMMANDS[args.command](args)
+    except (CliError, InputError, StoreError) as error:
+        print(f"perftui: error: {error}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except BrokenPipeError:
+        return EXIT_OK
+    except KeyboardInterrupt:  # Ctrl-C before (or after) a benchmark took the signal over
+        print("perftui: cancelled", file=sys.stderr)
+        return EXIT_CANCELLED
+    except Exception as error:  # a bug, not bad input: say so in one line, keep the details
+        if os.environ.get("PERFTUI_DEBUG"):
+            raise
+        print(
+            f"perftui: internal error: {type(error).__name__}: {error} "
+            "(set PERFTUI_DEBUG=1 for the traceback)",
+            file=sys.stderr,
+        )
+        return EXIT_RUN_FAILED

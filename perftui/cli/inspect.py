@@ -1,0 +1,31 @@
+"""`perftui inspect MODEL`: inputs, outputs, operators, parameters and FLOPs."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from perftui.cli.common import EXIT_OK, Command, CommandFactory, print_json
+
+
+def add_parsers(command: CommandFactory) -> None:
+    inspect = command("inspect", "inputs, outputs, operators, parameters and FLOPs of a model")
+    inspect.add_argument("model")
+    inspect.add_argument("--shape", action="append", default=[], help="e.g. input_ids[1,128]")
+    inspect.add_argument("--json", action="store_true")
+
+
+def cmd_inspect(args: argparse.Namespace) -> int:
+    from perftui.cli.textfmt import model_info_text
+    from perftui.domain.options import parse_shapes
+    from perftui.inspection import inspect_model
+
+    info = inspect_model(str(Path(args.model).expanduser()), parse_shapes(args.shape) or None)
+    if args.json:
+        print_json(info.to_dict())
+    else:
+        print(model_info_text(info))
+    return EXIT_OK
+
+
+COMMANDS: dict[str, Command] = {"inspect": cmd_inspect}

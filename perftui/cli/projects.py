@@ -1,0 +1,88 @@
+"""`perftui projects` (each project with its best figures) and `perftui show PROJECT`."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from perftui.cli.common import (
+    EXIT_OK,
+    Command,
+    CommandFactory,
+    open_store,
+    print_json,
+    run_document,
+    unknown_project,
+)
+
+
+def add_parsers(command: CommandFactory) -> None:
+    projects = command("projects", "list projects with their best figures")
+    projects.add_argument("--json", action="store_true")
+
+    show = command("show", "a project and its runs")
+    show.add_argument("project")
+    show.add_argument("--json", action="store_true")
+
+
+def cmd_projects(args: argparse.Namespace) -> int:
+    from perftui.cli.textfmt import num, table
+    from perftui.domain.units import ms
+
+    summaries = open_store(args).summaries()
+    if args.json:
+        print_json(
+            {
+                "projects": [
+                    {
+                        "name": p.name,
+                        "model": p.model,
+                        "engine": p.engine,
+                        "device": p.device,
+                        "runs": s.runs,
+                        "best_throughput_fps": s.best_throughput_fps,
+                        "best_latency_ms": s.best_latency_ms,
+                    }
+                    for p, s in summaries
+                ]
+            }
+        )
+        return EXIT_OK
+    if not summaries:
+        print("no projects yet: run `perftui bench MODEL` or open the dashboard with `perftui`")
+        return EXIT_OK
+    rows = [
+        [
+            p.name,
+            Path(p.model).name,
+            p.engine,
+            p.device,
+            str(s.runs),
+            num(s.best_throughput_fps, 1),
+            ms(s.best_latency_ms),
+            (s.last_run_at or "-")[:16],
+        ]
+        for p, s in summaries
+    ]
+    headers = ("project", "model", "engine", "device", "runs", "best fps", "best ms", "last run")
+    print(table(headers, rows, right={4, 5, 6}))
+    return EXIT_OK
+
+
+def cmd_show(args: argparse.Namespace) -> int:
+    from perftui.cli.textfmt import runs_table
+
+    store = open_store(args)
+    project = store.get_project(args.project)
+    if project is None:
+        raise unknown_project(store, args.project)
+    runs = store.runs(project.name)
+    if args.json:
+        print_json(run_document(project, runs))
+        return EXIT_OK
+    print(f"{project.name}: {project.model} on {project.engine}/{project.device}")
+    print(runs_table(runs) if runs else "no runs yet")
+    return EXIT_OK
+
+
+COMMANDS: dict[str, Command] = {"projects": cmd_projects, "show": cmd_show}

@@ -1,0 +1,100 @@
+"""One vocabulary for settings typed as text, in a form or on the command line.
+
+A field is parsed by one function that returns its value or raises InputError with one line
+saying what is wrong; a `Form` is those functions in field order. Every form (the benchmark
+settings, the optimize dialog) and the CLI report a bad field the same way: a `FieldError`
+naming the field.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from perftui.domain.errors import InputError
+
+Parser = Callable[[str], Any]
+
+
+class FieldError(InputError):
+    """An InputError that belongs to one field (`field` names it)."""
+
+    def __init__(self, field: str, message: str) -> None:
+        super().__init__(message)
+        self.field = field
+
+
+@dataclass(frozen=True)
+class Form:
+    """The parser of each field, in the order a person fills them in."""
+
+    parsers: Mapping[str, Parser]
+    defaults: Mapping[str, str]
+    """The text of a field that is not given."""
+
+    def parse(self, name: str, text: str) -> Any:
+        """The value of one field; FieldError with the reason."""
+        try:
+            return self.parsers[name](text)
+        except InputError as error:
+            raise FieldError(name, str(error)) from None
+
+    def check(self, name: str, text: str) -> str | None:
+        """The reason a field cannot be used as typed, or None."""
+        try:
+            self.parse(name, text)
+        except FieldError as error:
+            return str(error)
+        return None
+
+    def errors(self, values: Mapping[str, str]) -> dict[str, str]:
+        """Reason per invalid field (missing fields count as their defaults)."""
+        found = {}
+        for name in self.parsers:
+            reason = self.check(name, values.get(name, self.defaults.get(name, "")))
+            if reason is not None:
+                found[name] = reason
+        return found
+
+    def parse_all(
+        self, values: Mapping[str, str], names: Iterable[str] | None = None
+    ) -> dict[str, Any]:
+        """The value of every field (or of `names`); FieldError naming the first invalid one."""
+        return {
+            name: self.parse(name, values.get(name, self.defaults.get(name, "")))
+            for name in (self.parsers if names is None else names)
+        }
+
+
+def whole_number(text: str, what: str, *, least: int = 1, optional: bool = False) -> int | None:
+    """One whole number >= `least`; None for an empty field when it is `optional`."""
+    text = text.strip()
+    if not text:
+        if optional:
+            return None
+        raise InputError(f"{what} is empty; give a whole number, at least {least}")
+    if "," in text:
+        raise InputError(f"{what} takes one whole number, not a list")
+    try:
+        value = int(text)
+    except ValueError:
+        raise InputError(
+            f"{what} {text!r} is not a whole number; give one, at least {least}"
+        ) from None
+    if value < least:
+        raise InputError(f"{what} {value} is out of range; give a whole number, at least {least}")
+    return value
+
+
+def seconds(text: str, what: str) -> float:
+    """A finite number of seconds >= 0 (0: no minimum time)."""
+    try:
+        value = float(text.strip())
+    except ValueError:
+        raise InputError(
+            f"{what} {text.strip()!r} is not a number; give seconds, e.g. 10"
+        ) from None
+    if not 0 <= value < float("inf"):  # also refuses nan
+        raise InputError(f"{what} must be a number of seconds >= 0 (0: the iterations alone)")
+    return value
