@@ -103,7 +103,7 @@ FORM = Form(
         "precision": parse_precision,
         "time": lambda t: seconds(t, "time"),
         "iterations": lambda t: whole_number(t, "iterations"),
-        "warmup": lambda t: whole_number(t, "warm-up", least=0),
+        "warmup": lambda t: whole_number(t, "warm-up requests", least=0),
         "profile_iterations": lambda t: whole_number(t, "profile iterations"),
         "shapes": lambda t: parse_shapes([t]) if t.strip() else {},
     },

@@ -68,22 +68,20 @@ class Form:
 
 
 def whole_number(text: str, what: str, *, least: int = 1, optional: bool = False) -> int | None:
-    """One whole number >= `least`; None for an empty field when it is `optional`."""
+    """One whole number of `what`, >= `least`; None for an empty field when it is `optional`
+    (the default then applies)."""
     text = text.strip()
-    if not text:
-        if optional:
-            return None
-        raise InputError(f"{what} is empty; give a whole number, at least {least}")
+    if not text and optional:
+        return None
     if "," in text:
-        raise InputError(f"{what} takes one whole number, not a list")
+        raise InputError(f"one whole number of {what}, not a list")
     try:
-        value = int(text)
+        value: int | None = int(text)
     except ValueError:
-        raise InputError(
-            f"{what} {text!r} is not a whole number; give one, at least {least}"
-        ) from None
-    if value < least:
-        raise InputError(f"{what} {value} is out of range; give a whole number, at least {least}")
+        value = None
+    if value is None or value < least:
+        default = " (empty: the default)" if optional else ""
+        raise InputError(f"a whole number of {what}, at least {least}{default}")
     return value
 
 
