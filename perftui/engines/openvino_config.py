@@ -47,10 +47,14 @@ def first_line(error: BaseException) -> str:
 
 
 def port_name(port: ov.Output) -> str:
-    try:
-        return port.get_any_name()
-    except RuntimeError:  # an IR input without tensor names
-        return port.get_node().get_friendly_name()
+    """The input's own name. Compiling can merge a removed node's output names into the input
+    (GPT-2's `input_ids` also answers to `/Reshape_output_0`), and `get_any_name` then picks
+    whichever sorts first; the Parameter's friendly name is the one the model declared."""
+    friendly = port.get_node().get_friendly_name()
+    names = port.get_names()
+    if not names or friendly in names:  # an IR input without tensor names has only the node's
+        return friendly
+    return port.get_any_name()
 
 
 def dtype_name(element_type: ov.Type) -> str:
