@@ -4,6 +4,7 @@ import pytest
 
 from perftui.domain.compare import (
     Candidate,
+    Side,
     compare_chart,
     compare_layer_types,
     compare_projects,
@@ -290,9 +291,9 @@ def test_inference_time_bars_and_ratio():
     a_runs, b_runs = [cfg_run("a1", 1, 0, 200, 5)], [cfg_run("b1", 1, 0, 300, 4)]
     c = compare_projects("fp32", a_runs, "int8", b_runs, None, "p99")
     tput = inference_time(c)
-    assert [(b.side, b.project, b.run_label, b.value) for b in tput.bars] == [
-        ("A", "fp32", "b1 t:auto", 200),
-        ("B", "int8", "b1 t:auto", 300),
+    assert [(b.side, b.project, b.value) for b in tput.bars] == [
+        (Side.A, "fp32", 200),
+        (Side.B, "int8", 300),
     ]
     assert tput.ratio == pytest.approx(1.5) and tput.unit == "items/s"
     lat = inference_time(c, "latency")
@@ -328,3 +329,15 @@ def test_sort_pairs_reverse():
     pairs = join_layers(FP32, INT8)
     assert sort_pairs(pairs, "delta", reverse=True)[-1].name == "conv1"
     assert sort_pairs(pairs, "name", reverse=True)[0].name == "relu_fused"
+
+
+def test_sides_are_strings_with_an_other():
+    assert Side.A == "A" and f"{Side.B}" == "B" and {Side.A: 1} == {"A": 1}
+    assert Side.A.other is Side.B and Side.B.other is Side.A
+    c = compare_projects("fp32", [run("a1", 100, 5)], "int8", [], None)
+    assert (c.name(Side.A), c.run(Side.A).id, c.name(Side.B), c.run(Side.B)) == (
+        "fp32",
+        "a1",
+        "int8",
+        None,
+    )

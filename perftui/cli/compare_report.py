@@ -6,6 +6,7 @@ from typing import Any
 
 from perftui.cli.textfmt import num, table
 from perftui.domain.compare import Comparison, LayerPair, LayerTypeComparison
+from perftui.domain.profile import LayerTypeRow, precision_mix
 from perftui.domain.records import RunResult
 from perftui.domain.units import ms
 
@@ -152,7 +153,5 @@ def comparison_text(c: Comparison) -> str:
     return "\n".join(lines)
 
 
-def _precisions(row: Any) -> str:
-    if row is None:
-        return "-"
-    return " ".join(f"{count} {name}" for name, count in row.precisions.items()) or "-"
+def _precisions(row: LayerTypeRow | None) -> str:
+    return (precision_mix(row.precisions) if row else "") or "-"

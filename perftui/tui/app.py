@@ -3,93 +3,60 @@
     from perftui.tui.app import create_app
     create_app(db_path=...).run()
 
-Screens: Projects (home) -> New project | Benchmark configuration -> Live run | Project detail.
-The app opens the store on start; a database that cannot be used gets a message screen and
-is left untouched.
+Screens: Projects (home) -> New project | Benchmark configuration -> Live run | Project
+detail | Compare -> Model Performance Summary | Optimize (INT8). Every move between screens
+is a verb of the app (`open_project`, `configure_benchmark`, ...): a screen calls the app and
+never imports another screen, so this module is the only one that knows them all. The app
+opens the store on start; a database that cannot be used gets a message screen and is left
+untouched.
 """
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterable
-from functools import partial
-from pathlib import Path
-from typing import Any, ClassVar
+from collections.abc import Iterable
+from pathlib import Path, PurePath
+from typing import ClassVar
 
 from textual.app import App
 from textual.binding import Binding, BindingType
-from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.notifications import SeverityLevel
 
+from perftui.domain.compare import Comparison
 from perftui.domain.errors import StoreError
 from perftui.domain.records import BenchmarkRequest, Project
+from perftui.optimize.notes import optimization_of
+from perftui.optimize.runner import OptimizeOptions
 from perftui.store import Store, default_db_path
-from perftui.tui.screens.base import PerftuiScreen, one_line
-from perftui.tui.screens.dialogs import HelpScreen, StoreErrorScreen
+from perftui.tui.benchmark.configure import BenchmarkConfigScreen
+from perftui.tui.benchmark.live import LiveRunScreen
+from perftui.tui.commands import PerftuiCommands
+from perftui.tui.compare.setup import CompareScreen
+from perftui.tui.compare.summary import CompareSummaryScreen
+from perftui.tui.detail.screen import ProjectDetailScreen
+from perftui.tui.kit.dialogs import HelpScreen, StoreErrorScreen, help_for
+from perftui.tui.kit.screen import PerftuiScreen, one_line
+from perftui.tui.optimize.dialog import OptimizeDialog
+from perftui.tui.optimize.progress import OptimizeScreen
+from perftui.tui.projects.new_project import NewProjectScreen
+from perftui.tui.projects.screen import ProjectsScreen
 from perftui.tui.services import Services
 
-
-class PerftuiCommands(Provider):
-    """Command palette entries for every screen and every project."""
-
-    def _commands(self) -> list[tuple[str, Callable[[], Any], str]]:
-        app: PerftuiApp = self.app  # type: ignore[assignment]
-        commands: list[tuple[str, Callable[[], Any], str]] = [
-            ("Projects", app.go_home, "The home screen: every project with its best results"),
-            ("New project", app.new_project, "Pick a model file, engine and device"),
-            (
-                "Compare projects",
-                app.compare_projects,
-                "Two projects on one latency/throughput chart, sweet spot, layers side by side",
-            ),
-            (
-                "Add sample projects",
-                app.add_samples,
-                "The shipped sample models, with a short benchmark of each",
-            ),
-            ("Help", app.action_help, "The keys of the current screen"),
-        ]
-        for project in app.safe_projects():
-            name = project.name
-            commands.append(
-                (
-                    f"Open project {name}",
-                    partial(app.open_project, name),
-                    f"{project.engine}/{project.device}: runs, charts, profiles",
-                )
-            )
-            commands.append(
-                (
-                    f"Benchmark {name}",
-                    partial(app.configure_benchmark, name),
-                    "Configure and start a benchmark of this project",
-                )
-            )
-            commands.append(
-                (
-                    f"Optimize project {name}",
-                    partial(app.optimize_project, name),
-                    "Make its INT8 version (ONNX Runtime quantization) and check its accuracy",
-                )
-            )
-        return commands
-
-    async def discover(self) -> Hits:
-        for text, command, help_text in self._commands():
-            yield DiscoveryHit(text, command, help=help_text)
-
-    async def search(self, query: str) -> Hits:
-        matcher = self.matcher(query)
-        for text, command, help_text in self._commands():
-            score = matcher.match(text)
-            if score > 0:
-                yield Hit(score, matcher.highlight(text), command, help=help_text)
+WORKER_TITLES = {"samples": "Samples", "devices": "Devices", "inspect": "Inspection"}
+"""The notification title of a failed worker whose screen has no `<name>_failed` method."""
 
 
 class PerftuiApp(App[None]):
     """Keyboard-driven workbench for inference performance."""
 
-    CSS_PATH = "perftui.tcss"
+    CSS_PATH: ClassVar[list[str | PurePath]] = [  # type: ignore[misc]
+        "perftui.tcss",
+        "projects/projects.tcss",
+        "benchmark/benchmark.tcss",
+        "detail/detail.tcss",
+        "optimize/optimize.tcss",
+        "compare/compare.tcss",
+    ]
     TITLE = "perftui"
     COMMANDS = App.COMMANDS | {PerftuiCommands}
     HORIZONTAL_BREAKPOINTS: ClassVar[list[tuple[int, str]]] = [(0, "-narrow"), (100, "-wide")]
@@ -112,15 +79,10 @@ class PerftuiApp(App[None]):
         try:
             store = Store(self.db_path)
             store.check()
-        except StoreError as error:
-            self.push_screen(StoreErrorScreen(one_line(error), str(self.db_path)))
-            return
-        except OSError as error:
+        except (StoreError, OSError) as error:
             self.push_screen(StoreErrorScreen(one_line(error), str(self.db_path)))
             return
         self.store = store
-        from perftui.tui.screens.projects import ProjectsScreen
-
         self.push_screen(ProjectsScreen())
 
     def notify(
@@ -135,6 +97,17 @@ class PerftuiApp(App[None]):
         """A toast. Plain text unless `markup` is asked for: messages carry project names,
         paths, typed values and engine errors, whose brackets are not markup."""
         super().notify(message, title=title, severity=severity, timeout=timeout, markup=markup)
+
+    def worker_failed(
+        self, screen: PerftuiScreen, worker: str | None, error: BaseException
+    ) -> None:
+        """Where the failed workers of every screen land (PerftuiScreen hands them over): the
+        screen's `<worker name>_failed(error)` when it has one, else an error notification."""
+        hook = getattr(screen, f"{worker}_failed", None)
+        if callable(hook):
+            hook(error)
+        else:
+            screen.report(error, WORKER_TITLES.get(worker or "", "Error"))
 
     # ------------------------------------------------------------------ shared data
 
@@ -153,29 +126,6 @@ class PerftuiApp(App[None]):
         except StoreError:
             return []
 
-    # ------------------------------------------------------------------ navigation
-
-    def _home(self) -> PerftuiScreen | None:
-        from perftui.tui.screens.projects import ProjectsScreen
-
-        for screen in self.screen_stack:
-            if isinstance(screen, ProjectsScreen):
-                return screen
-        return None
-
-    def go_home(self) -> None:
-        """Back to the projects screen (a running benchmark's screen stays until it ends)."""
-        from perftui.tui.screens.live import LiveRunScreen
-
-        home = self._home()
-        if home is None:
-            return
-        while self.screen is not home:
-            if isinstance(self.screen, LiveRunScreen) and self.screen.running:
-                self.notify("A benchmark is running; cancel it (x) or wait for it to finish.")
-                return
-            self.pop_screen()
-
     def _project(self, name: str) -> Project | None:
         try:
             project = self.store.get_project(name) if self.store else None
@@ -186,82 +136,113 @@ class PerftuiApp(App[None]):
             self.notify(f"no project named '{name}'", severity="warning")
         return project
 
-    def open_project(self, name: str) -> None:
-        from perftui.tui.screens.detail import ProjectDetailScreen
+    # ------------------------------------------------------------------ navigation
 
+    def _home(self) -> ProjectsScreen | None:
+        return next((s for s in self.screen_stack if isinstance(s, ProjectsScreen)), None)
+
+    def go_home(self) -> None:
+        """Back to the projects screen (a running benchmark's screen stays until it ends)."""
+        home = self._home()
+        if home is None:
+            return
+        while self.screen is not home:
+            if isinstance(self.screen, LiveRunScreen) and self.screen.running:
+                self.notify("A benchmark is running; cancel it (x) or wait for it to finish.")
+                return
+            self.pop_screen()
+
+    def open_project(self, name: str) -> None:
+        """The project's detail screen, right above the projects screen."""
         if (project := self._project(name)) is not None:
             self.go_home()
             self.push_screen(ProjectDetailScreen(project.name))
 
-    def configure_benchmark(self, name: str) -> None:
-        from perftui.tui.screens.configure import BenchmarkConfigScreen
+    def new_project(self) -> None:
+        if self.store is not None:
+            self.push_screen(NewProjectScreen())
 
-        if (project := self._project(name)) is not None:
-            self.push_screen(BenchmarkConfigScreen(project))
+    def configure_benchmark(
+        self,
+        name: str,
+        values: dict[str, str] | None = None,
+        profile: bool | None = None,
+        *,
+        replace: bool = False,
+    ) -> None:
+        """The benchmark form of a project, filled with `values` (else its last benchmark's);
+        `replace` puts it in place of the current screen."""
+        if (project := self._project(name)) is None:
+            return
+        screen = BenchmarkConfigScreen(project, values, profile)
+        if replace:
+            self.switch_screen(screen)
+        else:
+            self.push_screen(screen)
 
-    def optimize_project(self, name: str) -> None:
-        from perftui.tui.screens.optimize import open_optimize
-
-        open_optimize(self, name)
+    def run_benchmarks(self, requests: Iterable[BenchmarkRequest], *, validated: bool) -> None:
+        """Open the live screen for these requests (run one after the other)."""
+        self.push_screen(LiveRunScreen(list(requests), validated=validated))
 
     def compare_projects(self, a: str | None = None, b: str | None = None) -> None:
         """The compare screen for A and B (the defaults when not given)."""
-        from perftui.tui.screens.compare import CompareScreen
-
         if self.store is not None:
             self.push_screen(CompareScreen(a, b))
 
-    def new_project(self) -> None:
-        from perftui.tui.screens.new_project import NewProjectScreen
+    def compare_summary(self, comparison: Comparison) -> None:
+        self.push_screen(CompareSummaryScreen(comparison))
 
-        if self.store is not None:
-            self.push_screen(NewProjectScreen())
+    def optimize_project(self, name: str, initial: OptimizeOptions | None = None) -> None:
+        """Ask how to optimize project `name` (as `initial` when given), then run it in the
+        progress box."""
+        if self.store is None:
+            return
+        try:
+            project = self.store.get_project(name)
+            existing = {p.name for p in self.store.projects()}
+        except StoreError as error:
+            self.notify(one_line(error), title="Optimize", severity="error")
+            return
+        if project is None:
+            self.notify(f"no project named '{name}'", severity="warning")
+            return
+        if project.source_project and optimization_of(project) is not None:
+            self.notify(
+                f"{name} is already the INT8 version of {project.source_project}; "
+                f"optimize {project.source_project} instead.",
+                title="Optimize",
+                severity="warning",
+            )
+            return
+
+        def start(options: OptimizeOptions | None) -> None:
+            if options is not None:
+                self.push_screen(OptimizeScreen(project, options))
+
+        self.push_screen(OptimizeDialog(project, existing, initial), start)
+
+    def projects_changed(self, select: str | None = None) -> None:
+        """A project was added behind the screens' backs: reload the projects table (cursor
+        on `select`) and any open project screen."""
+        for screen in self.screen_stack:
+            if isinstance(screen, ProjectsScreen):
+                screen.refresh_projects(select=select)
+            elif isinstance(screen, ProjectDetailScreen):
+                screen.load()
 
     def add_samples(self) -> None:
         home = self._home()
         if home is not None:
             self.go_home()
-            home.action_samples()  # type: ignore[attr-defined]
-
-    def run_benchmarks(self, requests: Iterable[BenchmarkRequest], *, validated: bool) -> None:
-        """Open the live screen for these requests (run one after the other)."""
-        from perftui.tui.screens.live import LiveRunScreen
-
-        self.push_screen(LiveRunScreen(list(requests), validated=validated))
+            home.action_samples()
 
     # ------------------------------------------------------------------ help
 
     def action_help(self) -> None:
         if isinstance(self.screen, HelpScreen):
             self.screen.dismiss(None)
-            return
-        screen = self.screen
-        grouped: dict[tuple[int, str, str], list[str]] = {}
-        descriptions: dict[tuple[int, str, str], str] = {}
-        for key, active in screen.active_bindings.items():
-            binding = active.binding
-            if binding.system or not binding.description:
-                continue
-            # perftui's own keys (they have ids) first, the screen's before the app's; then
-            # Textual's (focus, copy) and those of the focused widget
-            rank = (0 if active.node is screen else 1) if binding.id else 2
-            group = (rank, binding.id or binding.action, binding.description)
-            grouped.setdefault(group, []).append(self.get_key_display(binding) or key)
-            descriptions[group] = binding.tooltip or binding.description
-        keys = [
-            ("/".join(dict.fromkeys(grouped[g])), descriptions[g], g[1])
-            for g in sorted(grouped, key=lambda g: g[0])
-        ]
-        keys.insert(
-            sum(1 for g in grouped if g[0] < 2),
-            ("ctrl+p", "Command palette: every screen and project", "command_palette"),
-        )
-        text = getattr(screen, "HELP", "") or ""
-        focused_help = getattr(self.focused, "HELP", None)
-        if focused_help:
-            text = f"{text}\n\n{focused_help}".strip()
-        title = getattr(screen, "TITLE_TEXT", "") or type(screen).__name__
-        self.push_screen(HelpScreen(title, text, keys))
+        else:
+            self.push_screen(help_for(self))
 
 
 def create_app(db_path: Path | str | None = None, services: Services | None = None) -> PerftuiApp:

@@ -8,9 +8,9 @@ them from thread workers only.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from perftui.domain.records import ENGINES, BenchmarkRequest, RunResult
 
@@ -92,8 +92,8 @@ def optimize(options: OptimizeOptions, db_path: Path) -> Optimizer:
 class Services:
     """The dashboard's back ends; replace any of them in tests."""
 
-    devices: Any = probe_devices
-    inspect: Any = inspect
-    validate: Any = validate
-    client: Any = client
-    optimize: Any = optimize
+    devices: Callable[[], dict[str, list[str] | str]] = probe_devices
+    inspect: Callable[[str], ModelInfo] = inspect
+    validate: Callable[[BenchmarkRequest], None] = validate
+    client: Callable[[BenchmarkRequest, Store], Client] = client
+    optimize: Callable[[OptimizeOptions, Path], Optimizer] = optimize

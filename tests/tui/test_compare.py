@@ -11,14 +11,15 @@ from rich.console import Console
 from rich.text import Text
 from textual.widgets import DataTable, Input, Select, Static
 
-from perftui.domain.compare import compare_projects
+from perftui.domain.compare import Side, compare_projects
 from perftui.tui.app import create_app
-from perftui.tui.screens.compare import CompareScreen, CompareSummaryScreen
-from perftui.tui.widgets.compare_charts import (
+from perftui.tui.compare.charts import (
     DistributionBars,
     InferenceChart,
     LatencyThroughputChart,
 )
+from perftui.tui.compare.setup import CompareScreen
+from perftui.tui.compare.summary import CompareSummaryScreen
 from tests.tui.compare_data import FP32_RUNS, INT8_RUNS, fill_compare_store, run
 
 pytestmark = pytest.mark.tui
@@ -79,7 +80,7 @@ def move_to(screen: CompareScreen, side: str, run_id: str) -> None:
 async def test_defaults_b_is_the_fastest_project_and_every_run_qualifies(cmp_app):
     async with cmp_app.run_test(size=(100, 30)) as pilot:
         screen = await open_compare(cmp_app, pilot)
-        assert screen.names == {"A": "net-fp32", "B": "net-int8"}  # A: B's source project
+        assert screen.state.names() == {"A": "net-fp32", "B": "net-int8"}  # A: B's source project
         assert screen.query_one("#cmp-threshold", Input).value == "14"  # slowest median 13.3
         c = screen.comparison
         assert (c.sweet.side, c.sweet.run.id) == ("B", "net-int8-8")
@@ -149,7 +150,8 @@ async def test_checking_pinning_and_the_statistic_update_the_chart(cmp_app):
         move_to(screen, "B", "net-int8-8")
         await pilot.press("space")
         await pilot.pause()
-        assert "net-int8-8" not in screen.checked["B"] and len(chart.data.points) == 7
+        assert "net-int8-8" not in screen.state.sides[Side.B].checked
+        assert len(chart.data.points) == 7
         assert screen.comparison.sweet.run.id == "net-int8-7"
         assert cells(screen, "cmp-runs")[screen.row_keys.index(("B", "net-int8-8"))][0] == "[ ]"
         await pilot.press("enter")  # enter toggles too
@@ -157,12 +159,12 @@ async def test_checking_pinning_and_the_statistic_update_the_chart(cmp_app):
         assert screen.comparison.sweet.run.id == "net-int8-8"
         await pilot.press("a")  # all of B's runs off, then on
         await pilot.pause()
-        assert screen.checked["B"] == set() and screen.comparison.b is None
+        assert screen.state.sides[Side.B].checked == set() and screen.comparison.b is None
         assert "B net-int8: no run checked (space checks one)" in text(screen, "#cmp-sweet")
         assert screen.comparison.sweet.run.id == "net-fp32-3"
         await pilot.press("a")
         await pilot.pause()
-        assert len(screen.checked["B"]) == 4
+        assert len(screen.state.sides[Side.B].checked) == 4
         move_to(screen, "B", "net-int8-6")
         await pilot.press("p")
         await pilot.pause()
@@ -174,10 +176,11 @@ async def test_checking_pinning_and_the_statistic_update_the_chart(cmp_app):
         move_to(screen, "A", "net-fp32-5")  # the failed run cannot be checked or pinned
         await pilot.press("space", "p")
         await pilot.pause()
-        assert "net-fp32-5" not in screen.checked["A"] and screen.pinned["A"] is None
+        a = screen.state.sides[Side.A]
+        assert "net-fp32-5" not in a.checked and a.pinned is None
         await pilot.press("l")  # p90 is 1.2 x the median: net-fp32-3 (16 ms) is out
         await pilot.pause()
-        assert screen.stat == "p90" and screen.query_one("#cmp-stat", Select).value == "p90"
+        assert screen.state.stat == "p90" and screen.query_one("#cmp-stat", Select).value == "p90"
         assert screen.query_one("#cmp-runs", DataTable).columns["ms"].label.plain == "p90 ms"
         c = screen.comparison
         assert c.stat == "p90" and c.a.id == "net-fp32-2" and c.sweet.run.id == "net-int8-8"
@@ -191,18 +194,19 @@ async def test_checking_pinning_and_the_statistic_update_the_chart(cmp_app):
 async def test_changing_and_swapping_projects(cmp_app):
     async with cmp_app.run_test(size=(100, 30)) as pilot:
         screen = await open_compare(cmp_app, pilot, "net-int8", "net-fp32")
-        assert screen.names == {"A": "net-int8", "B": "net-fp32"}
+        assert screen.state.names() == {"A": "net-int8", "B": "net-fp32"}
         await pilot.press("x")
         await pilot.pause()
-        assert screen.names == {"A": "net-fp32", "B": "net-int8"}
+        assert screen.state.names() == {"A": "net-fp32", "B": "net-int8"}
         assert screen.query_one("#cmp-a", Select).value == "net-fp32"
         screen.query_one("#cmp-a", Select).value = "net-ort"
         await pilot.pause()
-        assert screen.names["A"] == "net-ort" and screen.sub_title == "Compare net-ort vs net-int8"
+        assert screen.state.sides[Side.A].name == "net-ort"
+        assert screen.sub_title == "Compare net-ort vs net-int8"
         assert [rid for side, rid in screen.row_keys if side == "A"] == ["net-ort-11", "net-ort-10"]
         screen.query_one("#cmp-b", Select).value = "net-ort"  # the other side's: a swap
         await pilot.pause()
-        assert screen.names == {"A": "net-int8", "B": "net-ort"}
+        assert screen.state.names() == {"A": "net-int8", "B": "net-ort"}
         screen.query_one("#cmp-b", Select).value = "empty"  # no runs at all
         await pilot.pause()
         assert screen.comparison.b is None
@@ -335,7 +339,7 @@ async def test_pinning_a_profiled_run_gives_the_layer_tabs(cmp_app):
         cmp_app.store.add_run(run("net-int8", 30, 8, 0, 700.0))  # measured meanwhile
         await pilot.press("escape")
         await pilot.pause()
-        assert "net-int8-30" in screen.checked["B"]  # new runs come back checked
+        assert "net-int8-30" in screen.state.sides[Side.B].checked  # new runs come back checked
         assert screen.comparison.b.id == "net-int8-7"  # b8 (11.4 ms) is over 6 ms
         move_to(screen, "B", "net-int8-6")
         await pilot.press("p", "c")
@@ -367,7 +371,7 @@ async def test_projects_c_and_the_command_palette_open_the_comparison(cmp_app):
         await pilot.press("c")
         await wait_for(pilot, lambda: isinstance(cmp_app.screen, CompareScreen))
         await pilot.pause()
-        assert cmp_app.screen.names == {"A": "net-int8", "B": "net-ort"}
+        assert cmp_app.screen.state.names() == {"A": "net-int8", "B": "net-ort"}
         await pilot.press("escape")
         await pilot.pause()
         await pilot.press("ctrl+p")
@@ -377,7 +381,7 @@ async def test_projects_c_and_the_command_palette_open_the_comparison(cmp_app):
         await pilot.press("enter")
         await wait_for(pilot, lambda: isinstance(cmp_app.screen, CompareScreen))
         await pilot.pause()
-        assert cmp_app.screen.names == {"A": "net-fp32", "B": "net-int8"}
+        assert cmp_app.screen.state.names() == {"A": "net-fp32", "B": "net-int8"}
         await pilot.press("f1")
         await pilot.pause()
         assert type(cmp_app.screen).__name__ == "HelpScreen"

@@ -12,10 +12,11 @@ import pytest
 from textual.widgets import DataTable, Input, Select
 
 from perftui import cli
-from perftui.domain.compare import run_latency
+from perftui.domain.compare import Side, run_latency
 from perftui.store.database import Store
 from perftui.tui.app import create_app
-from perftui.tui.screens.compare import CompareScreen, CompareSummaryScreen
+from perftui.tui.compare.setup import CompareScreen
+from perftui.tui.compare.summary import CompareSummaryScreen
 from tests.cli_helpers import perftui
 from tests.conftest import MOBILENET, MOBILENET_INT8
 
@@ -85,13 +86,13 @@ async def test_screen_and_cli_agree_on_the_sweet_spot(real_db: Path, services):
         # the same with some runs unchecked: the screen's checked runs are the CLI's --runs
         screen.query_one("#cmp-stat", Select).value = "median"
         await pilot.pause()
-        fastest = max(screen.runs["B"], key=lambda r: r.throughput_fps)
+        fastest = max(screen.state.sides[Side.B].runs, key=lambda r: r.throughput_fps)
         table = screen.query_one("#cmp-runs", DataTable)
         table.move_cursor(row=screen.row_keys.index(("B", fastest.id)))
         table.focus()
         await pilot.press("space")
         await pilot.pause()
-        chosen = sorted(screen.checked["A"] | screen.checked["B"])
+        chosen = sorted(screen.state.sides[Side.A].checked | screen.state.sides[Side.B].checked)
         assert fastest.id not in chosen
         for threshold in thresholds(real_db, "median"):
             screen.query_one("#cmp-threshold", Input).value = repr(threshold)

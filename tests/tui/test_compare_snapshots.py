@@ -12,7 +12,8 @@ import pytest
 from textual.widgets import Input
 
 from perftui.tui.app import create_app
-from perftui.tui.screens.compare import CompareScreen, CompareSummaryScreen
+from perftui.tui.compare.setup import CompareScreen
+from perftui.tui.compare.summary import CompareSummaryScreen
 from tests.tui.compare_data import fill_compare_store
 from tests.tui.snapshot_helpers import settle
 

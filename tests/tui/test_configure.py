@@ -6,8 +6,8 @@ import pytest
 from textual.widgets import Checkbox, Input, Static
 
 from perftui.domain.records import Project
-from perftui.tui.screens.configure import BenchmarkConfigScreen
-from perftui.tui.screens.live import LiveRunScreen
+from perftui.tui.benchmark.configure import BenchmarkConfigScreen
+from perftui.tui.benchmark.live import LiveRunScreen
 
 pytestmark = pytest.mark.tui
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 from textual.widgets import DataTable, Static, TabbedContent
 
-from perftui.tui.screens.detail import ProjectDetailScreen
-from perftui.tui.screens.dialogs import ConfirmScreen
-from perftui.tui.screens.live import LiveRunScreen
-from perftui.tui.widgets.charts import BarChart, ScalingChart
+from perftui.tui.benchmark.live import LiveRunScreen
+from perftui.tui.detail.charts import BarChart, ScalingChart
+from perftui.tui.detail.screen import ProjectDetailScreen
+from perftui.tui.kit.dialogs import ConfirmScreen
 
 pytestmark = pytest.mark.tui
 
@@ -116,7 +116,7 @@ async def test_layer_types_layers_and_flops(app):
         await pilot.pause(0.2)
         types = cells(screen, "types")
         assert [r[0] for r in types] == ["Convolution", "FullyConnected", "Eltwise", "FakeQuantize"]
-        assert types[0][1:3] == ["2.00", "80.0%"] and types[0][4:] == ["2", "FP32 1 I8 1"]
+        assert types[0][1:3] == ["2.00", "80.0%"] and types[0][4:] == ["2", "1 FP32 1 I8"]
         assert types[0][3] == "██████▍"  # a text bar of the share
         assert "selected run" in text(screen, "types-head")
         await pilot.press("5")

@@ -15,8 +15,8 @@ from textual.widgets import DataTable, Static
 from perftui.domain.records import Project
 from perftui.store.database import Store
 from perftui.tui.app import create_app
-from perftui.tui.screens.dialogs import ConfirmScreen, HelpScreen
-from perftui.tui.screens.projects import ProjectsScreen
+from perftui.tui.kit.dialogs import ConfirmScreen, HelpScreen
+from perftui.tui.projects.screen import ProjectsScreen
 from tests.tui.conftest import make_run
 from tests.tui.test_detail import open_detail
 
@@ -167,7 +167,7 @@ async def test_brackets_in_names_and_errors_are_text_not_markup(app, db):
 
 async def test_live_runs_table_fits_80_columns_with_several_projects(app, db):
     from perftui.domain.records import BenchmarkRequest, Budget, RunConfig
-    from perftui.tui.screens.live import LiveRunScreen
+    from perftui.tui.benchmark.live import LiveRunScreen
 
     names = ["mobilenet-fp32-ov-long", "mobilenet-int8-ov-long", "mobilenet-int8-ort-long"]
     for name in names:

@@ -11,17 +11,17 @@ from textual.widgets import DataTable
 
 from perftui.bench import protocol
 from perftui.domain.records import BenchmarkRequest, Budget, RunConfig
-from perftui.tui.kit.pacing import redraw_interval
-from perftui.tui.screens.detail import ProjectDetailScreen
-from perftui.tui.screens.dialogs import ConfirmScreen
-from perftui.tui.screens.live import (
+from perftui.tui.benchmark.charts import LiveChart
+from perftui.tui.benchmark.live import (
     CHART_BUDGET,
     REDRAW_HZ,
     LiveEvent,
     LiveRunScreen,
     LiveTick,
 )
-from perftui.tui.widgets.charts import LiveChart
+from perftui.tui.detail.screen import ProjectDetailScreen
+from perftui.tui.kit.dialogs import ConfirmScreen
+from perftui.tui.kit.pacing import redraw_interval
 
 pytestmark = pytest.mark.tui
 

@@ -8,8 +8,8 @@ import pytest
 from textual.widgets import Input, Select, Static
 
 from perftui.store.database import Store
-from perftui.tui.screens.configure import BenchmarkConfigScreen
-from perftui.tui.screens.new_project import ModelTree, NewProjectScreen
+from perftui.tui.benchmark.configure import BenchmarkConfigScreen
+from perftui.tui.projects.new_project import ModelTree, NewProjectScreen
 
 pytestmark = pytest.mark.tui
 

@@ -15,11 +15,12 @@ from perftui.domain.records import Project
 from perftui.optimize.runner import Finished, OptimizeOptions, OptimizeWarning, Step
 from perftui.store.database import Store
 from perftui.tui.app import PerftuiCommands, create_app
-from perftui.tui.screens.configure import BenchmarkConfigScreen
-from perftui.tui.screens.detail import ProjectDetailScreen
-from perftui.tui.screens.dialogs import ConfirmScreen, HelpScreen
-from perftui.tui.screens.optimize import OptimizeDialog, OptimizeScreen, OptimizeStep
-from perftui.tui.screens.projects import ProjectsScreen
+from perftui.tui.benchmark.configure import BenchmarkConfigScreen
+from perftui.tui.detail.screen import ProjectDetailScreen
+from perftui.tui.kit.dialogs import ConfirmScreen, HelpScreen
+from perftui.tui.optimize.dialog import OptimizeDialog
+from perftui.tui.optimize.progress import OptimizeScreen, OptimizeStep
+from perftui.tui.projects.screen import ProjectsScreen
 from tests.tui.snapshot_helpers import settle
 
 pytestmark = pytest.mark.tui

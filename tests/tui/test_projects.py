@@ -9,12 +9,12 @@ from textual.widgets import DataTable, Input, Static
 
 from perftui.store.database import Store
 from perftui.tui.app import create_app
-from perftui.tui.screens.configure import BenchmarkConfigScreen
-from perftui.tui.screens.detail import ProjectDetailScreen
-from perftui.tui.screens.dialogs import ConfirmScreen, HelpScreen, PromptScreen, StoreErrorScreen
-from perftui.tui.screens.live import LiveRunScreen
-from perftui.tui.screens.new_project import NewProjectScreen
-from perftui.tui.screens.projects import ProjectsScreen
+from perftui.tui.benchmark.configure import BenchmarkConfigScreen
+from perftui.tui.benchmark.live import LiveRunScreen
+from perftui.tui.detail.screen import ProjectDetailScreen
+from perftui.tui.kit.dialogs import ConfirmScreen, HelpScreen, PromptScreen, StoreErrorScreen
+from perftui.tui.projects.new_project import NewProjectScreen
+from perftui.tui.projects.screen import ProjectsScreen
 
 pytestmark = pytest.mark.tui
 
@@ -103,7 +103,7 @@ async def test_mark_two_and_compare(app):
         await pilot.press("c")
         await pilot.pause()
         assert type(app.screen).__name__ == "CompareScreen"
-        assert app.screen.names == {"A": "net-fp32", "B": "net-int8"}
+        assert app.screen.state.names() == {"A": "net-fp32", "B": "net-int8"}
 
 
 async def test_empty_database_offers_the_samples(empty_app, services):

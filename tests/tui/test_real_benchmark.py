@@ -11,8 +11,8 @@ from textual.widgets import Input
 from perftui.domain.records import Project
 from perftui.store.database import Store
 from perftui.tui.app import create_app
-from perftui.tui.screens.configure import BenchmarkConfigScreen
-from perftui.tui.screens.live import LiveRunScreen
+from perftui.tui.benchmark.configure import BenchmarkConfigScreen
+from perftui.tui.benchmark.live import LiveRunScreen
 
 pytestmark = [pytest.mark.tui, pytest.mark.engine]
 

@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 
 from perftui.tui.app import create_app
-from perftui.tui.screens.configure import BenchmarkConfigScreen
-from perftui.tui.screens.detail import ProjectDetailScreen
-from perftui.tui.screens.live import LiveRunScreen
-from perftui.tui.screens.new_project import NewProjectScreen
+from perftui.tui.benchmark.configure import BenchmarkConfigScreen
+from perftui.tui.benchmark.live import LiveRunScreen
+from perftui.tui.detail.screen import ProjectDetailScreen
+from perftui.tui.projects.new_project import NewProjectScreen
 from tests.tui.snapshot_helpers import settle
 
 pytestmark = pytest.mark.tui

@@ -16,10 +16,18 @@ SCROLLBAR = 2
 
 
 def middle_cut(text: str, width: int) -> str:
+    """Cut in the middle: names of one family ('mobilenet-fp32-ov', '...-ort') differ at
+    the end."""
     return cut(text, width, middle=True)
 
 
 Cell = str | Text
+CHECKED, UNCHECKED = Text("[x]"), Text("[ ]")
+
+
+def right(text: str) -> Text:
+    """A right-aligned cell (figures)."""
+    return Text(text, justify="right")
 
 
 def fill_table(
@@ -27,31 +35,33 @@ def fill_table(
     columns: Sequence[tuple[str, str]],
     rows: Sequence[tuple[str | None, Sequence[Cell]]],
     *,
-    width: int,
-    height: int,
+    width: int | None = None,
+    height: int = 0,
     flex: int = 0,
     maximum: int = 48,
     cutter: Callable[[str, int], str] = middle_cut,
 ) -> None:
     """Replace the table's columns and rows: (label, key) columns, (row key, cells) rows.
 
-    Column `flex` gets what the others leave of `width` (less the scrollbar when the rows
-    overflow `height`), at most `maximum`; its longer cells are cut by `cutter` (they are
-    strings). Every column is added with its width given: an auto-width column keeps the
-    widest cell it ever had, and a table drawn before it measures new cells keeps the old
-    widths. String cells become Text, so names with brackets are never read as markup."""
+    Every column is added with its width given, measured here: an auto-width column keeps
+    the widest cell it ever had, and a table drawn before it measures new cells keeps the
+    old widths. Without `width` a column is as wide as its widest cell. With it, column
+    `flex` gets what the others leave of `width` (less the scrollbar when the rows overflow
+    `height`), at most `maximum`, and its longer cells are cut by `cutter` (they are
+    strings). String cells become Text, so names with brackets are never read as markup."""
     widths = [
-        max([len(label)] + [cell_len(str(cells[i])) for _, cells in rows])
+        max([cell_len(label)] + [cell_len(str(cells[i])) for _, cells in rows])
         for i, (label, _) in enumerate(columns)
     ]
-    scrollbar = SCROLLBAR if len(rows) > height - 1 else 0
-    others = widths[:flex] + widths[flex + 1 :]
-    room = flex_width(width - scrollbar, others, maximum=maximum)
-    widths[flex] = min(widths[flex], room)
+    if width is not None:
+        scrollbar = SCROLLBAR if len(rows) > height - 1 else 0
+        others = widths[:flex] + widths[flex + 1 :]
+        widths[flex] = min(widths[flex], flex_width(width - scrollbar, others, maximum=maximum))
     table.clear(columns=True)
     for (label, key), column_width in zip(columns, widths, strict=True):
         table.add_column(label, key=key, width=column_width)
     for key, cells in rows:
         shown = list(cells)
-        shown[flex] = cutter(str(shown[flex]), widths[flex])
+        if width is not None:
+            shown[flex] = cutter(str(shown[flex]), widths[flex])
         table.add_row(*(Text(cell) if isinstance(cell, str) else cell for cell in shown), key=key)

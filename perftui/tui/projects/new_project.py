@@ -11,16 +11,16 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import DirectoryTree, Footer, Header, Input, Label, Select, Static
-from textual.worker import Worker, WorkerState
 
 from perftui.domain.errors import InputError, StoreError
 from perftui.domain.records import ENGINES, Project
 from perftui.tui.kit.format import escape
-from perftui.tui.screens.base import PerftuiScreen, one_line
-from perftui.tui.widgets.modelinfo import ModelInfoView
+from perftui.tui.kit.inspection import InspectingScreen
+from perftui.tui.kit.modelinfo import ModelInfoView
+from perftui.tui.kit.screen import one_line
 
 if TYPE_CHECKING:
-    from perftui.inspection.model import ModelInfo
+    from perftui.domain.model_info import ModelInfo
 
 MODEL_SUFFIXES = (".onnx", ".xml")
 SKIP_DIRS = {"__pycache__", "node_modules", "site-packages"}
@@ -43,7 +43,7 @@ class ModelTree(DirectoryTree):
                 continue
 
 
-class NewProjectScreen(PerftuiScreen):
+class NewProjectScreen(InspectingScreen):
     """Pick a model, see what is in it, choose engine/device and a name, create."""
 
     TITLE_TEXT = "New project"
@@ -176,14 +176,9 @@ class NewProjectScreen(PerftuiScreen):
         self.query_one("#info", ModelInfoView).show_hint(f"Inspecting {path}…")
         self._status("")
         self._update_engines(new_model=True)
-        self._run_inspection(self.model_path)
+        self.inspect_model(self.model_path)
 
-    @work(thread=True, exit_on_error=False, name="inspect", group="inspect", exclusive=True)
-    def _run_inspection(self, path: str) -> None:
-        info = self.perftui.services.inspect(path)
-        self.app.call_from_thread(self._inspected, path, info)
-
-    def _inspected(self, path: str, info: ModelInfo) -> None:
+    def inspected(self, path: str, info: ModelInfo) -> None:
         if path != self.model_path:
             return  # a later pick replaced this one
         self.info = info
@@ -196,17 +191,11 @@ class NewProjectScreen(PerftuiScreen):
             )
         self.query_one("#name", Input).focus()
 
-    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
-        if event.state != WorkerState.ERROR or event.worker.error is None:
-            return
-        error = event.worker.error
-        if event.worker.name == "inspect":
-            self.info = None
-            self.query_one("#info", ModelInfoView).show_error(one_line(error))
-            if not isinstance(error, InputError):
-                self.report(error, "Inspection")
-        else:
-            self.report(error, "Devices")
+    def inspect_failed(self, error: BaseException) -> None:
+        self.info = None
+        self.query_one("#info", ModelInfoView).show_error(one_line(error))
+        if not isinstance(error, InputError):
+            self.report(error, "Inspection")
 
     def _suggest_name(self) -> None:
         if self.name_edited or not self.model_path:
@@ -272,6 +261,4 @@ class NewProjectScreen(PerftuiScreen):
             self.query_one("#name", Input).focus()
             return
         self.app.notify(f"Created project {stored.name}; now configure its benchmark.")
-        from perftui.tui.screens.configure import BenchmarkConfigScreen
-
-        self.app.switch_screen(BenchmarkConfigScreen(stored))
+        self.perftui.configure_benchmark(stored.name, replace=True)

@@ -8,7 +8,6 @@ from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.widgets import DataTable, Footer, Header, Static
-from textual.worker import Worker, WorkerState
 
 from perftui.domain.errors import InputError, StoreError
 from perftui.domain.profile import runtime_precision
@@ -17,12 +16,11 @@ from perftui.domain.records import Project
 from perftui.optimize.notes import derived_projects, optimization_of
 from perftui.samples import sample_models
 from perftui.tui.kit import format as fmt
+from perftui.tui.kit.dialogs import ConfirmScreen, PromptScreen
 from perftui.tui.kit.fit import cut, room_left
 from perftui.tui.kit.format import escape
+from perftui.tui.kit.screen import PerftuiScreen
 from perftui.tui.kit.tables import SCROLLBAR, fill_table
-from perftui.tui.screens.base import PerftuiScreen
-from perftui.tui.screens.dialogs import ConfirmScreen, PromptScreen
-from perftui.tui.screens.optimize import open_optimize
 
 EMPTY_TEXT = (
     "[b]No projects yet.[/b]\n\n"
@@ -249,9 +247,7 @@ class ProjectsScreen(PerftuiScreen):
 
     def action_open(self) -> None:
         if (name := self._need_project()) is not None:
-            from perftui.tui.screens.detail import ProjectDetailScreen
-
-            self.app.push_screen(ProjectDetailScreen(name))
+            self.perftui.open_project(name)
 
     def action_benchmark(self) -> None:
         if (name := self._need_project()) is not None:
@@ -259,7 +255,7 @@ class ProjectsScreen(PerftuiScreen):
 
     def action_optimize(self) -> None:
         if (name := self._need_project()) is not None:
-            open_optimize(self.perftui, name)
+            self.perftui.optimize_project(name)
 
     def action_mark(self) -> None:
         if (name := self._need_project()) is None:
@@ -281,14 +277,7 @@ class ProjectsScreen(PerftuiScreen):
                 "the other), then press c."
             )
             return
-        try:
-            from perftui.tui.screens.compare import CompareScreen  # type: ignore[import-not-found]
-        except ImportError:
-            self.app.notify(
-                f"Comparison of {names[0]} and {names[1]} is not available yet.", severity="warning"
-            )
-            return
-        self.app.push_screen(CompareScreen(names[0], names[1]))
+        self.perftui.compare_projects(names[0], names[1])
 
     def action_rename(self) -> None:
         if (name := self._need_project()) is None:
@@ -379,7 +368,3 @@ class ProjectsScreen(PerftuiScreen):
             return
         self.app.notify(f"Added {len(added)} sample projects; measuring each for ~2 s.")
         self.perftui.run_benchmarks([quick_request(p) for p in added], validated=False)
-
-    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
-        if event.state == WorkerState.ERROR and event.worker.error is not None:
-            self.report(event.worker.error, "Samples")

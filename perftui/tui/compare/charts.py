@@ -14,17 +14,17 @@ from textual.app import RenderResult
 from textual.geometry import Size
 from textual.widget import Widget
 
-from perftui.domain.compare import SWEET_MARK, CompareChart, InferenceTime
+from perftui.domain.compare import SWEET_MARK, CompareChart, InferenceTime, Side
 from perftui.tui.kit import format as fmt
-from perftui.tui.widgets.charts import Chart
+from perftui.tui.kit.charts import Chart
 
 # plotext colour names and the Rich styles that render as the same ANSI colours
-PLOT_COLORS = {"A": "cyan", "B": "orange"}
-STYLES = {"A": "cyan", "B": "yellow"}
+PLOT_COLORS = {Side.A: "cyan", Side.B: "orange"}
+STYLES = {Side.A: "cyan", Side.B: "yellow"}
 SWEET_PLOT_COLOR = "blue+"
 SWEET_STYLE = "bold bright_blue"
-MARKERS = {"A": "●", "B": "◆"}
-BAR_MARKERS = {"A": "█", "B": "▓"}
+MARKERS = {Side.A: "●", Side.B: "◆"}
+BAR_MARKERS = {Side.A: "█", Side.B: "▓"}
 SWEET = "★"
 THRESHOLD_COLOR = "gray"
 
@@ -34,17 +34,22 @@ def mark_text(text: str) -> str:
     return text.replace(SWEET_MARK, SWEET)
 
 
-def side_text(side: str, text: str, bold: bool = False) -> Text:
+def side_text(side: Side, text: str, bold: bool = False) -> Text:
     return Text(text, style=f"{'bold ' if bold else ''}{STYLES[side]}")
+
+
+def threshold_text(value: float) -> str:
+    """A latency threshold as typed: 5, 12.5."""
+    return f"{value:g}"
 
 
 def legend(a_name: str, b_name: str, stat: str, width: int = 0) -> Text:
     """The lines under the chart: which marker is which, as in the Workbench's legend; one
     line when `width` has room for it, else two."""
     projects = Text.assemble(
-        side_text("A", MARKERS["A"]),
+        side_text(Side.A, MARKERS[Side.A]),
         f" A {a_name}   ",
-        side_text("B", MARKERS["B"]),
+        side_text(Side.B, MARKERS[Side.B]),
         f" B {b_name}   ",
         "⠒ runs of one configuration, by batch",
     )
@@ -185,7 +190,7 @@ class DistributionBars(Widget):
         for n, (name, a, b) in enumerate(rows):
             label = name if len(name) <= name_width else name[: name_width - 1] + "…"
             text.append(label.ljust(name_width))
-            for side, share in (("A", a), ("B", b)):
+            for side, share in zip(Side, (a, b), strict=True):
                 text.append(f" {side} ", style=f"bold {STYLES[side]}")
                 text.append(fmt.bar(share, bar_width).ljust(bar_width), style=STYLES[side])
                 text.append(f"{share * 100:5.1f}%")

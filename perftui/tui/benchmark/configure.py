@@ -10,7 +10,6 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
 from textual.content import Content
 from textual.widgets import Checkbox, Footer, Header, Input, Label, Static
-from textual.worker import Worker, WorkerState
 
 from perftui.domain.benchform import (
     DEFAULTS,
@@ -24,20 +23,22 @@ from perftui.domain.benchform import (
     matrix_size,
     parse_field,
 )
-from perftui.domain.errors import InputError, StoreError
+from perftui.domain.errors import InputError
 from perftui.domain.records import BenchmarkRequest, Project
 from perftui.tui.kit import format as fmt
 from perftui.tui.kit.fit import fit_parts
 from perftui.tui.kit.format import escape
-from perftui.tui.screens.base import PerftuiScreen, one_line
+from perftui.tui.kit.inspection import InspectingScreen
+from perftui.tui.kit.requests import last_request
+from perftui.tui.kit.screen import one_line
 
 if TYPE_CHECKING:
-    from perftui.inspection.model import ModelInfo
+    from perftui.domain.model_info import ModelInfo
 
 ORT_UNUSED = {"hint": "not used by onnxruntime", "streams": "onnxruntime: one session"}
 
 
-class BenchmarkConfigScreen(PerftuiScreen):
+class BenchmarkConfigScreen(InspectingScreen):
     """The benchmark form of one project."""
 
     TITLE_TEXT = "Benchmark configuration"
@@ -113,22 +114,15 @@ class BenchmarkConfigScreen(PerftuiScreen):
         self.set_values(values)
         self.query_one("#profile", Checkbox).value = profile
         self.query_one("#f-batch", Input).focus()
-        self._inspect()
+        self.inspect_model(self.project.model)
 
     def _initial_values(self) -> tuple[dict[str, str], bool]:
         """The given values, else those of the project's last benchmark, else the defaults."""
         if self.initial is not None:
             return {**DEFAULTS, **self.initial}, bool(self.initial_profile)
-        try:
-            stored = self.store.benchmarks(self.project.name)
-        except StoreError:
-            stored = []
-        if stored:
-            try:
-                request = BenchmarkRequest.from_dict(stored[-1])
-                return form_from_request(request), request.profile
-            except (KeyError, TypeError, ValueError):
-                pass
+        request = last_request(self.store, self.project.name)
+        if request is not None:
+            return form_from_request(request), request.profile
         return dict(DEFAULTS), False
 
     # ------------------------------------------------------------------ values
@@ -209,12 +203,7 @@ class BenchmarkConfigScreen(PerftuiScreen):
 
     # ------------------------------------------------------------------ model inputs
 
-    @work(thread=True, exit_on_error=False, name="inspect", group="inspect")
-    def _inspect(self) -> None:
-        info = self.perftui.services.inspect(self.project.model)
-        self.app.call_from_thread(self._inspected, info)
-
-    def _inspected(self, info: ModelInfo) -> None:
+    def inspected(self, path: str, info: ModelInfo) -> None:
         self.info = info
         parts = []
         for spec in info.inputs:
@@ -264,15 +253,12 @@ class BenchmarkConfigScreen(PerftuiScreen):
         self._update_plan(self.values())
         self.perftui.run_benchmarks([request], validated=True)
 
-    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
-        if event.state != WorkerState.ERROR or event.worker.error is None:
-            return
-        error = event.worker.error
-        if event.worker.name == "inspect":
-            self.query_one("#cfg-inputs", Static).update(
-                f"Inputs: cannot inspect the model: {escape(one_line(error))}"
-            )
-            return
+    def inspect_failed(self, error: BaseException) -> None:
+        self.query_one("#cfg-inputs", Static).update(
+            f"Inputs: cannot inspect the model: {escape(one_line(error))}"
+        )
+
+    def validate_failed(self, error: BaseException) -> None:
         self.validating = False
         message = one_line(error)
         plan = self.query_one("#cfg-plan", Static)

@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, ClassVar
 
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
+from textual.worker import Worker, WorkerState
 
 from perftui.domain.errors import InputError, StoreError
 
@@ -24,7 +25,11 @@ def one_line(error: BaseException) -> str:
 
 
 class PerftuiScreen(Screen[None]):
-    """Base screen: Escape goes back; `HELP` is shown by F1 above the key list."""
+    """Base screen: Escape goes back; `HELP` is shown by F1 above the key list.
+
+    A worker that fails is handed to the app (`PerftuiApp.worker_failed`), the one place
+    that decides what a failure does: the screen's `<worker name>_failed` method when it
+    has one, else an error notification."""
 
     HELP: ClassVar[str] = ""
     TITLE_TEXT: ClassVar[str] = ""
@@ -54,3 +59,7 @@ class PerftuiScreen(Screen[None]):
     def report(self, error: BaseException, title: str = "") -> None:
         """Show an error as a notification; never raises."""
         self.app.notify(one_line(error), title=title or "Error", severity="error", timeout=8)
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        if event.state == WorkerState.ERROR and event.worker.error is not None:
+            self.perftui.worker_failed(self, event.worker.name, event.worker.error)

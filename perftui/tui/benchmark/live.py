@@ -1,7 +1,8 @@
 """Live run: a benchmark in progress, fed by the child-process client from a thread worker.
 
-The worker reads the client's events and never waits for the UI: progress ticks go into a
-thread-safe LiveSeries and are announced with a message that replaces any pending one. The
+The worker (perftui.tui.kit.follower) reads the client's events and never waits for the UI:
+progress ticks go into a thread-safe LiveSeries and are announced with a message that
+replaces any pending one. The
 handler only keeps the newest tick; one timer applies it (progress bars, the figures line and
 the charts) at most `REDRAW_HZ` times per second, and only what changed: the dashboard shares
 the machine with the benchmark child, and over a slow SSH link every redraw is bytes on the
@@ -11,30 +12,28 @@ loses them.
 
 from __future__ import annotations
 
-import threading
 import time
 from typing import ClassVar
 
 from rich.text import Text
-from textual import on, work
-from textual.app import ComposeResult
+from textual import on
+from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.content import Content
 from textual.message import Message
 from textual.widgets import DataTable, Footer, Header, Label, ProgressBar, Static
-from textual.worker import Worker, WorkerState
 
 from perftui.bench import protocol
 from perftui.domain.records import BenchmarkRequest, RunResult
 from perftui.domain.series import LiveSeries, short_label
+from perftui.tui.benchmark.charts import LiveChart, series_key
 from perftui.tui.kit import format as fmt
+from perftui.tui.kit.follower import FollowingScreen, Latest
 from perftui.tui.kit.pacing import redraw_interval
+from perftui.tui.kit.screen import PerftuiScreen, one_line
 from perftui.tui.kit.tables import fill_table
-from perftui.tui.screens.base import PerftuiScreen, one_line
-from perftui.tui.screens.dialogs import ConfirmScreen
 from perftui.tui.services import Client
-from perftui.tui.widgets.charts import LiveChart, series_key
 
 REDRAW_HZ = 2
 CHART_BUDGET = 0.03
@@ -49,16 +48,13 @@ PHASES = {
 }
 
 
-class LiveTick(Message):
+class LiveTick(Latest):
     """The latest progress tick; a newer one replaces it if the UI has not handled it yet."""
 
     def __init__(self, index: int, tick: protocol.Progress) -> None:
         super().__init__()
         self.index = index
         self.tick = tick
-
-    def can_replace(self, message: Message) -> bool:
-        return isinstance(message, LiveTick)
 
 
 class LiveEvent(Message):
@@ -80,11 +76,7 @@ class LiveFailed(Message):
         self.message = message
 
 
-class LiveAllDone(Message):
-    pass
-
-
-class LiveRunScreen(PerftuiScreen):
+class LiveRunScreen(FollowingScreen[None], PerftuiScreen):
     """Progress, live charts and the runs of one or more benchmark requests."""
 
     TITLE_TEXT = "Live run"
@@ -100,20 +92,19 @@ class LiveRunScreen(PerftuiScreen):
         Binding("x", "cancel", "Cancel run", id="cancel"),
         Binding("o", "open", "Open project", id="open"),
     ]
+    LEAVE_QUESTION = (
+        "Cancel the benchmark and go back?",
+        "The run in progress is kept as cancelled; finished runs are stored.",
+    )
 
     def __init__(self, requests: list[BenchmarkRequest], *, validated: bool = False) -> None:
         super().__init__()
         self.requests = requests
         self.validated = validated
         self.series = LiveSeries()
-        self.running = True
-        self.cancel_requested = False
         self.finished: list[RunResult] = []
         self.total = sum(len(r.configs) for r in requests)
-        self._client: Client | None = None
-        self._lock = threading.Lock()
         self._drawn = -1
-        self._current = -1
         self._tick: protocol.Progress | None = None
         self._charted = 0.0
         self._shown: dict[str, str] = {}
@@ -155,12 +146,13 @@ class LiveRunScreen(PerftuiScreen):
     def on_mount(self) -> None:
         self._fill_runs()
         self._timer = self.set_interval(1 / REDRAW_HZ, self._redraw)
-        self._run_all()
+        self.follow()
 
     # ------------------------------------------------------------------ the worker
 
-    @work(thread=True, exit_on_error=False, name="benchmark", group="benchmark")
-    def _run_all(self) -> None:
+    def run_child(self) -> None:
+        """Each request in turn (validated first unless it was): its client's events become
+        LiveTick (replaceable) and LiveEvent messages."""
         services, store = self.perftui.services, self.store
         offset = 0
         for n, request in enumerate(self.requests):
@@ -174,10 +166,7 @@ class LiveRunScreen(PerftuiScreen):
                 self.post_message(LiveFailed(n, one_line(error)))
                 offset += len(request.configs)
                 continue
-            with self._lock:
-                self._client = client
-                if self.cancel_requested:
-                    client.cancel()
+            self.attach_child(client)
             for event in client.events():
                 if isinstance(event, protocol.Progress):
                     self.series.add(
@@ -191,10 +180,11 @@ class LiveRunScreen(PerftuiScreen):
                 if isinstance(event, protocol.RunStarted):
                     self.series.start(offset + event.index, self._label(request, event.config))
                 self.post_message(LiveEvent(n, offset + getattr(event, "index", 0), event))
-            with self._lock:
-                self._client = None
+            self.attach_child(None)
             offset += len(request.configs)
-        self.post_message(LiveAllDone())
+
+    def child_failed(self, error: Exception) -> None:
+        self.app.call_from_thread(self.report, error, "Benchmark")
 
     def _label(self, request: BenchmarkRequest, config: object) -> str:
         label = short_label(config)  # type: ignore[arg-type]
@@ -273,7 +263,6 @@ class LiveRunScreen(PerftuiScreen):
         event = message.event
         request = self.requests[message.request]
         if isinstance(event, protocol.RunStarted):
-            self._current = message.index
             self._overall(
                 f"run {message.index + 1} of {self.total}: {self._label(request, event.config)}"
             )
@@ -331,14 +320,10 @@ class LiveRunScreen(PerftuiScreen):
             timeout=10,
         )
 
-    @on(LiveAllDone)
-    def _all_done(self, message: LiveAllDone) -> None:
-        self._done()
-
-    def _done(self) -> None:
-        if not self.running:
+    def child_ended(self, outcome: None, app: App[object]) -> None:
+        """Every request is done: the totals, and the keys that work now."""
+        if self.closed:
             return
-        self.running = False
         self._tick = None
         self._redraw(force=True)
         self._timer.stop()
@@ -356,13 +341,6 @@ class LiveRunScreen(PerftuiScreen):
         )
         self.refresh_bindings()
 
-    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
-        if event.worker.name != "benchmark":
-            return
-        if event.state == WorkerState.ERROR and event.worker.error is not None:
-            self.report(event.worker.error, "Benchmark")
-            self._done()
-
     # ------------------------------------------------------------------ actions
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
@@ -375,11 +353,7 @@ class LiveRunScreen(PerftuiScreen):
     def action_cancel(self) -> None:
         if not self.running or self.cancel_requested:
             return
-        self.cancel_requested = True
-        with self._lock:
-            client = self._client
-        if client is not None:
-            client.cancel()
+        self.stop_child()
         self._overall("cancelling… finished runs are kept")
 
     def action_open(self) -> None:
@@ -387,27 +361,5 @@ class LiveRunScreen(PerftuiScreen):
             return
         self.perftui.open_project(self.requests[0].project.name)
 
-    def action_back(self) -> None:
-        if not self.running:
-            self.app.pop_screen()
-            return
-
-        def answer(yes: bool | None) -> None:
-            if yes:
-                self.action_cancel()
-                self.app.pop_screen()
-
-        self.app.push_screen(
-            ConfirmScreen(
-                "Cancel the benchmark and go back?",
-                "The run in progress is kept as cancelled; finished runs are stored.",
-            ),
-            answer,
-        )
-
-    def on_unmount(self) -> None:
-        self.cancel_requested = True
-        with self._lock:
-            client = self._client
-        if client is not None:
-            client.cancel()
+    def leave(self) -> None:
+        self.app.pop_screen()

@@ -1,0 +1,1 @@
+"""The benchmark feature: the configuration form and the live run."""

@@ -1,0 +1,62 @@
+"""The live charts of a benchmark in progress: one line per run, each with its own marker
+and colour, which the runs table repeats in its first column."""
+
+from __future__ import annotations
+
+from rich.text import Text
+
+from perftui.domain.series import LiveLine
+from perftui.tui.kit.charts import Chart
+
+MARKERS = ("hd", "dot", "x", "+", "*", "o", "#", "@")
+COLORS = ("cyan", "orange", "green", "magenta", "blue", "red", "orange+", "white")
+GLYPHS = {"hd": "▞", "dot": "•"}
+"""How plotext draws a marker, where that is not the marker's name."""
+ANSI = {"cyan": 6, "orange": 3, "green": 2, "magenta": 5, "blue": 4, "red": 1, "orange+": 11}
+"""The ANSI colour plotext uses for each of COLORS (white: the terminal's foreground)."""
+
+
+def series_key(n: int) -> Text:
+    """The marker and colour of line `n` of a chart, for a legend kept outside the chart
+    (a table column), so lines are told apart with NO_COLOR and in narrow charts."""
+    marker, color = MARKERS[n % len(MARKERS)], COLORS[n % len(COLORS)]
+    code = ANSI.get(color)
+    return Text(GLYPHS.get(marker, marker), style=f"bold color({code})" if code else "bold")
+
+
+class LiveChart(Chart):
+    """Throughput or latency of the runs of a benchmark in progress, one line per run."""
+
+    def __init__(self, metric: str, *, id: str | None = None) -> None:
+        title = "throughput (items/s)" if metric == "throughput" else "latency (ms, median)"
+        super().__init__(title, id=id)
+        self.metric = metric
+        self.lines: list[LiveLine] = []
+        self.message = "waiting for the first measurements"
+
+    def set_lines(self, lines: list[LiveLine]) -> None:
+        if lines == self.lines:
+            return
+        self.lines = lines
+        self.refresh()
+
+    def has_data(self) -> bool:
+        return any(line.xs for line in self.lines)
+
+    def plot(self) -> None:
+        plt = self.plt
+        for line in self.lines:
+            # the run's index picks marker and colour, as in the runs table's key column
+            n = line.index
+            ys = line.throughput_fps if self.metric == "throughput" else line.latency_ms
+            label = None if self.narrow or len(self.lines) > 6 else line.label
+            plt.plot(
+                list(line.xs),
+                list(ys),
+                marker=MARKERS[n % len(MARKERS)],
+                color=COLORS[n % len(COLORS)],
+                label=label,
+            )
+        plt.title(self.chart_title)
+        if not self.narrow:
+            plt.xlabel("seconds measured")

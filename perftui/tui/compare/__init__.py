@@ -1,0 +1,1 @@
+"""The compare feature: setup (projects, runs, threshold), summary and its tabs."""

@@ -1,0 +1,165 @@
+"""The Kernel-Level Performance tab: every layer of both versions, joined, with the detail
+of the highlighted one beside (or below) the table."""
+
+from __future__ import annotations
+
+from rich.table import Table
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.containers import Horizontal, VerticalScroll
+from textual.widgets import DataTable, Input, Label, Static
+
+from perftui.domain.compare import Comparison, LayerPair, Side, layer_detail
+from perftui.tui.compare.charts import STYLES, side_text
+from perftui.tui.compare.panes import profile_notice
+from perftui.tui.compare.state import SummaryState
+from perftui.tui.kit import format as fmt
+from perftui.tui.kit.fit import cut
+from perftui.tui.kit.format import escape
+from perftui.tui.kit.tables import Cell, fill_table, right
+from perftui.tui.kit.tabs import Pane
+
+SIDE_BY_SIDE = 150
+"""From this width the detail stands beside the table, not below it."""
+LAYER_SORT_NAMES = {
+    "delta": "|Δ| ms",
+    "time_a": "A ms",
+    "time_b": "B ms",
+    "ratio": "B/A",
+    "name": "Layer",
+    "type": "Type",
+}
+RAN_IN = {"both": "both", "a": "A only", "b": "B only", "neither": "neither"}
+
+
+def detail_renderable(pair: LayerPair, c: Comparison) -> Table:
+    """The detail pane: each attribute in A and B, '≠' where they differ, and the notice."""
+    detail = layer_detail(pair, c.a_name, c.b_name)
+    table = Table(box=None, padding=(0, 1), show_edge=False, expand=True)
+    table.add_column("", style="bold", no_wrap=True)
+    for side in Side:
+        header = Text(f"{side} {c.name(side)}", style=f"bold {STYLES[side]}")
+        table.add_column(header, overflow="fold", ratio=1)
+    table.add_column("", no_wrap=True, width=1)
+    table.title = Text.assemble(
+        (pair.name, "bold"),
+        f"  matched by {detail.matched_by}" if detail.matched_by else "",
+        f"  executed in {RAN_IN[detail.executed_in]}",
+        ("\n" + detail.notice, "bold") if detail.notice else "",
+    )
+    table.title_justify = "left"
+    for row in detail.rows:
+        table.add_row(row.label, row.a or fmt.DASH, row.b or fmt.DASH, "≠" if row.differs else "")
+    delta = f"{pair.delta_ms:+.3f}" if pair.delta_ms is not None else ""
+    ratio = f" ({pair.ratio:.2f}x)" if pair.ratio is not None else ""
+    table.add_row(
+        "time ms",
+        fmt.ms(pair.time_a),
+        fmt.ms(pair.time_b) + (f"  {delta}{ratio}" if delta else ""),
+        "",
+    )
+    return table
+
+
+class KernelPane(Pane[SummaryState]):
+    """The joined layers; the screen's state says how they are sorted and filtered."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.pairs: list[LayerPair] = []
+        """The rows shown, in order."""
+
+    def compose(self) -> ComposeResult:
+        yield Static("", id="kernel-missing", classes="profile-notice")
+        with Horizontal(id="kernel-filter", classes="form-row"):
+            yield Label("min |Δ| ms", classes="cmp-label")
+            yield Input("0", id="cmp-delta", compact=True, placeholder="0", select_on_focus=True)
+            yield Static("", id="kernel-head", classes="field-note")
+        with Horizontal(id="kernel-body"):
+            yield DataTable(id="cmp-layers", cursor_type="row", zebra_stripes=True)
+            with VerticalScroll(id="kernel-detail-box"):
+                yield Static("", id="kernel-detail")
+
+    def populate(self) -> None:
+        s = self.state
+        head = self.query_one("#kernel-head", Static)
+        table = self.query_one("#cmp-layers", DataTable)
+        detail_box = self.query_one("#kernel-detail-box")
+        missing = profile_notice(s.comparison)
+        note = self.query_one("#kernel-missing", Static)
+        note.display = missing is not None
+        self.query_one("#kernel-filter").display = missing is None
+        table.display = detail_box.display = missing is None
+        if missing is not None:
+            note.update(missing)
+            return
+        total = len(s.comparison.layers)
+        self.pairs = pairs = s.shown_pairs()
+        arrow = "↑" if (s.layer_sort in ("name", "type")) != s.layer_reversed else "↓"
+        head.set_class(bool(s.delta_error), "error")
+        if s.delta_error:
+            head.update(escape(s.delta_error))
+        else:
+            hidden = total - len(pairs)
+            head.update(
+                f"{len(pairs)} of {total} layers"
+                + (f" ({hidden} changed less)" if hidden else "")
+                + f" · sorted by {LAYER_SORT_NAMES[s.layer_sort]} {arrow} (s, S) · f filters"
+            )
+        width = self.app.size.width
+        beside = width >= SIDE_BY_SIDE
+        self.query_one("#kernel-body").set_class(beside, "side")
+        room = width - (56 if beside else 0) - 4
+        wide = room >= 102
+        name_width = 30 if wide else max(16, min(40, room - 48))
+        cursor = table.cursor_row
+        columns = [("Layer", "name")]
+        if wide:
+            columns.append(("Type", "type"))
+        columns += [
+            ("A ms", "time_a"),
+            ("A prec", "a_prec"),
+            ("B ms", "time_b"),
+            ("B prec", "b_prec"),
+            ("Δ ms", "delta"),
+        ]
+        if wide:
+            columns.append(("B/A", "ratio"))
+        rows: list[tuple[str | None, list[Cell]]] = []
+        for n, pair in enumerate(pairs):
+            if pair.delta_ms is not None:
+                delta = right(f"{pair.delta_ms:+.3f}")
+            else:
+                only = Side.A if pair.presence == "a_only" else Side.B
+                delta = side_text(only, f"only {only}", bold=True)
+                delta.justify = "right"
+            layer = pair.a or pair.b
+            cells: list[Cell] = [cut(pair.name, name_width)]
+            if wide:
+                cells.append(cut(layer.type if layer else "", 18))
+            cells += [
+                right(fmt.ms(pair.time_a)),
+                (pair.a.precision or "?") if pair.a else fmt.DASH,
+                right(fmt.ms(pair.time_b)),
+                (pair.b.precision or "?") if pair.b else fmt.DASH,
+                delta,
+            ]
+            if wide:
+                cells.append(right(f"{pair.ratio:.2f}x" if pair.ratio is not None else fmt.DASH))
+            rows.append((str(n), cells))
+        fill_table(table, columns, rows)
+        if pairs:
+            table.move_cursor(row=min(max(cursor, 0), len(pairs) - 1), animate=False)
+        self.show_detail(table.cursor_row if pairs else -1)
+
+    def show_detail(self, row: int) -> None:
+        target = self.query_one("#kernel-detail", Static)
+        if not 0 <= row < len(self.pairs):
+            target.update("No layer changed by at least the filter; lower it (f).")
+            return
+        target.update(detail_renderable(self.pairs[row], self.state.comparison))
+
+    @on(DataTable.RowHighlighted, "#cmp-layers")
+    def _highlighted(self, event: DataTable.RowHighlighted) -> None:
+        self.show_detail(event.cursor_row)

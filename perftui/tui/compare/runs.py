@@ -1,0 +1,98 @@
+"""What the compare setup shows besides the chart: the sweet spot in words and the runs of
+both projects, drawn from the screen's SetupState."""
+
+from __future__ import annotations
+
+from rich.text import Text
+
+from perftui.domain.compare import Comparison, Side, run_latency, run_marks
+from perftui.domain.series import short_label
+from perftui.tui.compare.charts import (
+    STYLES,
+    SWEET,
+    SWEET_STYLE,
+    mark_text,
+    side_text,
+    threshold_text,
+)
+from perftui.tui.compare.state import SetupState
+from perftui.tui.kit import format as fmt
+from perftui.tui.kit.fit import cut
+from perftui.tui.kit.tables import CHECKED, UNCHECKED, Cell, middle_cut, right
+
+RunKey = tuple[Side, str]
+"""A row of the runs table: the side and the run id."""
+
+
+def sweet_text(state: SetupState, c: Comparison | None) -> Text:
+    """The sweet spot in words, and what is missing when a side has nothing to compare."""
+    lines: list[Text] = []
+    if c is not None and state.threshold_error is None and state.threshold is not None:
+        limit = f"{c.stat} latency ≤ {threshold_text(state.threshold)} ms"
+        spot = c.sweet
+        if spot is None:
+            lines.append(Text(f"No checked run has {limit}; raise the threshold or check runs."))
+        else:
+            lines.append(
+                Text.assemble(
+                    Text(f"{SWEET} Sweet spot", style=SWEET_STYLE),
+                    f" ({c.stat} ≤ {threshold_text(state.threshold)} ms): ",
+                    side_text(spot.side, f"{spot.side} {c.name(spot.side)}", bold=True),
+                    f" {short_label(spot.run.config)}  {fmt.fps(spot.run.throughput_fps)} "
+                    f"items/s at {fmt.ms(spot.latency_ms)} ms",
+                )
+            )
+    if c is not None:
+        for side in Side:
+            if c.run(side) is None:
+                has_runs = bool(state.sides[side].ok_ids(state.stat))
+                lines.append(
+                    Text.assemble(
+                        side_text(side, f"{side} {c.name(side)}", bold=True),
+                        ": no run checked (space checks one)"
+                        if has_runs
+                        else ": no successful run yet; benchmark it (b on Projects)",
+                    )
+                )
+    return Text("\n").join(lines)
+
+
+def runs_table(
+    state: SetupState, c: Comparison | None, *, wide: bool
+) -> tuple[list[tuple[str, str]], list[tuple[RunKey, list[Cell]]]]:
+    """Both projects' runs, A's first: check box, project, settings, figures, profile, mark
+    (and the start time when `wide`). Failed runs cannot be checked."""
+    columns = [
+        ("", "check"),
+        ("Project", "project"),
+        ("Settings", "config"),
+        ("items/s", "fps"),
+        (f"{state.stat} ms", "ms"),
+        ("Prof", "prof"),
+        ("Mark", "mark"),
+    ]
+    if wide:
+        columns.append(("When UTC", "when"))
+    marks = run_marks(c) if c is not None else {}
+    rows: list[tuple[RunKey, list[Cell]]] = []
+    for side in Side:
+        runs = state.sides[side]
+        for run in runs.runs:
+            ok = run_latency(run, state.stat) is not None
+            check = CHECKED if run.id in runs.checked else UNCHECKED
+            mark = mark_text(marks.get((side, run.id), ""))
+            if runs.pinned == run.id:
+                mark = f"{mark} pin".strip()
+            cells: list[Cell] = [
+                check if ok else Text(" - "),
+                side_text(side, f"{side} {middle_cut(runs.name or '', 14 if wide else 10)}"),
+                cut(short_label(run.config), 22 if wide else 16),
+                right(fmt.fps(run.throughput_fps)) if ok else Text(run.status),
+                right(fmt.ms(run_latency(run, state.stat))),
+                "yes" if run.layers else "",
+                Text(mark, style=SWEET_STYLE if SWEET in mark else f"bold {STYLES[side]}"),
+            ]
+            if wide:
+                cells.append(fmt.when(run.started_at)[5:])
+            rows.append(((side, run.id), cells))
+    return columns, rows

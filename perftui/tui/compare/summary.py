@@ -1,0 +1,189 @@
+"""The Model Performance Summary of two compared runs: layer types, inference time and the
+kernel-level layers, one tab each (perftui.tui.compare.panes and .kernel)."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.widgets import DataTable, Footer, Header, Input, Static, TabPane
+
+from perftui.domain.compare import Comparison, Side, run_latency
+from perftui.domain.series import short_label
+from perftui.tui.compare.charts import SWEET, SWEET_STYLE, side_text, threshold_text
+from perftui.tui.compare.kernel import KernelPane
+from perftui.tui.compare.panes import InferencePane, TypesPane, profile_notice
+from perftui.tui.compare.state import SummaryState
+from perftui.tui.kit import format as fmt
+from perftui.tui.kit.tabs import Tab, TabbedScreen, tab_bindings
+
+TABS = (
+    Tab("summary", "cmp-summary", "Summary tab"),
+    Tab("inference", "cmp-inference", "Inference tab"),
+    Tab("kernel", "cmp-kernel", "Kernel tab"),
+)
+
+
+def head_text(c: Comparison) -> Text:
+    """One line: each side's compared run and figures, then the sweet spot."""
+    parts: list[Text | str] = []
+    for side in Side:
+        if parts:
+            parts.append("  vs  ")
+        parts.append(side_text(side, f"{side} {c.name(side)}", bold=True))
+        run = c.run(side)
+        if run is None:
+            parts.append(" no run")
+        else:
+            parts.append(
+                f" {short_label(run.config)} {fmt.fps(run.throughput_fps)} items/s "
+                f"{fmt.ms(run_latency(run, c.stat))} ms"
+            )
+    if c.threshold_ms is not None:
+        spot = c.sweet
+        limit = f"{c.stat} ≤ {threshold_text(c.threshold_ms)} ms"
+        if spot is None:
+            parts.append(f"   no run has {limit}")
+        else:
+            parts += [
+                Text(f"   {SWEET} sweet spot", style=SWEET_STYLE),
+                f" ({limit}): ",
+                side_text(spot.side, f"{spot.side} {c.name(spot.side)}", bold=True),
+            ]
+    return Text.assemble(*parts)
+
+
+class CompareSummaryScreen(TabbedScreen):
+    """Model Performance Summary: layer types, inference time and kernel-level layers."""
+
+    TITLE_TEXT = "Model Performance Summary"
+    HELP = (
+        "Performance Summary: per layer type, the time per request, its share and the "
+        "number of layers per runtime precision in A and in B; s sorts by the next column, S "
+        "reverses; space takes the highlighted type in or out of the distribution bars, a "
+        "includes all or none. Inference Time: throughput of A and B, m switches to latency "
+        "(the statistic chosen on the setup screen). Kernel-Level Performance: every layer of "
+        "both versions, paired by name (then original, normalised or scope name); Δ is B "
+        "minus A; 'only A'/'only B' marks a layer one version did not execute; f focuses the "
+        "minimum |Δ| filter; the pane beside (or below) the table details the highlighted "
+        "layer. Escape goes back to the setup."
+    )
+    TABS = TABS
+    TABS_ID = "cmp-tabs"
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("s", "sort", "Sort", id="sort", tooltip="Sort by the next column"),
+        Binding("S", "reverse_sort", "Reverse sort", id="reverse_sort", show=False),
+        Binding(
+            "space",
+            "include",
+            "In/out",
+            id="include",
+            tooltip="Take the layer type in or out of the distribution",
+        ),
+        Binding(
+            "a",
+            "include_all",
+            "All/none",
+            id="include_all",
+            show=False,
+            tooltip="All or no layer types in the distribution",
+        ),
+        Binding("m", "metric", "Thr/Lat", id="metric", tooltip="Throughput or latency bars"),
+        Binding("f", "filter", "Filter", id="filter", tooltip="Minimum |Δ| ms of the layers shown"),
+        *tab_bindings(TABS, "Next tab"),
+    ]
+    TAB_ACTIONS: ClassVar[dict[str, set[str]]] = {
+        "sort": {"cmp-summary", "cmp-kernel"},
+        "reverse_sort": {"cmp-summary", "cmp-kernel"},
+        "include": {"cmp-summary"},
+        "include_all": {"cmp-summary"},
+        "metric": {"cmp-inference"},
+        "filter": {"cmp-kernel"},
+    }
+
+    def __init__(self, comparison: Comparison, tab: str = "summary") -> None:
+        super().__init__(tab, default="summary")
+        self.state = SummaryState(comparison)
+        self.sub_title = f"Summary: {comparison.a_name} vs {comparison.b_name}"
+
+    @property
+    def comparison(self) -> Comparison:
+        return self.state.comparison
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        yield Static(head_text(self.comparison), id="cmp-head")
+        with self.tabbed_content():
+            with TabPane("Performance Summary", id="cmp-summary"):
+                yield TypesPane()
+            with TabPane("Inference Time", id="cmp-inference"):
+                yield InferencePane()
+            with TabPane("Kernel-Level Performance", id="cmp-kernel"):
+                yield KernelPane()
+        yield Footer(compact=True, show_command_palette=False)
+
+    def on_mount(self) -> None:
+        self.call_after_refresh(self.focus_table)
+
+    def on_resize(self) -> None:
+        self.call_after_refresh(self.redraw_panes)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        tabs = self.TAB_ACTIONS.get(action)
+        if tabs is None or not self.is_mounted:
+            return True
+        if action != "metric" and profile_notice(self.comparison) is not None:
+            return False  # no layer tables to sort, include or filter
+        return self.active_tab in tabs
+
+    # ------------------------------------------------------------------ actions
+
+    def action_sort(self) -> None:
+        if self.active_tab == "cmp-summary":
+            self.state.next_type_sort()
+            self.query_one(TypesPane).redraw()
+        else:
+            self.state.next_layer_sort()
+            self.query_one(KernelPane).redraw()
+
+    def action_reverse_sort(self) -> None:
+        if self.active_tab == "cmp-summary":
+            self.state.reverse_types()
+            self.query_one(TypesPane).redraw()
+        else:
+            self.state.reverse_layers()
+            self.query_one(KernelPane).redraw()
+
+    def action_include(self) -> None:
+        table = self.query_one("#cmp-types", DataTable)
+        if not table.row_count or table.cursor_row < 0:
+            return
+        key = table.coordinate_to_cell_key((table.cursor_row, 0)).row_key.value
+        if key is not None:
+            self.state.toggle_type(key)
+            self.query_one(TypesPane).redraw()
+
+    def action_include_all(self) -> None:
+        self.state.include_all()
+        self.query_one(TypesPane).redraw()
+
+    def action_metric(self) -> None:
+        self.state.next_metric()
+        self.query_one(InferencePane).redraw()
+
+    def action_filter(self) -> None:
+        if self.query("#cmp-delta") and self.query_one("#kernel-filter").display:
+            self.query_one("#cmp-delta", Input).focus()
+
+    @on(Input.Changed, "#cmp-delta")
+    def _delta_changed(self, event: Input.Changed) -> None:
+        self.state.set_min_delta(event.value)
+        self.query_one(KernelPane).redraw()
+
+    @on(Input.Submitted, "#cmp-delta")
+    def _delta_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.query_one("#cmp-layers", DataTable).focus()

@@ -1,0 +1,1 @@
+"""The project detail: one screen of tabs (summary, runs, charts, types, layers, FLOPs)."""

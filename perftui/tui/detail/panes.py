@@ -1,0 +1,194 @@
+"""The first tabs of the project detail: the summary, the runs and the scaling charts."""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.containers import VerticalScroll
+from textual.widgets import DataTable, Static
+
+from perftui.domain.series import (
+    Scaling,
+    baseline,
+    batch_scaling,
+    batches,
+    latency_bars,
+    model_summary,
+    ok_runs,
+    short_label,
+    thread_counts,
+    thread_scaling,
+    threads_label,
+    throughput_bars,
+)
+from perftui.tui.detail.charts import BarChart, ScalingChart
+from perftui.tui.detail.state import DetailState
+from perftui.tui.kit import format as fmt
+from perftui.tui.kit.format import escape
+from perftui.tui.kit.modelinfo import describe
+from perftui.tui.kit.optimization import optimization_lines
+from perftui.tui.kit.tabs import Pane
+
+VIEW_NAMES = {
+    "baseline": "baseline",
+    "threads": "thread scaling",
+    "batch": "batch scaling",
+    "runs": "throughput by run",
+}
+TOP_BARS = 12
+
+
+class SummaryPane(Pane[DetailState]):
+    def compose(self) -> ComposeResult:
+        with VerticalScroll():
+            yield Static("", id="summary-text")
+
+    def populate(self) -> None:
+        d = self.state
+        p = d.project
+        lines = [
+            f"[b]Model[/]     {escape(fmt.short_path(p.model))}",
+            f"[b]Engine[/]    {p.engine} on {p.device}",
+        ]
+        if d.optimization is not None:
+            lines += optimization_lines(d.optimization)
+        if d.derived:
+            lines.append(f"[b]INT8[/]      {escape(', '.join(d.derived))}")
+        run = d.selected
+        if run is None:
+            lines += ["", "No runs yet: press [b]b[/] to benchmark this project."]
+        else:
+            s = model_summary(run, p.engine)
+            version = f" {s.engine_version}" if s.engine_version else ""
+            lines[1] = f"[b]Engine[/]    {p.engine}{version} on {p.device}"
+            lines += [
+                f"[b]Run[/]       {fmt.when(run.started_at)}  {escape(short_label(run.config))}"
+                f"  {run.status}  [dim](the run selected in Runs)[/]",
+                f"[b]Batch[/] {s.batch}   [b]Threads[/] {s.threads}   [b]Streams[/] {s.streams}"
+                f"   [b]Requests[/] {escape(s.requests)}",
+                f"[b]Measured[/]  {fmt.ms(s.ms_per_batch)} ms/batch (median)   "
+                f"{fmt.fps(s.items_per_s)} items/s",
+            ]
+            if run.latency_ms is not None:
+                st = run.latency_ms
+                lines.append(
+                    f"[b]Latency[/]   min {fmt.ms(st.min)}  p90 {fmt.ms(st.p90)}  "
+                    f"p99 {fmt.ms(st.p99)}  max {fmt.ms(st.max)}  cv {st.cv * 100:.1f}%"
+                )
+            lines.append(
+                f"[b]Phases[/]    compile {fmt.ms(run.compile_ms)} ms   first inference "
+                f"{fmt.ms(run.first_inference_ms)} ms   {run.iterations} requests "
+                f"in {run.duration_s:.2f} s"
+            )
+            if run.error:
+                lines.append(f"[b]Error[/]     {escape(run.error)}")
+            lines.append(f"[b]ISA[/]       {escape(' '.join(s.isa) or fmt.DASH)}")
+            lines.append(f"[b]CPU[/]       {escape(s.cpu)}")
+        lines.append("")
+        if d.info is not None:
+            lines.append(describe(d.info))
+        elif d.info_error:
+            lines.append(f"[b]Model inspection failed[/]: {escape(d.info_error)}")
+        else:
+            lines.append("[dim]Inspecting the model…[/]")
+        self.query_one("#summary-text", Static).update("\n".join(lines))
+
+
+class RunsPane(Pane[DetailState]):
+    def compose(self) -> ComposeResult:
+        yield DataTable(id="runs", cursor_type="row", zebra_stripes=True)
+
+    def on_mount(self) -> None:
+        table = self.query_one("#runs", DataTable)
+        for label, key in (
+            ("When UTC", "when"),
+            ("Config", "config"),
+            ("Status", "status"),
+            ("items/s", "fps"),
+            ("median ms", "median"),
+            ("p99 ms", "p99"),
+            ("Prof", "profile"),
+        ):
+            table.add_column(label, key=key)
+
+    def populate(self) -> None:
+        d = self.state
+        table = self.query_one("#runs", DataTable)
+        table.clear()
+        for run in d.runs:
+            st = run.latency_ms
+            ok = run.status == "ok"
+            table.add_row(
+                fmt.when(run.started_at, seconds=True)[5:],
+                short_label(run.config),
+                run.status,
+                fmt.fps(run.throughput_fps if ok else None),
+                fmt.ms(st.median if st else None),
+                fmt.ms(st.p99 if st else None),
+                "yes" if run.layers else "",
+                key=run.id,
+            )
+        ids = [r.id for r in d.runs]
+        target = d.selected_id if d.selected_id in ids else d.default_run_id()
+        if target is not None:
+            table.move_cursor(row=ids.index(target), animate=False)
+
+
+def _one_point(data: Scaling, what: str) -> str:
+    """A hint when a scaling chart has a single point (no curve to read)."""
+    if len(data.points) != 1:
+        return ""
+    return f"\none point so far: benchmark several {what} (b) to see the scaling"
+
+
+class ChartsPane(Pane[DetailState]):
+    def compose(self) -> ComposeResult:
+        yield Static("", id="chart-head", classes="pane-head")
+        yield ScalingChart(id="chart-scaling")
+        yield BarChart("", id="chart-bars")
+
+    def populate(self) -> None:
+        d = self.state
+        head = self.query_one("#chart-head", Static)
+        scaling = self.query_one("#chart-scaling", ScalingChart)
+        bars = self.query_one("#chart-bars", BarChart)
+        view = d.chart_view
+        keys = "  [dim]v/f[/]"
+        scaling.display = view in ("threads", "batch")
+        bars.display = not scaling.display
+        if not ok_runs(d.runs):
+            head.update(f"[b]{VIEW_NAMES[view]}[/]: no successful runs yet{keys}")
+            bars.set_bars([])
+            scaling.set_scaling(None)
+            return
+        if view == "threads":
+            values = batches(d.runs)
+            batch = values[d.fixed_index % len(values)]
+            data = thread_scaling(d.runs, batch)
+            head.update(
+                f"[b]thread scaling[/] at batch {batch} [dim]({escape(data.settings)})[/]{keys}"
+                + _one_point(data, "thread counts")
+            )
+            scaling.set_scaling(data)
+        elif view == "batch":
+            values = thread_counts(d.runs)
+            threads = values[d.fixed_index % len(values)]
+            data = batch_scaling(d.runs, threads)
+            head.update(
+                f"[b]batch scaling[/] at threads {threads_label(threads)} "
+                f"[dim]({escape(data.settings)})[/]{keys}" + _one_point(data, "batch sizes")
+            )
+            scaling.set_scaling(data)
+        elif view == "baseline":
+            combos = d.baseline_combos()
+            batch, threads = combos[d.fixed_index % len(combos)]
+            run = baseline(d.runs, batch, threads)
+            assert run is not None
+            head.update(
+                f"[b]baseline[/] batch {batch}, threads {threads_label(threads)}: "
+                f"{fmt.fps(run.throughput_fps)} items/s{keys}"
+            )
+            bars.set_bars(latency_bars(run), title="latency (ms)")
+        else:
+            data = throughput_bars(d.runs, TOP_BARS)
+            head.update(f"[b]throughput by run[/], oldest first (last {len(data)}){keys}")
+            bars.set_bars(data, title="throughput (items/s)")

@@ -1,0 +1,294 @@
+"""Project detail: model summary, runs (re-run, remove), scaling charts and layer profiles."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import TYPE_CHECKING, ClassVar
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.content import Content
+from textual.lazy import Lazy
+from textual.widgets import DataTable, Footer, Header, Static, TabPane
+
+from perftui.domain.benchform import rerun_request
+from perftui.domain.errors import InputError, StoreError
+from perftui.domain.records import BenchmarkRequest, Project, RunResult
+from perftui.domain.series import ok_runs, short_label
+from perftui.optimize.notes import derived_projects, optimization_of
+from perftui.tui.detail.layers import FlopsPane, LayersPane, TypesPane
+from perftui.tui.detail.panes import ChartsPane, RunsPane, SummaryPane
+from perftui.tui.detail.state import DetailState
+from perftui.tui.kit import format as fmt
+from perftui.tui.kit.dialogs import ConfirmScreen
+from perftui.tui.kit.fit import fit_parts
+from perftui.tui.kit.inspection import InspectingScreen
+from perftui.tui.kit.screen import one_line
+from perftui.tui.kit.tabs import Pane, Tab, TabbedScreen, tab_bindings
+
+if TYPE_CHECKING:
+    from perftui.domain.model_info import ModelInfo
+
+TABS = (
+    Tab("summary", "summary", "Summary tab"),
+    Tab("runs", "runs-tab", "Runs tab"),
+    Tab("charts", "charts", "Charts tab"),
+    Tab("types", "types-tab", "Types tab"),
+    Tab("layers", "layers-tab", "Layers tab"),
+    Tab("flops", "flops-tab", "FLOPs tab"),
+)
+
+
+class ProjectDetailScreen(TabbedScreen, InspectingScreen):
+    """One project: its runs and what they measured."""
+
+    TITLE_TEXT = "Project"
+    HELP = (
+        "Summary: the selected run's settings, machine (ISA) and measured ms/batch and items/s, "
+        "plus the model's inspection. Runs: newest first; the cursor selects the run the other "
+        "tabs show; re-run measures its settings again, remove deletes it. Charts: baseline "
+        "(latency statistics of one batch/threads point), thread scaling at a fixed batch, "
+        "batch scaling at fixed threads, and throughput across runs. Types and Layers: the "
+        "per-layer profile of the selected run (or the newest profiled one). FLOPs: "
+        "theoretical FLOPs per node beside the measured time of the layer that ran it. "
+        "INT8 (i) makes the INT8 version of the project with ONNX Runtime quantization; the "
+        "Summary of an INT8 project says what it was made from and how far its outputs are "
+        "from the FP32 model's."
+    )
+    TABS = TABS
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("b", "benchmark", "Bench", id="benchmark"),
+        Binding("r", "rerun", "Re-run", id="rerun"),
+        Binding("R", "rerun_benchmark", "Re-run benchmark", id="rerun_benchmark", show=False),
+        Binding("d", "remove", "Remove", id="remove"),
+        Binding(
+            "i",
+            "optimize",
+            "INT8",
+            id="optimize",
+            tooltip="Optimize (INT8): make the INT8 version of this project",
+        ),
+        Binding(
+            "v",
+            "view",
+            "View",
+            id="view",
+            tooltip="Charts: next view (thread scaling, batch scaling, throughput by run, "
+            "baseline)",
+        ),
+        Binding(
+            "f",
+            "fixed",
+            "Fixed",
+            id="fixed",
+            tooltip="Charts: next value of the fixed setting (batch or threads)",
+        ),
+        Binding("s", "sort", "Sort", id="sort", tooltip="Layers: sort by the next column"),
+        Binding(
+            "S",
+            "reverse_sort",
+            "Reverse sort",
+            id="reverse_sort",
+            show=False,
+            tooltip="Layers: reverse the sort",
+        ),
+        *tab_bindings(TABS, "Tab", "Next tab (1-6: a tab by number)"),
+    ]
+
+    def __init__(self, name: str, tab: str = "runs") -> None:
+        super().__init__(tab, default="runs")
+        self.sub_title = f"Project {name}"
+        self.project_name = name
+        self.state = DetailState(Project(name=name, model="", engine=""))
+
+    @property
+    def info(self) -> ModelInfo | None:
+        return self.state.info
+
+    @property
+    def selected(self) -> RunResult | None:
+        return self.state.selected
+
+    @property
+    def derived(self) -> list[str]:
+        return self.state.derived
+
+    # ------------------------------------------------------------------ layout
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        yield Static("", id="detail-head")
+        with self.tabbed_content():
+            with TabPane("Summary", id="summary"):
+                yield SummaryPane()
+            with TabPane("Runs", id="runs-tab"):
+                yield RunsPane()
+            with TabPane("Charts", id="charts"):
+                yield Lazy(ChartsPane())
+            with TabPane("Types", id="types-tab"):
+                yield Lazy(TypesPane())
+            with TabPane("Layers", id="layers-tab"):
+                yield Lazy(LayersPane())
+            with TabPane("FLOPs", id="flops-tab"):
+                yield Lazy(FlopsPane())
+        yield Footer(compact=True, show_command_palette=False)
+
+    def on_mount(self) -> None:
+        if not self.load():
+            return
+        self.inspect_model(self.state.project.model)
+        self.call_after_refresh(self.focus_table)
+
+    def on_screen_resume(self) -> None:
+        self.load()
+
+    # ------------------------------------------------------------------ state
+
+    def load(self) -> bool:
+        """Read the project and its runs from the store and redraw; False if it is gone."""
+        try:
+            project = self.store.get_project(self.project_name)
+            runs = self.store.runs(self.project_name) if project else []
+            derived = derived_projects(self.project_name, self.store.projects())
+        except StoreError as error:
+            self.report(error, "Database")
+            return False
+        if project is None:
+            self.app.notify(f"project '{self.project_name}' no longer exists", severity="warning")
+            self.app.pop_screen()
+            return False
+        s = self.state
+        s.project, s.runs = project, runs
+        s.optimization, s.derived = optimization_of(project), derived
+        if s.selected_id not in {r.id for r in runs}:
+            s.selected_id = None
+        self._show_head()
+        self.redraw_panes()
+        return True
+
+    def _show_head(self) -> None:
+        """One line: name, engine/device, best items/s, runs, model file; what does not fit
+        the width is left out in the reverse order (the Summary tab has all of it)."""
+        p, runs = self.state.project, self.state.runs
+        best = max((r.throughput_fps for r in ok_runs(runs)), default=None)
+        parts = [
+            (p.name, 0),
+            (fmt.model_name(p.model), 4),
+            (f"{p.engine}/{p.device}", 1),
+            (f"{len(runs)} run(s)", 3),
+            (f"best {fmt.fps(best)} items/s", 2),
+        ]
+        width = (self.size.width or self.app.size.width) - 2  # the head's padding
+        name, *rest = fit_parts(parts, width)
+        self.query_one("#detail-head", Static).update(
+            Content.assemble((name, "bold"), *(f"  {text}" for text in rest))
+        )
+
+    def on_resize(self) -> None:
+        if self.state.project.model:  # loaded
+            self._show_head()
+
+    # ------------------------------------------------------------------ inspection
+
+    def inspected(self, path: str, info: ModelInfo) -> None:
+        self.state.info = info
+        self.redraw_panes()
+
+    def inspect_failed(self, error: BaseException) -> None:
+        self.state.info_error = one_line(error)
+        self.redraw_panes()
+
+    # ------------------------------------------------------------------ events and actions
+
+    @on(DataTable.RowHighlighted, "#runs")
+    def _run_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        if event.cursor_row != event.data_table.cursor_row:
+            return  # a stale event: the cursor has moved on (e.g. to the default run)
+        key = event.row_key.value if event.row_key is not None else None
+        if key and key != self.state.selected_id:
+            self.state.selected_id = key
+            for pane in self.query(Pane):
+                if not isinstance(pane, RunsPane):
+                    pane.redraw()
+
+    def _need_run(self) -> RunResult | None:
+        run = self.state.selected
+        if run is None:
+            self.app.notify("No run selected; press b to benchmark this project.")
+        return run
+
+    def action_benchmark(self) -> None:
+        self.perftui.configure_benchmark(self.state.project.name)
+
+    def action_optimize(self) -> None:
+        self.perftui.optimize_project(self.state.project.name)
+
+    def action_rerun(self) -> None:
+        if (run := self._need_run()) is None:
+            return
+        try:
+            stored = self.store.benchmark(run.benchmark_id) if run.benchmark_id else None
+        except StoreError as error:
+            self.report(error, "Database")
+            return
+        request = rerun_request(stored, self.state.project, run.config)
+        self.app.notify(f"Re-running {short_label(run.config)}")
+        self.perftui.run_benchmarks([request], validated=False)
+
+    def action_rerun_benchmark(self) -> None:
+        if (run := self._need_run()) is None:
+            return
+        try:
+            stored = self.store.benchmark(run.benchmark_id) if run.benchmark_id else None
+            request = BenchmarkRequest.from_dict(stored) if stored else None
+        except (StoreError, KeyError, TypeError, ValueError) as error:
+            self.report(error, "Re-run")
+            return
+        if request is None:
+            self.action_rerun()
+            return
+        project = self.state.project
+        self.perftui.run_benchmarks([replace(request, project=project)], validated=False)
+
+    def action_remove(self) -> None:
+        if (run := self._need_run()) is None:
+            return
+
+        def answer(yes: bool | None) -> None:
+            if not yes:
+                return
+            try:
+                self.store.delete_run(run.id)
+            except (InputError, StoreError) as error:
+                self.report(error, "Remove")
+                return
+            self.state.selected_id = None
+            self.load()
+            self.app.notify(f"Removed run {short_label(run.config)} of {fmt.when(run.started_at)}")
+
+        detail = (
+            f"{fmt.when(run.started_at)}  {short_label(run.config)}  {run.status}, with "
+            "its latency samples and profile. This cannot be undone."
+        )
+        self.app.push_screen(ConfirmScreen("Remove this run?", detail), answer)
+
+    def action_view(self) -> None:
+        self.state.next_view()
+        self.action_show_tab("charts")
+        self.redraw_panes()
+
+    def action_fixed(self) -> None:
+        self.state.fixed_index += 1
+        self.action_show_tab("charts")
+        self.redraw_panes()
+
+    def action_sort(self) -> None:
+        self.state.next_layer_sort()
+        self.action_show_tab("layers")
+        self.redraw_panes()
+
+    def action_reverse_sort(self) -> None:
+        self.state.layer_reversed = not self.state.layer_reversed
+        self.action_show_tab("layers")
+        self.redraw_panes()

@@ -1,0 +1,84 @@
+"""What the project detail screen shows: the project, its runs, the run selected in Runs,
+the model's inspection, the chart view and the layer sort. Panes read it; the screen owns
+it and changes it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from perftui.domain.profile import SORT_KEYS, latest_profiled
+from perftui.domain.records import Project, RunResult
+from perftui.domain.series import ok_runs, short_label
+from perftui.optimize.notes import Optimization
+from perftui.tui.kit import format as fmt
+from perftui.tui.kit.format import escape
+
+if TYPE_CHECKING:
+    from perftui.domain.model_info import ModelInfo
+
+VIEWS = ("baseline", "threads", "batch", "runs")
+TEXT_SORTS = {"type", "precision", "name"}
+
+
+@dataclass
+class DetailState:
+    project: Project
+    runs: list[RunResult] = field(default_factory=list)
+    selected_id: str | None = None
+    """The run under the Runs cursor; None until one is picked."""
+    info: ModelInfo | None = None
+    info_error: str = ""
+    optimization: Optimization | None = None
+    derived: list[str] = field(default_factory=list)
+    """The INT8 projects made from this one."""
+    chart_view: str = "threads"
+    fixed_index: int = 0
+    """Which value of the fixed setting (batch or threads) the chart holds."""
+    layer_sort: str = "time"
+    layer_reversed: bool = False
+
+    def default_run_id(self) -> str | None:
+        """The run shown before any is picked: the newest successful one, else the newest."""
+        ok = ok_runs(self.runs)
+        run = ok[0] if ok else (self.runs[0] if self.runs else None)
+        return run.id if run else None
+
+    @property
+    def selected(self) -> RunResult | None:
+        """The run under the Runs cursor, else the default run."""
+        wanted = self.selected_id or self.default_run_id()
+        return next((run for run in self.runs if run.id == wanted), None)
+
+    def profiled_run(self) -> tuple[RunResult | None, str]:
+        """The run whose profile the layer tabs show, and a line saying which one it is."""
+        selected = self.selected
+        if selected is not None and selected.layers:
+            run, why = selected, "selected run"
+        else:
+            run, why = latest_profiled(self.runs), "newest profiled run"
+        if run is None:
+            return None, (
+                "No per-layer profile yet: benchmark with 'per-layer profile' on "
+                "(b, then the Profile box)."
+            )
+        note = f"[b]{why}[/] {fmt.when(run.started_at)} {escape(short_label(run.config))}"
+        if selected is not None and not selected.layers and self.selected_id:
+            note += " [dim](the selected run has no profile)[/]"
+        return run, note
+
+    def baseline_combos(self) -> list[tuple[int, int]]:
+        """(batch, threads) points with a successful run, in ascending order."""
+        return sorted({(r.config.batch, r.config.threads) for r in ok_runs(self.runs)})
+
+    @property
+    def layers_descending(self) -> bool:
+        return (self.layer_sort not in TEXT_SORTS) != self.layer_reversed
+
+    def next_view(self) -> None:
+        self.chart_view = VIEWS[(VIEWS.index(self.chart_view) + 1) % len(VIEWS)]
+        self.fixed_index = 0
+
+    def next_layer_sort(self) -> None:
+        self.layer_sort = SORT_KEYS[(SORT_KEYS.index(self.layer_sort) + 1) % len(SORT_KEYS)]
+        self.layer_reversed = False

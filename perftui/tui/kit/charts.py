@@ -1,0 +1,60 @@
+"""Charts drawn with textual-plotext: each subclass draws on its own `self.plt` in `plot()`.
+
+The figure is rebuilt on every render from the widget's data and current size, so charts
+follow resizes; below `MIN_WIDTH` x `MIN_HEIGHT` cells they show one line of text instead.
+Building a figure is the costly part of a frame, so the setters ask for a render only when
+the data really changed.
+Series use distinct markers as well as colours, so they stay apart with NO_COLOR.
+"""
+
+from __future__ import annotations
+
+import time
+
+from rich.text import Text
+from textual.app import RenderResult
+from textual_plotext import PlotextPlot
+
+
+class Chart(PlotextPlot):
+    """Base chart: subclasses implement `plot()`; `message` shows when there is no data."""
+
+    MIN_WIDTH = 24
+    MIN_HEIGHT = 6
+
+    def __init__(self, title: str = "", *, id: str | None = None, classes: str | None = None):
+        super().__init__(id=id, classes=classes)
+        self.chart_title = title
+        self.message = "no data yet"
+        self.render_s = 0.0
+        """Seconds the last figure took to build (grows with the chart's size)."""
+
+    def has_data(self) -> bool:
+        return False
+
+    def plot(self) -> None:
+        """Draw the data on self.plt (the figure is already cleared)."""
+
+    def render(self) -> RenderResult:
+        width, height = self.size.width, self.size.height
+        if not self.has_data():
+            return Text(
+                f"{self.chart_title}: {self.message}" if self.chart_title else self.message,
+                style="dim",
+            )
+        if width < self.MIN_WIDTH or height < self.MIN_HEIGHT:
+            return Text(f"{self.chart_title}: widen the terminal to see this chart", style="dim")
+        start = time.perf_counter()
+        self.plt.clear_figure()
+        self.plot()
+        figure = super().render()
+        self.render_s = time.perf_counter() - start
+        return figure
+
+    @property
+    def narrow(self) -> bool:
+        return self.size.width < 60
+
+    def _title(self, text: str) -> None:
+        if self.size.height >= 10:
+            self.plt.title(text)

@@ -1,0 +1,1 @@
+"""The optimize (INT8) feature: the options dialog and the progress box."""

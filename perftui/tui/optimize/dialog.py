@@ -1,0 +1,224 @@
+"""Optimize (INT8): how to make the INT8 version of a project (method, calibration data,
+samples, shapes, name), checked as typed."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Footer, Input, Label, Select, Static
+
+from perftui.domain.benchform import form_from_request
+from perftui.domain.fields import FieldError
+from perftui.domain.records import Project
+from perftui.optimize.form import (
+    DEFAULT_RANDOM_SAMPLES,
+    FORM_FIELDS,
+    check_field,
+    form_from_options,
+    options_from_form,
+    suggest_name,
+)
+from perftui.optimize.runner import OptimizeOptions
+from perftui.tui.kit import format as fmt
+from perftui.tui.kit.format import escape
+from perftui.tui.kit.requests import last_request
+
+METHOD_NOTES = {
+    "static": "QDQ; activations calibrated on the data",
+    "dynamic": "int8 weights; no calibration",
+}
+RANDOM_NOTE = "empty: seeded random data (accuracy = a consistency check)"
+SAMPLES_NOTE = {
+    "folder": "empty: all of the folder",
+    "random": f"empty: {DEFAULT_RANDOM_SAMPLES} random samples",
+}
+
+
+class OptimizeDialog(ModalScreen[OptimizeOptions | None]):
+    """Method, calibration folder, samples, shapes and name of the INT8 project."""
+
+    HELP = (
+        "Makes the INT8 version of this project with ONNX Runtime quantization, in a separate "
+        "process, and checks how far its outputs are from the FP32 model's. Static (QDQ) "
+        "calibrates activation ranges on the calibration folder's samples: .npy files (one "
+        "per sample) or .npz files / sub-folders (one array per input name). Without a "
+        "folder it uses seeded random data, and the accuracy figures are then only a "
+        "consistency check. Dynamic quantizes weights only and needs no calibration. Shapes "
+        "fix the dynamic dimensions of the inputs, e.g. input_ids[1,128]. The new project "
+        "gets the same engine and device."
+    )
+    TITLE_TEXT = "Optimize (INT8)"
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("ctrl+r", "start", "Start", id="start"),
+        Binding("escape", "cancel", "Cancel", id="cancel"),
+        Binding("f1", "app.help", "Help", id="help"),
+    ]
+
+    def __init__(
+        self, project: Project, existing: set[str], initial: OptimizeOptions | None = None
+    ) -> None:
+        super().__init__(classes="dialog")
+        self.project = project
+        self.existing = existing
+        self.initial = initial
+        self.suggested = ""
+        """The name last filled in for the method; a name the person typed is kept."""
+
+    def compose(self) -> ComposeResult:
+        p = self.project
+        values = self._initial_values()
+        with Vertical(classes="dialog-box", id="opt-form"):
+            yield Label(f"Optimize {escape(p.name)} to INT8", classes="dialog-title")
+            yield Static(
+                f"ONNX Runtime quantization of {escape(fmt.model_name(p.model))}; the result "
+                f"is a new project on {p.engine}/{p.device}.",
+                classes="dialog-detail",
+            )
+            with Horizontal(classes="form-row"):
+                yield Label("Method", classes="form-label")
+                yield Select(
+                    [("static", "static"), ("dynamic", "dynamic")],
+                    value=values["method"],
+                    allow_blank=False,
+                    id="o-method",
+                    compact=True,
+                )
+                yield Static("", id="n-method", classes="field-note")
+            with Horizontal(classes="form-row"):
+                yield Label("Calibration", classes="form-label")
+                yield Input(
+                    values["calibration"],
+                    placeholder="folder of .npy/.npz samples",
+                    id="o-calibration",
+                    compact=True,
+                    classes="opt-field wide",
+                )
+            with Horizontal(classes="form-row"):
+                yield Label("", classes="form-label")
+                yield Static("", id="n-calibration", classes="field-note")
+            with Horizontal(classes="form-row"):
+                yield Label("Samples", classes="form-label")
+                yield Input(
+                    values["samples"],
+                    placeholder="default",
+                    id="o-samples",
+                    compact=True,
+                    classes="opt-field",
+                )
+                yield Static("", id="n-samples", classes="field-note")
+            with Horizontal(classes="form-row"):
+                yield Label("Shapes", classes="form-label")
+                yield Input(
+                    values["shapes"],
+                    placeholder="none",
+                    id="o-shapes",
+                    compact=True,
+                    classes="opt-field",
+                )
+                yield Static("", id="n-shapes", classes="field-note")
+            with Horizontal(classes="form-row"):
+                yield Label("Name", classes="form-label")
+                yield Input(values["name"], id="o-name", compact=True, classes="opt-field wide")
+            with Horizontal(classes="form-row"):
+                yield Label("", classes="form-label")
+                yield Static("", id="n-name", classes="field-note")
+        yield Footer(compact=True, show_command_palette=False)
+
+    def _initial_values(self) -> dict[str, str]:
+        if self.initial is not None:
+            return form_from_options(self.initial)
+        method = "static"
+        self.suggested = suggest_name(self.project.name, method, self.existing)
+        return {
+            "method": method,
+            "calibration": "",
+            "samples": "",
+            "shapes": self._last_shapes(),
+            "name": self.suggested,
+        }
+
+    def _last_shapes(self) -> str:
+        """The shapes of the project's last benchmark (a dynamic model needs them again)."""
+        request = last_request(self.app.store, self.project.name)  # type: ignore[attr-defined]
+        return form_from_request(request)["shapes"] if request else ""
+
+    def on_mount(self) -> None:
+        for name in FORM_FIELDS:
+            self._note(name)
+        self.query_one("#o-calibration", Input).focus()
+
+    # ------------------------------------------------------------------ values
+
+    def values(self) -> dict[str, str]:
+        method = self.query_one("#o-method", Select).value
+        values = {"method": method if isinstance(method, str) else "static"}
+        for name in FORM_FIELDS[1:]:
+            values[name] = self.query_one(f"#o-{name}", Input).value
+        return values
+
+    def _note(self, name: str) -> str | None:
+        """Check one field and write its note; the reason it cannot be used, or None."""
+        values = self.values()
+        reason = check_field(name, values[name], self.existing)
+        note = self.query_one(f"#n-{name}", Static)
+        note.set_class(reason is not None, "error")
+        if reason is not None:
+            note.update(escape(reason))
+            return reason
+        folder = bool(values["calibration"].strip())
+        if name == "method":
+            note.update(METHOD_NOTES[values["method"]])
+        elif name == "calibration":
+            if folder:
+                use = "calibration" if values["method"] == "static" else "accuracy inputs only"
+                note.update(f"folder found ({use}); its files are checked when it runs")
+            else:
+                note.update(RANDOM_NOTE)
+        elif name == "samples":
+            note.update(SAMPLES_NOTE["folder" if folder else "random"])
+        elif name == "shapes":
+            note.update("dynamic inputs, e.g. input_ids[1,128]")
+        elif name == "name":
+            note.update("the new project's name")
+        return None
+
+    @on(Select.Changed, "#o-method")
+    def _method_changed(self, event: Select.Changed) -> None:
+        name = self.query_one("#o-name", Input)
+        if isinstance(event.value, str) and name.value.strip() in ("", self.suggested):
+            self.suggested = suggest_name(self.project.name, event.value, self.existing)
+            name.value = self.suggested
+        for name in ("method", "calibration"):
+            self._note(name)
+
+    @on(Input.Changed, ".opt-field")
+    def _field_changed(self, event: Input.Changed) -> None:
+        name = (event.input.id or "o-")[2:]
+        self._note(name)
+        if name == "calibration":
+            self._note("samples")
+
+    @on(Input.Submitted, ".opt-field")
+    def _field_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.action_start()
+
+    # ------------------------------------------------------------------ actions
+
+    def action_start(self) -> None:
+        try:
+            options = options_from_form(self.project.name, self.values(), self.existing)
+        except FieldError as error:
+            self._note(error.field)
+            self.query_one(f"#o-{error.field}").focus()
+            self.app.bell()
+            return
+        self.dismiss(options)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)

@@ -1,0 +1,1 @@
+"""The projects feature: the home table and the new-project form."""

@@ -1,1 +1,0 @@
-"""The dashboard screens."""

@@ -1,1 +1,0 @@
-"""Dashboard widgets: charts and the model summary."""
