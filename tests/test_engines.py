@@ -106,6 +106,10 @@ def _prepare(
     return prepared
 
 
+PREEMPTION_MS = 10.0
+"""What scheduler preemption on a loaded machine may add to a tiny model's profile mean."""
+
+
 def _median_sync_latency(prepared: Prepared, n: int = 20) -> float:
     prepared.infer_once()
     return float(np.median([prepared.infer_once() for _ in range(n)]))
@@ -218,7 +222,11 @@ def test_layer_profile_adds_up_to_a_request(name: str, tiny: Path) -> None:
     executed = [row for row in rows if row.status == "executed"]
     assert executed and all(row.time_ms >= 0 for row in rows)
     total = sum(row.time_ms for row in rows)
-    assert latency_ms / 10 < total < latency_ms * 10
+    # the same order as a request (a unit slip would be ~1000x off). A profiled request of
+    # this ~50 us model may be preempted for whole scheduler slices on a loaded machine,
+    # milliseconds that inflate the profile's mean: the upper bound allows them in absolute
+    # terms (measured: 3.5 ms against a 0.05 ms median with three busy loops on two cores)
+    assert latency_ms / 10 < total < latency_ms * 10 + PREEMPTION_MS
     assert {row.precision for row in executed} <= {"FP32", ""}
     assert any(row.precision == "FP32" for row in executed)
     assert {row.status for row in rows} <= {"executed", "not_run", "optimized_out"}
