@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
+from perftui.domain.load import MachineLoad
+
 ENGINES = ("openvino", "onnxruntime")
 HINTS = ("latency", "throughput", "cumulative_throughput", "none")
 APIS = ("sync", "async")
@@ -151,6 +153,12 @@ class RunResult:
     layers: tuple[LayerProfile, ...] | None = None
     resolved: dict[str, Any] = field(default_factory=dict)
     """What the engine actually used (streams, requests, threads, precision, shapes)."""
+    repeat: int = 0
+    """Which repetition of its configuration in its benchmark this run is (0 = the first)."""
+    window_fps: tuple[float, ...] = ()
+    """Throughput of consecutive windows of the timed window (perftui.domain.uncertainty)."""
+    load: MachineLoad | None = None
+    """CPU time of the whole machine during the timed window (perftui.domain.load)."""
     id: str = ""
     project: str = ""
     benchmark_id: str = ""
@@ -176,6 +184,9 @@ class RunResult:
             if self.layers is not None
             else None,
             "resolved": dict(self.resolved),
+            "repeat": self.repeat,
+            "window_fps": list(self.window_fps),
+            "load": self.load.to_dict() if self.load else None,
         }
 
     @classmethod
@@ -195,6 +206,9 @@ class RunResult:
             latency_ms=LatencyStats.from_dict(latency) if latency else None,
             layers=tuple(LayerProfile.from_dict(x) for x in layers) if layers is not None else None,
             resolved=dict(data.get("resolved") or {}),
+            repeat=int(data.get("repeat", 0)),
+            window_fps=tuple(float(x) for x in data.get("window_fps") or ()),
+            load=MachineLoad.from_dict(data["load"]) if data.get("load") else None,
             id=str(data.get("id", "")),
             project=str(data.get("project", "")),
             benchmark_id=str(data.get("benchmark_id", "")),
@@ -232,6 +246,23 @@ class BenchmarkRequest:
     shapes: dict[str, tuple[int, ...]] = field(default_factory=dict)
     profile: bool = False
     seed: int = 0
+    repeat: int = 1
+    """How many times each configuration is measured (perftui.domain.benchform.REPEAT_DEFAULT)."""
+
+    @property
+    def rounds(self) -> int:
+        return max(1, self.repeat)
+
+    def scheduled(self, index: int) -> tuple[int, RunConfig]:
+        """(repetition, config) of the index-th run: repetitions are interleaved across the
+        matrix (1a 2a 3a 1b 2b 3b ...), so a drift of the machine falls on every
+        configuration alike. `len(configs) * rounds` runs in all."""
+        repetition, position = divmod(index, len(self.configs))
+        return repetition, self.configs[position]
+
+    @property
+    def total_runs(self) -> int:
+        return len(self.configs) * self.rounds
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -241,6 +272,7 @@ class BenchmarkRequest:
             "shapes": {k: list(v) for k, v in self.shapes.items()},
             "profile": self.profile,
             "seed": self.seed,
+            "repeat": self.repeat,
         }
 
     @classmethod
@@ -252,6 +284,7 @@ class BenchmarkRequest:
             shapes={k: tuple(v) for k, v in (data.get("shapes") or {}).items()},
             profile=bool(data.get("profile", False)),
             seed=int(data.get("seed", 0)),
+            repeat=int(data.get("repeat", 1)),
         )
 
 

@@ -1,0 +1,152 @@
+"""A run's figures with their intervals and verdict, and repetitions grouped by configuration.
+
+Computed from the stored record and its raw latency samples, so runs measured before
+intervals existed gain them too. The methods are perftui.domain.uncertainty's; the verdict
+perftui.domain.verdict's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from perftui.domain.records import RunConfig, RunResult
+from perftui.domain.uncertainty import (
+    Interval,
+    mean_interval,
+    quantile_interval,
+    throughput_interval,
+    window_rates,
+)
+from perftui.domain.verdict import NOISY, Verdict, judge, spread, spread_finding, worst
+
+PERCENTILES = {"median": 50.0, "p90": 90.0, "p99": 99.0}
+"""The latency statistics that carry an interval, by name (as in LatencyStats)."""
+
+Samples = Callable[[str], np.ndarray | None]
+"""A run id's raw latency samples in ms, in the order they completed (None when not kept)."""
+
+
+def run_windows(run: RunResult, samples_ms: np.ndarray | None) -> tuple[float, ...]:
+    """The run's windows' throughputs: as the worker recorded them, else (runs from before
+    they were recorded) from the ordered latency samples. A window's time is then the sum
+    of its latencies; with N requests in flight that is N times its length (Little's law),
+    a constant factor that leaves the spread, the drift and the relative interval as they are."""
+    if run.window_fps:
+        return run.window_fps
+    if samples_ms is None or len(samples_ms) == 0:
+        return ()
+    return window_rates(np.cumsum(np.asarray(samples_ms, dtype=np.float64)) / 1000.0, 0.0, 1)
+
+
+@dataclass(frozen=True)
+class Figures:
+    """Throughput and latency percentiles with their 95 % intervals, and the verdict."""
+
+    throughput_fps: float
+    throughput: Interval | None
+    latency: dict[str, Interval]
+    """By statistic name (PERCENTILES); missing where there are no samples."""
+    verdict: Verdict
+
+    def latency_ci(self) -> dict[str, list[float]]:
+        """The JSON `latency_ci_ms`: {"median": [lo, hi], "p99": [lo, hi]} where known."""
+        return {
+            name: self.latency[name].as_list() for name in ("median", "p99") if name in self.latency
+        }
+
+    def to_dict(self) -> dict[str, object]:
+        """The additive JSON fields of a run or a group of repetitions."""
+        return {
+            "throughput_ci": self.throughput.as_list() if self.throughput else None,
+            "latency_ci_ms": self.latency_ci(),
+            "verdict": self.verdict.to_dict(),
+        }
+
+
+def run_figures(run: RunResult, samples_ms: np.ndarray | None) -> Figures:
+    windows = run_windows(run, samples_ms)
+    latency: dict[str, Interval] = {}
+    if run.status == "ok" and samples_ms is not None and len(samples_ms):
+        data = np.sort(np.asarray(samples_ms, dtype=np.float64))
+        for name, percentile in PERCENTILES.items():
+            found = quantile_interval(data, percentile, presorted=True)
+            if found is not None:
+                latency[name] = found
+    return Figures(
+        throughput_fps=run.throughput_fps,
+        throughput=throughput_interval(run.throughput_fps, windows),
+        latency=latency,
+        verdict=judge(run, windows),
+    )
+
+
+@dataclass(frozen=True)
+class ConfigGroup:
+    """The repetitions of one configuration in one benchmark, and their combined figures:
+    with two or more successful repetitions each figure is their mean with a t-interval
+    over them (the between-process noise included); with one, that run's own figures."""
+
+    config: RunConfig
+    runs: tuple[RunResult, ...]
+    figures: Figures
+    members: tuple[Figures, ...]
+    """Each run's own figures, in the order of `runs`."""
+
+    @property
+    def ok_runs(self) -> tuple[RunResult, ...]:
+        return tuple(r for r in self.runs if r.status == "ok" and r.latency_ms is not None)
+
+
+def _combined(runs: Sequence[RunResult], members: Sequence[Figures]) -> Figures:
+    ok = [(r, f) for r, f in zip(runs, members, strict=True) if r.status == "ok" and r.latency_ms]
+    lost = [f"{len(runs) - len(ok)} of {len(runs)} repetitions did not complete"]
+    if len(ok) < 2:
+        if not ok or len(runs) == 1:
+            return ok[0][1] if ok else members[0]
+        only = ok[0][1]
+        reasons = (*only.verdict.reasons, *lost)
+        return replace(only, verdict=Verdict(worst([only.verdict.status, NOISY]), reasons))
+    throughputs = [r.throughput_fps for r, _ in ok]
+    latency = {}
+    for name in PERCENTILES:
+        values = [getattr(r.latency_ms, name) for r, _ in ok]
+        found = mean_interval(values)
+        if found is not None:
+            latency[name] = found
+    found_spread = spread_finding(spread(throughputs), "repetitions")
+    statuses = [f.verdict.status for _, f in ok]
+    reasons = []
+    if found_spread:
+        statuses.append(found_spread[0])
+        reasons.append(found_spread[1])
+    for run, figures in ok:
+        if figures.verdict.reasons:
+            reasons.append(f"repeat {run.repeat + 1}: " + "; ".join(figures.verdict.reasons))
+    if len(ok) < len(runs):
+        statuses.append(NOISY)
+        reasons += lost
+    combined = mean_interval(throughputs)
+    assert combined is not None
+    return Figures(
+        throughput_fps=combined.value,
+        throughput=combined,
+        latency=latency,
+        verdict=Verdict(worst(statuses), tuple(reasons)),
+    )
+
+
+def group_runs(runs: Sequence[RunResult], samples: Samples) -> list[ConfigGroup]:
+    """The runs grouped by (benchmark, configuration), in the order each group first
+    appears; repetitions in their repeat order."""
+    keyed: dict[tuple[str, RunConfig], list[RunResult]] = {}
+    for run in runs:
+        keyed.setdefault((run.benchmark_id, run.config), []).append(run)
+    groups = []
+    for (_, config), members in keyed.items():
+        members.sort(key=lambda r: r.repeat)
+        figures = tuple(run_figures(r, samples(r.id) if r.id else None) for r in members)
+        groups.append(ConfigGroup(config, tuple(members), _combined(members, figures), figures))
+    return groups

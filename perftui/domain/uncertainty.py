@@ -1,0 +1,195 @@
+"""95 % confidence intervals for the figures perftui shows: one method per kind of figure.
+
+- **Throughput across repetitions**: a Student t-interval over the repetitions' throughputs
+  (each repetition a fresh worker, so the interval holds the between-process variance).
+- **Throughput within one run**: batch means. The timed window is cut into consecutive
+  windows of equal request counts (`window_rates`); each window's time per item is one batch
+  mean, and the t-interval of their mean, inverted, bounds the throughput. Windows long enough
+  to hold many requests are close to independent even when single requests are not.
+- **Latency percentiles (median, p90, p99)**: order-statistic (binomial) intervals. The number
+  of samples under the true p-quantile is Binomial(n, p), so a pair of ranks (l, u) with
+  P(l <= B < u) >= 95 % gives an exact, distribution-free interval whose ends are measured
+  samples, like the nearest-rank figure itself (perftui.domain.stats). This was chosen over a
+  block bootstrap: it is exact rather than approximate, needs no seed or resampling (cheap on
+  a million samples), and a bootstrap is known to under-cover extreme quantiles such as p99.
+  It assumes the samples are exchangeable; a window whose latency drifts or swings breaks
+  that, and the run's verdict (perftui.domain.verdict) says so.
+- **A ratio B/A**: on the log scale, the two sides' interval half-widths add in quadrature.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+CONFIDENCE = 0.95
+Z_95 = 1.959963984540054
+
+WINDOWS = 20
+"""Batch-means windows a timed window is cut into (fewer when requests are few)."""
+MIN_WINDOW_REQUESTS = 5
+"""Requests a window holds at least, so one slow request does not make a window."""
+MIN_WINDOWS = 4
+"""Fewer windows than this give no within-run throughput interval."""
+
+_T_975 = (
+    12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
+    2.201, 2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086,
+    2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042,
+)  # fmt: skip
+"""Student t 97.5 % quantiles for 1..30 degrees of freedom."""
+
+
+def t_critical(df: int) -> float:
+    """The two-sided 95 % Student t critical value (a table to 30 degrees of freedom, then
+    the Cornish-Fisher expansion, which agrees with it to 1e-3 there)."""
+    if df < 1:
+        raise ValueError("a t-interval needs at least two values")
+    if df <= len(_T_975):
+        return _T_975[df - 1]
+    z = Z_95
+    return z + (z**3 + z) / (4 * df) + (5 * z**5 + 16 * z**3 + 3 * z) / (96 * df**2)
+
+
+@dataclass(frozen=True)
+class Interval:
+    """A figure with its 95 % interval and the number of values it comes from."""
+
+    value: float
+    lo: float
+    hi: float
+    n: int
+    bounded: bool = True
+    """False when the samples are too few to bound a percentile at 95 %: the smallest or
+    largest sample then stands for the missing end (the true interval is wider)."""
+
+    @property
+    def relative(self) -> float:
+        """The larger distance from the figure to an end, as a share of the figure."""
+        if self.value == 0:
+            return 0.0
+        return max(self.value - self.lo, self.hi - self.value) / abs(self.value)
+
+    def contains(self, value: float) -> bool:
+        return self.lo <= value <= self.hi
+
+    def as_list(self) -> list[float]:
+        return [self.lo, self.hi]
+
+
+def mean_interval(values: Sequence[float] | np.ndarray) -> Interval | None:
+    """The mean of `values` with its t-interval; None for fewer than two values."""
+    data = np.asarray(values, dtype=np.float64)
+    if data.size < 2:
+        return None
+    mean = float(data.mean())
+    half = t_critical(data.size - 1) * float(data.std(ddof=1)) / math.sqrt(data.size)
+    return Interval(mean, mean - half, mean + half, int(data.size))
+
+
+def window_rates(
+    ends_s: Sequence[float] | np.ndarray, start_s: float, batch: int
+) -> tuple[float, ...]:
+    """Throughput (items/s) of consecutive windows of equal request counts.
+
+    `ends_s` are the completion times of the window's requests in order, `start_s` when the
+    window began. Up to WINDOWS windows of at least MIN_WINDOW_REQUESTS requests each; the
+    last few requests that do not fill a window are left out. Empty when too few requests."""
+    ends = np.asarray(ends_s, dtype=np.float64)
+    count = min(WINDOWS, ends.size // MIN_WINDOW_REQUESTS)
+    if count < 1:
+        return ()
+    size = ends.size // count
+    bounds = np.concatenate(([start_s], ends[size - 1 :: size][:count]))
+    spans = np.diff(bounds)
+    if np.any(spans <= 0):
+        return ()
+    return tuple(float(x) for x in size * batch / spans)
+
+
+def throughput_interval(value: float, window_fps: Sequence[float]) -> Interval | None:
+    """Batch means: the interval of a run's throughput from its windows' rates, centred on
+    the run's own figure; None with fewer than MIN_WINDOWS windows."""
+    if len(window_fps) < MIN_WINDOWS or value <= 0 or min(window_fps) <= 0:
+        return None
+    per_item = mean_interval(1.0 / np.asarray(window_fps, dtype=np.float64))
+    if per_item is None:
+        return None
+    lo_time = max(per_item.lo, per_item.value * 1e-6)  # a huge spread: keep the ends finite
+    return Interval(
+        value,
+        value * per_item.value / per_item.hi,
+        value * per_item.value / lo_time,
+        len(window_fps),
+    )
+
+
+def _binomial_cdf(n: int, p: float) -> np.ndarray:
+    """P(B <= k) for k = 0..n, B ~ Binomial(n, p), computed in log space (no underflow)."""
+    k = np.arange(n, dtype=np.float64)
+    steps = np.log((n - k) / (k + 1)) + math.log(p) - math.log1p(-p)
+    log_pmf = np.concatenate(([n * math.log1p(-p)], n * math.log1p(-p) + np.cumsum(steps)))
+    pmf = np.exp(log_pmf - log_pmf.max())
+    cdf = np.cumsum(pmf)
+    return cdf / cdf[-1]
+
+
+def quantile_interval(
+    samples: Sequence[float] | np.ndarray, percentile: float, *, presorted: bool = False
+) -> Interval | None:
+    """The nearest-rank percentile of `samples` with its order-statistic 95 % interval.
+
+    Ranks are l = the largest with P(B <= l-1) <= 2.5 % and u = the smallest with
+    P(B <= u-1) >= 97.5 %; the interval [x(l), x(u)] then covers the true quantile with
+    probability >= 95 %. Where l < 1 or u > n the samples cannot bound that end and the
+    extreme sample stands in (`bounded` False)."""
+    data = np.asarray(samples, dtype=np.float64)
+    if not presorted:
+        data = np.sort(data)
+    n = int(data.size)
+    if n == 0:
+        return None
+    p = percentile / 100.0
+    rank = min(n, max(1, math.ceil(p * n)))
+    if p >= 1.0:
+        return Interval(float(data[-1]), float(data[-1]), float(data[-1]), n, bounded=False)
+    alpha = (1.0 - CONFIDENCE) / 2.0
+    cdf = _binomial_cdf(n, p)
+    # cdf[k] = P(B <= k): l is the number of k with cdf[k] <= alpha
+    lower = int(np.searchsorted(cdf, alpha, side="right"))
+    upper = int(np.searchsorted(cdf, 1.0 - alpha, side="left")) + 1
+    bounded = lower >= 1 and upper <= n
+    lo_rank, hi_rank = max(lower, 1), min(upper, n)
+    return Interval(
+        float(data[rank - 1]), float(data[lo_rank - 1]), float(data[hi_rank - 1]), n, bounded
+    )
+
+
+@dataclass(frozen=True)
+class Ratio:
+    """B/A with its 95 % interval."""
+
+    value: float
+    lo: float
+    hi: float
+
+    @property
+    def significant(self) -> bool:
+        """True when the interval excludes 1 (a difference beyond the noise)."""
+        return self.lo > 1.0 or self.hi < 1.0
+
+
+def ratio_interval(a: Interval, b: Interval) -> Ratio | None:
+    """B/A, its interval from the sides' log half-widths added in quadrature."""
+    if min(a.value, b.value, a.lo, b.lo) <= 0:
+        return None
+
+    def half_log(x: Interval) -> float:
+        return max(math.log(x.hi / x.value), math.log(x.value / x.lo))
+
+    ratio = b.value / a.value
+    half = math.hypot(half_log(a), half_log(b))
+    return Ratio(ratio, ratio * math.exp(-half), ratio * math.exp(half))

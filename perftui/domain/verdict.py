@@ -1,0 +1,144 @@
+"""Each run's verdict, as MLPerf marks a run valid or not: `stable`, `noisy` or `invalid`,
+with the reasons a person can act on.
+
+A run is judged from its record alone (old runs included): the windows' throughputs, the
+machine's load during the timed window, its sample count and its profile.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from perftui.domain.records import RunResult
+from perftui.domain.uncertainty import MIN_WINDOWS, t_critical
+
+STABLE, NOISY, INVALID = "stable", "noisy", "invalid"
+VERDICTS = (STABLE, NOISY, INVALID)
+
+SPREAD_NOISY = 0.10
+"""Coefficient of variation of the windows' throughputs (or of the repetitions') from which
+a run is noisy: its interval is then wide, and a difference under it means nothing."""
+SPREAD_INVALID = 0.30
+"""... and from which it is invalid: the machine, not the model, set the pace."""
+DRIFT_MIN = 0.05
+"""A drift between the first and the last quarter of the windows counts from this share
+when it is also beyond the two quarters' combined noise (a Welch t-test at 95 %)."""
+OTHERS_NOISY = 0.10
+"""Share of all CPU time that other processes used during the timed window: noisy from here,"""
+OTHERS_INVALID = 0.50
+"""... invalid from here (the run competed for the CPUs more than it had them)."""
+STEAL_NOISY = 0.02
+"""Share of CPU time a hypervisor gave to other guests: noisy from here,"""
+STEAL_INVALID = 0.10
+"""... invalid from here."""
+P99_MIN_SAMPLES = 100
+"""A p99 from fewer samples rests on its one or two slowest requests."""
+PROFILE_TOLERANCE = 0.30
+"""How far a sync run's profile layer sum may be from its measured median latency. The
+profile pass runs with the counters on and does not count the engine's own overhead, so
+some distance is normal; beyond this the profile does not describe the measured run."""
+
+
+@dataclass(frozen=True)
+class Verdict:
+    status: str
+    reasons: tuple[str, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"status": self.status, "reasons": list(self.reasons)}
+
+
+def worst(statuses: Sequence[str]) -> str:
+    return max(statuses, key=VERDICTS.index, default=STABLE)
+
+
+def spread(values: Sequence[float]) -> float | None:
+    """Coefficient of variation; None for fewer than two values."""
+    data = np.asarray(values, dtype=np.float64)
+    if data.size < 2 or data.mean() <= 0:
+        return None
+    return float(data.std(ddof=1) / data.mean())
+
+
+def spread_finding(cv: float | None, among: str) -> tuple[str, str] | None:
+    """(status, reason) for a throughput spread `among` windows or repetitions."""
+    if cv is None or cv < SPREAD_NOISY:
+        return None
+    status = INVALID if cv >= SPREAD_INVALID else NOISY
+    return status, f"throughput varies {cv:.0%} between {among}"
+
+
+def drift(windows: Sequence[float]) -> float | None:
+    """The relative change of throughput from the first to the last quarter of the windows
+    when it is beyond their combined noise and at least DRIFT_MIN; else None."""
+    if len(windows) < 2 * MIN_WINDOWS:
+        return None
+    quarter = len(windows) // 4
+    first = np.asarray(windows[:quarter], dtype=np.float64)
+    last = np.asarray(windows[-quarter:], dtype=np.float64)
+    change = float(last.mean() / first.mean() - 1.0)
+    se = math.sqrt(first.var(ddof=1) / first.size + last.var(ddof=1) / last.size)
+    beyond_noise = abs(last.mean() - first.mean()) > t_critical(2 * quarter - 2) * se
+    return change if beyond_noise and abs(change) >= DRIFT_MIN else None
+
+
+def _load_findings(run: RunResult) -> list[tuple[str, str]]:
+    load = run.load
+    if load is None:
+        return []
+    found = []
+    others, steal = load.others_share, load.steal_share
+    if others >= OTHERS_NOISY:
+        status = INVALID if others >= OTHERS_INVALID else NOISY
+        found.append((status, f"other processes used {others:.0%} of the CPUs during the run"))
+    if steal >= STEAL_NOISY:
+        status = INVALID if steal >= STEAL_INVALID else NOISY
+        found.append((status, f"the hypervisor stole {steal:.0%} of the CPU time"))
+    return found
+
+
+def _profile_finding(run: RunResult) -> tuple[str, str] | None:
+    """Only for sync runs: their latency is one request's service time, as a profile's is;
+    an async latency includes the time a request waits in the queue."""
+    if not run.layers or run.latency_ms is None or run.config.api != "sync":
+        return None
+    layer_sum = sum(layer.time_ms for layer in run.layers if layer.status == "executed")
+    measured = run.latency_ms.median
+    if measured <= 0 or layer_sum <= 0:
+        return None
+    gap = layer_sum / measured - 1.0
+    if abs(gap) <= PROFILE_TOLERANCE:
+        return None
+    side = "over" if gap > 0 else "under"
+    return NOISY, (
+        f"the profile's layer sum {layer_sum:.3g} ms is {abs(gap):.0%} {side} the measured "
+        f"median {measured:.3g} ms (tolerance {PROFILE_TOLERANCE:.0%})"
+    )
+
+
+def judge(run: RunResult, windows: Sequence[float]) -> Verdict:
+    """The run's verdict from its record and its windows' throughputs
+    (perftui.domain.figures.run_windows)."""
+    if run.status != "ok" or run.latency_ms is None:
+        return Verdict(INVALID, (run.error or f"the run is {run.status}",))
+    found: list[tuple[str, str]] = []
+    if len(windows) < MIN_WINDOWS:
+        found.append((NOISY, f"too few requests ({run.iterations}) for a throughput interval"))
+    spread_found = spread_finding(spread(windows), "windows of the run")
+    if spread_found:
+        found.append(spread_found)
+    change = drift(windows)
+    if change is not None:
+        found.append((NOISY, f"throughput drifted {change:+.0%} during the run"))
+    found += _load_findings(run)
+    if run.iterations < P99_MIN_SAMPLES:
+        found.append((NOISY, f"p99 from only {run.iterations} samples"))
+    profile = _profile_finding(run)
+    if profile:
+        found.append(profile)
+    return Verdict(worst([s for s, _ in found]), tuple(r for _, r in found))
