@@ -137,7 +137,8 @@ class FollowingScreen(_Screen, Generic[OutcomeT]):
         raise NotImplementedError
 
     def action_cancel(self) -> None:
-        self.stop_child()
+        """Stop the child (the screen's x key): `stop_child`, and say so."""
+        raise NotImplementedError
 
     def action_back(self) -> None:
         if not self.running:
