@@ -74,7 +74,7 @@ def test_build_request_expands_the_matrix():
     request = build_request(PROJECT, values, profile=True)
     assert [(c.batch, c.threads) for c in request.configs] == [(1, 0), (1, 2), (4, 0), (4, 2)]
     assert request.budget == Budget(time_s=0.5, iterations=5, warmup=1, profile_iterations=50)
-    assert request.shapes == {"input_ids": (1, 128)} and request.profile
+    assert request.shapes.inputs == {"input_ids": (1, 128)} and request.profile
     assert all(c.precision == "f32" for c in request.configs)
 
 
@@ -126,8 +126,7 @@ def test_form_round_trips_a_request():
 def test_rerun_request_keeps_the_benchmark_budget():
     original = build_request(PROJECT, {**DEFAULTS, "time": "3", "shapes": "x[1,8]"}, profile=True)
     config = RunConfig(batch=8, threads=2)
-    again = rerun_request({"id": "b", **original.to_dict()}, PROJECT, config)
+    again = rerun_request(original, PROJECT, config)
     assert again.configs == (config,) and again.budget.time_s == 3 and again.profile
-    assert again.shapes == {"x": (1, 8)}
+    assert again.shapes.inputs == {"x": (1, 8)}
     assert rerun_request(None, PROJECT, config).budget == Budget()
-    assert rerun_request({"broken": True}, PROJECT, config).configs == (config,)

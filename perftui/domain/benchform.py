@@ -11,9 +11,10 @@ A time of 0 is allowed: the iterations (always at least 1) are then the whole st
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
+from perftui.domain.errors import InputError
 from perftui.domain.fields import FieldError, Form, seconds, whole_number
 from perftui.domain.options import (
     default_hint,
@@ -60,10 +61,17 @@ FIELDS: tuple[FieldSpec, ...] = (
     FieldSpec("iterations", "Iterations", "100", "minimum requests per run"),
     FieldSpec("warmup", "Warm-up", "10", "requests not counted"),
     FieldSpec("profile_iterations", "Profile iters", "50", "requests in the profile pass"),
-    FieldSpec("shapes", "Shapes", "", "dynamic inputs, e.g. input_ids[1,128]", "none"),
+    FieldSpec("shapes", "Shapes", "", "e.g. seq=128, seq=64,128 or input_ids[1,128]", "none"),
 )
 FIELD_NAMES = tuple(spec.name for spec in FIELDS)
 DEFAULTS: dict[str, str] = {spec.name: spec.default for spec in FIELDS}
+
+REPEAT_DEFAULT = 1
+"""Measurements of each configuration when nobody says: one, as before repeats existed, and
+the cheapest. Its throughput interval then covers the noise within the run only."""
+REPEAT_SUGGESTED = 3
+"""For a comparison: three fresh workers per configuration give an interval that holds the
+noise between processes too (a t-interval over two would be 4.5 times as wide as over three)."""
 
 PRESETS: dict[str, dict[str, str]] = {
     # OpenVINO latency tricks: one request at a time, batch 1, the LATENCY hint.
@@ -105,7 +113,7 @@ FORM = Form(
         "iterations": lambda t: whole_number(t, "iterations"),
         "warmup": lambda t: whole_number(t, "warm-up requests", least=0),
         "profile_iterations": lambda t: whole_number(t, "profile iterations"),
-        "shapes": lambda t: parse_shapes([t]) if t.strip() else {},
+        "shapes": lambda t: parse_shapes([t]),
     },
     DEFAULTS,
 )
@@ -116,13 +124,20 @@ form_errors = FORM.errors
 
 def _configs(v: Mapping[str, Any]) -> tuple[RunConfig, ...]:
     return expand_matrix(
-        v["batch"], v["threads"], v["streams"], v["requests"], v["hint"], v["api"], v["precision"]
+        v["batch"],
+        v["threads"],
+        v["streams"],
+        v["requests"],
+        v["hint"],
+        v["api"],
+        v["precision"],
+        v["shapes"].points(),
     )
 
 
 def matrix_size(values: Mapping[str, str]) -> int | None:
     """How many runs the settings expand into, or None while a matrix field is invalid."""
-    names = ("batch", "threads", "streams", "requests", "hint", "api", "precision")
+    names = ("batch", "threads", "streams", "requests", "hint", "api", "precision", "shapes")
     try:
         return len(_configs(FORM.parse_all(values, names)))
     except FieldError:
@@ -130,11 +145,21 @@ def matrix_size(values: Mapping[str, str]) -> int | None:
 
 
 def build_request(
-    project: Project, values: Mapping[str, str], *, profile: bool = False, seed: int = 0
+    project: Project,
+    values: Mapping[str, str],
+    *,
+    profile: bool = False,
+    seed: int = 0,
+    data: str | None = None,
+    repeat: str = str(REPEAT_DEFAULT),
 ) -> BenchmarkRequest:
     """The request the settings describe (the CLI's and the dashboard's one builder);
-    FieldError naming the first invalid field."""
+    FieldError naming the first invalid field. `repeat` is text as typed (REPEAT_DEFAULT)."""
     v = FORM.parse_all(values)
+    try:
+        repeats = whole_number(repeat, "measurements of each configuration")
+    except InputError as error:
+        raise FieldError("repeat", str(error)) from None
     budget = Budget(
         time_s=v["time"],
         iterations=v["iterations"],
@@ -148,6 +173,8 @@ def build_request(
         shapes=v["shapes"],
         profile=profile,
         seed=seed,
+        data=data,
+        repeat=repeats or REPEAT_DEFAULT,
     )
 
 
@@ -168,9 +195,6 @@ def form_from_request(request: BenchmarkRequest) -> dict[str, str]:
         hints = ["auto"]  # each api its own default, as typed
     # sync runs once whatever the request counts: they are the async runs'
     requests = distinct("requests", [c for c in configs if c.api == "async"] or configs)
-    shapes = ",".join(
-        f"{name}[{','.join(str(d) for d in dims)}]" for name, dims in request.shapes.items()
-    )
     precision = next((c.precision for c in configs if c.precision), "") or ""
     budget = request.budget
     return {
@@ -185,27 +209,15 @@ def form_from_request(request: BenchmarkRequest) -> dict[str, str]:
         "iterations": str(budget.iterations),
         "warmup": str(budget.warmup),
         "profile_iterations": str(budget.profile_iterations),
-        "shapes": shapes,
+        "shapes": request.shapes.text(),
     }
 
 
 def rerun_request(
-    stored: Mapping[str, Any] | None, project: Project, config: RunConfig
+    original: BenchmarkRequest | None, project: Project, config: RunConfig
 ) -> BenchmarkRequest:
     """A request that measures one run's config again, with its benchmark's budget, shapes and
     profiling when the benchmark is known (else the defaults)."""
-    if stored:
-        try:
-            original = BenchmarkRequest.from_dict(dict(stored))
-        except (KeyError, TypeError, ValueError):
-            original = None
-        if original is not None:
-            return BenchmarkRequest(
-                project=project,
-                configs=(config,),
-                budget=original.budget,
-                shapes=original.shapes,
-                profile=original.profile,
-                seed=original.seed,
-            )
-    return BenchmarkRequest(project=project, configs=(config,))
+    if original is None:
+        return BenchmarkRequest(project=project, configs=(config,))
+    return replace(original, project=project, configs=(config,))

@@ -9,7 +9,6 @@ lock (the file is always whole) and come from a cached parsed snapshot
 from __future__ import annotations
 
 import contextlib
-import copy
 import os
 import threading
 import uuid
@@ -254,20 +253,6 @@ class Store:
         snap = self._read()
         ids = snap.benchmark_ids_by_project.get(project)
         return snap.benchmark(ids[-1]) if ids else None
-
-    def benchmark(self, benchmark_id: str) -> dict[str, Any] | None:
-        """The stored document of a request, or None. Superseded by `get_benchmark`; kept
-        until the CLI and the dashboard read typed records."""
-        doc = self._read().benchmark_docs.get(benchmark_id)
-        return copy.deepcopy(dict(doc)) if doc is not None else None
-
-    def benchmarks(self, project: str) -> list[dict[str, Any]]:
-        """The stored documents of a project's requests, oldest first. Superseded by
-        `project_benchmarks` / `last_benchmark`; kept until the CLI and the dashboard read
-        typed records."""
-        snap = self._read()
-        ids = snap.benchmark_ids_by_project.get(project, [])
-        return [copy.deepcopy(dict(snap.benchmark_docs[i])) for i in ids]
 
     # ------------------------------------------------------------------ runs
 

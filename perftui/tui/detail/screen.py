@@ -14,7 +14,7 @@ from textual.widgets import DataTable, Footer, Header, Static, TabPane
 
 from perftui.domain.benchform import rerun_request
 from perftui.domain.errors import InputError, StoreError
-from perftui.domain.records import BenchmarkRequest, Project, RunResult
+from perftui.domain.records import Project, RunResult
 from perftui.domain.series import ok_runs, short_label
 from perftui.optimize.notes import derived_projects, optimization_of
 from perftui.tui.detail.layers import FlopsPane, LayersPane, TypesPane
@@ -228,11 +228,11 @@ class ProjectDetailScreen(TabbedScreen, InspectingScreen):
         if (run := self._need_run()) is None:
             return
         try:
-            stored = self.store.benchmark(run.benchmark_id) if run.benchmark_id else None
+            stored = self.store.get_benchmark(run.benchmark_id) if run.benchmark_id else None
         except StoreError as error:
             self.report(error, "Database")
             return
-        request = rerun_request(stored, self.state.project, run.config)
+        request = rerun_request(stored.request if stored else None, self.state.project, run.config)
         self.app.notify(f"Re-running {short_label(run.config)}")
         self.perftui.run_benchmarks([request], validated=False)
 
@@ -240,16 +240,15 @@ class ProjectDetailScreen(TabbedScreen, InspectingScreen):
         if (run := self._need_run()) is None:
             return
         try:
-            stored = self.store.benchmark(run.benchmark_id) if run.benchmark_id else None
-            request = BenchmarkRequest.from_dict(stored) if stored else None
-        except (StoreError, KeyError, TypeError, ValueError) as error:
+            stored = self.store.get_benchmark(run.benchmark_id) if run.benchmark_id else None
+        except StoreError as error:
             self.report(error, "Re-run")
             return
-        if request is None:
+        if stored is None:
             self.action_rerun()
             return
         project = self.state.project
-        self.perftui.run_benchmarks([replace(request, project=project)], validated=False)
+        self.perftui.run_benchmarks([replace(stored.request, project=project)], validated=False)
 
     def action_remove(self) -> None:
         if (run := self._need_run()) is None:

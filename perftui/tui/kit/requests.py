@@ -15,7 +15,7 @@ if TYPE_CHECKING:
 def last_request(store: Store | None, project: str) -> BenchmarkRequest | None:
     """The project's last benchmark request; None when it has none or it cannot be read."""
     try:
-        stored = store.benchmarks(project) if store else []
-        return BenchmarkRequest.from_dict(stored[-1]) if stored else None
-    except (StoreError, KeyError, TypeError, ValueError):
+        stored = store.last_benchmark(project) if store else None
+    except StoreError:
         return None
+    return stored.request if stored else None
