@@ -153,15 +153,21 @@ def test_to_dict_is_json(fp32: ModelInfo) -> None:
     }
     assert data["flops"] == fp32.flops
     assert data["flops_shapes"] == {"input": [1, 3, 224, 224]}
-    assert data["node_flops"][0] == {"name": "conv1/Conv", "op_type": "Conv", "flops": 5419008}
+    assert data["node_flops"][0] == {
+        "name": "conv1/Conv",
+        "op_type": "Conv",
+        "flops": 5419008,
+        "known": True,
+        "cheap": False,
+    }
     assert data["op_counts"]["Conv"] == 27
 
 
 @pytest.mark.parametrize(
     ("shapes", "message"),
     [
-        ({"pixels": (1, 3, 224, 224)}, "unknown input 'pixels'.*inputs are: input"),
-        ({"input": (1, 3, 224)}, "has 3 dims, the model expects 4"),
+        ({"pixels": (1, 3, 224, 224)}, "names input 'pixels'.*inputs are: input"),
+        ({"input": (1, 3, 224)}, "3 dimensions, but the model declares 4"),
         ({"input": (1, 3, 100, 224)}, "does not fit input 'input'"),
     ],
 )

@@ -50,9 +50,9 @@ def test_choices_and_precision():
 
 
 def test_shapes():
-    assert parse_shapes(["input_ids[1,128]"]) == {"input_ids": (1, 128)}
-    assert parse_shapes(["a[1,3],b[2]", "c [4]"]) == {"a": (1, 3), "b": (2,), "c": (4,)}
-    assert parse_shapes(["/x/input:0[1,2]"]) == {"/x/input:0": (1, 2)}
+    assert parse_shapes(["input_ids[1,128]"]).inputs == {"input_ids": (1, 128)}
+    assert parse_shapes(["a[1,3],b[2]", "c [4]"]).inputs == {"a": (1, 3), "b": (2,), "c": (4,)}
+    assert parse_shapes(["/x/input:0[1,2]"]).inputs == {"/x/input:0": (1, 2)}
     for bad in ("input_ids", "x[1,a]", "x[0]", "x[1,2"):
         with pytest.raises(InputError):
             parse_shapes([bad])
@@ -78,6 +78,6 @@ def test_matrix_expansion_order_and_size():
 
 def test_shape_dimensions_may_repeat():
     # a square image: 224 twice; a shape is not a list of settings, nothing is deduplicated
-    assert parse_shapes(["input[1,3,224,224]"]) == {"input": (1, 3, 224, 224)}
-    assert parse_shapes(["a[2,2],b[1,1,1]"]) == {"a": (2, 2), "b": (1, 1, 1)}
+    assert parse_shapes(["input[1,3,224,224]"]).inputs == {"input": (1, 3, 224, 224)}
+    assert parse_shapes(["a[2,2],b[1,1,1]"]).inputs == {"a": (2, 2), "b": (1, 1, 1)}
     assert parse_positive_ints("4,4,1", "batch") == [4, 1]  # settings still are

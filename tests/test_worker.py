@@ -27,7 +27,7 @@ class FakePrepared(Prepared):
         self._cancel = cancel
         self._cancel_in_profile = cancel_in_profile
 
-    def bind(self, feeds: Mapping[str, np.ndarray]) -> None:
+    def bind(self, feeds: Mapping[str, np.ndarray], others: object = ()) -> None:
         pass
 
     def infer_once(self) -> float:

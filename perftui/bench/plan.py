@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from perftui.bench.inputs import resolve_shapes
+from perftui.bench.data import check_shapes, load_data
+from perftui.bench.inputs import resolve_shapes, run_point
 from perftui.domain.errors import InputError
 from perftui.domain.records import BenchmarkRequest
 from perftui.engines import get_engine
@@ -14,7 +15,7 @@ from perftui.inspection.validate import validate_model_file
 
 def validate_request(request: BenchmarkRequest) -> None:
     """Model file readable, engine known, device available, every setting one the engine
-    can honour, every input shape resolvable."""
+    can honour, every input shape resolvable, the --data arrays fit for every run."""
     project = request.project
     validate_model_file(project.model)
     engine = get_engine(project.engine)
@@ -24,5 +25,8 @@ def validate_request(request: BenchmarkRequest) -> None:
     for config in request.configs:
         engine.check_config(config)
     declared = engine.model_inputs(str(Path(project.model)))
-    for batch in sorted({config.batch for config in request.configs}):
-        resolve_shapes(declared, batch, request.shapes)
+    data = load_data(request.data, declared) if request.data else None
+    for config in request.configs:
+        shapes = resolve_shapes(declared, config.batch, request.shapes, run_point(config))
+        if data is not None:
+            check_shapes(data, shapes, f"run {config.label()}")

@@ -9,6 +9,7 @@ measured so far, and no further run starts.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import signal
@@ -18,7 +19,7 @@ from datetime import datetime, timezone
 from typing import TextIO
 
 from perftui.bench import protocol
-from perftui.bench.inputs import make_feeds, resolve_shapes
+from perftui.bench.inputs import InputSource, resolve_shapes, run_point
 from perftui.bench.recorder import Tick, WindowRecorder
 from perftui.domain.errors import InputError
 from perftui.domain.records import BenchmarkRequest, Budget, RunConfig, RunResult
@@ -68,8 +69,10 @@ def measure_run(
     config: RunConfig,
     emit: Callable[[protocol.Event], None],
     cancel: Cancellation,
+    source: Callable[[], InputSource] = lambda: InputSource({}),
 ) -> protocol.RunFinished:
-    """Measure one point of the matrix; failures become a failed RunResult, never an exception."""
+    """Measure one point of the matrix on the inputs `source()` gives (default: synthetic data
+    by the default rule); failures become a failed RunResult, never an exception."""
     project = request.project
     started_at = datetime.now(timezone.utc).isoformat(timespec="seconds")
     if cancel.requested:  # cancelled before it began: no compile for a run nobody waits for
@@ -85,9 +88,11 @@ def measure_run(
     try:
         emit(protocol.PhaseChanged(index, phase))
         declared = engine.model_inputs(project.model)
-        shapes = resolve_shapes(declared, config.batch, request.shapes)
+        shapes = resolve_shapes(declared, config.batch, request.shapes, run_point(config))
         prepared = engine.prepare(project.model, project.device, config, shapes)
-        prepared.bind(make_feeds(prepared.inputs, shapes, request.seed))
+        inputs = source()
+        samples = inputs.samples(prepared.inputs, shapes, request.seed)
+        prepared.bind(samples[0], samples[1:])
 
         phase = "first_inference"
         emit(protocol.PhaseChanged(index, phase))
@@ -116,6 +121,9 @@ def measure_run(
         # runs to its end) leaves a complete measurement, not a cancelled one
         cancelled = cancel.requested or recorder.was_cancelled
         resolved = dict(prepared.resolved)
+        resolved["inputs"] = inputs.record(prepared.inputs, shapes)
+        if inputs.data is not None:
+            resolved["data"] = inputs.data.record()
         read_ms, compile_ms = prepared.read_ms, prepared.compile_ms
         del prepared  # release the compiled model before a profiling compile
 
@@ -127,7 +135,7 @@ def measure_run(
                 profiled = engine.prepare(
                     project.model, project.device, config, shapes, profile=True
                 )
-                profiled.bind(make_feeds(profiled.inputs, shapes, request.seed))
+                profiled.bind(samples[0])
                 layers = tuple(profiled.layer_profile(request.budget.profile_iterations))
             except Exception as error:  # the measurement stands; say why there is no profile
                 resolved["profile_error"] = one_line(error)
@@ -172,12 +180,19 @@ def run_request(
     except Exception as error:
         emit(protocol.Fatal(one_line(error)))
         return
+
+    @functools.cache
+    def source() -> InputSource:
+        """Read once, by the first run that starts (a cancelled one reads nothing)."""
+        model = request.project.model
+        return InputSource.for_request(model, request.data, engine.model_inputs(model))
+
     total = len(request.configs)
     for index in range(start, total):
         config = request.configs[index]
         emit(protocol.RunStarted(index, total, config))
         # a cancel before the first run still records that run, as cancelled
-        emit(measure_run(engine, request, index, config, emit, cancel))
+        emit(measure_run(engine, request, index, config, emit, cancel, source))
         if cancel.requested:
             break
     emit(protocol.BenchmarkDone(cancel.requested))

@@ -58,7 +58,13 @@ def add_parsers(command: CommandFactory) -> None:
         "--shape",
         action="append",
         default=[],
-        help="static shape for a dynamic input, e.g. input_ids[1,128]",
+        help="bind dynamic dimensions: seq=128 (every input that has 'seq'; seq=64,128 is a "
+        "matrix axis), input_ids[1,128] (one input), or [1,128] (every input)",
+    )
+    bench.add_argument(
+        "--data",
+        help="your own input data: a .npz with one array per input, or a folder of .npz "
+        "samples or INPUT.npy files (cycled over the requests in flight)",
     )
     setting("precision", "f32 | bf16 | f16 (OpenVINO inference precision)")
     bench.add_argument("--profile", action="store_true", help="add a per-layer profile pass")
@@ -90,7 +96,8 @@ def request_from_args(args: argparse.Namespace) -> BenchmarkRequest:
     settings = {name: getattr(args, name) for name in FIELD_NAMES if name != "shapes"}
     settings["shapes"] = ",".join(args.shape)
     try:
-        return build_request(project, settings, profile=args.profile, seed=args.seed)
+        data = str(Path(args.data).expanduser().absolute()) if args.data else None
+        return build_request(project, settings, profile=args.profile, seed=args.seed, data=data)
     except FieldError as error:
         raise CliError(f"{FLAGS[error.field]}: {error}") from None
 

@@ -67,6 +67,23 @@ def runs_table(runs: Sequence[RunResult]) -> str:
     return text + ("\n" + "\n".join(errors) if errors else "")
 
 
+def flops_line(info: ModelInfo) -> str:
+    """'FLOPs at input_ids[1,128]: 22.347 G (+ 0.2 G cheap ops)', or what is unknown and why."""
+    shapes = ", ".join(f"{k}[{','.join(map(str, v))}]" for k, v in info.flops_shapes.items())
+    unknown = [n for n in info.unknown_flops if not n.cheap]
+    text = (
+        f"FLOPs at {shapes}: {info.flops / 1e9:.3f} G (+ {info.cheap_flops / 1e9:.3f} G cheap ops)"
+    )
+    if unknown and not info.flops:
+        text = f"FLOPs at {shapes}: unknown"
+    if unknown:
+        text += (
+            f"; {len(unknown)} {unknown[0].op_type}-like nodes have shapes that could not be"
+            " inferred: bind the dynamic dimensions with --shape (e.g. seq=128)"
+        )
+    return text
+
+
 def model_info_text(info: ModelInfo) -> str:
     """`perftui inspect` for a person: tensors, operators, size and the heaviest nodes."""
 
@@ -80,7 +97,7 @@ def model_info_text(info: ModelInfo) -> str:
     lines += [
         "",
         f"parameters: {info.parameters:,} ({info.parameter_bytes / 1e6:.2f} MB)",
-        f"FLOPs (batch 1): {info.flops / 1e9:.3f} G",
+        flops_line(info),
         "",
         "operators:",
     ]

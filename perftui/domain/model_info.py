@@ -12,14 +12,25 @@ __all__ = ["ModelInfo", "NodeFlops"]
 
 @dataclass(frozen=True)
 class NodeFlops:
-    """Theoretical FLOPs of one node: 2 x multiply-accumulates, at batch 1."""
+    """Theoretical FLOPs of one node at batch 1: 2 x multiply-accumulates, or per element."""
 
     name: str
     op_type: str
     flops: int
+    known: bool = True
+    """False where the node's shapes could not be inferred (its `flops` are then 0)."""
+    cheap: bool = False
+    """A cheap op (elementwise, normalisation, softmax), counted per element, not in
+    `ModelInfo.flops`."""
 
     def to_dict(self) -> dict[str, Any]:
-        return {"name": self.name, "op_type": self.op_type, "flops": self.flops}
+        return {
+            "name": self.name,
+            "op_type": self.op_type,
+            "flops": self.flops,
+            "known": self.known,
+            "cheap": self.cheap,
+        }
 
 
 @dataclass(frozen=True)
@@ -34,9 +45,20 @@ class ModelInfo:
     parameters: int
     parameter_bytes: int
     flops: int
+    """Of the Conv / MatMul-like nodes (2 x multiply-accumulates)."""
     node_flops: tuple[NodeFlops, ...]
     flops_shapes: dict[str, tuple[int, ...]] = field(default_factory=dict)
     """Static input shapes the FLOPs were computed for."""
+
+    @property
+    def cheap_flops(self) -> int:
+        """Of the cheap ops (elementwise, normalisation, softmax), not in `flops`."""
+        return sum(node.flops for node in self.node_flops if node.cheap)
+
+    @property
+    def unknown_flops(self) -> tuple[NodeFlops, ...]:
+        """Counted nodes whose FLOPs are unknown (their shapes could not be inferred)."""
+        return tuple(node for node in self.node_flops if not node.known)
 
     @property
     def dynamic(self) -> bool:
@@ -56,4 +78,6 @@ class ModelInfo:
             "flops": self.flops,
             "flops_shapes": {k: list(v) for k, v in self.flops_shapes.items()},
             "node_flops": [n.to_dict() for n in self.node_flops],
+            "flops_cheap": self.cheap_flops,
+            "flops_unknown": [n.name for n in self.unknown_flops],
         }

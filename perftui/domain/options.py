@@ -7,13 +7,12 @@ the CLI and the dashboard can show the same message.
 from __future__ import annotations
 
 import itertools
-import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 
 from perftui.domain.errors import InputError
 from perftui.domain.records import APIS, AUTO, HINTS, PRECISIONS, Auto, RunConfig
-
-_SHAPE = re.compile(r"\s*([^\[\],]+?)\s*\[([^\]]*)\]\s*")
+from perftui.domain.shapes import DimPoint
+from perftui.domain.shapes import parse_shapes as parse_shapes  # the shape flags' parser
 
 
 def _items(text: str) -> list[str]:
@@ -89,27 +88,6 @@ def parse_threshold(text: str) -> float:
     return value
 
 
-def parse_shapes(specs: Iterable[str]) -> dict[str, tuple[int, ...]]:
-    """['input_ids[1,128]', 'a[1,3],b[2]'] -> {'input_ids': (1, 128), 'a': (1, 3), 'b': (2,)}."""
-    shapes: dict[str, tuple[int, ...]] = {}
-    for spec in specs:
-        text = spec.strip()
-        pos = 0
-        while pos < len(text):
-            match = _SHAPE.match(text, pos)
-            if match is None:
-                raise InputError(
-                    f"cannot read shape {spec!r}; write NAME[d1,d2,...], e.g. input_ids[1,128]"
-                )
-            name, dims = match.group(1), match.group(2)
-            # dimensions repeat (224x224): never deduplicate them like a list of settings
-            shapes[name] = tuple(_whole_numbers(dims, f"shape of {name!r}", 1))
-            pos = match.end()
-            if pos < len(text) and text[pos] == ",":
-                pos += 1
-    return shapes
-
-
 def default_hint(api: str) -> str:
     """The hint a run gets when none is asked for: latency for sync, throughput for async."""
     return "throughput" if api == "async" else "latency"
@@ -130,8 +108,10 @@ def expand_matrix(
     hints: Sequence[str] | None = None,
     apis: Sequence[str] = ("sync",),
     precision: str | None = None,
+    dims: Sequence[DimPoint] = ((),),
 ) -> tuple[RunConfig, ...]:
-    """Every combination, batch outermost, as Sparsify's "enable multiple" matrices.
+    """Every combination, batch outermost, then the named-dimension points (`--shape seq=64,128`),
+    as Sparsify's "enable multiple" matrices.
 
     Sync has one request in flight whatever `requests` says, so it runs once (requests
     "auto"), never once per request count; `hints` None gives each api its `default_hint`.
@@ -143,8 +123,10 @@ def expand_matrix(
         if api not in APIS:
             raise InputError(f"unknown api {api!r}; choose from: {', '.join(APIS)}")
     return tuple(
-        RunConfig(batch=b, threads=t, streams=s, requests=r, hint=h, api=a, precision=precision)
-        for b, t, s in itertools.product(batches, threads, streams)
+        RunConfig(
+            batch=b, threads=t, streams=s, requests=r, hint=h, api=a, precision=precision, dims=d
+        )
+        for b, d, t, s in itertools.product(batches, dims, threads, streams)
         for a in apis
         for r in (requests if a == "async" else (AUTO,))
         for h in (hints or (default_hint(a),))

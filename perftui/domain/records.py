@@ -11,6 +11,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
 from perftui.domain.load import MachineLoad
+from perftui.domain.shapes import DimPoint, ShapeBindings, as_bindings
 
 ENGINES = ("openvino", "onnxruntime")
 HINTS = ("latency", "throughput", "cumulative_throughput", "none")
@@ -60,19 +61,24 @@ class RunConfig:
     hint: str = "latency"
     api: str = "sync"
     precision: str | None = None
+    dims: DimPoint = ()
+    """Named dimensions bound for this run (perftui.domain.shapes), e.g. (("seq", 128),)."""
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        return {**asdict(self), "dims": dict(self.dims)}
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> RunConfig:
-        return cls(**{k: data[k] for k in cls.__dataclass_fields__ if k in data})
+        fields = {k: data[k] for k in cls.__dataclass_fields__ if k in data}
+        fields["dims"] = tuple((str(k), int(v)) for k, v in dict(fields.get("dims") or {}).items())
+        return cls(**fields)
 
     def label(self) -> str:
-        """Short human label, e.g. 'b4 t:2 s:auto r:auto latency sync'."""
+        """Short human label, e.g. 'b4 t:2 s:auto r:auto latency sync' (then 'seq=128')."""
         threads = "auto" if self.threads == 0 else str(self.threads)
         streams, requests = self.streams, self.requests
-        return f"b{self.batch} t:{threads} s:{streams} r:{requests} {self.hint} {self.api}"
+        dims = "".join(f" {name}={value}" for name, value in self.dims)
+        return f"b{self.batch} t:{threads} s:{streams} r:{requests} {self.hint} {self.api}{dims}"
 
 
 @dataclass(frozen=True)
@@ -243,9 +249,16 @@ class BenchmarkRequest:
     project: Project
     configs: tuple[RunConfig, ...]
     budget: Budget = Budget()
-    shapes: dict[str, tuple[int, ...]] = field(default_factory=dict)
+    shapes: ShapeBindings = field(default_factory=ShapeBindings)
     profile: bool = False
     seed: int = 0
+    data: str | None = None
+    """--data: a file or folder of the person's own input arrays (perftui.bench.data)."""
+
+    def __post_init__(self) -> None:
+        # a mapping of input name to whole shape is still accepted, as before named dimensions
+        object.__setattr__(self, "shapes", as_bindings(self.shapes))
+
     repeat: int = 1
     """How many times each configuration is measured (perftui.domain.benchform.REPEAT_DEFAULT)."""
 
@@ -269,9 +282,10 @@ class BenchmarkRequest:
             "project": self.project.to_dict(),
             "configs": [c.to_dict() for c in self.configs],
             "budget": asdict(self.budget),
-            "shapes": {k: list(v) for k, v in self.shapes.items()},
+            "shapes": self.shapes.to_dict(),
             "profile": self.profile,
             "seed": self.seed,
+            "data": self.data,
             "repeat": self.repeat,
         }
 
@@ -281,9 +295,10 @@ class BenchmarkRequest:
             project=Project.from_dict(data["project"]),
             configs=tuple(RunConfig.from_dict(c) for c in data["configs"]),
             budget=Budget(**data.get("budget", {})),
-            shapes={k: tuple(v) for k, v in (data.get("shapes") or {}).items()},
+            shapes=ShapeBindings.from_dict(data.get("shapes")),
             profile=bool(data.get("profile", False)),
             seed=int(data.get("seed", 0)),
+            data=data.get("data"),
             repeat=int(data.get("repeat", 1)),
         )
 

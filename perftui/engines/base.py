@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
@@ -44,8 +44,12 @@ class Prepared(ABC):
     resolved: dict[str, Any] = field(default_factory=dict)
 
     @abstractmethod
-    def bind(self, feeds: Mapping[str, np.ndarray]) -> None:
-        """Bind the input data used by every later request (outside any timed loop)."""
+    def bind(
+        self, feeds: Mapping[str, np.ndarray], others: Sequence[Mapping[str, np.ndarray]] = ()
+    ) -> None:
+        """Bind the input data used by every later request (outside any timed loop). With
+        `others`, the samples [feeds, *others] are cycled over the requests in flight: request
+        i of an async run uses sample i mod n; sync requests and profiles use `feeds`."""
 
     def check_feeds(self, feeds: Mapping[str, np.ndarray]) -> None:
         """InputError naming the inputs that `feeds` has no data for."""

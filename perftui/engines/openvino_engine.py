@@ -8,7 +8,7 @@ the latency; it is counted in throughput, which the recorder measures in wall ti
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -75,15 +75,19 @@ class OpenVinoPrepared(Prepared):
         self._queue: ov.AsyncInferQueue | None = None
         self._used = False
 
-    def bind(self, feeds: Mapping[str, np.ndarray]) -> None:
-        self.check_feeds(feeds)
+    def bind(
+        self, feeds: Mapping[str, np.ndarray], others: Sequence[Mapping[str, np.ndarray]] = ()
+    ) -> None:
+        samples = [feeds, *others]
+        for sample in samples:
+            self.check_feeds(sample)
         self._feeds = {spec.name: np.asarray(feeds[spec.name]) for spec in self.inputs}
         self._request = self._compiled.create_infer_request()
         _fill(self._request, self._compiled, self._feeds)
         if self._api == "async":
             self._queue = ov.AsyncInferQueue(self._compiled, int(self.resolved["requests"]))
-            for request in self._queue:
-                _fill(request, self._compiled, self._feeds)
+            for i, request in enumerate(self._queue):
+                _fill(request, self._compiled, samples[i % len(samples)])
 
     def infer_once(self) -> float:
         request = self._bound_request()

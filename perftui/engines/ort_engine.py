@@ -11,7 +11,7 @@ import json
 import tempfile
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from time import perf_counter
 from typing import Any
@@ -71,8 +71,15 @@ class OrtPrepared(Prepared):
         self._providers = providers
         self._profile = profile
         self._feeds: dict[str, np.ndarray] | None = None
+        self._samples: list[dict[str, np.ndarray]] = []
 
-    def bind(self, feeds: Mapping[str, np.ndarray]) -> None:
+    def bind(
+        self, feeds: Mapping[str, np.ndarray], others: Sequence[Mapping[str, np.ndarray]] = ()
+    ) -> None:
+        self._samples = [self._checked(sample) for sample in (feeds, *others)]
+        self._feeds = self._samples[0]
+
+    def _checked(self, feeds: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
         self.check_feeds(feeds)
         bound = {}
         for spec in self.inputs:
@@ -83,7 +90,7 @@ class OrtPrepared(Prepared):
                     f"the session expects {list(spec.shape)}"
                 )
             bound[spec.name] = data
-        self._feeds = bound
+        return bound
 
     def infer_once(self) -> float:
         feeds = self._bound_feeds()
@@ -92,13 +99,14 @@ class OrtPrepared(Prepared):
         return perf_counter() - start
 
     def run_async(self, recorder: Recorder) -> None:
-        feeds = self._bound_feeds()
+        self._bound_feeds()
+        samples = self._samples
         run = self._session.run
         done = recorder.done
         record = recorder.record
         failures: list[BaseException] = []
 
-        def worker() -> None:
+        def worker(feeds: dict[str, np.ndarray]) -> None:
             try:
                 while not failures and not done():
                     start = perf_counter()
@@ -108,7 +116,12 @@ class OrtPrepared(Prepared):
                 failures.append(error)
 
         threads = [
-            threading.Thread(target=worker, name=f"perftui-ort-request-{i}", daemon=True)
+            threading.Thread(
+                target=worker,
+                args=(samples[i % len(samples)],),
+                name=f"perftui-ort-request-{i}",
+                daemon=True,
+            )
             for i in range(int(self.resolved["requests"]))
         ]
         recorder.begin()

@@ -2,12 +2,17 @@
 
 * FLOPs are theoretical: **2 x multiply-accumulates** of Conv (incl. grouped / depthwise),
   ConvTranspose, ConvInteger, QLinearConv, MatMul, MatMulInteger, QLinearMatMul and Gemm
-  (OpenVINO: Convolution, GroupConvolution, ConvolutionBackpropData, MatMul). Bias adds,
-  activations, normalisations and softmax are not counted, nor are nodes inside ONNX
-  control-flow subgraphs (If/Loop/Scan bodies; their operators are counted in `op_counts`).
+  and Einsum (OpenVINO: Convolution, GroupConvolution, ConvolutionBackpropData, MatMul), on
+  shapes inferred with the graph's shape arithmetic folded (perftui.inspection.shape_fold).
+  Cheap ops (elementwise, LayerNorm, Softmax, GELU: `flops.PER_ELEMENT`) are counted per
+  element as `cheap` nodes, apart from `ModelInfo.flops`. A node whose shapes stay unknown is
+  `known=False`, never a silent 0. Nodes inside ONNX control-flow subgraphs (If/Loop/Scan
+  bodies) are not counted (their operators are, in `op_counts`).
 * FLOPs are for **batch 1**: a dynamic first dimension of an input becomes 1, any other dynamic
   dimension becomes `DEFAULT_DYNAMIC_DIM` (128, e.g. a sequence length), unless `shapes`
-  gives the full shape of that input. `ModelInfo.flops_shapes` records the shapes used.
+  binds it (`seq=256`, `input_ids[1,256]`, `[1,256]`: perftui.domain.shapes).
+  `ModelInfo.flops_shapes` records the shapes used, `ModelInfo.defaulted` the dimensions
+  that took the default.
 * Parameters are the elements of all initializers / constants, except small integer tensors
   (int32/int64/uint64 with at most `SMALL_INT_CONSTANT` elements: shapes, axes, indices).
   Quantized weights count at their stored size (an int8 weight is 1 byte).
@@ -24,6 +29,7 @@ from pathlib import Path
 from perftui.domain.errors import InputError
 from perftui.domain.model_info import ModelInfo, NodeFlops
 from perftui.domain.records import TensorSpec
+from perftui.domain.shapes import ShapeBindings, as_bindings, bind_shapes, fmt_shape
 
 __all__ = [
     "DEFAULT_DYNAMIC_DIM",
@@ -40,42 +46,37 @@ SMALL_INT_CONSTANT = 16
 
 
 def resolve_shapes(
-    inputs: Sequence[TensorSpec], shapes: Mapping[str, tuple[int, ...]]
+    inputs: Sequence[TensorSpec], shapes: ShapeBindings | Mapping[str, Sequence[int]]
 ) -> dict[str, tuple[int, ...]]:
-    """Static shape per input: given shapes, else dynamic dim 0 -> 1, others -> default."""
-    names = {spec.name for spec in inputs}
-    unknown = sorted(set(shapes) - names)
-    if unknown:
-        raise InputError(
-            f"unknown input {unknown[0]!r} in shapes; the model's inputs are: "
-            + ", ".join(sorted(names))
-        )
+    """Static shape per input: what `shapes` binds (perftui.domain.shapes), then a dynamic
+    first dimension -> 1 and any other dynamic dimension -> DEFAULT_DYNAMIC_DIM."""
+    bound = bind_shapes(inputs, as_bindings(shapes))
     resolved: dict[str, tuple[int, ...]] = {}
     for spec in inputs:
-        given = shapes.get(spec.name)
-        if given is not None:
-            if len(given) != len(spec.shape):
+        dims = bound[spec.name]
+        for dim, declared in zip(dims, spec.shape, strict=True):
+            if isinstance(declared, int) and declared >= 0 and dim != declared:
                 raise InputError(
-                    f"shape for input {spec.name!r} has {len(given)} dims, the model expects "
-                    f"{len(spec.shape)}: {fmt_shape(spec.shape)}"
+                    f"shape {fmt_shape(dims)} does not fit input {spec.name!r} "
+                    f"{fmt_shape(spec.shape)}"
                 )
-            for dim, want in zip(spec.shape, given, strict=True):
-                if want <= 0 or (isinstance(dim, int) and dim >= 0 and dim != want):
-                    raise InputError(
-                        f"shape {list(given)} does not fit input {spec.name!r} "
-                        f"{fmt_shape(spec.shape)}"
-                    )
-            resolved[spec.name] = given
-            continue
         resolved[spec.name] = tuple(
             d if isinstance(d, int) and d >= 0 else (1 if i == 0 else DEFAULT_DYNAMIC_DIM)
-            for i, d in enumerate(spec.shape)
+            for i, d in enumerate(dims)
         )
     return resolved
 
 
-def fmt_shape(shape: Sequence[int | str]) -> str:
-    return "[" + ",".join(str(d) for d in shape) + "]"
+def defaulted_dims(inputs: Sequence[TensorSpec], shapes: ShapeBindings) -> list[str]:
+    """The dynamic dimensions (by name, else input[i]) that `resolve_shapes` filled with
+    DEFAULT_DYNAMIC_DIM because `shapes` did not bind them."""
+    bound = bind_shapes(inputs, shapes)
+    out: dict[str, None] = {}
+    for spec in inputs:
+        for i, d in enumerate(bound[spec.name]):
+            if i > 0 and not (isinstance(d, int) and d >= 0):
+                out[d if isinstance(d, str) and d != "?" else f"{spec.name}[{i}]"] = None
+    return list(out)
 
 
 def model_info(
@@ -98,7 +99,7 @@ def model_info(
         op_counts=dict(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))),
         parameters=parameters[0],
         parameter_bytes=parameters[1],
-        flops=sum(n.flops for n in node_flops),
+        flops=sum(n.flops for n in node_flops if not n.cheap),
         node_flops=node_flops,
         flops_shapes=static,
     )

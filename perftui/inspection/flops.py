@@ -35,32 +35,69 @@ _ONNX_WEIGHT_INDEX = {"Conv": 1, "ConvInteger": 1, "QLinearConv": 3, "ConvTransp
 _ONNX_MATMUL_A = {"MatMul": 0, "MatMulInteger": 0, "QLinearMatMul": 0, "Gemm": 0}
 
 
+PER_ELEMENT = {
+    **dict.fromkeys(("Add", "Sub", "Mul", "Div", "Pow", "Sqrt", "Erf", "Tanh", "Relu"), 1),
+    **dict.fromkeys(("Sigmoid", "Clip", "Where", "Max", "Min", "Neg", "Exp", "Abs"), 1),
+    **dict.fromkeys(("HardSigmoid", "HardSwish", "LeakyRelu", "PRelu", "Elu"), 1),
+    "Softmax": 3,  # exp, sum, divide
+    "LayerNormalization": 5,  # mean, variance, normalise, scale, shift
+    "Gelu": 8,
+    "BatchNormalization": 2,
+    "GlobalAveragePool": 1,
+    "ReduceMean": 1,
+}
+"""The cheap ops, counted as FLOPs per output element (per input element for reductions)."""
+_REDUCING = {"GlobalAveragePool", "ReduceMean"}
+
+
+def _einsum_macs(node: Any, shapes: Mapping[str, list[int]]) -> int | None:
+    """Product of the sizes of every index of the equation (each output element sums over
+    the contracted ones)."""
+    equation = next((a.s.decode() for a in node.attribute if a.name == "equation"), "")
+    terms = equation.replace(" ", "").split("->")[0].split(",")
+    sizes: dict[str, int] = {}
+    for term, name in zip(terms, node.input, strict=False):
+        shape = shapes.get(name)
+        if shape is None or "." in term or len(term) != len(shape):
+            return None
+        sizes.update(zip(term, shape, strict=True))
+    return math.prod(sizes.values()) if sizes else None
+
+
+def _onnx_macs(node: Any, shapes: Mapping[str, list[int]]) -> int | None:
+    """Multiply-accumulates of a Conv/MatMul-like node; None where its shapes are unknown."""
+    op = node.op_type
+    out = shapes.get(node.output[0]) if node.output else None
+    if op == "Einsum":
+        return _einsum_macs(node, shapes)
+    if op in _ONNX_WEIGHT_INDEX:
+        w_idx = _ONNX_WEIGHT_INDEX[op]
+        weight = shapes.get(node.input[w_idx]) if len(node.input) > w_idx else None
+        base = shapes.get(node.input[0]) if op == "ConvTranspose" else out
+        return _conv_macs(base, weight, 1) if base and weight else None
+    a = shapes.get(node.input[0])
+    trans_a = op == "Gemm" and bool(_onnx_attr(node, "transA", 0))
+    return _matmul_macs(a, out, trans_a) if a and out else None
+
+
 def onnx_node_flops(graph: Any, shapes: Mapping[str, list[int]]) -> list[NodeFlops]:
+    """FLOPs of every counted node; `known` False where its shapes could not be inferred."""
     result = []
     for index, node in enumerate(graph.node):
         op = node.op_type
-        if node.domain not in ("", "ai.onnx") or (
-            op not in _ONNX_WEIGHT_INDEX and op not in _ONNX_MATMUL_A
-        ):
+        if node.domain not in ("", "ai.onnx"):
             continue
-        out = shapes.get(node.output[0]) if node.output else None
-        macs = 0
-        if op in _ONNX_WEIGHT_INDEX:
-            w_idx = _ONNX_WEIGHT_INDEX[op]
-            weight = shapes.get(node.input[w_idx]) if len(node.input) > w_idx else None
-            if op == "ConvTranspose":
-                x = shapes.get(node.input[0])
-                if x and weight:
-                    macs = _conv_macs(x, weight, 1)
-            elif out and weight:
-                macs = _conv_macs(out, weight, 1)
+        if op in _ONNX_WEIGHT_INDEX or op in _ONNX_MATMUL_A or op == "Einsum":
+            macs = _onnx_macs(node, shapes)
+            flops = None if macs is None else 2 * macs
+        elif op in PER_ELEMENT:
+            counted = shapes.get(node.input[0] if op in _REDUCING else node.output[0])
+            flops = None if counted is None else PER_ELEMENT[op] * math.prod(counted)
         else:
-            a = shapes.get(node.input[0])
-            trans_a = op == "Gemm" and bool(_onnx_attr(node, "transA", 0))
-            if a and out:
-                macs = _matmul_macs(a, out, trans_a)
+            continue
         name = node.name or f"{op}_{index}"
-        result.append(NodeFlops(name=name, op_type=op, flops=2 * macs))
+        cheap = op in PER_ELEMENT
+        result.append(NodeFlops(name, op, flops or 0, known=flops is not None, cheap=cheap))
     return result
 
 
@@ -78,23 +115,42 @@ _OV_CONV_SKIP = {
 """Leading weight dims that are output channels (or groups), not per-output MACs."""
 
 
+_OV_PER_ELEMENT = {
+    **dict.fromkeys(("Add", "Subtract", "Multiply", "Divide", "Power", "Sqrt", "Erf"), 1),
+    **dict.fromkeys(("Tanh", "Relu", "Sigmoid", "Clamp", "Select", "Maximum", "Minimum"), 1),
+    **dict.fromkeys(("HSigmoid", "HSwish", "Swish", "PRelu", "Elu", "Exp", "Abs"), 1),
+    "Softmax": 3,
+    "SoftMax": 3,
+    "MVN": 4,  # LayerNorm's mean, variance and normalise; its scale and shift are Multiply, Add
+    "Gelu": 8,
+}
+"""OpenVINO's names of the cheap ops of PER_ELEMENT."""
+
+
 def ir_node_flops(model: Any) -> list[NodeFlops]:
+    """FLOPs of every counted op of an OpenVINO model (static shapes after a reshape)."""
     result = []
     for op in model.get_ordered_ops():
         kind = op.get_type_name()
         skip = _OV_CONV_SKIP.get(kind)
-        if skip is None and kind != "MatMul":
-            continue
-        out = _ov_static(op.output(0))
-        macs = 0
+        out = _ov_static(op.output(0)) if op.get_output_size() else None
+        flops: int | None = None
         if skip is not None:
             weight = _ov_static(op.input(1))
             base = _ov_static(op.input(0)) if "Backprop" in kind else out
             if weight and base:
-                macs = _conv_macs(base, weight, skip)
-        else:
+                flops = 2 * _conv_macs(base, weight, skip)
+        elif kind == "MatMul":
             a = _ov_static(op.input(0))
             if a and out:
-                macs = _matmul_macs(a, out, bool(op.get_attributes().get("transpose_a")))
-        result.append(NodeFlops(name=op.get_friendly_name(), op_type=kind, flops=2 * macs))
+                flops = 2 * _matmul_macs(a, out, bool(op.get_attributes().get("transpose_a")))
+        elif kind in _OV_PER_ELEMENT:
+            if op.input(0).get_source_output().get_node().get_type_name() == "Constant":
+                continue  # constant folding leftovers, not run per request
+            flops = None if out is None else _OV_PER_ELEMENT[kind] * math.prod(out)
+        else:
+            continue
+        name = op.get_friendly_name()
+        cheap = kind in _OV_PER_ELEMENT
+        result.append(NodeFlops(name, kind, flops or 0, known=flops is not None, cheap=cheap))
     return result

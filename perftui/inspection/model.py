@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from perftui.domain.model_info import ModelInfo
+from perftui.domain.shapes import ShapeBindings, as_bindings
 from perftui.inspection.onnx_model import inspect_onnx
 from perftui.inspection.openvino_ir import inspect_ir
 from perftui.inspection.validate import model_format, validate_model_file
@@ -21,15 +22,17 @@ __all__ = ["inspect_model"]
 
 
 def inspect_model(
-    path: str | os.PathLike[str], shapes: Mapping[str, Sequence[int]] | None = None
+    path: str | os.PathLike[str],
+    shapes: ShapeBindings | Mapping[str, Sequence[int]] | None = None,
 ) -> ModelInfo:
-    """Inspect an ONNX or OpenVINO IR model; `shapes` fixes input shapes for the FLOPs.
+    """Inspect an ONNX or OpenVINO IR model; `shapes` binds input shapes for the FLOPs
+    (whole shapes per input, or perftui.domain.shapes bindings).
 
     Raises InputError (one line) for a missing, unsupported or damaged file, or for `shapes`
     that do not fit the model's inputs.
     """
     validate_model_file(path)
-    wanted = {str(k): tuple(int(d) for d in v) for k, v in (shapes or {}).items()}
+    wanted = as_bindings(shapes)
     if model_format(path) == "onnx":
         return inspect_onnx(Path(path), wanted)
     return inspect_ir(Path(path), wanted)

@@ -4,22 +4,23 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from perftui.domain.errors import InputError
 from perftui.domain.model_info import ModelInfo
 from perftui.domain.records import TensorSpec
+from perftui.domain.shapes import ShapeBindings
 from perftui.inspection.conventions import SMALL_INT_CONSTANT, model_info, resolve_shapes
 from perftui.inspection.flops import onnx_node_flops
+from perftui.inspection.shape_fold import static_shapes
 
 __all__ = ["inspect_onnx"]
 
 _INT_DTYPES = {"int32", "int64", "uint64", "uint32"}
 
 
-def inspect_onnx(p: Path, shapes: Mapping[str, tuple[int, ...]]) -> ModelInfo:
+def inspect_onnx(p: Path, shapes: ShapeBindings) -> ModelInfo:
     import onnx
 
     try:
@@ -48,7 +49,7 @@ def inspect_onnx(p: Path, shapes: Mapping[str, tuple[int, ...]]) -> ModelInfo:
             parameters, parameter_bytes = parameters + n, parameter_bytes + b
 
     static = resolve_shapes(inputs, shapes)
-    value_shapes = _onnx_infer_shapes(model, static)
+    value_shapes = static_shapes(model, static)
     node_flops = tuple(onnx_node_flops(graph, value_shapes))
     return model_info(
         p, "onnx", inputs, outputs, counts, (parameters, parameter_bytes), node_flops, static
@@ -112,47 +113,3 @@ def _onnx_spec(value: Any) -> TensorSpec:
             else:
                 dims.append(d.dim_param or "?")
     return TensorSpec(name=value.name, dtype=_onnx_dtype(ttype.elem_type), shape=tuple(dims))
-
-
-def _onnx_infer_shapes(model: Any, static: Mapping[str, tuple[int, ...]]) -> dict[str, list[int]]:
-    """Shapes of every value after fixing the inputs to `static` (unknown dims dropped)."""
-    import onnx
-
-    work = onnx.ModelProto()
-    work.CopyFrom(model)
-    graph = work.graph
-    del graph.value_info[:]
-    for value in graph.input:
-        if value.name in static:
-            shape = value.type.tensor_type.shape
-            del shape.dim[:]
-            for d in static[value.name]:
-                shape.dim.add().dim_value = d
-    # Large initializers become typed graph inputs: shape inference needs their shape, not data.
-    kept = []
-    input_names = {v.name for v in graph.input}
-    for tensor in graph.initializer:
-        if math.prod(tensor.dims) > 64 or tensor.data_location == onnx.TensorProto.EXTERNAL:
-            if tensor.name not in input_names:
-                graph.input.append(
-                    onnx.helper.make_tensor_value_info(tensor.name, tensor.data_type, tensor.dims)
-                )
-        else:
-            kept.append(tensor)
-    del graph.initializer[:]
-    graph.initializer.extend(kept)
-    try:
-        inferred = onnx.shape_inference.infer_shapes(work, data_prop=True)
-    except Exception:  # inference is best effort: FLOPs of unknown shapes are 0
-        inferred = work
-    out: dict[str, list[int]] = {}
-    g = inferred.graph
-    for value in (*g.input, *g.value_info, *g.output):
-        ttype = value.type.tensor_type
-        if ttype.HasField("shape"):
-            dims = [d.dim_value if d.HasField("dim_value") else -1 for d in ttype.shape.dim]
-            if all(d >= 0 for d in dims):
-                out[value.name] = dims
-    for tensor in model.graph.initializer:
-        out[tensor.name] = list(tensor.dims)
-    return out

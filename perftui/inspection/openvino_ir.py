@@ -11,6 +11,7 @@ from typing import Any
 from perftui.domain.errors import InputError
 from perftui.domain.model_info import ModelInfo
 from perftui.domain.records import TensorSpec
+from perftui.domain.shapes import ShapeBindings
 from perftui.inspection.conventions import (
     SMALL_INT_CONSTANT,
     fmt_shape,
@@ -22,7 +23,7 @@ from perftui.inspection.flops import ir_node_flops
 __all__ = ["inspect_ir"]
 
 
-def inspect_ir(p: Path, shapes: Mapping[str, tuple[int, ...]]) -> ModelInfo:
+def inspect_ir(p: Path, shapes: ShapeBindings) -> ModelInfo:
     import openvino as ov
 
     core = ov.Core()
