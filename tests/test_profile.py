@@ -102,3 +102,12 @@ def test_a_layer_that_ran_several_nodes_says_so():
     assert (
         layer_rows(fused, (NodeFlops("a", "Conv", 10), NodeFlops("b", "MatMul", 30)))[0].flops == 40
     )
+
+
+def test_achieved_gflops_of_a_layer():
+    from perftui.domain.profile import achieved_gflops
+
+    fc = LayerProfile("fc", "FullyConnected", "brgemm_avx2", "FP32", "executed", 2.0, ("q/MatMul",))
+    rows = layer_rows([fc], [NodeFlops("q/MatMul", "MatMul", 4_000_000_000)])
+    assert rows[0].flops == 4_000_000_000 and rows[0].gflops_per_s == 2000.0
+    assert achieved_gflops(None, 1.0) is None and achieved_gflops(10, 0.0) is None

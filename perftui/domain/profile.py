@@ -126,6 +126,20 @@ class LayerRow:
     flops: int | None
     """Sum of the theoretical FLOPs of the model nodes this layer ran (None if unknown)."""
 
+    @property
+    def gflops_per_s(self) -> float | None:
+        """Achieved GFLOP/s: the layer's theoretical FLOPs over its measured time (None when
+        either is unknown or zero). FLOPs are at batch 1: a profile at batch N does N times
+        the work, so compare layers of one run, not runs of different batches."""
+        return achieved_gflops(self.flops, self.time_ms)
+
+
+def achieved_gflops(flops: int | None, time_ms: float) -> float | None:
+    """GFLOP/s of `flops` done in `time_ms` milliseconds (None when either is unknown or 0)."""
+    if not flops or time_ms <= 0:
+        return None
+    return flops / (time_ms * 1e-3) / 1e9
+
 
 def layer_rows(
     layers: Sequence[LayerProfile],
