@@ -117,3 +117,29 @@ async def test_a_name_clash_is_shown_next_to_the_form(app, tmp_path: Path):
         await pilot.press("escape")
         await pilot.pause()
         assert app.screen is not screen
+
+
+async def test_a_name_nobody_typed_follows_the_model(app, tmp_path: Path):
+    """Issue 12, 1: the suggested name of a failed pick used to stick to the next model."""
+    folder = models(tmp_path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = await open_screen(app, pilot, folder)
+        path, name = screen.query_one("#path", Input), screen.query_one("#name", Input)
+
+        async def enter(model: Path) -> None:
+            path.value = str(model)
+            path.focus()
+            await pilot.press("enter")
+            await pilot.pause(0.1)
+
+        await enter(folder / "broken.onnx")
+        await wait_for(pilot, lambda: screen.query_one("#info").has_class("error"))
+        await wait_for(pilot, lambda: name.value == "broken-ort")
+        await enter(folder / "net_fp32.onnx")
+        await wait_for(pilot, lambda: screen.info is not None)
+        await wait_for(pilot, lambda: name.value == "net-fp32-ort")
+        name.value = "mine"
+        await pilot.pause()
+        await enter(folder / "net.xml")
+        await wait_for(pilot, lambda: screen.info is not None and screen.info.path.endswith("xml"))
+        assert name.value == "mine"

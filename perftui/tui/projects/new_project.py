@@ -64,9 +64,10 @@ class NewProjectScreen(InspectingScreen):
         self.root = Path(root)
         self.info: ModelInfo | None = None
         self.model_path: str | None = None
-        self.name_edited = False
+        self.suggested_name = ""
+        """The name this screen last put in the Name field: while the field holds it (or
+        nothing), the name follows the model and engine."""
         self.devices: dict[str, list[str] | str] | None = None
-        self._setting_name = False
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -197,6 +198,12 @@ class NewProjectScreen(InspectingScreen):
         if not isinstance(error, InputError):
             self.report(error, "Inspection")
 
+    @property
+    def name_edited(self) -> bool:
+        """Whether the person typed the name (Input.Changed arrives after a programmatic
+        change, so the field's text, not a flag, says who wrote it)."""
+        return self.query_one("#name", Input).value.strip() not in ("", self.suggested_name)
+
     def _suggest_name(self) -> None:
         if self.name_edited or not self.model_path:
             return
@@ -207,14 +214,8 @@ class NewProjectScreen(InspectingScreen):
         candidate, n = name, 2
         while candidate in existing:
             candidate, n = f"{name}-{n}", n + 1
-        self._setting_name = True
+        self.suggested_name = candidate
         self.query_one("#name", Input).value = candidate
-        self._setting_name = False
-
-    @on(Input.Changed, "#name")
-    def _name_changed(self, event: Input.Changed) -> None:
-        if not self._setting_name:
-            self.name_edited = True
 
     @on(Input.Submitted, "#name")
     def _name_submitted(self, event: Input.Submitted) -> None:
