@@ -16,7 +16,7 @@ from onnx import TensorProto, helper, numpy_helper
 from perftui.domain.records import Project
 from perftui.store.database import Store
 from tests.cli_helpers import QUICK, perftui
-from tests.conftest import MOBILENET, MOBILENET_INT8, MOBILENET_IR
+from tests.conftest import ENCODER, MOBILENET, MOBILENET_INT8, MOBILENET_IR
 from tests.process_helpers import read_until
 
 pytestmark = pytest.mark.engine
@@ -63,8 +63,11 @@ def add_project(db: Path, name: str, model: Path, engine: str = "onnxruntime") -
     Store(db).add_project(Project(name=name, model=str(model), engine=engine, device="CPU"))
 
 
-def test_optimize_then_bench_then_compare_shows_int8_layers(isolated_db: Path, scratch: Path):
-    fp32 = perftui("bench", str(MOBILENET), "--project", "fp32", "--profile", *QUICK)
+def test_openvino_ir_then_int8_then_bench_then_compare_shows_int8_layers(
+    isolated_db: Path, scratch: Path
+):
+    """The shipped OpenVINO sample's headline path: FP32 IR -> INT8 (NNCF, IR) -> compare."""
+    fp32 = perftui("bench", str(MOBILENET_IR), "--project", "fp32", "--profile", *QUICK)
     assert fp32.returncode == 0, fp32.stderr
 
     result = perftui("optimize", "fp32", "--samples", "4", "--json")
@@ -78,11 +81,15 @@ def test_optimize_then_bench_then_compare_shows_int8_layers(isolated_db: Path, s
         "calibration",
         "samples",
         "warning",
+        "tool",
+        "changes",
+        "shapes",
         "accuracy",
     }
     assert (doc["project"], doc["source"], doc["method"]) == ("fp32-int8", "fp32", "static")
-    assert (doc["calibration"], doc["samples"]) == ("random", 4)
-    assert doc["model"] == str(isolated_db.parent / "models" / "fp32-int8.onnx")
+    assert (doc["calibration"], doc["samples"], doc["tool"]) == ("random", 4, "nncf")
+    assert doc["model"] == str(isolated_db.parent / "models" / "fp32-int8.xml")
+    assert models(isolated_db) == ["fp32-int8.bin", "fp32-int8.xml"]
     assert "consistency check" in doc["warning"]
     accuracy = doc["accuracy"]
     assert accuracy["inputs"] == "held-out" and accuracy["samples"] == 4
@@ -97,6 +104,7 @@ def test_optimize_then_bench_then_compare_shows_int8_layers(isolated_db: Path, s
         "preparing",
         *[f"calibrating {i}/4" for i in range(1, 5)],
         "quantizing",
+        "checking on openvino",
         *[f"checking accuracy {i}/4" for i in range(1, 5)],
         "saving",
     ]
@@ -132,7 +140,7 @@ def test_calibration_folder_and_text_report(isolated_db: Path, tmp_path: Path):
     assert result.returncode == 0, result.stderr
     assert "warning" not in result.stderr and "calibrating 3/3" in result.stderr
     text = result.stdout
-    assert text.startswith("m8: static INT8 of m on onnxruntime/CPU")
+    assert text.startswith("m8: static INT8 of m by onnxruntime, runs on onnxruntime/CPU")
     assert f"calibration: 3 samples from {folder}" in text
     assert "accuracy on the 3 calibration samples: max |diff|" in text
     assert "perftui compare m m8" in text
@@ -141,11 +149,34 @@ def test_calibration_folder_and_text_report(isolated_db: Path, tmp_path: Path):
     assert notes["accuracy"]["inputs"] == "calibration" and notes["samples"] == 3
 
 
-def test_dynamic_method(isolated_db: Path):
-    add_project(isolated_db, "m", MOBILENET)
+@pytest.mark.parametrize(("engine", "tool"), [("onnxruntime", "onnxruntime"), ("openvino", "nncf")])
+def test_dynamic_method(isolated_db: Path, engine: str, tool: str):
+    add_project(isolated_db, "m", MOBILENET, engine)
     doc = optimize_json("m", "--method", "dynamic", "--samples", "2")
     assert doc["project"] == "m-int8-dynamic" and doc["method"] == "dynamic"
-    assert doc["accuracy"]["samples"] == 2 and doc["warning"]
+    assert doc["accuracy"]["samples"] == 2 and doc["warning"] and doc["tool"] == tool
+
+
+def test_the_shapes_of_the_last_benchmark_are_reused(isolated_db: Path, tmp_path: Path):
+    """The encoder sample on OpenVINO: its INT8 (NNCF) compiles and runs there (the ONNX
+    Runtime INT8 failed every OpenVINO run with "index '0' out of range"), optimize needs no
+    --shape again, and the next command gives the INT8 IR, which keeps no dimension names,
+    the shape the project was benchmarked with."""
+    bench = perftui("bench", str(ENCODER), "--engine", "openvino", "--shape", "seq=16", *QUICK)
+    assert bench.returncode == 0, bench.stderr
+    project = "encoder_fp32-openvino-CPU"
+    result = perftui("optimize", project, "--samples", "2")
+    assert result.returncode == 0, result.stderr
+    assert "checking on openvino" in result.stderr
+    assert f"--shape 'input_ids[1,16]' --profile && perftui compare {project}" in result.stdout
+    int8 = Store(isolated_db).get_project(f"{project}-int8")
+    assert int8 is not None and int8.model.endswith(".xml")
+    assert int8.notes["optimization"]["shapes"] == {"input_ids": [1, 16]}
+    again = perftui(
+        "bench", int8.model, "--project", int8.name, "--shape", "input_ids[1,16]", *QUICK
+    )
+    assert again.returncode == 0, again.stderr
+    assert "failed" not in again.stdout, again.stdout
 
 
 def _custom_op_model(path: Path) -> Path:
@@ -192,7 +223,7 @@ BAD = {  # case: (project, calibration folder kind, other arguments, part of the
     "unknown project": ("nope", None, [], "no project named 'nope'"),
     "existing name": ("m", None, ["--name", "ir"], "project 'ir' already exists"),
     "no samples": ("m", None, ["--samples", "0"], "--samples must be at least 1"),
-    "IR project": ("ir", None, [], "OpenVINO IR model"),
+    "IR on onnxruntime": ("ir", None, [], "cannot read the OpenVINO IR mobilenet_fp32.xml"),
     "already INT8": ("int8", None, [], "already quantized"),
     "fails to quantize": ("custom", None, [], "could not quantize custom.onnx"),
 }
@@ -203,7 +234,7 @@ def test_bad_input_is_one_line_and_leaves_nothing(
     case: str, isolated_db: Path, tmp_path: Path, scratch: Path
 ):
     add_project(isolated_db, "m", MOBILENET)
-    add_project(isolated_db, "ir", MOBILENET_IR, engine="openvino")
+    add_project(isolated_db, "ir", MOBILENET_IR)
     add_project(isolated_db, "int8", MOBILENET_INT8)
     add_project(isolated_db, "custom", _custom_op_model(tmp_path / "custom.onnx"))
     before = Store(isolated_db).projects()

@@ -1,21 +1,25 @@
 """`perftui optimize PROJECT`: the INT8 version of a project, with its accuracy cost.
 
 Progress goes to stderr, one line per step, so a parent process (the dashboard) can follow it:
-``preparing``, ``calibrating I/N`` (static), ``quantizing``, ``checking accuracy I/N``,
+``preparing``, ``calibrating I/N`` (static), ``quantizing``, ``checking on ENGINE`` (the INT8
+model compiled and run once on the project's engine and device), ``checking accuracy I/N``,
 ``saving``; a warning line starts with ``perftui: warning:``. Stdout gets a short report, or
 with ``--json`` one document::
 
     {"project", "source", "model", "method": "static"|"dynamic",
      "calibration": "folder"|"random", "samples": int (calibration samples; for dynamic,
-     the accuracy inputs), "warning": str|null,
+     the accuracy inputs), "warning": str|null, "tool": "onnxruntime"|"nncf",
+     "changes": [str] (what the recipe changed or chose), "shapes": str (--shape for
+     benchmarking the INT8 project, "" if it needs none),
      "accuracy": {"inputs": "calibration"|"held-out", "samples", "max_abs_diff",
                   "mean_abs_diff", "cosine_similarity", "top1_agreement": float|null,
                   "outputs": [{"name", "shape", "elements", "max_abs_diff", "mean_abs_diff",
                                "cosine_similarity", "cosine_min", "top1_agreement",
                                "top1_matches", "top1_rows"}]}}
 
-Exit status: 0 done, 2 bad input or a model that fails to quantize (one line on stderr; nothing
-is left behind), 130 cancelled (SIGINT/SIGTERM; nothing is left behind).
+Exit status: 0 done, 2 bad input, a model that fails to quantize, or an INT8 model that does not
+run on the project's engine (one line on stderr; nothing is left behind), 130 cancelled
+(SIGINT/SIGTERM; nothing is left behind).
 
 The work runs in a child process (perftui.optimize.worker) that only reads the store; this
 process stores the new project (perftui.optimize.runner). This module imports only the
@@ -51,23 +55,24 @@ EPILOG = (
     " models), NAME.npz (an array per input name) or NAME/ (INPUT.npy per input). Arrays have"
     " the input's shape at batch 1, with or without the batch dimension, or [N,...] for N"
     " samples where the batch is dynamic. Without --calibration, seeded random data is used and"
-    " the accuracy figures are only a consistency check. The INT8 model is saved in a models"
-    " folder next to the database."
+    " the accuracy figures are only a consistency check. OpenVINO projects are quantized with"
+    " NNCF into OpenVINO IR, ONNX Runtime projects with ONNX Runtime's tools; the INT8 model"
+    " is run on the project's engine and device before it is saved, in a models folder next"
+    " to the database."
 )
 
 
 def add_parsers(command: CommandFactory) -> None:
     p = command(
-        "optimize", "make the INT8 version of a project (ONNX Runtime) and check its accuracy"
+        "optimize", "make the INT8 version of a project and check its accuracy on its engine"
     )
     p.epilog = EPILOG
-    p.add_argument("project", help="the FP32 project to quantize (its model must be ONNX)")
+    p.add_argument("project", help="the FP32 project to quantize")
     p.add_argument(
         "--method",
         choices=("static", "dynamic"),
         default="static",
-        help="static: QDQ, calibrated (default); dynamic: int8 weights, activations quantized"
-        " at run time, no calibration",
+        help="static: calibrated INT8 (default); dynamic: int8 weights only, no calibration",
     )
     p.add_argument("--calibration", metavar="DIR", help="folder of .npy/.npz samples (see below)")
     p.add_argument(
@@ -82,7 +87,8 @@ def add_parsers(command: CommandFactory) -> None:
         "--shape",
         action="append",
         default=[],
-        help="static shape for a dynamic input, e.g. input_ids[1,128] (batch becomes 1)",
+        help="bind dynamic dimensions, e.g. seq=128 or input_ids[1,128] (batch becomes 1;"
+        " default: the shapes of the project's last benchmark)",
     )
     p.add_argument("--seed", type=int, default=0, help="seed of the random samples")
     p.add_argument("--json", action="store_true", help="print one JSON document")
@@ -104,12 +110,13 @@ def report_text(result: OptimizeResult) -> str:
     if result.method == "dynamic":
         calibration = f"none needed (dynamic); accuracy inputs: {calibration}"
     lines = [
-        f"{project.name}: {result.method} INT8 of {source.name}"
-        f" on {project.engine}/{project.device}",
+        f"{project.name}: {result.method} INT8 of {source.name} by {result.tool},"
+        f" runs on {project.engine}/{project.device}",
         f"model: {project.model}",
         f"calibration: {calibration}",
         f"accuracy on {where}: {accuracy.summary()}",
     ]
+    lines += [f"note: {change}" for change in result.changes]
     if len(accuracy.outputs) > 1:
         for out in accuracy.outputs:
             top1 = "" if out.top1_agreement is None else f", top-1 {100 * out.top1_agreement:.0f}%"
@@ -119,9 +126,10 @@ def report_text(result: OptimizeResult) -> str:
             )
     if result.warning:
         lines.append(f"warning: {result.warning}")
+    shape = f" --shape {q(result.shapes)}" if result.shapes else ""
     lines.append(
         f"next: perftui bench {q(project.model)} --project {q(project.name)}"
-        f" --engine {project.engine} --device {q(project.device)} --profile"
+        f" --engine {project.engine} --device {q(project.device)}{shape} --profile"
         f" && perftui compare {q(source.name)} {q(project.name)}"
     )
     return "\n".join(lines)

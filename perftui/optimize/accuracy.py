@@ -11,7 +11,7 @@ Per output, over all samples (each run at batch 1):
 
 The report's headline figures are the worst over outputs (max diff, lowest cosine, lowest top-1
 agreement) and the element-weighted mean difference. Metrics are pure numpy; `measure_accuracy`
-runs both models with ONNX Runtime (CPU), imported inside it.
+runs both models on the project's engine and device (perftui.optimize.on_engine).
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from perftui.domain.errors import InputError
+from perftui.optimize.on_engine import open_model
 from perftui.optimize.quantize import Progress, error_line, quiet
 
 
@@ -245,27 +246,19 @@ def compare_outputs(
 
 
 # --------------------------------------------------------------------------- runner
-def _session(path: Path, what: str) -> Any:
-    import onnxruntime as ort
-
-    options = ort.SessionOptions()
-    options.log_severity_level = 3
-    try:
-        return ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
-    except Exception as exc:
-        raise InputError(
-            f"the {what} model {path.name} does not load in ONNX Runtime: {error_line(exc)}"
-        ) from None
-
-
 def measure_accuracy(
     fp32: str | Path,
     int8: str | Path,
     samples: Sequence[Mapping[str, np.ndarray]],
     inputs: str,
     progress: Progress | None = None,
+    *,
+    engine: str = "onnxruntime",
+    device: str = "CPU",
+    shapes: Mapping[str, tuple[int, ...]] | None = None,
 ) -> AccuracyReport:
-    """Run both models with ONNX Runtime on every sample and compare their outputs.
+    """Run both models on `engine`/`device` (the project's) on every sample and compare their
+    outputs; `shapes` are the samples' static shapes (OpenVINO compiles for them).
 
     `progress` gets ("checking accuracy", i, n) after sample i. InputError (one line) when a
     model does not load or run, or when the outputs cannot be compared.
@@ -274,24 +267,26 @@ def measure_accuracy(
         raise InputError("the accuracy check needs at least one sample")
     report = progress or (lambda phase, done, total: None)
     with quiet():
-        reference = _session(Path(fp32), "FP32")
-        candidate = _session(Path(int8), "INT8")
-        names = [o.name for o in reference.get_outputs()]
-        missing = sorted(set(names) - {o.name for o in candidate.get_outputs()})
+        reference = open_model(fp32, engine, device, shapes or {}, "FP32")
+        candidate = open_model(int8, engine, device, shapes or {}, "INT8")
+        names = list(reference.outputs)
+        index = {name: i for i, name in enumerate(candidate.outputs)}
+        missing = [name for name in names if name not in index]
         if missing:
             raise InputError(f"the INT8 model has no output {missing[0]!r}; quantization broke it")
         ref_out: list[list[np.ndarray]] = []
         new_out: list[list[np.ndarray]] = []
-        for index, feeds in enumerate(samples, start=1):
-            for session, store, what in (
-                (reference, ref_out, "FP32"),
-                (candidate, new_out, "INT8"),
+        for number, feeds in enumerate(samples, start=1):
+            for model, order, out, what in (
+                (reference, range(len(names)), ref_out, "FP32"),
+                (candidate, [index[name] for name in names], new_out, "INT8"),
             ):
                 try:
-                    store.append(list(session.run(names, dict(feeds))))
+                    results = model.run(feeds)
                 except Exception as exc:
                     raise InputError(
-                        f"the {what} model failed on sample {index}: {error_line(exc)}"
+                        f"the {what} model failed on sample {number}: {error_line(exc)}"
                     ) from None
-            report("checking accuracy", index, len(samples))
+                out.append([results[i] for i in order])
+            report("checking accuracy", number, len(samples))
     return compare_outputs(names, ref_out, new_out, inputs)

@@ -14,9 +14,11 @@ also hold a batch (``[8,3,224,224]``), which counts as that many samples (all in
 must then agree on the batch). Numbers only: booleans, integers and floats are converted to the
 input's dtype where that loses nothing (floats never become integers); NaN and infinity are refused.
 
-Without a folder, samples are seeded random data (`perftui.bench.inputs.make_feeds`): sample i of
-the calibration set uses seed ``seed + i``, sample i of the held-back accuracy set
-``seed + HELD_BACK_SEED_OFFSET + i``, so the two never share data.
+Without a folder, samples are seeded synthetic data made as a benchmark makes them
+(`perftui.bench.inputs.make_feeds` with the rules read from the graph: token ids within their
+embedding table, masks of ones, ...): sample i of the calibration set uses seed ``seed + i``,
+sample i of the held-back accuracy set ``seed + HELD_BACK_SEED_OFFSET + i``, so the two never
+share data.
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ import numpy as np
 
 from perftui.bench.inputs import make_feeds, resolve_shapes
 from perftui.domain.errors import InputError
+from perftui.domain.input_rules import InputRule
 from perftui.domain.records import TensorSpec
 
 Feeds = dict[str, np.ndarray]
@@ -79,26 +82,42 @@ def _batch_is_dynamic(spec: TensorSpec) -> bool:
 
 
 # --------------------------------------------------------------------------- random data
+Rules = Mapping[str, InputRule] | None
+"""Each input's value rule (perftui.bench.inputs.InputSource); None: the default rule."""
+
+
 def random_samples(
-    inputs: Sequence[TensorSpec], shapes: Mapping[str, tuple[int, ...]], count: int, seed: int
+    inputs: Sequence[TensorSpec],
+    shapes: Mapping[str, tuple[int, ...]],
+    count: int,
+    seed: int,
+    rules: Rules = None,
 ) -> tuple[Feeds, ...]:
     """`count` seeded random samples (sample i uses seed `seed + i`)."""
-    return tuple(make_feeds(inputs, shapes, seed + i) for i in range(count))
+    return tuple(make_feeds(inputs, shapes, seed + i, rules) for i in range(count))
 
 
 def random_calibration(
-    inputs: Sequence[TensorSpec], shapes: Mapping[str, tuple[int, ...]], count: int, seed: int
+    inputs: Sequence[TensorSpec],
+    shapes: Mapping[str, tuple[int, ...]],
+    count: int,
+    seed: int,
+    rules: Rules = None,
 ) -> CalibrationSet:
     """Seeded random calibration samples."""
-    samples = random_samples(inputs, shapes, count, seed)
+    samples = random_samples(inputs, shapes, count, seed, rules)
     return CalibrationSet(samples=samples, source="random", available=count)
 
 
 def held_back_samples(
-    inputs: Sequence[TensorSpec], shapes: Mapping[str, tuple[int, ...]], count: int, seed: int
+    inputs: Sequence[TensorSpec],
+    shapes: Mapping[str, tuple[int, ...]],
+    count: int,
+    seed: int,
+    rules: Rules = None,
 ) -> tuple[Feeds, ...]:
     """Seeded random samples for the accuracy check, disjoint in seed from the calibration set."""
-    return random_samples(inputs, shapes, count, seed + HELD_BACK_SEED_OFFSET)
+    return random_samples(inputs, shapes, count, seed + HELD_BACK_SEED_OFFSET, rules)
 
 
 # --------------------------------------------------------------------------- folder

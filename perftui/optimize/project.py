@@ -1,12 +1,20 @@
-"""Optimize one project: quantize its ONNX model, check accuracy, register the INT8 project.
+"""Optimize one project: quantize its model, check it on the project's engine, register the
+INT8 project.
+
+OpenVINO projects (IR or ONNX) are quantized with NNCF into IR; ONNX Runtime projects with
+ONNX Runtime's tools (perftui.optimize.quantize). Before anything is stored the INT8 model is
+compiled and run once on the project's engine and device, as a benchmark would, and the
+accuracy check runs there too: a model that fails either is not saved. Without `--shape`,
+the shapes of the project's last benchmark are used.
 
 Two steps, so that only the parent process writes the store (DESIGN rule 2): `make_int8`
 (in the child, perftui.optimize.worker) quantizes and checks the model in a work folder and
 only reads the store; `publish` (in the parent, perftui.optimize.runner) moves the model to
-``<database folder>/models/<name>.onnx`` and stores the project, all or nothing: if storing
-fails the model file is removed again. A cancel (SIGINT/SIGTERM raised as KeyboardInterrupt)
-before publishing leaves nothing behind; during its few milliseconds it is held back, so the
-result is then kept whole. `optimize_project` does both in one process.
+``<database folder>/models/<name>.onnx`` (``.xml`` and ``.bin`` for IR) and stores the
+project, all or nothing: if storing fails the model files are removed again. A cancel
+(SIGINT/SIGTERM raised as KeyboardInterrupt) before publishing leaves nothing behind; during
+its few milliseconds it is held back, so the result is then kept whole. `optimize_project`
+does both in one process.
 """
 
 from __future__ import annotations
@@ -23,8 +31,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from perftui.bench.inputs import InputSource
 from perftui.domain.errors import InputError
-from perftui.domain.records import Project
+from perftui.domain.records import Project, TensorSpec
+from perftui.domain.shapes import ShapeBindings, as_bindings
 from perftui.inspection import inspect_model, model_format, validate_model_file
 from perftui.optimize.accuracy import AccuracyReport, measure_accuracy
 from perftui.optimize.calibration import (
@@ -36,6 +46,8 @@ from perftui.optimize.calibration import (
     random_calibration,
     safe_name,
 )
+from perftui.optimize.nncf_recipe import is_transformer
+from perftui.optimize.on_engine import check_runs
 from perftui.optimize.quantize import METHODS, QUANTIZED_OPS, Method, Progress, quantize_model
 from perftui.store import Store, now_iso
 
@@ -60,6 +72,12 @@ class OptimizeResult:
     """The calibration folder, if one was given."""
     available: int = 0
     """Samples the folder holds (more than `samples` when --samples took the first N)."""
+    tool: str = "onnxruntime"
+    """The quantizer: "onnxruntime" or "nncf"."""
+    changes: tuple[str, ...] = ()
+    """What the recipe changed in the model or chose, one line each."""
+    shapes: str = ""
+    """`--shape` for benchmarking the INT8 project ("" when the model needs none)."""
 
     def handback(self) -> dict[str, Any]:
         """What the child hands its parent: all of it, the project to store included."""
@@ -73,6 +91,9 @@ class OptimizeResult:
             "accuracy": self.accuracy.to_dict(),
             "folder": None if self.folder is None else str(self.folder),
             "available": self.available,
+            "tool": self.tool,
+            "changes": list(self.changes),
+            "shapes": self.shapes,
         }
 
     @classmethod
@@ -91,6 +112,9 @@ class OptimizeResult:
             accuracy=AccuracyReport.from_dict(data["accuracy"]),
             folder=None if data["folder"] is None else Path(data["folder"]),
             available=int(data["available"]),
+            tool=str(data.get("tool", "onnxruntime")),
+            changes=tuple(str(line) for line in data.get("changes") or ()),
+            shapes=str(data.get("shapes") or ""),
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -103,6 +127,9 @@ class OptimizeResult:
             "calibration": self.calibration,
             "samples": self.samples,
             "warning": self.warning,
+            "tool": self.tool,
+            "changes": list(self.changes),
+            "shapes": self.shapes,
             "accuracy": self.accuracy.to_dict(),
         }
 
@@ -123,18 +150,40 @@ def _check_source(store: Store, name: str) -> Project:
         names = ", ".join(p.name for p in store.projects()) or "none yet"
         raise InputError(f"no project named {name!r}; projects: {names}")
     model = Path(source.model)
-    if model_format(model) != "onnx":
-        raise InputError(
-            f"project {name!r} uses an OpenVINO IR model ({model.name}); optimize quantizes"
-            " ONNX models with ONNX Runtime and OpenVINO cannot write ONNX back, so benchmark"
-            " the network's .onnx file as a project (perftui bench MODEL.onnx --project NAME)"
-            " and optimize that"
-        )
     try:
         validate_model_file(model)
     except InputError as exc:
         raise InputError(f"project {name!r}: {exc}") from None
+    if source.engine != "openvino" and model_format(model) != "onnx":
+        raise InputError(
+            f"project {name!r} runs on {source.engine}, which cannot read the OpenVINO IR"
+            f" {model.name}; optimize an OpenVINO project of it instead"
+        )
     return source
+
+
+def _project_shapes(store: Store, source: Project) -> ShapeBindings:
+    """The shapes of the project's last benchmark (none if it has not been benchmarked)."""
+    last = store.last_benchmark(source.name)
+    return last.request.shapes if last is not None else ShapeBindings()
+
+
+def _bench_shapes(
+    engine: str, model: Path, shapes: ShapeBindings, static: Mapping[str, tuple[int, ...]]
+) -> str:
+    """`--shape` that benchmarks the INT8 `model` as the source was: the same bindings where
+    they fit it, else each input's whole shape (an IR does not keep dimension names)."""
+    from perftui.bench.inputs import resolve_shapes
+    from perftui.engines import get_engine
+
+    inputs: list[TensorSpec] = get_engine(engine).model_inputs(str(model))
+    if not any(spec.dynamic_dims for spec in inputs):
+        return ""
+    try:
+        resolve_shapes(inputs, 1, shapes)
+    except InputError:
+        return ShapeBindings(inputs={k: tuple(v) for k, v in static.items()}).text()
+    return shapes.text()
 
 
 def _target_name(store: Store, source: Project, name: str | None, method: Method) -> str:
@@ -147,14 +196,19 @@ def _target_name(store: Store, source: Project, name: str | None, method: Method
     return target
 
 
-def _free_path(folder: Path, name: str) -> Path:
+def _free_path(folder: Path, name: str, suffix: str) -> Path:
     stem = safe_name(name)
-    path = folder / f"{stem}.onnx"
+    path = folder / f"{stem}{suffix}"
     counter = 2
-    while path.exists():
-        path = folder / f"{stem}-{counter}.onnx"
+    while path.exists() or path.with_suffix(".bin").exists():
+        path = folder / f"{stem}-{counter}{suffix}"
         counter += 1
     return path
+
+
+def model_files(model: Path) -> list[Path]:
+    """The files of a model: an ONNX file, or an IR's `.xml` and `.bin`."""
+    return [model, model.with_suffix(".bin")] if model.suffix.lower() == ".xml" else [model]
 
 
 @contextlib.contextmanager
@@ -182,15 +236,21 @@ def publish(store: Store, made: OptimizeResult) -> OptimizeResult:
         raise InputError(
             f"cannot create {folder} for the INT8 model ({exc.strerror or exc})"
         ) from None
-    final = _free_path(folder, made.project.name)
-    part = folder / f".{final.name}.{os.getpid()}.part"
+    made_files = model_files(Path(made.project.model))
+    final = _free_path(folder, made.project.name, made_files[0].suffix)
+    moves = [
+        (made_file, part.with_name(f".{part.name}.{os.getpid()}.part"), part)
+        for made_file, part in zip(made_files, model_files(final), strict=True)
+    ]
     with _held_signals():
         try:
-            shutil.copyfile(made.project.model, part)
-            os.replace(part, final)
+            for made_file, part, _ in moves:
+                shutil.copyfile(made_file, part)
+            for _, part, kept in reversed(moves):  # the .xml last: the model is whole once read
+                os.replace(part, kept)
             stored = store.add_project(dataclasses.replace(made.project, model=str(final)))
         except BaseException as exc:
-            for leftover in (part, final):
+            for leftover in (path for _, part, kept in moves for path in (part, kept)):
                 with contextlib.suppress(OSError):
                     leftover.unlink()
             if isinstance(exc, OSError):
@@ -217,7 +277,7 @@ def make_int8(
     calibration: str | Path | None = None,
     samples: int | None = None,
     name: str | None = None,
-    shapes: Mapping[str, Sequence[int]] | None = None,
+    shapes: ShapeBindings | Mapping[str, Sequence[int]] | None = None,
     seed: int = 0,
     progress: Progress | None = None,
     warn: Callable[[str], None] | None = None,
@@ -225,8 +285,10 @@ def make_int8(
     """Make the INT8 version of project `source_name` in `workdir`, ready to `publish`.
 
     `samples` caps the calibration folder (default: all of it) or sets the number of random
-    samples (default `DEFAULT_RANDOM_SAMPLES`). `warn` is told the random-data warning before
-    the work starts. InputError (one line) on bad input or when quantization/accuracy fails.
+    samples (default `DEFAULT_RANDOM_SAMPLES`). `shapes` bind dynamic dimensions (default:
+    those of the project's last benchmark). `warn` is told the random-data warning before the
+    work starts. InputError (one line) on bad input, or when quantization fails or the INT8
+    model does not run on the project's engine.
     """
     if method not in METHODS:
         raise InputError(f"unknown method {method!r}; choose from: {', '.join(METHODS)}")
@@ -241,7 +303,8 @@ def make_int8(
             f"project {source.name!r} is already quantized ({Path(source.model).name} has"
             f" {quantized[0]} nodes); optimize its FP32 source instead"
         )
-    static_shapes = calibration_shapes(info.inputs, shapes or {})
+    bindings = as_bindings(shapes) or _project_shapes(store, source)
+    static_shapes = calibration_shapes(info.inputs, bindings)
 
     if calibration is not None:
         data = load_calibration_folder(calibration, info.inputs, static_shapes, samples)
@@ -250,11 +313,12 @@ def make_int8(
         warning = None
     else:
         count = samples or DEFAULT_RANDOM_SAMPLES
+        rules = InputSource.for_request(source.model, None, info.inputs).rules
         if method == "static":
-            data = random_calibration(info.inputs, static_shapes, count, seed)
+            data = random_calibration(info.inputs, static_shapes, count, seed, rules)
         else:  # no calibration: only the held-back set is needed
             data = CalibrationSet(samples=(), source="random", available=count)
-        accuracy_samples = held_back_samples(info.inputs, static_shapes, count, seed)
+        accuracy_samples = held_back_samples(info.inputs, static_shapes, count, seed, rules)
         accuracy_inputs = "held-out"
         what = "calibrated on" if method == "static" else "checked on"
         warning = RANDOM_WARNING.format(what=what)
@@ -262,12 +326,36 @@ def make_int8(
         warn(warning)
     used = len(accuracy_samples)  # = calibration samples for static; accuracy inputs for dynamic
 
-    model = workdir / "int8.onnx"
-    quantize_model(source.model, model, method, data.samples, progress)
-    report = measure_accuracy(source.model, model, accuracy_samples, accuracy_inputs, progress)
+    engine, device = source.engine, source.device
+    made = quantize_model(
+        source.model,
+        workdir,
+        method,
+        data.samples,
+        progress,
+        engine=engine,
+        transformer=is_transformer(info.op_counts),
+    )
+    if progress is not None:
+        progress(f"checking on {engine}", 0, 0)
+    check_runs(made.model, engine, device, static_shapes, accuracy_samples[0])
+    report = measure_accuracy(
+        source.model,
+        made.model,
+        accuracy_samples,
+        accuracy_inputs,
+        progress,
+        engine=engine,
+        device=device,
+        shapes=static_shapes,
+    )
+    bench_shapes = _bench_shapes(engine, made.model, bindings, static_shapes)
     notes: dict[str, Any] = {
         "optimization": {
             "method": method,
+            "tool": made.tool,
+            "changes": list(made.changes),
+            "shapes": {name: list(shape) for name, shape in static_shapes.items()},
             "calibration": data.source,
             "calibration_dir": str(data.folder) if data.folder else None,
             "samples": used,
@@ -281,9 +369,9 @@ def make_int8(
         progress("saving", 0, 0)
     project = Project(
         name=target,
-        model=str(model),
-        engine=source.engine,
-        device=source.device,
+        model=str(made.model),
+        engine=engine,
+        device=device,
         source_project=source.name,
         notes=notes,
     )
@@ -297,4 +385,7 @@ def make_int8(
         accuracy=report,
         folder=data.folder,
         available=data.available,
+        tool=made.tool,
+        changes=made.changes,
+        shapes=bench_shapes,
     )

@@ -1,4 +1,6 @@
-"""The INT8 recipe: ONNX Runtime quantization, static QDQ (default) or dynamic.
+"""The INT8 recipes: ONNX Runtime quantization, static QDQ (default) or dynamic, for ONNX
+Runtime projects; NNCF for OpenVINO projects (perftui.optimize.nncf_recipe). `quantize_model`
+picks the project engine's recipe.
 
 Static (`quantize_static_qdq`) is the recipe of the shipped `mobilenet_int8.onnx`
 (`sample_models/build.py` calls this function): `quant_pre_process` first (shape inference and
@@ -11,9 +13,10 @@ Dynamic (`quantize_dynamic_int8`) stores int8 weights and quantizes activations 
 (`DynamicQuantizeLinear` + `ConvInteger`/`MatMulInteger`); it needs no calibration data and
 suits transformer and recurrent models more than CNNs.
 
-Both write a model whose inputs and outputs keep the source's declared shapes (dynamic batch
-names included) and whose opset imports list only the domains the graph uses. onnx and
-onnxruntime are imported inside the functions.
+Both first fit the model to the tools (perftui.optimize.onnx_prepare: weights that are graph
+inputs kept as constants, old opsets converted), and write a model whose inputs and outputs
+keep the source's declared shapes (dynamic batch names included) and whose opset imports
+list only the domains the graph uses. onnx and onnxruntime are imported inside the functions.
 """
 
 from __future__ import annotations
@@ -24,12 +27,14 @@ import re
 import tempfile
 import warnings
 from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
 import numpy as np
 
 from perftui.domain.errors import InputError
+from perftui.optimize.onnx_prepare import prepare_for_quantization
 
 Method = Literal["static", "dynamic"]
 METHODS: tuple[Method, ...] = ("static", "dynamic")
@@ -48,10 +53,11 @@ QUANTIZED_OPS = frozenset(
         "com.microsoft.DynamicQuantizeMatMul",
         "com.microsoft.QLinearAdd",
         "com.microsoft.QAttention",
+        "FakeQuantize",
     }
 )
-"""Operators that show a model is already quantized (`DequantizeLinear` alone may be weight
-storage in an FP32 model, so it does not count)."""
+"""Operators that show a model is already quantized (ONNX, and OpenVINO's `FakeQuantize`;
+`DequantizeLinear` alone may be weight storage in an FP32 model, so it does not count)."""
 
 
 @contextlib.contextmanager
@@ -89,6 +95,16 @@ def tidy_quantized(model: Any, source: Any) -> None:
     model.opset_import.extend(kept)
 
 
+@dataclass(frozen=True)
+class Quantized:
+    """What `quantize_model` made: the INT8 model file (ONNX, or IR `.xml` with its `.bin`)
+    and what the recipe changed or chose, one line each."""
+
+    model: Path
+    tool: str
+    changes: tuple[str, ...] = ()
+
+
 def _finish(source: Path, target: Path) -> None:
     import onnx
 
@@ -103,8 +119,9 @@ def quantize_static_qdq(
     target: str | Path,
     samples: Sequence[Mapping[str, np.ndarray]],
     progress: Progress | None = None,
-) -> None:
-    """Static QDQ INT8 of `source` into `target`, calibrated (MinMax) on `samples`.
+) -> tuple[str, ...]:
+    """Static QDQ INT8 of `source` into `target`, calibrated (MinMax) on `samples`; what
+    `prepare_for_quantization` changed.
 
     `progress` gets ("preparing", 0, 0), ("calibrating", i, n) as sample i is fed, and
     ("quantizing", 0, 0) once calibration has seen every sample.
@@ -116,7 +133,6 @@ def quantize_static_qdq(
         QuantType,
         quantize_static,
     )
-    from onnxruntime.quantization.shape_inference import quant_pre_process
 
     report = progress or (lambda phase, done, total: None)
     total = len(samples)
@@ -136,9 +152,8 @@ def quantize_static_qdq(
             return dict(samples[self._index - 1])
 
     with tempfile.TemporaryDirectory(prefix="perftui-quant-") as tmp:
-        pre = Path(tmp) / "pre.onnx"
         report("preparing", 0, 0)
-        quant_pre_process(str(source), str(pre), skip_symbolic_shape=True)
+        pre, changes = _pre_process(Path(source), Path(tmp))
         quantize_static(
             str(pre),
             str(target),
@@ -151,36 +166,52 @@ def quantize_static_qdq(
             extra_options={"ActivationSymmetric": False, "WeightSymmetric": True},
         )
     _finish(Path(source), Path(target))
+    return changes
 
 
 def quantize_dynamic_int8(
     source: str | Path, target: str | Path, progress: Progress | None = None
-) -> None:
-    """Dynamic INT8 of `source` into `target`: int8 weights, activations quantized at run time."""
+) -> tuple[str, ...]:
+    """Dynamic INT8 of `source` into `target`: int8 weights, activations quantized at run time;
+    what `prepare_for_quantization` changed."""
     from onnxruntime.quantization import QuantType, quantize_dynamic
-    from onnxruntime.quantization.shape_inference import quant_pre_process
 
     report = progress or (lambda phase, done, total: None)
     with tempfile.TemporaryDirectory(prefix="perftui-quant-") as tmp:
-        pre = Path(tmp) / "pre.onnx"
         report("preparing", 0, 0)
-        quant_pre_process(str(source), str(pre), skip_symbolic_shape=True)
+        pre, changes = _pre_process(Path(source), Path(tmp))
         report("quantizing", 0, 0)
         quantize_dynamic(str(pre), str(target), weight_type=QuantType.QInt8)
     _finish(Path(source), Path(target))
+    return changes
+
+
+def _pre_process(source: Path, tmp: Path) -> tuple[Path, tuple[str, ...]]:
+    """`source` fitted to the tools, then through `quant_pre_process` (shape inference, graph
+    optimisation): the model to quantize, and what fitting it changed."""
+    from onnxruntime.quantization.shape_inference import quant_pre_process
+
+    fitted, pre = tmp / "fitted.onnx", tmp / "pre.onnx"
+    changes = prepare_for_quantization(source, fitted)
+    quant_pre_process(str(fitted), str(pre), skip_symbolic_shape=True)
+    return pre, changes
 
 
 def quantize_model(
     source: str | Path,
-    target: str | Path,
+    workdir: Path,
     method: Method,
     samples: Sequence[Mapping[str, np.ndarray]] = (),
     progress: Progress | None = None,
-) -> None:
-    """Quantize with `method`; InputError (one line) when the tools fail on this model.
+    *,
+    engine: str = "onnxruntime",
+    transformer: bool = False,
+) -> Quantized:
+    """Quantize with `method` and the recipe of `engine` (NNCF for "openvino", ONNX Runtime's
+    tools otherwise) into `workdir`; InputError (one line) when the tools fail on this model.
 
-    `samples` calibrate the static method (ignored by the dynamic one). `target` may be left
-    behind on failure; the caller owns it.
+    `samples` calibrate the static method (ignored by the dynamic one); `transformer` picks
+    NNCF's transformer scheme. Files may be left in `workdir` on failure; the caller owns it.
     """
     if method not in METHODS:
         raise InputError(f"unknown method {method!r}; choose from: {', '.join(METHODS)}")
@@ -189,21 +220,32 @@ def quantize_model(
     name = Path(source).name
     try:
         with quiet():
+            if engine == "openvino":
+                from perftui.optimize.nncf_recipe import quantize_openvino
+
+                target = workdir / "int8.xml"
+                changes = quantize_openvino(source, target, method, samples, transformer, progress)
+                return Quantized(target, "nncf", changes)
+            target = workdir / "int8.onnx"
             if method == "static":
-                quantize_static_qdq(source, target, samples, progress)
+                changes = quantize_static_qdq(source, target, samples, progress)
             else:
-                quantize_dynamic_int8(source, target, progress)
+                changes = quantize_dynamic_int8(source, target, progress)
+            return Quantized(target, "onnxruntime", changes)
     except InputError:
         raise
     except MemoryError:
         raise InputError(f"ran out of memory quantizing {name}; use fewer --samples") from None
-    except Exception as exc:  # onnx / onnxruntime raise many types, with multi-line texts
+    except Exception as exc:  # onnx / onnxruntime / nncf raise many types, multi-line texts
         raise InputError(f"could not quantize {name} ({method}): {error_line(exc)}") from None
 
 
 def error_line(exc: BaseException) -> str:
-    """One readable line from an onnx/onnxruntime exception (no status codes, no temp paths)."""
-    text = " ".join(str(exc).split())
+    """One readable line from an onnx/onnxruntime/openvino exception (no status codes, no
+    temp paths, no C++ source locations)."""
+    lines = [line.strip() for line in str(exc).splitlines()]
+    text = " ".join(line for line in lines if not line.startswith(("Exception from ", "Check '")))
+    text = " ".join(text.split())
     text = text.replace("[ONNXRuntimeError] : ", "").replace("onnx.onnx_cpp2py_export.", "")
     text = re.sub(r"^\d+ : [A-Z_]+ : ", "", text)
     text = re.sub(r"Load model from \S+ failed: ?", "", text)

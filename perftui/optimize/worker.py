@@ -18,6 +18,7 @@ import signal
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TextIO
 
 from perftui.domain.errors import InputError, StoreError
 from perftui.optimize.runner import WARNING_PREFIX, OptimizeOptions, Step
@@ -39,9 +40,22 @@ def _interrupt(*_: object) -> None:
     raise KeyboardInterrupt
 
 
+def _keep_stdout() -> TextIO:
+    """The hand-back's stream, with file descriptor 1 sent to /dev/null meanwhile: the
+    quantizers print progress bars and native logs to stdout, which the parent reads as the
+    result."""
+    sys.stdout.flush()
+    handback = os.fdopen(os.dup(1), "w", encoding="utf-8")
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, 1)
+    os.close(devnull)
+    return handback
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     db, workdir = argv if argv is not None else sys.argv[1:]
     signal.signal(signal.SIGTERM, _interrupt)  # the parent's cancel cleans up like Ctrl-C
+    handback = _keep_stdout()
     try:
         options = OptimizeOptions.from_json(sys.stdin.read())
         from perftui.domain.options import parse_shapes
@@ -75,8 +89,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             "(set PERFTUI_DEBUG=1 for the traceback)\n"
         )
         return EXIT_INTERNAL
-    json.dump(made.handback(), sys.stdout)
-    sys.stdout.write("\n")
+    json.dump(made.handback(), handback)
+    handback.write("\n")
+    handback.flush()
     return EXIT_OK
 
 

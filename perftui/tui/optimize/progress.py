@@ -286,7 +286,10 @@ class OptimizeScreen(FollowingScreen[Finished], ModalScreen[str | None]):
         project = self._new_project()
         if project is None:
             return
-        values = benchmark_values(self.perftui.store, self.project.name, self.options)
+        made = self.outcome.result if self.outcome and self.outcome.result else {}
+        values = benchmark_values(
+            self.perftui.store, self.project.name, self.options, str(made.get("shapes") or "")
+        )
         self.dismiss(project.name)
         self.perftui.configure_benchmark(project.name, values, profile=True)
 
@@ -304,11 +307,17 @@ class OptimizeScreen(FollowingScreen[Finished], ModalScreen[str | None]):
         self.perftui.optimize_project(self.project.name, self.options)
 
 
-def benchmark_values(store: Store | None, source: str, options: OptimizeOptions) -> dict[str, str]:
+def benchmark_values(
+    store: Store | None, source: str, options: OptimizeOptions, int8_shapes: str = ""
+) -> dict[str, str]:
     """The benchmark form for the INT8 project: the source's last benchmark settings (so the
-    two compare point for point), else the defaults; the optimize shapes if it had none."""
+    two compare point for point), else the defaults; the optimize shapes if it had none.
+    `int8_shapes`, the shapes optimize says the INT8 model takes, win (an OpenVINO IR keeps
+    no dimension names, so `seq=128` becomes `input_ids[1,128]`)."""
     request = last_request(store, source)
     values = form_from_request(request) if request else dict(DEFAULTS)
-    if not values.get("shapes") and options.shapes:
+    if int8_shapes:
+        values["shapes"] = int8_shapes
+    elif not values.get("shapes") and options.shapes:
         values["shapes"] = ",".join(options.shapes)
     return values

@@ -1,0 +1,97 @@
+"""The INT8 recipe of OpenVINO projects: NNCF, as OpenVINO's own documentation quantizes.
+
+The project's model (IR or ONNX) is read with OpenVINO and handed to NNCF as an `ov.Model`:
+
+- static: ``nncf.quantize`` calibrated on the samples (post-training quantization: MinMax
+  statistics, fast bias correction; ``ModelType.TRANSFORMER`` for attention models, NNCF's
+  scheme for them, with SmoothQuant);
+- dynamic: ``nncf.compress_weights`` (int8 weights, asymmetric; the CPU plugin computes with
+  float activations), which needs no calibration data.
+
+The result is OpenVINO IR (``ov.save_model``, weights not compressed to FP16, so the only
+change from the source is the quantization). Dynamic input dimensions stay dynamic, but an
+IR does not keep their names (an ONNX ``seq`` reads back as ``?``). nncf and openvino are
+imported inside the functions; nncf does not need torch.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from perftui.domain.errors import InputError
+from perftui.optimize.quantize import Method, Progress
+
+ATTENTION_OPS = frozenset({"Softmax", "SoftMax", "ScaledDotProductAttention"})
+"""Operators that mark an attention model (ONNX and OpenVINO spellings)."""
+
+
+def is_transformer(op_counts: Mapping[str, int]) -> bool:
+    """An attention model: it has a softmax (or fused attention) and matrix products."""
+    ops = set(op_counts)
+    return bool(ops & ATTENTION_OPS) and bool(ops & {"MatMul", "Gemm", "FullyConnected"})
+
+
+def _nncf() -> Any:
+    try:
+        import nncf
+    except ImportError as exc:
+        raise InputError(
+            f"quantizing an OpenVINO project needs the nncf package ({exc}); install it with"
+            " pip install nncf"
+        ) from None
+    import logging
+
+    nncf.set_log_level(logging.ERROR)
+    return nncf
+
+
+def quantize_openvino(
+    source: str | Path,
+    target: str | Path,
+    method: Method,
+    samples: Sequence[Mapping[str, np.ndarray]],
+    transformer: bool,
+    progress: Progress | None = None,
+) -> tuple[str, ...]:
+    """INT8 of `source` as OpenVINO IR `target` (``.xml``, its ``.bin`` beside it); what the
+    recipe chose, one line each, for the project's notes."""
+    import openvino as ov
+
+    from perftui.engines.openvino_config import port_name
+
+    nncf = _nncf()
+    report = progress or (lambda phase, done, total: None)
+    report("preparing", 0, 0)
+    model = ov.Core().read_model(str(source))
+    if method == "static":
+        names = [port_name(port) for port in model.inputs]
+        total, fed = len(samples), [0]
+
+        def feed(sample: Mapping[str, np.ndarray]) -> list[np.ndarray]:
+            # NNCF takes a sample once per statistics pass; the first pass is the calibration
+            fed[0] += 1
+            if fed[0] <= total:
+                report("calibrating", fed[0], total)
+            if fed[0] == total:
+                report("quantizing", 0, 0)
+            return [sample[name] for name in names]
+
+        quantized = nncf.quantize(
+            model,
+            nncf.Dataset(list(samples), feed),
+            subset_size=total,
+            model_type=nncf.ModelType.TRANSFORMER if transformer else None,
+        )
+        notes = ["nncf.quantize (post-training, MinMax statistics, fast bias correction)"]
+        if transformer:
+            notes.append("model type transformer: NNCF's transformer scheme, SmoothQuant")
+    else:
+        report("quantizing", 0, 0)
+        quantized = nncf.compress_weights(model, mode=nncf.CompressWeightsMode.INT8_ASYM)
+        notes = ["nncf.compress_weights: int8 weights, float activations"]
+    ov.save_model(quantized, str(target), compress_to_fp16=False)
+    return tuple(notes)
