@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import base64
 import copy
 import csv
 import io
 import json
+import zlib
 from pathlib import Path
 
 import numpy as np
@@ -17,11 +19,18 @@ from perftui.store.database import Store
 from perftui.store.exchange import (
     CSV_COLUMNS,
     export_csv,
-    export_document,
     import_document,
     parse_export,
+    write_export,
 )
 from tests.test_store import make_project, make_run
+
+
+def export_document(store: Store, projects=None, *, include_samples: bool = True) -> dict:
+    """The export as the CLI streams it, parsed back."""
+    out = io.StringIO()
+    write_export(store, out, projects, include_samples=include_samples)
+    return json.loads(out.getvalue())
 
 
 @pytest.fixture
@@ -130,6 +139,25 @@ def test_runs_without_ids_get_new_ones(tmp_path: Path) -> None:
     assert run.id and run.project == "p" and run.config.batch == 2
 
 
+def _run(document: dict) -> dict:
+    return document["projects"][1]["runs"][0]
+
+
+def _config(document: dict) -> dict:
+    return _run(document)["config"]
+
+
+def _bench(document: dict) -> dict:
+    return document["projects"][1]["benchmarks"][0]
+
+
+def _deep(levels: int) -> dict:
+    value: dict = {}
+    for _ in range(levels):
+        value = {"x": value}
+    return value
+
+
 def _good(filled: Store) -> dict:
     return json.loads(json.dumps(export_document(filled)))
 
@@ -142,23 +170,34 @@ def _good(filled: Store) -> dict:
         (lambda d: {**d, "perftui_export": "1"}, "unknown format"),
         (lambda d: {**d, "perftui_export": 2}, "newer perftui"),
         (lambda d: {**d, "projects": {}}, '"projects" is not a list'),
-        (lambda d: {**d, "projects": [1]}, "project #1 is not an object"),
-        (lambda d: {**d, "projects": [{"name": "x"}]}, "project #1 has no 'model'"),
+        (lambda d: {**d, "projects": [1]}, r"projects\[0\]: expected an object"),
+        (lambda d: {**d, "projects": [{"name": "x"}]}, r"projects\[0\]\.model: missing"),
         (lambda d: {**d, "projects": [d["projects"][1]] * 2}, "appears twice"),
-        (lambda d: d["projects"][1].update(runs={}) or d, "'runs' is not a list"),
-        (lambda d: d["projects"][1]["runs"][0].pop("config") and d, "no 'config'"),
-        (lambda d: d["projects"][1]["runs"][0].update(status="meh") or d, "unknown status"),
-        (lambda d: d["projects"][1]["runs"][0].update(iterations="x") or d, "malformed"),
-        (lambda d: d["projects"][1]["runs"][0].update(layers=[1]) or d, "'layers'"),
+        (lambda d: d["projects"][1].update(runs={}) or d, r"projects\[1\]\.runs: expected a list"),
+        (lambda d: d["projects"][1].update(engine="os.system") or d, r"\.engine: expected one of"),
+        (lambda d: d["projects"][1].update(name="a\ud800") or d, r"\.name: text that is not"),
+        (lambda d: _run(d).pop("config") and d, r"runs\[0\]\.config: missing"),
+        (lambda d: _run(d).update(status="meh") or d, r"\.status: expected one of ok"),
+        (lambda d: _run(d).update(iterations="x") or d, r"\.iterations: expected a whole"),
+        (lambda d: _run(d).update(layers=[1]) or d, r"\.layers\[0\]: expected an object"),
+        (lambda d: _run(d).update(error={"a": 1}) or d, r"\.error: expected text"),
+        (lambda d: _run(d).update(started_at=5) or d, r"\.started_at: expected an ISO"),
+        (lambda d: _run(d).update(id="../../etc") or d, r"\.id: expected an id"),
+        (lambda d: _config(d).update(batch="abc") or d, r"config\.batch: expected a whole"),
+        (lambda d: _config(d).update(batch=[1]) or d, r"config\.batch"),
+        (lambda d: _config(d).update(batch=-5) or d, r"config\.batch"),
+        (lambda d: _config(d).update(threads="x") or d, r"config\.threads"),
+        (lambda d: _config(d).update(hint=5) or d, r"config\.hint: expected one of"),
+        (lambda d: _config(d).update(api="evil") or d, r"config\.api: expected one of"),
+        (lambda d: _run(d).update(resolved=_deep(40)) or d, "nested deeper"),
         (
-            lambda d: d["projects"][1]["runs"][0]["latency_samples"].update(data="@@") or d,
+            lambda d: _run(d)["latency_samples"].update(data="@@") or d,
             "undecodable samples",
         ),
-        (lambda d: d["projects"][1]["benchmarks"][0].pop("id") and d, "benchmark #1"),
-        (
-            lambda d: d["projects"][1]["benchmarks"][0].pop("configs") and d,
-            "benchmark #1 is malformed",
-        ),
+        (lambda d: _run(d)["latency_samples"].update(count=3) or d, "more than their count"),
+        (lambda d: _bench(d).pop("id") and d, r"benchmarks\[0\]\.id: missing"),
+        (lambda d: _bench(d).pop("configs") and d, r"benchmarks\[0\]\.configs: missing"),
+        (lambda d: _bench(d).update(seed=-1) or d, r"benchmarks\[0\]\.seed"),
     ],
 )
 def test_bad_documents_are_input_errors(filled: Store, tmp_path: Path, mutate, message) -> None:
@@ -197,3 +236,32 @@ def test_csv(filled: Store) -> None:
     (failed,) = [r for r in rows if r["project"] == "int8"]
     assert failed["status"] == "failed" and failed["error"] == 'x, "y"\nz'
     assert export_csv(filled, ["empty"]).strip() == ",".join(CSV_COLUMNS)
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ('{"a": 1e999}', "too large"),
+        ('{"a": ' + "9" * 5000 + "}", "5000 digits"),
+        ('{"a": NaN}', "NaN"),
+        ("[" * 100_000 + "]" * 100_000, "nested too deeply"),
+    ],
+)
+def test_numbers_and_nesting_no_export_has(text: str, message: str) -> None:
+    with pytest.raises(InputError, match=message):
+        parse_export(text)
+
+
+def test_samples_that_inflate_far_beyond_their_size_are_refused_first(
+    filled: Store, tmp_path: Path
+) -> None:
+    """A small blob claiming (or inflating to) far more samples is refused without inflating
+    it whole."""
+    bomb = base64.b64encode(zlib.compress(bytes(64 * 2**20), 9)).decode("ascii")
+    for count in (16 * 2**20, 1000):  # the truth, and a lie
+        document = _good(filled)
+        _run(document)["latency_samples"].update(data=bomb, count=count)
+        target = Store(tmp_path / f"dst{count}.json")
+        with pytest.raises(InputError, match="latency_samples"):
+            import_document(target, document)
+        assert not target.path.exists()

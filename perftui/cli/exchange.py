@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import argparse
-import json
+import contextlib
+import os
 import sys
+from collections.abc import Iterator
 from pathlib import Path
+from typing import TextIO
 
 from perftui.cli.common import EXIT_OK, CliError, Command, CommandFactory, open_store
 
@@ -20,34 +23,57 @@ def add_parsers(command: CommandFactory) -> None:
     imp.add_argument("file")
 
 
+@contextlib.contextmanager
+def _output(name: str | None) -> Iterator[TextIO]:
+    """stdout, or the file named by -o (CliError if it cannot be created)."""
+    if not name:
+        yield sys.stdout
+        return
+    path = Path(name).expanduser()
+    if not path.parent.is_dir():
+        raise CliError(f"cannot write {path}: folder {path.parent} does not exist")
+    try:
+        handle = path.open("w", encoding="utf-8")
+    except OSError as error:
+        raise CliError(f"cannot write {path}: {error.strerror or error}") from None
+    with handle:
+        yield handle
+
+
 def cmd_export(args: argparse.Namespace) -> int:
-    from perftui.store.exchange import export_csv, export_document
+    from perftui.store.exchange import export_csv, write_export
 
     store = open_store(args)
-    if args.format == "csv":
-        text = export_csv(store, args.project)
-    else:
-        text = json.dumps(export_document(store, args.project), indent=2) + "\n"
-    if args.output:
-        Path(args.output).write_text(text, encoding="utf-8")
-    else:
-        sys.stdout.write(text)
+    store.check()
+    with _output(args.output) as out:
+        if args.format == "csv":
+            out.write(export_csv(store, args.project))
+        else:
+            write_export(store, out, args.project)
     return EXIT_OK
 
 
 def cmd_import(args: argparse.Namespace) -> int:
-    from perftui.store.exchange import import_document
+    from perftui.domain.errors import InputError
+    from perftui.store.exchange import MAX_IMPORT_BYTES, import_document, parse_export
 
     path = Path(args.file)
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as error:
-        raise CliError(f"cannot read {path}: {error.__class__.__name__}: {error}") from None
+        with path.open("rb") as handle:
+            size = os.fstat(handle.fileno()).st_size
+            if size > MAX_IMPORT_BYTES:
+                raise CliError(
+                    f"{path} is {size / 2**30:.1f} GiB; import reads at most"
+                    f" {MAX_IMPORT_BYTES / 2**30:.0f} GiB (export fewer projects with --project)"
+                )
+            raw = handle.read(MAX_IMPORT_BYTES + 1)
+    except OSError as error:
+        raise CliError(f"cannot read {path}: {error.strerror or error}") from None
     try:
-        document = json.loads(text)
-    except json.JSONDecodeError:
+        document = parse_export(raw, str(path))
+    except InputError as error:
         hint = " (CSV is for spreadsheets; import the JSON export)" if path.suffix == ".csv" else ""
-        raise CliError(f"{path} is not a perftui JSON export{hint}") from None
+        raise CliError(f"{error}{hint}") from None
     projects, runs = import_document(open_store(args), document)
     print(f"imported {projects} project(s) and {runs} run(s) from {path}")
     return EXIT_OK

@@ -18,10 +18,17 @@ from perftui.domain.records import LayerProfile
 
 __all__ = [
     "LAYERS_CODEC",
+    "MAX_LAYERS",
+    "MAX_SAMPLES",
     "SAMPLES_CODEC",
+    "inflate",
+    "layers_blob",
+    "layers_from_blob",
     "layers_from_document",
     "layers_to_document",
     "plain",
+    "samples_blob",
+    "samples_from_blob",
     "samples_from_document",
     "samples_to_document",
 ]
@@ -51,39 +58,100 @@ def plain(value: Any) -> Any:
     raise TypeError(f"cannot store a value of type {type(value).__name__}: {value!r}")
 
 
+MAX_SAMPLES = 50_000_000
+"""Most latency samples one run may hold (200 MB as float32)."""
+MAX_LAYERS = 100_000
+LAYER_BYTES = 16_384
+"""Most bytes one layer's JSON row may take once inflated (names included)."""
+
+
+def inflate(raw: bytes, limit: int, what: str) -> bytes:
+    """zlib-decompress at most `limit` bytes; ValueError if the data holds more (or is cut),
+    so a small blob that claims little but inflates to a lot costs only `limit` bytes."""
+    inflater = zlib.decompressobj()
+    try:
+        out = inflater.decompress(raw, limit)
+    except zlib.error as exc:
+        raise ValueError(f"undecodable {what} ({exc})") from None
+    if inflater.unconsumed_tail:
+        raise ValueError(f"{what} inflate to more than their count allows ({limit} bytes)")
+    if not inflater.eof:
+        raise ValueError(f"undecodable {what} (the compressed data is cut short)")
+    return out
+
+
+def _count(doc: dict[str, Any], most: int, what: str) -> int:
+    count = doc.get("count")
+    if not isinstance(count, int) or isinstance(count, bool) or not 0 <= count <= most:
+        raise ValueError(f"{what} count {count!r} is not a whole number from 0 to {most}")
+    return count
+
+
+def _unbase64(doc: dict[str, Any], what: str) -> bytes:
+    try:
+        return base64.b64decode(doc["data"], validate=True)
+    except (KeyError, TypeError, ValueError) as exc:
+        raise ValueError(f"undecodable {what} ({exc})") from None
+
+
+def samples_blob(samples_ms: np.ndarray | Sequence[float]) -> tuple[bytes, int]:
+    """Latency samples as float32 little-endian, zlib-compressed; (blob, count)."""
+    arr = np.ascontiguousarray(np.asarray(samples_ms, dtype="<f4").ravel())
+    return zlib.compress(arr.tobytes(), 6), int(arr.size)
+
+
+def samples_from_blob(blob: bytes, count: int) -> np.ndarray:
+    """The float32 array of `samples_blob`; ValueError if it does not hold `count` samples."""
+    raw = inflate(blob, count * 4, "samples")
+    if len(raw) != count * 4:
+        raise ValueError(f"samples count {count} does not match the data ({len(raw) / 4:g})")
+    return np.frombuffer(raw, dtype="<f4").astype(np.float32)
+
+
 def samples_to_document(samples_ms: np.ndarray | Sequence[float]) -> dict[str, Any]:
     """Latency samples as a JSON-able dict: float32 little-endian -> zlib -> base64."""
-    arr = np.ascontiguousarray(np.asarray(samples_ms, dtype="<f4").ravel())
-    data = base64.b64encode(zlib.compress(arr.tobytes(), 6)).decode("ascii")
-    return {"dtype": "float32", "codec": SAMPLES_CODEC, "count": int(arr.size), "data": data}
+    blob, count = samples_blob(samples_ms)
+    data = base64.b64encode(blob).decode("ascii")
+    return {"dtype": "float32", "codec": SAMPLES_CODEC, "count": count, "data": data}
 
 
 def samples_from_document(doc: dict[str, Any]) -> np.ndarray:
-    """The float32 array that `samples_to_document` encoded; ValueError if the dict is not one."""
+    """The float32 array that `samples_to_document` encoded; ValueError if the dict is not one
+    (its count is checked before anything is inflated)."""
     if doc.get("codec") != SAMPLES_CODEC or doc.get("dtype") != "float32":
         raise ValueError(f"unknown samples encoding {doc.get('codec')!r}/{doc.get('dtype')!r}")
-    try:
-        raw = zlib.decompress(base64.b64decode(doc["data"], validate=True))
-    except (KeyError, TypeError, ValueError, zlib.error) as exc:
-        raise ValueError(f"undecodable samples ({exc})") from exc
-    if len(raw) % 4:
-        raise ValueError("undecodable samples (length is not a multiple of 4 bytes)")
-    arr = np.frombuffer(raw, dtype="<f4").astype(np.float32)
-    if "count" in doc and int(doc["count"]) != arr.size:
-        raise ValueError(f"samples count {doc['count']} does not match the data ({arr.size})")
-    return arr
+    count = _count(doc, MAX_SAMPLES, "samples")
+    return samples_from_blob(_unbase64(doc, "samples"), count)
 
 
 _LAYER_FIELDS = tuple(f.name for f in fields(LayerProfile))
 """The keys of `LayerProfile.to_dict()` (built by hand: `asdict` is slow for big profiles)."""
 
 
-def layers_to_document(layers: Sequence[LayerProfile]) -> dict[str, Any]:
-    """A per-layer profile as a JSON-able dict: JSON list -> zlib -> base64 (small, and fast
-    to load: a profile of hundreds of layers is one string, not hundreds of objects)."""
+def layers_blob(layers: Sequence[LayerProfile]) -> bytes:
+    """A per-layer profile as a zlib-compressed JSON list (one string, not hundreds of
+    objects: small, and fast to load)."""
     rows = [{name: getattr(layer, name) for name in _LAYER_FIELDS} for layer in layers]
-    text = json.dumps(plain(rows), separators=(",", ":"))
-    data = base64.b64encode(zlib.compress(text.encode("utf-8"), 6)).decode("ascii")
+    return zlib.compress(json.dumps(plain(rows), separators=(",", ":")).encode("utf-8"), 6)
+
+
+def layers_from_blob(blob: bytes, count: int) -> list[dict[str, Any]]:
+    """The `LayerProfile.to_dict()` dicts of `layers_blob` (inflating at most what `count`
+    layers may take)."""
+    raw = inflate(blob, max(count, 1) * LAYER_BYTES, "layers")
+    try:
+        layers = json.loads(raw)
+    except (ValueError, RecursionError) as exc:
+        raise ValueError(f"undecodable layers ({type(exc).__name__})") from None
+    if not isinstance(layers, list) or not all(isinstance(x, dict) for x in layers):
+        raise ValueError("undecodable layers (not a list of objects)")
+    if len(layers) != count:
+        raise ValueError(f"layers count {count} does not match the data ({len(layers)})")
+    return layers
+
+
+def layers_to_document(layers: Sequence[LayerProfile]) -> dict[str, Any]:
+    data = base64.b64encode(layers_blob(layers)).decode("ascii")
     return {"codec": LAYERS_CODEC, "count": len(layers), "data": data}
 
 
@@ -91,10 +159,5 @@ def layers_from_document(doc: dict[str, Any]) -> list[dict[str, Any]]:
     """The list of `LayerProfile.to_dict()` dicts that `layers_to_document` encoded."""
     if doc.get("codec") != LAYERS_CODEC:
         raise ValueError(f"unknown layers encoding {doc.get('codec')!r}")
-    try:
-        layers = json.loads(zlib.decompress(base64.b64decode(doc["data"], validate=True)))
-    except (KeyError, TypeError, ValueError, zlib.error) as exc:
-        raise ValueError(f"undecodable layers ({exc})") from exc
-    if not isinstance(layers, list) or not all(isinstance(x, dict) for x in layers):
-        raise ValueError("undecodable layers (not a list of objects)")
-    return layers
+    count = _count(doc, MAX_LAYERS, "layers")
+    return layers_from_blob(_unbase64(doc, "layers"), count)

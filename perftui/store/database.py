@@ -324,6 +324,11 @@ class Store:
         except ValueError as exc:
             raise damaged(self.path, f"samples of run {run_id}: {exc}") from None
 
+    def samples_document(self, run_id: str) -> dict[str, Any] | None:
+        """A run's samples in the export's encoding (perftui.store.codec), or None."""
+        samples = self.latency_samples(run_id)
+        return None if samples is None else samples_to_document(samples)
+
     def delete_run(self, run_id: str) -> None:
         """Delete a run with its layers and samples; InputError if there is no such run."""
         with self._transaction() as db:

@@ -5,6 +5,8 @@ where each project is ``Project.to_dict()`` plus ``"runs"`` (``RunResult.to_dict
 shape of the CLI contract, each with ``"latency_samples"`` when raw samples are stored:
 ``{"dtype": "float32", "codec": "zlib+base64", "count", "data"}``) and ``"benchmarks"`` (the
 stored requests the runs point to). Importing it again adds nothing (runs are keyed by id).
+Export is written as a stream, one run at a time; import checks the whole file against
+perftui.store.schema before anything is stored.
 """
 
 from __future__ import annotations
@@ -12,29 +14,35 @@ from __future__ import annotations
 import csv
 import io
 import json
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import replace
-from typing import Any
-
-import numpy as np
+from typing import Any, TextIO
 
 from perftui import __version__
 from perftui.domain.errors import InputError
-from perftui.domain.records import RUN_STATUSES, Project, RunResult, StoredBenchmark
-from perftui.store.codec import samples_from_document, samples_to_document
+from perftui.domain.records import Project, RunResult, StoredBenchmark
+from perftui.store import schema
+from perftui.store.codec import MAX_SAMPLES, SAMPLES_CODEC, samples_from_document
 from perftui.store.database import Store
 from perftui.store.layout import now_iso
 
 __all__ = [
     "CSV_COLUMNS",
     "EXPORT_FORMAT",
+    "MAX_IMPORT_BYTES",
     "export_csv",
-    "export_document",
     "import_document",
     "parse_export",
+    "write_export",
 ]
 
 EXPORT_FORMAT = 1
+MAX_IMPORT_BYTES = 2**31
+"""Largest export file `import` reads (a 10,000-run export with samples is about 250 MB)."""
+SAMPLE_RATIO = 16
+"""Most bytes of samples one compressed byte may claim: real latencies compress about 1.3x,
+so a blob that claims far more is refused before it is inflated."""
+SAMPLE_SLACK = 65_536
 
 CSV_COLUMNS = (
     "project",
@@ -82,28 +90,42 @@ def _selected(store: Store, names: Sequence[str] | None) -> list[Project]:
     return selected
 
 
-def export_document(
+def _dumps(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def export_chunks(
     store: Store, projects: Sequence[str] | None = None, *, include_samples: bool = True
-) -> dict[str, Any]:
-    """The chosen projects (all by default) with their runs, newest first, as one document."""
-    exported = []
-    for project in _selected(store, projects):
-        runs = []
-        for run in store.runs(project.name):
+) -> Iterator[str]:
+    """The export document as JSON text, one run per line: the chosen projects (all by
+    default) with their runs, newest first. Only one project's runs are held at a time."""
+    head = {"perftui_export": EXPORT_FORMAT, "exported_at": now_iso()}
+    yield _dumps({**head, "generator": f"perftui {__version__}"})[:-1] + ',"projects":['
+    for p, project in enumerate(_selected(store, projects)):
+        benchmarks = [b.to_dict() for b in store.project_benchmarks(project.name)]
+        fields = _dumps({**project.to_dict(), "benchmarks": benchmarks})
+        yield ("," if p else "") + "\n" + fields[:-1] + ',"runs":['
+        for r, run in enumerate(store.runs(project.name)):
             data = run.to_dict()
             if include_samples:
-                samples = store.latency_samples(run.id)
+                samples = store.samples_document(run.id)
                 if samples is not None:
-                    data["latency_samples"] = samples_to_document(samples)
-            runs.append(data)
-        benchmarks = [b.to_dict() for b in store.project_benchmarks(project.name)]
-        exported.append({**project.to_dict(), "runs": runs, "benchmarks": benchmarks})
-    return {
-        "perftui_export": EXPORT_FORMAT,
-        "exported_at": now_iso(),
-        "generator": f"perftui {__version__}",
-        "projects": exported,
-    }
+                    data["latency_samples"] = samples
+            yield ("," if r else "") + "\n" + _dumps(data)
+        yield "]}"
+    yield "\n]}\n"
+
+
+def write_export(
+    store: Store,
+    out: TextIO,
+    projects: Sequence[str] | None = None,
+    *,
+    include_samples: bool = True,
+) -> None:
+    """Write the JSON export to `out` as a stream (see `export_chunks`)."""
+    for chunk in export_chunks(store, projects, include_samples=include_samples):
+        out.write(chunk)
 
 
 def _cell(value: Any) -> Any:
@@ -151,11 +173,14 @@ def export_csv(store: Store, projects: Sequence[str] | None = None) -> str:
     return out.getvalue()
 
 
-def parse_export(text: str, source: str = "the input") -> dict[str, Any]:
-    """Parse the text of a JSON export; InputError (one line) if it is not JSON."""
+def parse_export(text: str | bytes, source: str = "the input") -> dict[str, Any]:
+    """Parse the text of a JSON export; InputError (one line) if it is not JSON, or holds a
+    number or a nesting no export has."""
     try:
-        document = json.loads(text)
+        document = schema.loads_bounded(text, source)
     except json.JSONDecodeError as exc:
+        if isinstance(text, bytes):
+            text = text[:200].decode("utf-8", "replace")
         first = text.lstrip()[:200].splitlines()[0] if text.strip() else ""
         hint = (
             "; it looks like CSV — import reads the JSON that `perftui export` writes"
@@ -165,6 +190,8 @@ def parse_export(text: str, source: str = "the input") -> dict[str, Any]:
         raise InputError(
             f"{source} is not JSON ({exc.msg} at line {exc.lineno}, column {exc.colno}){hint}"
         ) from None
+    except UnicodeDecodeError:
+        raise InputError(f"{source} is not UTF-8 text") from None
     if not isinstance(document, dict):
         raise InputError(f"{source} is not a perftui export (expected a JSON object)")
     return document
@@ -174,68 +201,53 @@ def _not_export(reason: str) -> InputError:
     return InputError(f"not a perftui export: {reason}")
 
 
-def _check_project(index: int, data: Any) -> Project:
-    where = f"project #{index + 1}"
-    if not isinstance(data, dict):
-        raise _not_export(f"{where} is not an object")
-    for key in ("name", "model", "engine"):
-        if not isinstance(data.get(key), str) or not data[key].strip():
-            raise _not_export(f"{where} has no {key!r}")
-    where = f"project '{data['name']}'"
-    if not isinstance(data.get("device", "CPU"), str):
-        raise _not_export(f"{where} has a non-text 'device'")
-    if not isinstance(data.get("notes", {}), dict):
-        raise _not_export(f"{where} has 'notes' that is not an object")
-    if not isinstance(data.get("created_at", ""), str):
-        raise _not_export(f"{where} has a non-text 'created_at'")
-    if data.get("source_project") is not None and not isinstance(data["source_project"], str):
-        raise _not_export(f"{where} has a non-text 'source_project'")
-    for key in ("runs", "benchmarks"):
-        if not isinstance(data.get(key, []), list):
-            raise _not_export(f"{where}: {key!r} is not a list")
-    return Project.from_dict({k: v for k, v in data.items() if k not in ("runs", "benchmarks")})
+SAMPLES_DOC = schema.record(
+    {
+        "dtype": schema.choice(("float32",)),
+        "codec": schema.choice((SAMPLES_CODEC,)),
+        "count": schema.integer(0, MAX_SAMPLES),
+        "data": schema.text(MAX_IMPORT_BYTES),
+    },
+    required=("dtype", "codec", "count", "data"),
+)
 
 
-def _check_run(project: str, index: int, data: Any) -> tuple[RunResult, np.ndarray | None]:
-    where = f"project '{project}', run #{index + 1}"
-    if not isinstance(data, dict):
-        raise _not_export(f"{where} is not an object")
-    if not isinstance(data.get("config"), dict):
-        raise _not_export(f"{where} has no 'config' object")
-    if not isinstance(data.get("id", ""), str):
-        raise _not_export(f"{where} has a non-text 'id'")
-    if data.get("status", "ok") not in RUN_STATUSES:
-        raise _not_export(f"{where} has an unknown status {data.get('status')!r}")
-    for key in ("latency_ms", "resolved"):
-        if data.get(key) is not None and not isinstance(data[key], dict):
-            raise _not_export(f"{where}: {key!r} is not an object")
-    if data.get("layers") is not None and not (
-        isinstance(data["layers"], list) and all(isinstance(x, dict) for x in data["layers"])
-    ):
-        raise _not_export(f"{where}: 'layers' is not a list of objects")
-    try:
-        run = RunResult.from_dict(data)
-    except (KeyError, TypeError, ValueError, AttributeError) as exc:
-        raise _not_export(f"{where} is malformed ({type(exc).__name__}: {exc})") from None
-    samples = None
-    if data.get("latency_samples") is not None:
-        if not isinstance(data["latency_samples"], dict):
-            raise _not_export(f"{where}: 'latency_samples' is not an object")
-        try:
-            samples = samples_from_document(data["latency_samples"])
-        except ValueError as exc:
-            raise _not_export(f"{where}: {exc}") from None
-    return run, samples
+class _SampleBudget:
+    """Refuses samples that claim much more than their compressed size, before inflating."""
+
+    def __init__(self) -> None:
+        self.claimed = 0
+        self.encoded = 0
+
+    def admit(self, doc: dict[str, Any], where: str) -> None:
+        claimed, encoded = doc["count"] * 4, len(doc["data"]) * 3 // 4
+        self.claimed += claimed
+        self.encoded += encoded
+        for claim, size in ((claimed, encoded), (self.claimed, self.encoded)):
+            if claim > SAMPLE_RATIO * size + SAMPLE_SLACK:
+                raise schema.SchemaError(
+                    f"{where}: {doc['count']} samples ({claim / 1e6:.1f} MB) cannot come from"
+                    f" {size / 1e3:.1f} kB of data; refused before inflating"
+                )
 
 
-def _check_benchmark(project: Project, index: int, data: Any) -> StoredBenchmark:
-    where = f"project '{project.name}', benchmark #{index + 1}"
-    if not isinstance(data, dict) or not isinstance(data.get("id"), str):
-        raise _not_export(f"{where} has no 'id'")
-    try:
-        stored = StoredBenchmark.from_dict(data)
-    except (KeyError, TypeError, ValueError, AttributeError) as exc:
-        raise _not_export(f"{where} is malformed ({type(exc).__name__}: {exc})") from None
+def _check_project(index: int, data: Any) -> tuple[Project, dict[str, Any]]:
+    checked = schema.project(data, f"projects[{index}]")
+    fields = {k: v for k, v in checked.items() if k not in ("runs", "benchmarks")}
+    return Project.from_dict(fields), checked
+
+
+def _check_run(where: str, data: Any, budget: _SampleBudget) -> tuple[RunResult, dict | None]:
+    checked = schema.run(data, where)
+    samples = checked.get("latency_samples")
+    if samples is not None:
+        samples = SAMPLES_DOC(samples, f"{where}.latency_samples")
+        budget.admit(samples, f"{where}.latency_samples")
+    return RunResult.from_dict(checked), samples
+
+
+def _check_benchmark(project: Project, where: str, data: Any) -> StoredBenchmark:
+    stored = StoredBenchmark.from_dict(schema.benchmark(data, where))
     renamed = replace(stored.request.project, name=project.name)
     return replace(
         stored, project_name=project.name, request=replace(stored.request, project=renamed)
@@ -245,8 +257,10 @@ def _check_benchmark(project: Project, index: int, data: Any) -> StoredBenchmark
 def import_document(store: Store, document: dict[str, Any]) -> tuple[int, int]:
     """Merge an export into the store, all or nothing; (projects added, runs added).
 
-    Runs (and benchmarks) whose id is already stored are skipped, so importing twice adds
-    nothing. A project name that exists with another model/engine/device is an InputError.
+    The whole document is checked first (perftui.store.schema): the first bad field is an
+    InputError naming it, and nothing is written. Runs (and benchmarks) whose id is already
+    stored are skipped, so importing twice adds nothing. A project name that exists with
+    another model/engine/device is an InputError.
     """
     if not isinstance(document, dict) or "perftui_export" not in document:
         raise _not_export('expected a JSON object with "perftui_export" (from `perftui export`)')
@@ -262,18 +276,25 @@ def import_document(store: Store, document: dict[str, Any]) -> tuple[int, int]:
     if not isinstance(raw_projects, list):
         raise _not_export('"projects" is not a list')
     projects: list[Project] = []
-    runs: list[tuple[RunResult, np.ndarray | None]] = []
+    runs: list[tuple[RunResult, dict[str, Any] | None, str]] = []
     benchmarks: list[StoredBenchmark] = []
-    seen: set[str] = set()
+    budget = _SampleBudget()
     for i, data in enumerate(raw_projects):
-        project = _check_project(i, data)
-        if project.name in seen:
+        project, checked = _check_project(i, data)
+        if any(p.name == project.name for p in projects):
             raise _not_export(f"project '{project.name}' appears twice")
-        seen.add(project.name)
         projects.append(project)
-        for j, run_data in enumerate(data.get("runs", [])):
-            run, samples = _check_run(project.name, j, run_data)
-            runs.append((replace(run, project=project.name), samples))
-        for j, bench in enumerate(data.get("benchmarks", [])):
-            benchmarks.append(_check_benchmark(project, j, bench))
-    return store.merge(projects, runs, benchmarks)
+        for j, run_data in enumerate(checked.get("runs", [])):
+            where = f"projects[{i}].runs[{j}]"
+            run, samples = _check_run(where, run_data, budget)
+            runs.append((replace(run, project=project.name), samples, where))
+        for j, bench in enumerate(checked.get("benchmarks", [])):
+            benchmarks.append(_check_benchmark(project, f"projects[{i}].benchmarks[{j}]", bench))
+    decoded = []
+    for run, samples, where in runs:
+        try:
+            array = samples_from_document(samples) if samples is not None else None
+        except ValueError as exc:
+            raise schema.SchemaError(f"{where}.latency_samples: {exc}") from None
+        decoded.append((run, array))
+    return store.merge(projects, decoded, benchmarks)

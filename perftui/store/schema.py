@@ -1,0 +1,348 @@
+"""The schema of what crosses into the store from outside (an import): types, ranges and enums
+for every field, with limits on sizes, nesting and numbers.
+
+Each check takes a value and the path of the field (``projects[0].runs[3].config.batch``)
+and returns the value (normalized where JSON has two spellings), or raises `SchemaError`
+naming that field. A document that passes builds its records without a conversion error, so
+nothing an import stores can later crash a reader.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from perftui.domain.errors import InputError
+from perftui.domain.records import APIS, ENGINES, HINTS, PRECISIONS, RUN_STATUSES
+from perftui.store.layout import time_key
+
+__all__ = [
+    "MAX_DEPTH",
+    "MAX_INT_DIGITS",
+    "Check",
+    "SchemaError",
+    "benchmark",
+    "layer",
+    "loads_bounded",
+    "project",
+    "run",
+]
+
+MAX_DEPTH = 12
+"""Deepest nesting of a free-form value (notes, resolved settings)."""
+MAX_INT_DIGITS = 20
+"""Longest whole number in a document (2**64 has 20 digits)."""
+MAX_TEXT = 65_536
+MAX_ITEMS = 1_000_000
+MAX_COUNT = 2**53
+RUN_ID = re.compile(r"[0-9A-Za-z_-]{1,64}")
+"""A run's or benchmark's id: it also names the run's payload files beside the database."""
+LAYER_STATUSES = ("executed", "not_run", "optimized_out")
+
+Check = Callable[[Any, str], Any]
+
+
+class SchemaError(InputError):
+    """A value that does not fit the schema; the message names the field."""
+
+
+def _shown(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _fail(path: str, expected: str, value: Any) -> SchemaError:
+    return SchemaError(f"{path}: expected {expected}, got {_shown(value)}")
+
+
+def integer(lo: int, hi: int) -> Check:
+    def check(value: Any, path: str) -> int:
+        if not isinstance(value, int) or isinstance(value, bool) or not lo <= value <= hi:
+            raise _fail(path, f"a whole number from {lo} to {hi}", value)
+        return value
+
+    return check
+
+
+def number(lo: float = 0.0, hi: float = 1e15) -> Check:
+    def check(value: Any, path: str) -> float:
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise _fail(path, "a number", value)
+        if not (math.isfinite(value) and lo <= value <= hi):
+            raise _fail(path, f"a number from {lo:g} to {hi:g}", value)
+        return float(value)
+
+    return check
+
+
+def _encodable(value: str, path: str) -> None:
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise SchemaError(f"{path}: text that is not valid Unicode (a lone surrogate)") from None
+
+
+def text(max_len: int = MAX_TEXT, *, empty: bool = True, line: bool = False) -> Check:
+    """A string; `line` forbids control characters (names shown in one table cell)."""
+
+    def check(value: Any, path: str) -> str:
+        if not isinstance(value, str) or len(value) > max_len or (not empty and not value.strip()):
+            size = "" if empty else "non-empty "
+            raise _fail(path, f"{size}text of at most {max_len} characters", value)
+        _encodable(value, path)
+        if line and any(ord(c) < 32 or ord(c) == 127 for c in value):
+            raise _fail(path, "text without control characters", value)
+        return value
+
+    return check
+
+
+def identifier(value: Any, path: str) -> str:
+    if not isinstance(value, str) or not (value == "" or RUN_ID.fullmatch(value)):
+        raise _fail(path, "an id of letters, digits, '-' or '_' (at most 64)", value)
+    return value
+
+
+def timestamp(value: Any, path: str) -> str:
+    if not isinstance(value, str) or (value and time_key(value) == float("-inf")):
+        raise _fail(path, "an ISO-8601 time such as 2025-01-31T12:00:00+00:00", value)
+    return value
+
+
+def choice(values: tuple[Any, ...]) -> Check:
+    def check(value: Any, path: str) -> Any:
+        if not isinstance(value, (str, bool, type(None))) or value not in values:
+            raise _fail(path, "one of " + ", ".join(str(v) for v in values), value)
+        return value
+
+    return check
+
+
+def boolean(value: Any, path: str) -> bool:
+    if not isinstance(value, bool):
+        raise _fail(path, "true or false", value)
+    return value
+
+
+def optional(inner: Check) -> Check:
+    return lambda value, path: None if value is None else inner(value, path)
+
+
+def auto_or(inner: Check) -> Check:
+    return lambda value, path: value if value == "auto" else inner(value, path)
+
+
+def either(first: Check, second: Check) -> Check:
+    def check(value: Any, path: str) -> Any:
+        try:
+            return first(value, path)
+        except SchemaError:
+            return second(value, path)
+
+    return check
+
+
+def list_of(item: Check, max_items: int = MAX_ITEMS) -> Check:
+    def check(value: Any, path: str) -> list[Any]:
+        if not isinstance(value, list) or len(value) > max_items:
+            raise _fail(path, f"a list of at most {max_items} items", value)
+        return [item(x, f"{path}[{i}]") for i, x in enumerate(value)]
+
+    return check
+
+
+def mapping(key: Check, item: Check, max_items: int = 10_000) -> Check:
+    def check(value: Any, path: str) -> dict[str, Any]:
+        if not isinstance(value, dict) or len(value) > max_items:
+            raise _fail(path, f"an object of at most {max_items} entries", value)
+        return {key(k, f"{path} key"): item(v, f"{path}.{k}") for k, v in value.items()}
+
+    return check
+
+
+def free(value: Any, path: str, depth: int = 0) -> Any:
+    """Any JSON value within the depth and size limits (unknown fields, notes, settings)."""
+    if depth > MAX_DEPTH:
+        raise SchemaError(f"{path}: nested deeper than {MAX_DEPTH} levels")
+    if isinstance(value, str):
+        return text()(value, path)
+    if isinstance(value, float) and not math.isfinite(value):
+        raise SchemaError(f"{path}: a number that is not finite")
+    if isinstance(value, list):
+        list_of(lambda v, p: v)(value, path)
+        return [free(v, f"{path}[{i}]", depth + 1) for i, v in enumerate(value)]
+    if isinstance(value, dict):
+        mapping(text(200), lambda v, p: v)(value, path)
+        return {k: free(v, f"{path}.{k}", depth + 1) for k, v in value.items()}
+    return value  # None, bool, int (bounded by loads_bounded)
+
+
+def record(fields: Mapping[str, Check], required: tuple[str, ...] = ()) -> Check:
+    """An object with typed `fields`; other keys must be free-form JSON (they are kept for
+    versions that know them)."""
+
+    def check(value: Any, path: str) -> dict[str, Any]:
+        if not isinstance(value, dict):
+            raise _fail(path, "an object", value)
+        for key in required:
+            if key not in value:
+                raise SchemaError(f"{path}.{key}: missing")
+        out = {}
+        for key, item in value.items():
+            where = f"{path}.{key}"
+            out[key] = fields[key](item, where) if key in fields else free(item, where, 1)
+        return out
+
+    return check
+
+
+name = text(200, empty=False, line=True)
+count = integer(0, MAX_COUNT)
+workers = integer(1, 65_536)
+
+config = record(
+    {
+        "batch": integer(1, 1_000_000),
+        "threads": integer(0, 65_536),
+        "streams": auto_or(workers),
+        "requests": auto_or(workers),
+        "hint": choice(HINTS),
+        "api": choice(APIS),
+        "precision": optional(choice(PRECISIONS)),
+        "dims": mapping(name, integer(1, 2**31 - 1), 64),
+    }
+)
+
+latency = record(
+    {key: number() for key in ("min", "mean", "median", "p90", "p99", "max", "stdev", "cv")}
+)
+
+layer = record(
+    {
+        "name": text(4096),
+        "type": text(200),
+        "exec_type": text(200),
+        "precision": text(64),
+        "status": choice(LAYER_STATUSES),
+        "time_ms": number(),
+        "original_names": list_of(text(4096), 100_000),
+    },
+    required=("name", "type"),
+)
+
+run = record(
+    {
+        "id": identifier,
+        "project": text(200),
+        "benchmark_id": identifier,
+        "started_at": timestamp,
+        "config": config,
+        "status": choice(RUN_STATUSES),
+        "error": optional(text()),
+        "iterations": count,
+        "duration_s": number(),
+        "throughput_fps": number(),
+        "first_inference_ms": number(),
+        "compile_ms": number(),
+        "read_ms": number(),
+        "latency_ms": optional(latency),
+        "layers": optional(list_of(layer, 100_000)),
+        "resolved": optional(mapping(text(200), free)),
+        "repeat": integer(0, 1_000_000),
+        "window_fps": list_of(number(), 1_000_000),
+        "load": optional(record({k: number() for k in ("total_s", "busy_s", "own_s", "steal_s")})),
+    },
+    required=("config",),
+)
+
+project = record(
+    {
+        "name": name,
+        "model": text(4096, empty=False),
+        "engine": choice(ENGINES),
+        "device": text(64, empty=False, line=True),
+        "created_at": timestamp,
+        "source_project": optional(name),
+        "notes": mapping(text(200), free),
+        "runs": lambda value, path: list_of(lambda v, p: v)(value, path),
+        "benchmarks": lambda value, path: list_of(lambda v, p: v)(value, path),
+    },
+    required=("name", "model", "engine"),
+)
+
+shape = list_of(either(integer(-1, 2**31 - 1), text(200, empty=False)), 64)
+benchmark = record(
+    {
+        "id": identifier,
+        "project_name": text(200),
+        "created_at": timestamp,
+        "project": project,
+        "configs": list_of(config, 1_000_000),
+        "budget": record(
+            {
+                "time_s": number(0, 1e7),
+                "iterations": count,
+                "warmup": count,
+                "profile_iterations": count,
+            }
+        ),
+        "shapes": optional(
+            either(
+                record(
+                    {
+                        "inputs": mapping(text(4096), shape),
+                        "every": optional(shape),
+                        "dims": mapping(name, list_of(integer(1, 2**31 - 1), 1000)),
+                    },
+                    required=("inputs", "every", "dims"),
+                ),
+                mapping(text(4096), shape),
+            )
+        ),
+        "profile": boolean,
+        "seed": integer(0, 2**32 - 1),
+        "data": optional(text(4096)),
+        "repeat": integer(1, 1_000_000),
+    },
+    required=("id", "project", "configs"),
+)
+
+
+class _NumberError(ValueError):
+    pass
+
+
+def _parse_int(digits: str) -> int:
+    if len(digits.lstrip("-")) > MAX_INT_DIGITS:
+        raise _NumberError(f"a whole number of {len(digits)} digits (at most {MAX_INT_DIGITS})")
+    return int(digits)
+
+
+def _parse_float(spelled: str) -> float:
+    value = float(spelled)
+    if not math.isfinite(value):
+        raise _NumberError(f"a number too large to represent ({spelled[:20]})")
+    return value
+
+
+def _parse_constant(spelled: str) -> float:
+    raise _NumberError(f"{spelled} (not a JSON number)")
+
+
+def loads_bounded(text: str | bytes, source: str) -> Any:
+    """json.loads refusing huge whole numbers, infinities, NaN and deep nesting with one
+    InputError line (they would otherwise end as a ValueError or RecursionError later)."""
+    try:
+        return json.loads(
+            text,
+            parse_int=_parse_int,
+            parse_float=_parse_float,
+            parse_constant=_parse_constant,
+        )
+    except _NumberError as exc:
+        raise InputError(f"{source} holds {exc}") from None
+    except RecursionError:
+        raise InputError(f"{source} is nested too deeply") from None
