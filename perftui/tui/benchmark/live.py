@@ -32,7 +32,7 @@ from perftui.tui.kit import format as fmt
 from perftui.tui.kit.follower import FollowingScreen, Latest
 from perftui.tui.kit.pacing import redraw_interval
 from perftui.tui.kit.screen import PerftuiScreen, one_line
-from perftui.tui.kit.tables import fill_table
+from perftui.tui.kit.tables import RowTable, fill_table
 from perftui.tui.services import Client
 
 REDRAW_HZ = 2
@@ -130,7 +130,7 @@ class LiveRunScreen(FollowingScreen[None], PerftuiScreen):
         with Horizontal(id="live-charts"):
             yield LiveChart("throughput", id="chart-fps")
             yield LiveChart("latency", id="chart-ms")
-        yield DataTable(id="live-runs", cursor_type="row", zebra_stripes=True)
+        yield RowTable(id="live-runs")
         yield Footer(compact=True, show_command_palette=False)
 
     RUN_COLUMNS = (

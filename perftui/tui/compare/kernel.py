@@ -17,7 +17,7 @@ from perftui.tui.compare.state import SummaryState
 from perftui.tui.kit import format as fmt
 from perftui.tui.kit.fit import cut
 from perftui.tui.kit.format import escape
-from perftui.tui.kit.tables import Cell, fill_table, right
+from perftui.tui.kit.tables import Cell, RowTable, fill_table, right
 from perftui.tui.kit.tabs import Pane
 
 SIDE_BY_SIDE = 150
@@ -77,7 +77,7 @@ class KernelPane(Pane[SummaryState]):
             yield Input("0", id="cmp-delta", compact=True, placeholder="0", select_on_focus=True)
             yield Static("", id="kernel-head", classes="field-note")
         with Horizontal(id="kernel-body"):
-            yield DataTable(id="cmp-layers", cursor_type="row", zebra_stripes=True)
+            yield RowTable(id="cmp-layers")
             with VerticalScroll(id="kernel-detail-box"):
                 yield Static("", id="kernel-detail")
 

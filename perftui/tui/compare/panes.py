@@ -15,7 +15,15 @@ from perftui.tui.compare.state import SummaryState
 from perftui.tui.kit import format as fmt
 from perftui.tui.kit.fit import cut
 from perftui.tui.kit.format import escape
-from perftui.tui.kit.tables import CHECKED, UNCHECKED, Cell, fill_table, middle_cut, right
+from perftui.tui.kit.tables import (
+    CHECKED,
+    UNCHECKED,
+    Cell,
+    RowTable,
+    fill_table,
+    middle_cut,
+    right,
+)
 from perftui.tui.kit.tabs import Pane
 
 WIDE = 100
@@ -64,7 +72,7 @@ class TypesPane(Pane[SummaryState]):
     def compose(self) -> ComposeResult:
         yield Static("", id="types-head", classes="pane-head")
         yield Static("", id="types-missing", classes="profile-notice")
-        yield DataTable(id="cmp-types", cursor_type="row", zebra_stripes=True)
+        yield RowTable(id="cmp-types")
         yield DistributionBars(id="cmp-distribution")
 
     def populate(self) -> None:

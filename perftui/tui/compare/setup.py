@@ -38,7 +38,7 @@ from perftui.tui.compare.runs import RunKey, runs_table, sweet_text
 from perftui.tui.compare.state import SetupState
 from perftui.tui.kit.format import escape
 from perftui.tui.kit.screen import PerftuiScreen
-from perftui.tui.kit.tables import fill_table
+from perftui.tui.kit.tables import RowTable, fill_table
 
 WIDE = 100
 """From this width the runs table shows the run's start time."""
@@ -129,7 +129,7 @@ class CompareScreen(PerftuiScreen):
         yield LatencyThroughputChart(id="cmp-chart")
         yield Static("", id="cmp-legend")
         yield Static("", id="cmp-sweet")
-        yield DataTable(id="cmp-runs", cursor_type="row", zebra_stripes=True)
+        yield RowTable(id="cmp-runs")
         yield Footer(compact=True, show_command_palette=False)
 
     def on_mount(self) -> None:

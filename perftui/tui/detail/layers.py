@@ -20,7 +20,7 @@ from perftui.tui.detail.state import DetailState
 from perftui.tui.kit import format as fmt
 from perftui.tui.kit.fit import cut
 from perftui.tui.kit.format import escape
-from perftui.tui.kit.tables import fill_table
+from perftui.tui.kit.tables import RowTable, fill_table
 from perftui.tui.kit.tabs import Pane
 
 
@@ -28,7 +28,7 @@ class TypesPane(Pane[DetailState]):
     def compose(self) -> ComposeResult:
         yield Static("", id="types-head", classes="pane-head")
         with Horizontal(id="types-body"):
-            yield DataTable(id="types", cursor_type="row", zebra_stripes=True)
+            yield RowTable(id="types")
             yield BarChart("time share by layer type (%)", id="types-chart")
 
     def on_mount(self) -> None:
@@ -106,7 +106,7 @@ LAYER_COLUMNS = (
 class LayersPane(FittedPane):
     def compose(self) -> ComposeResult:
         yield Static("", id="layers-head", classes="pane-head")
-        yield DataTable(id="layers", cursor_type="row", zebra_stripes=True)
+        yield RowTable(id="layers")
 
     def populate(self) -> None:
         d = self.state
@@ -154,7 +154,7 @@ FLOPS_COLUMNS = (
 class FlopsPane(FittedPane):
     def compose(self) -> ComposeResult:
         yield Static("", id="flops-head", classes="pane-head")
-        yield DataTable(id="flops", cursor_type="row", zebra_stripes=True)
+        yield RowTable(id="flops")
 
     def populate(self) -> None:
         d = self.state

@@ -26,6 +26,7 @@ from perftui.tui.kit import format as fmt
 from perftui.tui.kit.format import escape
 from perftui.tui.kit.modelinfo import describe
 from perftui.tui.kit.optimization import optimization_lines
+from perftui.tui.kit.tables import RowTable
 from perftui.tui.kit.tabs import Pane
 
 VIEW_NAMES = {
@@ -95,7 +96,7 @@ class SummaryPane(Pane[DetailState]):
 
 class RunsPane(Pane[DetailState]):
     def compose(self) -> ComposeResult:
-        yield DataTable(id="runs", cursor_type="row", zebra_stripes=True)
+        yield RowTable(id="runs")
 
     def on_mount(self) -> None:
         table = self.query_one("#runs", DataTable)

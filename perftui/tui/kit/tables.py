@@ -4,9 +4,11 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import ClassVar
 
 from rich.cells import cell_len
 from rich.text import Text
+from textual.binding import Binding, BindingType
 from textual.widgets import DataTable
 
 from perftui.tui.kit.fit import cut, flex_width
@@ -19,6 +21,20 @@ def middle_cut(text: str, width: int) -> str:
     """Cut in the middle: names of one family ('mobilenet-fp32-ov', '...-ort') differ at
     the end."""
     return cut(text, width, middle=True)
+
+
+class RowTable(DataTable[str]):
+    """A table of rows (a row cursor, zebra stripes) where Home and End move the cursor to the
+    first and last row: DataTable's own Home/End scroll sideways, which a table that fits
+    its width never needs."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("home", "scroll_top", "First row", show=False),
+        Binding("end", "scroll_bottom", "Last row", show=False),
+    ]
+
+    def __init__(self, *, id: str) -> None:
+        super().__init__(id=id, cursor_type="row", zebra_stripes=True)
 
 
 Cell = str | Text

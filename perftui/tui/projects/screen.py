@@ -20,7 +20,7 @@ from perftui.tui.kit.dialogs import ConfirmScreen, PromptScreen
 from perftui.tui.kit.fit import cut, room_left
 from perftui.tui.kit.format import escape
 from perftui.tui.kit.screen import PerftuiScreen
-from perftui.tui.kit.tables import SCROLLBAR, fill_table
+from perftui.tui.kit.tables import SCROLLBAR, RowTable, fill_table
 
 EMPTY_TEXT = (
     "[b]No projects yet.[/b]\n\n"
@@ -70,7 +70,7 @@ class ProjectsScreen(PerftuiScreen):
 
     def compose(self) -> ComposeResult:
         yield Header()
-        table: DataTable[str] = DataTable(id="projects", cursor_type="row", zebra_stripes=True)
+        table = RowTable(id="projects")
         yield table
         yield Static("", id="project-link", classes="status-line")
         yield Static(EMPTY_TEXT, id="empty")
