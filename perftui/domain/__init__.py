@@ -1,1 +1,1 @@
-"""Pure domain logic: records, statistics, comparison, inspection and the store. No textual."""
+"""Pure domain logic: records, statistics, intervals and verdicts, comparison, settings. No I/O, no textual."""
