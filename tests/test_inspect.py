@@ -159,6 +159,7 @@ def test_to_dict_is_json(fp32: ModelInfo) -> None:
         "flops": 5419008,
         "known": True,
         "cheap": False,
+        "fused_names": ["conv1/BatchNormalization", "conv1/Relu6"],
     }
     assert data["op_counts"]["Conv"] == 27
 

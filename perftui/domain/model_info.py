@@ -22,6 +22,10 @@ class NodeFlops:
     cheap: bool = False
     """A cheap op (elementwise, normalisation, softmax), counted per element, not in
     `ModelInfo.flops`."""
+    fused_names: tuple[str, ...] = ()
+    """The elementwise nodes this node's output flows into, one consumer at a time (bias Add,
+    activation): engines fuse them into one kernel and may name it after the last of them
+    (OpenVINO's FullyConnected takes the bias Add's name and drops the MatMul's)."""
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -30,6 +34,7 @@ class NodeFlops:
             "flops": self.flops,
             "known": self.known,
             "cheap": self.cheap,
+            "fused_names": list(self.fused_names),
         }
 
 

@@ -91,21 +91,27 @@ def _flops_by_layer(
 
     A node belongs to the first layer whose name or original (fused) names include the node's
     name; a node left over belongs to the first layer with a name below it ('fc/Gemm' ->
-    'fc/Gemm/WithoutBiases/...'), as engines name the kernels they derive from a node."""
+    'fc/Gemm/WithoutBiases/...'), as engines name the kernels they derive from a node, and
+    then to the first layer named after one of the nodes it was fused with (`fused_names`)."""
     index = {node.name: i for i, node in enumerate(node_flops)}
     owner: dict[int, int] = {}
-    for n, layer in enumerate(layers):
-        for name in (layer.name, *layer.original_names):
+    names_of = [(layer.name, *layer.original_names) for layer in layers]
+    for n, names in enumerate(names_of):
+        for name in names:
             if name in index:
                 owner.setdefault(index[name], n)
+    layer_of = {name: n for n, names in reversed(list(enumerate(names_of))) for name in names}
     for i, node in enumerate(node_flops):
         if i in owner:
             continue
         prefix = node.name + "/"
-        for n, layer in enumerate(layers):
-            if any(name.startswith(prefix) for name in (layer.name, *layer.original_names)):
-                owner[i] = n
-                break
+        below = (n for n, names in enumerate(names_of) if any(x.startswith(prefix) for x in names))
+        fused = (layer_of[name] for name in node.fused_names if name in layer_of)
+        found = next(below, None)
+        if found is None:
+            found = next(fused, None)
+        if found is not None:
+            owner[i] = found
     result: list[list[int]] = [[] for _ in layers]
     for i, n in sorted(owner.items()):
         result[n].append(i)

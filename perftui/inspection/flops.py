@@ -4,7 +4,7 @@ for an ONNX graph with inferred shapes and for an OpenVINO model with static sha
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from perftui.domain.model_info import NodeFlops
@@ -48,6 +48,29 @@ PER_ELEMENT = {
 }
 """The cheap ops, counted as FLOPs per output element (per input element for reductions)."""
 _REDUCING = {"GlobalAveragePool", "ReduceMean"}
+_FUSIBLE = set(PER_ELEMENT) - _REDUCING - {"Softmax", "LayerNormalization"}
+"""Elementwise ops an engine may fold into the Conv or MatMul before them."""
+FUSE_DEPTH = 3
+"""How many single-consumer elementwise nodes to follow (bias, activation, a scale)."""
+
+
+def _fused_chain(
+    first: Any,
+    consumers: Callable[[Any], list[Any]],
+    name: Callable[[Any], str],
+    fusible: Callable[[Any], bool],
+) -> tuple[str, ...]:
+    """Names of the fusible nodes a node's output flows into, one consumer at a time.
+    `consumers(node)` lists the nodes reading its first output; `name` and `fusible` read one."""
+    names: list[str] = []
+    node = first
+    for _ in range(FUSE_DEPTH):
+        readers = consumers(node)
+        if len(readers) != 1 or not fusible(readers[0]):
+            break
+        node = readers[0]
+        names.append(name(node))
+    return tuple(names)
 
 
 def _einsum_macs(node: Any, shapes: Mapping[str, list[int]]) -> int | None:
@@ -82,6 +105,10 @@ def _onnx_macs(node: Any, shapes: Mapping[str, list[int]]) -> int | None:
 
 def onnx_node_flops(graph: Any, shapes: Mapping[str, list[int]]) -> list[NodeFlops]:
     """FLOPs of every counted node; `known` False where its shapes could not be inferred."""
+    readers: dict[str, list[Any]] = {}
+    for node in graph.node:
+        for value in node.input:
+            readers.setdefault(value, []).append(node)
     result = []
     for index, node in enumerate(graph.node):
         op = node.op_type
@@ -97,7 +124,19 @@ def onnx_node_flops(graph: Any, shapes: Mapping[str, list[int]]) -> list[NodeFlo
             continue
         name = node.name or f"{op}_{index}"
         cheap = op in PER_ELEMENT
-        result.append(NodeFlops(name, op, flops or 0, known=flops is not None, cheap=cheap))
+        fused = (
+            ()
+            if cheap
+            else _fused_chain(
+                node,
+                lambda n: readers.get(n.output[0], []) if n.output else [],
+                lambda n: n.name,
+                lambda n: n.op_type in _FUSIBLE,
+            )
+        )
+        result.append(
+            NodeFlops(name, op, flops or 0, known=flops is not None, cheap=cheap, fused_names=fused)
+        )
     return result
 
 
@@ -125,6 +164,7 @@ _OV_PER_ELEMENT = {
     "Gelu": 8,
 }
 """OpenVINO's names of the cheap ops of PER_ELEMENT."""
+_OV_FUSIBLE = set(_OV_PER_ELEMENT) - {"Softmax", "SoftMax", "MVN"}
 
 
 def ir_node_flops(model: Any) -> list[NodeFlops]:
@@ -152,5 +192,19 @@ def ir_node_flops(model: Any) -> list[NodeFlops]:
             continue
         name = op.get_friendly_name()
         cheap = kind in _OV_PER_ELEMENT
-        result.append(NodeFlops(name, kind, flops or 0, known=flops is not None, cheap=cheap))
+        fused = (
+            ()
+            if cheap
+            else _fused_chain(
+                op,
+                lambda n: [i.get_node() for i in n.output(0).get_target_inputs()],
+                lambda n: n.get_friendly_name(),
+                lambda n: n.get_type_name() in _OV_FUSIBLE,
+            )
+        )
+        result.append(
+            NodeFlops(
+                name, kind, flops or 0, known=flops is not None, cheap=cheap, fused_names=fused
+            )
+        )
     return result
