@@ -25,6 +25,12 @@ def read_line(stream: IO[str], timeout_s: float = LINE_TIMEOUT_S) -> str:
     return box[0]
 
 
+def progress_line(stream: IO[str]) -> str:
+    """The next line of `perftui bench`'s progress, past the warning a busy machine gets."""
+    line = read_line(stream)
+    return read_line(stream) if line.startswith("warning: the machine is busy") else line
+
+
 def read_until(stream: IO[str], text: str, timeout_s: float = LINE_TIMEOUT_S) -> list[str]:
     """Lines up to and including the first that contains `text`; AssertionError at the end
     of the stream or after `timeout_s`."""

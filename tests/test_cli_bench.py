@@ -12,7 +12,7 @@ import pytest
 
 from tests.cli_helpers import QUICK, bench_json, perftui
 from tests.conftest import ENCODER, MOBILENET, MOBILENET_INT8, MOBILENET_IR
-from tests.process_helpers import read_line
+from tests.process_helpers import progress_line
 
 pytestmark = pytest.mark.engine
 
@@ -165,7 +165,7 @@ def test_ctrl_c_keeps_finished_runs_and_exits_130(tmp_path: Path):
         text=True,
     )
     assert process.stderr is not None
-    first = read_line(process.stderr)  # the non-tty progress prints one line per finished run
+    first = progress_line(process.stderr)  # the non-tty progress: one line per finished run
     assert first.startswith("run 1/2"), first
     process.send_signal(signal.SIGINT)
     _, err = process.communicate(timeout=60)
@@ -239,7 +239,7 @@ def test_sigterm_cancels_like_ctrl_c(signum: signal.Signals, tmp_path: Path):
         text=True,
     )
     assert process.stderr is not None
-    first = read_line(process.stderr)
+    first = progress_line(process.stderr)
     assert first.startswith("run 1/2") and "failed" in first, first
     process.send_signal(signum)
     _, err = process.communicate(timeout=60)

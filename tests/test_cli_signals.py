@@ -20,7 +20,7 @@ import pytest
 
 from tests.cli_helpers import perftui
 from tests.conftest import MOBILENET, ROOT
-from tests.process_helpers import process_gone, read_line, read_until
+from tests.process_helpers import process_gone, progress_line, read_until
 
 pytestmark = pytest.mark.engine
 
@@ -61,7 +61,7 @@ def test_a_second_ctrl_c_kills_a_worker_that_does_not_stop(tmp_path: Path):
     )
     assert process.stderr is not None
     try:
-        first = read_line(process.stderr)
+        first = progress_line(process.stderr)
         assert first.startswith("run 1/2") and "failed" in first, first
         worker = int(pid_file.read_text())
         process.send_signal(signal.SIGINT)
@@ -98,7 +98,7 @@ def test_one_ctrl_c_lets_a_working_worker_finish_its_run_as_cancelled(tmp_path: 
         text=True,
     )
     assert process.stderr is not None
-    assert read_line(process.stderr).startswith("run 1/2")
+    assert progress_line(process.stderr).startswith("run 1/2")
     process.send_signal(signal.SIGINT)
     _, err = process.communicate(timeout=60)
     assert process.returncode == 130, err

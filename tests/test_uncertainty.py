@@ -78,7 +78,8 @@ def test_intervals_shrink_with_more_samples():
 def test_a_p99_from_few_samples_is_not_bounded():
     rng = np.random.default_rng(4)
     few = quantile_interval(rng.exponential(1.0, 80), 99)
-    assert not few.bounded and few.hi == few.value  # the largest sample stands in
+    assert few.open_ends == (False, True) and few.hi == few.value  # the largest sample stands in
+    assert few.as_list() == [few.lo, None]
     assert quantile_interval(rng.exponential(1.0, 2000), 99).bounded
 
 

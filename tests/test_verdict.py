@@ -8,7 +8,7 @@ from perftui.domain.figures import group_runs, run_figures, run_windows
 from perftui.domain.load import CpuReading, MachineLoad
 from perftui.domain.records import LatencyStats, LayerProfile, RunConfig, RunResult
 from perftui.domain.stats import latency_stats
-from perftui.domain.verdict import INVALID, NOISY, STABLE, judge
+from perftui.domain.verdict import INVALID, NOISY, STABLE, judge, load_findings
 
 STEADY = (100.0,) * 20
 
@@ -59,6 +59,7 @@ def test_a_busy_machine_is_provoked_from_the_cpu_counters():
     verdict = judge(make_run(load=load), STEADY)
     assert verdict.status == INVALID
     assert "other processes used 50% of the CPUs" in verdict.reasons[0]
+    assert [status for status, _ in load_findings(quiet_load())] == []
     assert "stole 5%" in verdict.reasons[1]
 
 

@@ -56,7 +56,12 @@ class BenchmarkClient:
 
     @property
     def total(self) -> int:
-        return len(self.request.configs)
+        return self.request.total_runs
+
+    def _round_end(self, index: int) -> int:
+        """The index after the last run of `index`'s round of repetitions."""
+        per_round = len(self.request.configs)
+        return min(self.total, (index // per_round + 1) * per_round)
 
     def cancel(self) -> None:
         """Ask the worker to stop; the run in progress is kept as cancelled."""
@@ -79,16 +84,20 @@ class BenchmarkClient:
         A worker that dies (an engine crash, an abort on a bad model) fails the run it was
         measuring; a fresh worker goes on with the rest of the matrix. A cancel before the
         first worker started records that first run as cancelled, as any interrupted run.
-        Closing the generator early (a consumer that stops reading) kills the worker."""
+        Closing the generator early (a consumer that stops reading) kills the worker.
+        Each round of repetitions (perftui.domain.records.BenchmarkRequest.scheduled) runs in
+        a worker of its own, so a repetition's compile and process are its own too."""
         start = 0
         while start < self.total:
             if self.cancelled:  # no worker was measuring it: say so without starting one
-                config = self.request.configs[start]
+                _, config = self.request.scheduled(start)
                 skipped = RunResult(config=config, status="cancelled", error="cancelled")
                 yield self._keep(protocol.RunFinished(start, skipped, None))
                 break
             current: int | None = None
-            process = self._spawn(start)
+            returncode = 0
+            stop = self._round_end(start)
+            process = self._spawn(start, stop)
             assert process.stdout is not None
             ended = False
             try:
@@ -102,20 +111,26 @@ class BenchmarkClient:
                     elif isinstance(event, protocol.BenchmarkDone | protocol.Fatal):
                         self._wait(process)
                         ended = True
+                        next_round = isinstance(event, protocol.BenchmarkDone) and not (
+                            event.cancelled or start >= self.total
+                        )
+                        if next_round:
+                            break  # in a fresh worker
                         yield event
                         return
                     yield event
-                returncode = self._wait(process)
+                else:
+                    returncode = self._wait(process)
                 ended = True
             finally:
                 if not ended:  # abandoned or broken mid-stream: leave no worker behind
                     self._stop(process)
-            if current is None and start >= self.total:
-                break
+            if current is None and start >= stop:
+                continue
             index = start if current is None else current
             status = "cancelled" if self.cancelled else "failed"
             error = "cancelled" if self.cancelled else self._death_message(returncode)
-            config = self.request.configs[index]
+            _, config = self.request.scheduled(index)
             lost = RunResult(config=config, status=status, error=error)
             yield self._keep(protocol.RunFinished(index, lost, None))
             start = index + 1
@@ -123,7 +138,7 @@ class BenchmarkClient:
                 break
         yield protocol.BenchmarkDone(self.cancelled)
 
-    def _spawn(self, start: int) -> subprocess.Popen[str]:
+    def _spawn(self, start: int, stop: int) -> subprocess.Popen[str]:
         process = subprocess.Popen(
             list(self.worker_command),
             stdin=subprocess.PIPE,
@@ -142,7 +157,8 @@ class BenchmarkClient:
             daemon=True,
         )
         self._drain.start()
-        process.stdin.write(json.dumps({"request": self.request.to_dict(), "start": start}) + "\n")
+        message = {"request": self.request.to_dict(), "start": start, "stop": stop}
+        process.stdin.write(json.dumps(message) + "\n")
         process.stdin.close()
         with self._lock:
             self._process = process
@@ -188,6 +204,7 @@ class BenchmarkClient:
             event.run,
             project=self.request.project.name,
             benchmark_id=self.benchmark_id,
+            repeat=self.request.scheduled(event.index)[0],
             resolved={**event.run.resolved, "environment": environment()},
         )
         if self.store is not None:

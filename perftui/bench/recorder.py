@@ -10,6 +10,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from perftui.domain.records import Budget
+from perftui.domain.uncertainty import window_rates
 from perftui.engines.base import Recorder
 
 
@@ -34,6 +35,8 @@ class Measurement:
     """From the first submit to the last completion."""
     throughput_fps: float
     """Samples (requests x batch) completed per second of `duration_s`."""
+    window_fps: tuple[float, ...]
+    """Throughput of consecutive windows (perftui.domain.uncertainty.window_rates)."""
 
 
 class WindowRecorder(Recorder):
@@ -60,6 +63,7 @@ class WindowRecorder(Recorder):
         self._tick_s = tick_s
         self._lock = threading.Lock()
         self._latencies: list[float] = []
+        self._ends: list[float] = []
         self._start = 0.0
         self._last_end = 0.0
         self._next_tick = 0.0
@@ -77,6 +81,7 @@ class WindowRecorder(Recorder):
         now = time.perf_counter()
         with self._lock:
             self._latencies.append(latency_s)
+            self._ends.append(now)
             self._last_end = now
             if self._on_tick is None or now < self._next_tick:
                 return
@@ -129,4 +134,5 @@ class WindowRecorder(Recorder):
             latencies_ms=latencies,
             duration_s=duration,
             throughput_fps=samples / duration if duration > 0 else 0.0,
+            window_fps=window_rates(self._ends, self._start, self._batch),
         )

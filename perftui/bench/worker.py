@@ -1,6 +1,7 @@
 """The benchmark child process: `python -m perftui.bench.worker`.
 
-Reads one JSON object from stdin ({"request": BenchmarkRequest, "start": first run index}),
+Reads one JSON object from stdin ({"request": BenchmarkRequest, "start": first run index,
+"stop": the index after the last, default the end of the schedule}),
 measures each run in turn and writes protocol events, one JSON line each, to what was its
 stdout. Anything the engine libraries print goes to stderr instead, so it cannot corrupt the
 event stream. SIGINT or SIGTERM cancels: the run in progress ends as "cancelled" with what it
@@ -20,6 +21,7 @@ from typing import TextIO
 
 from perftui.bench import protocol
 from perftui.bench.inputs import InputSource, resolve_shapes, run_point
+from perftui.bench.machine import cpu_reading, load_between
 from perftui.bench.recorder import Tick, WindowRecorder
 from perftui.domain.errors import InputError
 from perftui.domain.records import BenchmarkRequest, Budget, RunConfig, RunResult
@@ -111,11 +113,13 @@ def measure_run(
         recorder = WindowRecorder(
             request.budget, config.batch, on_tick=on_tick, cancelled=lambda: cancel.requested
         )
+        before = cpu_reading()
         if not cancel.requested:
             if config.api == "async":
                 prepared.run_async(recorder)
             else:
                 prepared.run_sync(recorder)
+        load = load_between(before, cpu_reading())
         measured = recorder.measurement()
         # the timed window decides: a cancel that comes later (in the profile pass, which
         # runs to its end) leaves a complete measurement, not a cancelled one
@@ -154,6 +158,8 @@ def measure_run(
             latency_ms=latency_stats(samples) if samples.size else None,
             layers=layers,
             resolved=resolved,
+            window_fps=measured.window_fps,
+            load=load,
             project=project.name,
             started_at=started_at,
         )
@@ -170,8 +176,13 @@ def measure_run(
 
 
 def run_request(
-    request: BenchmarkRequest, start: int, emit: Callable[[protocol.Event], None]
+    request: BenchmarkRequest,
+    start: int,
+    emit: Callable[[protocol.Event], None],
+    stop: int | None = None,
 ) -> None:
+    """Measure the scheduled runs from `start` up to `stop` (default: to the end); the
+    parent gives each round of repetitions a worker of its own."""
     cancel = Cancellation()
     signal.signal(signal.SIGINT, cancel)
     signal.signal(signal.SIGTERM, cancel)
@@ -187,9 +198,9 @@ def run_request(
         model = request.project.model
         return InputSource.for_request(model, request.data, engine.model_inputs(model))
 
-    total = len(request.configs)
-    for index in range(start, total):
-        config = request.configs[index]
+    total = request.total_runs
+    for index in range(start, total if stop is None else min(stop, total)):
+        _, config = request.scheduled(index)
         emit(protocol.RunStarted(index, total, config))
         # a cancel before the first run still records that run, as cancelled
         emit(measure_run(engine, request, index, config, emit, cancel, source))
@@ -213,7 +224,13 @@ def main() -> None:
         events.write(protocol.encode(event) + "\n")
 
     message = json.loads(sys.stdin.readline())
-    run_request(BenchmarkRequest.from_dict(message["request"]), int(message.get("start", 0)), emit)
+    stop = message.get("stop")
+    run_request(
+        BenchmarkRequest.from_dict(message["request"]),
+        int(message.get("start", 0)),
+        emit,
+        None if stop is None else int(stop),
+    )
     events.flush()
 
 

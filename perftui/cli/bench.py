@@ -23,12 +23,17 @@ from perftui.cli.common import (
     print_json,
     run_document,
 )
-from perftui.domain.benchform import DEFAULTS, FIELD_NAMES
+from perftui.domain.benchform import DEFAULTS, FIELD_NAMES, REPEAT_DEFAULT, REPEAT_SUGGESTED
 
 if TYPE_CHECKING:
+    import numpy as np
+
     from perftui.domain.records import BenchmarkRequest
 
-FLAGS = {name: "--" + name.replace("_", "-") for name in FIELD_NAMES} | {"shapes": "--shape"}
+FLAGS = {name: "--" + name.replace("_", "-") for name in FIELD_NAMES} | {
+    "shapes": "--shape",
+    "repeat": "--repeat",
+}
 """The flag of each field of the settings form."""
 
 
@@ -69,6 +74,12 @@ def add_parsers(command: CommandFactory) -> None:
     setting("precision", "f32 | bf16 | f16 (OpenVINO inference precision)")
     bench.add_argument("--profile", action="store_true", help="add a per-layer profile pass")
     setting("profile_iterations", "requests profiled")
+    bench.add_argument(
+        "--repeat",
+        default=str(REPEAT_DEFAULT),
+        help=f"measure each configuration N times, each in a fresh worker, interleaved across "
+        f"the matrix (default {REPEAT_DEFAULT}; {REPEAT_SUGGESTED} or more to compare)",
+    )
     bench.add_argument("--seed", type=int, default=0, help="seed of the random input data")
     bench.add_argument("--project", help="project name (default: MODEL-ENGINE-DEVICE)")
     bench.add_argument("--no-save", action="store_true", help="do not store the results")
@@ -97,15 +108,32 @@ def request_from_args(args: argparse.Namespace) -> BenchmarkRequest:
     settings["shapes"] = ",".join(args.shape)
     try:
         data = str(Path(args.data).expanduser().absolute()) if args.data else None
-        return build_request(project, settings, profile=args.profile, seed=args.seed, data=data)
+        return build_request(
+            project, settings, profile=args.profile, seed=args.seed, data=data, repeat=args.repeat
+        )
     except FieldError as error:
         raise CliError(f"{FLAGS[error.field]}: {error}") from None
+
+
+BUSY_CHECK_S = 0.3
+"""How long `bench` watches the machine before it starts, to warn when it is already busy."""
+
+
+def busy_warning() -> str | None:
+    """One line when other work already keeps the machine's CPUs busy, else None."""
+    from perftui.bench.machine import sample_load
+    from perftui.domain.verdict import load_findings
+
+    reasons = [reason for _, reason in load_findings(sample_load(BUSY_CHECK_S))]
+    if not reasons:
+        return None
+    return "warning: the machine is busy (" + "; ".join(reasons) + "): expect noisy figures"
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
     from perftui.bench.client import BenchmarkClient
     from perftui.bench.plan import validate_request
-    from perftui.bench.protocol import Fatal
+    from perftui.bench.protocol import Fatal, RunFinished
     from perftui.cli.progress import ProgressPrinter
     from perftui.cli.textfmt import runs_table
 
@@ -113,6 +141,10 @@ def cmd_bench(args: argparse.Namespace) -> int:
     validate_request(request)
     client = BenchmarkClient(request, None if args.no_save else open_store(args))
     printer = ProgressPrinter(sys.stderr, client.total)
+    busy = busy_warning()
+    if busy:
+        printer.note(busy)
+    samples: dict[int, np.ndarray | None] = {}  # by run object: unsaved runs have no id
 
     interrupts: list[int] = []
 
@@ -136,6 +168,8 @@ def cmd_bench(args: argparse.Namespace) -> int:
                 )
                 interrupts.append(-1)
             printer.show(event)
+            if isinstance(event, RunFinished):
+                samples[id(event.run)] = event.samples_ms
             if isinstance(event, Fatal):
                 fatal = event.error
     finally:
@@ -147,10 +181,10 @@ def cmd_bench(args: argparse.Namespace) -> int:
     runs = client.runs
     project = client.request.project
     if args.json:
-        print_json(run_document(project, runs))
+        print_json(run_document(project, runs, lambda run: samples.get(id(run))))
     else:
         print(f"{project.name}: {project.model} on {project.engine}/{project.device}")
-        print(runs_table(runs))
+        print(runs_table(runs, lambda run: samples.get(id(run))))
         if not args.no_save and client.store is not None:
             print(f"saved to {client.store.path}")
     if client.cancelled:

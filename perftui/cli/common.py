@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from perftui.domain.figures import Samples
     from perftui.domain.records import Project, RunResult
     from perftui.store.database import Store
 
@@ -43,10 +44,21 @@ def print_json(document: Any) -> None:
     sys.stdout.write("\n")
 
 
-def run_document(project: Project, runs: Sequence[RunResult]) -> dict[str, Any]:
-    """The bench/show JSON document of the CLI contract."""
+def run_document(
+    project: Project, runs: Sequence[RunResult], samples: Samples = lambda _id: None
+) -> dict[str, Any]:
+    """The bench/show JSON document of the CLI contract. Each run carries its 95 % intervals
+    and verdict (perftui.domain.figures); "groups" combines the repetitions of each
+    configuration."""
     from perftui.bench.environment import environment
+    from perftui.domain.figures import PERCENTILES, group_runs
 
+    groups = group_runs(runs, samples)
+    figures = {
+        id(run): found
+        for group in groups
+        for run, found in zip(group.runs, group.members, strict=True)
+    }
     env = next((r.resolved.get("environment") for r in runs if "environment" in r.resolved), None)
     return {
         "project": project.name,
@@ -56,7 +68,18 @@ def run_document(project: Project, runs: Sequence[RunResult]) -> dict[str, Any]:
         "environment": env or environment(),
         "source_project": project.source_project,
         "notes": project.notes,
-        "runs": [run.to_dict() for run in runs],
+        "runs": [{**run.to_dict(), **figures[id(run)].to_dict()} for run in runs],
+        "groups": [
+            {
+                "config": group.config.to_dict(),
+                "repeats": len(group.runs),
+                "run_ids": [run.id for run in group.runs],
+                "throughput_fps": group.figures.throughput_fps,
+                "latency_ms": {name: group.latency_ms(name) for name in PERCENTILES},
+                **group.figures.to_dict(),
+            }
+            for group in groups
+        ],
     }
 
 

@@ -49,7 +49,15 @@ def cmd_compare(args: argparse.Namespace) -> int:
         ]
         if unknown:
             raise CliError(f"no run of {args.a!r} or {args.b!r} has an id starting {unknown[0]!r}")
-    comparison = compare_projects(args.a, runs[args.a], args.b, runs[args.b], threshold, stat)
+    comparison = compare_projects(
+        args.a,
+        runs[args.a],
+        args.b,
+        runs[args.b],
+        threshold,
+        stat,
+        samples=lambda run: store.latency_samples(run.id),
+    )
     if args.json:
         print_json(comparison_document(comparison))
     else:

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from perftui.cli.textfmt import num, table
-from perftui.domain.compare import Comparison, LayerPair, LayerTypeComparison
+from perftui.cli.textfmt import ms_with_interval, table, with_interval
+from perftui.domain.compare import Comparison, Difference, LayerPair, LayerTypeComparison
+from perftui.domain.figures import ConfigGroup
 from perftui.domain.profile import LayerTypeRow, precision_mix
 from perftui.domain.records import RunResult
 from perftui.domain.units import ms
@@ -13,13 +14,32 @@ from perftui.domain.units import ms
 TOP_LAYERS = 15
 
 
-def _run(run: RunResult | None) -> dict[str, Any] | None:
+def _run(run: RunResult | None, group: ConfigGroup | None = None) -> dict[str, Any] | None:
+    """A compared run; with its `group`, the configuration's figures, intervals and verdict
+    (its repetitions combined)."""
     if run is None:
         return None
     data = run.to_dict()
     data.pop("layers")  # they are in the document's "layers" join
     data["profiled"] = bool(run.layers)
+    if group is not None:
+        data["repeats"] = len(group.runs)
+        data["combined_throughput_fps"] = group.figures.throughput_fps
+        data.update(group.figures.to_dict())
     return data
+
+
+def _difference(found: Difference | None) -> dict[str, Any] | None:
+    if found is None:
+        return None
+    ratio = found.ratio
+    return {
+        "metric": found.metric,
+        "ratio": ratio.value if ratio else None,
+        "ci": [ratio.lo, ratio.hi] if ratio else None,
+        "significant": found.significant,
+        "verdict": found.text,
+    }
 
 
 def _type_side(row: LayerTypeComparison, side: str) -> dict[str, Any] | None:
@@ -49,13 +69,19 @@ def comparison_document(c: Comparison) -> dict[str, Any]:
             "side": c.sweet.side,
             "latency_ms": c.sweet.latency_ms,
             "run": _run(c.sweet.run),
+            "within_noise": [
+                {"project": c.name(x.side), "side": x.side, "run": _run(x.run)}
+                for x in c.sweet.within_noise
+            ],
         }
     return {
         "threshold_ms": c.threshold_ms,
         "stat": c.stat,
         "sweet_spot": sweet,
-        "a": {"project": c.a_name, "run": _run(c.a)},
-        "b": {"project": c.b_name, "run": _run(c.b)},
+        "a": {"project": c.a_name, "run": _run(c.a, c.groups[0])},
+        "b": {"project": c.b_name, "run": _run(c.b, c.groups[1])},
+        "throughput": _difference(c.throughput),
+        "latency": _difference(c.latency),
         "layer_types": [
             {
                 "type": r.type,
@@ -81,10 +107,6 @@ def comparison_document(c: Comparison) -> dict[str, Any]:
     }
 
 
-def _latency(run: RunResult | None, stat: str) -> float | None:
-    return getattr(run.latency_ms, stat) if run and run.latency_ms else None
-
-
 def comparison_text(c: Comparison) -> str:
     lines = []
     if c.threshold_ms is not None:
@@ -94,30 +116,22 @@ def comparison_text(c: Comparison) -> str:
             name = c.a_name if c.sweet.side == "A" else c.b_name
             lines.append(
                 f"sweet spot under {c.threshold_ms:g} ms ({c.stat}): {c.sweet.side} {name} "
-                f"{c.sweet.run.config.label()}: {num(c.sweet.run.throughput_fps, 1)} fps, "
+                f"{c.sweet.run.config.label()}: {c.sweet.run.throughput_fps:,.1f} fps, "
                 f"{ms(c.sweet.latency_ms)} ms"
             )
+            lines += [
+                f"  within noise of it: {x.side} {c.name(x.side)} {x.run.config.label()}: "
+                f"{x.run.throughput_fps:,.1f} fps"
+                for x in c.sweet.within_noise
+            ]
         lines.append("")
     rows = []
-    for side, name, run in (("A", c.a_name, c.a), ("B", c.b_name, c.b)):
-        rows.append(
-            [
-                side,
-                name,
-                run.config.label() if run else "-",
-                num(run.throughput_fps, 1) if run else "-",
-                ms(_latency(run, c.stat)),
-            ]
-        )
+    for side, name, group in zip("AB", (c.a_name, c.b_name), c.groups, strict=True):
+        rows.append(_side_row(side, name, group, c.stat))
+    headers = ("", "project", "run", "rep", "verdict", "fps", f"{c.stat} ms")
     lines.append("inference time:")
-    lines += [
-        "  " + x
-        for x in table(
-            ("", "project", "run", "fps", f"{c.stat} ms"), rows, right={3, 4}
-        ).splitlines()
-    ]
-    if c.a and c.b and c.a.throughput_fps > 0:
-        lines.append(f"  B/A throughput: {c.b.throughput_fps / c.a.throughput_fps:.2f}x")
+    lines += ["  " + x for x in table(headers, rows, right={3, 5, 6}).splitlines()]
+    lines += [f"  {found.text}" for found in (c.throughput, c.latency) if found is not None]
     if c.layer_types:
         lines += ["", "layer types (ms per request; layers per precision):"]
         type_rows = [
@@ -155,3 +169,18 @@ def comparison_text(c: Comparison) -> str:
 
 def _precisions(row: LayerTypeRow | None) -> str:
     return (precision_mix(row.precisions) if row else "") or "-"
+
+
+def _side_row(side: str, name: str, group: ConfigGroup | None, stat: str) -> list[str]:
+    if group is None:
+        return [side, name, "-", "-", "-", "-", "-"]
+    figures = group.figures
+    return [
+        side,
+        name,
+        group.config.label(),
+        str(len(group.runs)),
+        figures.verdict.status,
+        with_interval(figures.throughput_fps, figures.throughput),
+        ms_with_interval(group.latency_ms(stat), figures.latency.get(stat)),
+    ]

@@ -78,10 +78,10 @@ def cmd_show(args: argparse.Namespace) -> int:
         raise unknown_project(store, args.project)
     runs = store.runs(project.name)
     if args.json:
-        print_json(run_document(project, runs))
+        print_json(run_document(project, runs, lambda run: store.latency_samples(run.id)))
         return EXIT_OK
     print(f"{project.name}: {project.model} on {project.engine}/{project.device}")
-    print(runs_table(runs) if runs else "no runs yet")
+    print(runs_table(runs, lambda run: store.latency_samples(run.id)) if runs else "no runs yet")
     return EXIT_OK
 
 

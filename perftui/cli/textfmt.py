@@ -5,8 +5,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from perftui.domain.figures import ConfigGroup, Samples, group_runs
 from perftui.domain.records import RunResult
+from perftui.domain.uncertainty import Interval
 from perftui.domain.units import ms
+from perftui.domain.verdict import STABLE
 
 if TYPE_CHECKING:
     from perftui.domain.model_info import ModelInfo
@@ -38,33 +41,83 @@ def num(value: float | None, digits: int = 2) -> str:
     return "-" if value is None else f"{value:,.{digits}f}"
 
 
-RUN_HEADERS = ("#", "config", "status", "iters", "fps", "median ms", "p90 ms", "p99 ms", "first ms")
+def spread_text(interval: Interval | None) -> str:
+    """' ±3%' (the larger side of the 95 % interval), ' ±?' where the samples cannot bound
+    it, '' without an interval."""
+    if interval is None:
+        return ""
+    if not interval.bounded:
+        return " ±?"
+    rel = interval.relative
+    return f" ±{rel:.0%}" if rel >= 0.01 else f" ±{rel:.1%}"
 
 
-def run_rows(runs: Sequence[RunResult]) -> list[list[str]]:
-    rows = []
-    for i, run in enumerate(runs, 1):
-        lat = run.latency_ms
-        rows.append(
-            [
-                str(i),
-                run.config.label(),
-                run.status,
-                str(run.iterations),
-                num(run.throughput_fps, 1) if run.iterations else "-",
-                ms(lat.median if lat else None),
-                ms(lat.p90 if lat else None),
-                ms(lat.p99 if lat else None),
-                ms(run.first_inference_ms if run.iterations else None),
-            ]
-        )
-    return rows
+def with_interval(value: float | None, interval: Interval | None, digits: int = 1) -> str:
+    """A throughput with its interval: '812.3 ±3%'."""
+    return "-" if value is None else num(value, digits) + spread_text(interval)
 
 
-def runs_table(runs: Sequence[RunResult]) -> str:
-    text = table(RUN_HEADERS, run_rows(runs), right={0, 3, 4, 5, 6, 7, 8})
-    errors = [f"  #{i}: {run.error}" for i, run in enumerate(runs, 1) if run.error]
-    return text + ("\n" + "\n".join(errors) if errors else "")
+def ms_with_interval(value: float | None, interval: Interval | None) -> str:
+    """A latency with its interval: '1.234 ±2%'."""
+    return "-" if value is None else ms(value) + spread_text(interval)
+
+
+RUN_HEADERS = (
+    "#",
+    "config",
+    "rep",
+    "status",
+    "verdict",
+    "iters",
+    "fps",
+    "median ms",
+    "p90 ms",
+    "p99 ms",
+    "first ms",
+)
+
+
+def _status(group: ConfigGroup) -> str:
+    statuses = [run.status for run in group.runs]
+    if len(set(statuses)) == 1:
+        return statuses[0]
+    return f"{len(group.ok_runs)}/{len(statuses)} ok"
+
+
+def group_row(index: int, group: ConfigGroup) -> list[str]:
+    """One configuration: a single run, or its repetitions combined."""
+    figures = group.figures
+
+    def stat(name: str) -> str:
+        return ms_with_interval(group.latency_ms(name), figures.latency.get(name))
+
+    return [
+        str(index),
+        group.config.label(),
+        f"{len(group.runs)}x" if len(group.runs) > 1 else "1",
+        _status(group),
+        figures.verdict.status,
+        str(sum(run.iterations for run in group.runs)),
+        with_interval(figures.throughput_fps, figures.throughput) if group.ok_runs else "-",
+        stat("median"),
+        stat("p90"),
+        stat("p99"),
+        ms(group.first_inference_ms),
+    ]
+
+
+def runs_table(runs: Sequence[RunResult], samples: Samples = lambda _id: None) -> str:
+    """The runs, one row per configuration (repetitions combined), each figure with its
+    95 % interval, and one line of reasons under every run that is not stable."""
+    groups = group_runs(runs, samples)
+    rows = [group_row(i, group) for i, group in enumerate(groups, 1)]
+    text = table(RUN_HEADERS, rows, right={0, 2, 5, 6, 7, 8, 9, 10})
+    notes = [
+        f"  #{i} {group.figures.verdict.status}: " + "; ".join(group.figures.verdict.reasons)
+        for i, group in enumerate(groups, 1)
+        if group.figures.verdict.status != STABLE and group.figures.verdict.reasons
+    ]
+    return text + ("\n" + "\n".join(notes) if notes else "")
 
 
 def flops_line(info: ModelInfo) -> str:

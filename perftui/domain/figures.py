@@ -25,8 +25,8 @@ from perftui.domain.verdict import NOISY, Verdict, judge, spread, spread_finding
 PERCENTILES = {"median": 50.0, "p90": 90.0, "p99": 99.0}
 """The latency statistics that carry an interval, by name (as in LatencyStats)."""
 
-Samples = Callable[[str], np.ndarray | None]
-"""A run id's raw latency samples in ms, in the order they completed (None when not kept)."""
+Samples = Callable[[RunResult], np.ndarray | None]
+"""A run's raw latency samples in ms, in the order they completed (None when not kept)."""
 
 
 def run_windows(run: RunResult, samples_ms: np.ndarray | None) -> tuple[float, ...]:
@@ -51,7 +51,7 @@ class Figures:
     """By statistic name (PERCENTILES); missing where there are no samples."""
     verdict: Verdict
 
-    def latency_ci(self) -> dict[str, list[float]]:
+    def latency_ci(self) -> dict[str, list[float | None]]:
         """The JSON `latency_ci_ms`: {"median": [lo, hi], "p99": [lo, hi]} where known."""
         return {
             name: self.latency[name].as_list() for name in ("median", "p99") if name in self.latency
@@ -98,6 +98,17 @@ class ConfigGroup:
     @property
     def ok_runs(self) -> tuple[RunResult, ...]:
         return tuple(r for r in self.runs if r.status == "ok" and r.latency_ms is not None)
+
+    def latency_ms(self, name: str) -> float | None:
+        """A latency statistic (a LatencyStats field) of the configuration: the mean over
+        its successful repetitions; None without one."""
+        values = [getattr(r.latency_ms, name) for r in self.ok_runs if r.latency_ms]
+        return sum(values) / len(values) if values else None
+
+    @property
+    def first_inference_ms(self) -> float | None:
+        values = [r.first_inference_ms for r in self.ok_runs]
+        return sum(values) / len(values) if values else None
 
 
 def _combined(runs: Sequence[RunResult], members: Sequence[Figures]) -> Figures:
@@ -147,6 +158,6 @@ def group_runs(runs: Sequence[RunResult], samples: Samples) -> list[ConfigGroup]
     groups = []
     for (_, config), members in keyed.items():
         members.sort(key=lambda r: r.repeat)
-        figures = tuple(run_figures(r, samples(r.id) if r.id else None) for r in members)
+        figures = tuple(run_figures(r, samples(r)) for r in members)
         groups.append(ConfigGroup(config, tuple(members), _combined(members, figures), figures))
     return groups

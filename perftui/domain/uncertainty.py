@@ -62,9 +62,13 @@ class Interval:
     lo: float
     hi: float
     n: int
-    bounded: bool = True
-    """False when the samples are too few to bound a percentile at 95 %: the smallest or
-    largest sample then stands for the missing end (the true interval is wider)."""
+    open_ends: tuple[bool, bool] = (False, False)
+    """(lower, upper): True for an end the samples are too few to bound at 95 % (a p99 from
+    fewer than 367 samples has no upper bound); the extreme sample then stands in for it."""
+
+    @property
+    def bounded(self) -> bool:
+        return not any(self.open_ends)
 
     @property
     def relative(self) -> float:
@@ -76,18 +80,20 @@ class Interval:
     def contains(self, value: float) -> bool:
         return self.lo <= value <= self.hi
 
-    def as_list(self) -> list[float]:
-        return [self.lo, self.hi]
+    def as_list(self) -> list[float | None]:
+        """[lo, hi] for JSON, None for an open end."""
+        return [None if self.open_ends[0] else self.lo, None if self.open_ends[1] else self.hi]
 
 
 def mean_interval(values: Sequence[float] | np.ndarray) -> Interval | None:
-    """The mean of `values` with its t-interval; None for fewer than two values."""
+    """The mean of `values` with its t-interval; None for fewer than two values. The values
+    are times or rates, never negative, so neither is the lower end."""
     data = np.asarray(values, dtype=np.float64)
     if data.size < 2:
         return None
     mean = float(data.mean())
     half = t_critical(data.size - 1) * float(data.std(ddof=1)) / math.sqrt(data.size)
-    return Interval(mean, mean - half, mean + half, int(data.size))
+    return Interval(mean, max(0.0, mean - half), mean + half, int(data.size))
 
 
 def window_rates(
@@ -145,7 +151,7 @@ def quantile_interval(
     Ranks are l = the largest with P(B <= l-1) <= 2.5 % and u = the smallest with
     P(B <= u-1) >= 97.5 %; the interval [x(l), x(u)] then covers the true quantile with
     probability >= 95 %. Where l < 1 or u > n the samples cannot bound that end and the
-    extreme sample stands in (`bounded` False)."""
+    extreme sample stands in (`open_ends`)."""
     data = np.asarray(samples, dtype=np.float64)
     if not presorted:
         data = np.sort(data)
@@ -155,16 +161,19 @@ def quantile_interval(
     p = percentile / 100.0
     rank = min(n, max(1, math.ceil(p * n)))
     if p >= 1.0:
-        return Interval(float(data[-1]), float(data[-1]), float(data[-1]), n, bounded=False)
+        return Interval(float(data[-1]), float(data[-1]), float(data[-1]), n, (False, True))
     alpha = (1.0 - CONFIDENCE) / 2.0
     cdf = _binomial_cdf(n, p)
     # cdf[k] = P(B <= k): l is the number of k with cdf[k] <= alpha
     lower = int(np.searchsorted(cdf, alpha, side="right"))
     upper = int(np.searchsorted(cdf, 1.0 - alpha, side="left")) + 1
-    bounded = lower >= 1 and upper <= n
     lo_rank, hi_rank = max(lower, 1), min(upper, n)
     return Interval(
-        float(data[rank - 1]), float(data[lo_rank - 1]), float(data[hi_rank - 1]), n, bounded
+        float(data[rank - 1]),
+        float(data[lo_rank - 1]),
+        float(data[hi_rank - 1]),
+        n,
+        (lower < 1, upper > n),
     )
 
 

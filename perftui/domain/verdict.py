@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from perftui.domain.load import MachineLoad
 from perftui.domain.records import RunResult
 from perftui.domain.uncertainty import MIN_WINDOWS, t_critical
 
@@ -87,15 +88,15 @@ def drift(windows: Sequence[float]) -> float | None:
     return change if beyond_noise and abs(change) >= DRIFT_MIN else None
 
 
-def _load_findings(run: RunResult) -> list[tuple[str, str]]:
-    load = run.load
+def load_findings(load: MachineLoad | None) -> list[tuple[str, str]]:
+    """(status, reason) for the other work the machine did while it was read."""
     if load is None:
         return []
     found = []
     others, steal = load.others_share, load.steal_share
     if others >= OTHERS_NOISY:
         status = INVALID if others >= OTHERS_INVALID else NOISY
-        found.append((status, f"other processes used {others:.0%} of the CPUs during the run"))
+        found.append((status, f"other processes used {others:.0%} of the CPUs"))
     if steal >= STEAL_NOISY:
         status = INVALID if steal >= STEAL_INVALID else NOISY
         found.append((status, f"the hypervisor stole {steal:.0%} of the CPU time"))
@@ -135,7 +136,7 @@ def judge(run: RunResult, windows: Sequence[float]) -> Verdict:
     change = drift(windows)
     if change is not None:
         found.append((NOISY, f"throughput drifted {change:+.0%} during the run"))
-    found += _load_findings(run)
+    found += load_findings(run.load)
     if run.iterations < P99_MIN_SAMPLES:
         found.append((NOISY, f"p99 from only {run.iterations} samples"))
     profile = _profile_finding(run)

@@ -6,7 +6,9 @@ Pure functions over stored records, shared by `perftui compare` and the dashboar
 - sides: `Side` and the latency statistic of a run;
 - projects: the sweet spot, each side's compared run and the `Comparison` of two projects;
 - layers: layer types and the kernel-level join of the two versions' layers;
-- chart: the latency/throughput chart and the inference-time bars.
+- chart: the latency/throughput chart and the inference-time bars;
+- verdicts: B/A with its interval in words, runs within noise of the sweet spot, and a
+  profile that contradicts the measurement.
 """
 
 from perftui.domain.compare.chart import (
@@ -52,11 +54,13 @@ from perftui.domain.compare.projects import (
     sweet_spot,
 )
 from perftui.domain.compare.sides import LATENCY_STATS, Side, run_latency
+from perftui.domain.compare.verdicts import NO_DIFFERENCE, Difference, difference
 
 __all__ = [
     "LATENCY_STATS",
     "LAYER_SORT_KEYS",
     "METRICS",
+    "NO_DIFFERENCE",
     "SWEET_MARK",
     "TYPE_SORT_KEYS",
     "Candidate",
@@ -66,6 +70,7 @@ __all__ = [
     "CompareChart",
     "Comparison",
     "DetailRow",
+    "Difference",
     "InferenceBar",
     "InferenceTime",
     "LayerDetail",
@@ -79,6 +84,7 @@ __all__ = [
     "config_lines",
     "default_projects",
     "default_threshold",
+    "difference",
     "distribution",
     "filter_pairs",
     "inference_time",

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from perftui.domain.compare.layers import (
     LayerPair,
@@ -15,7 +15,16 @@ from perftui.domain.compare.layers import (
     sort_pairs,
 )
 from perftui.domain.compare.sides import Side, run_latency
-from perftui.domain.records import Project, RunResult
+from perftui.domain.compare.verdicts import (
+    SINGLE_RUNS,
+    Difference,
+    difference,
+    group_of,
+    profile_contradiction,
+    within_noise,
+)
+from perftui.domain.figures import ConfigGroup, Figures, Samples
+from perftui.domain.records import Project, RunConfig, RunResult
 from perftui.domain.summary import ProjectSummary
 
 
@@ -33,6 +42,9 @@ class SweetSpot:
     run: RunResult
     latency_ms: float
     stat: str
+    within_noise: tuple[Candidate, ...] = ()
+    """Other runs under the threshold whose throughput is within noise of this one's: the
+    sweet spot is any of them as much as it is this one."""
 
 
 def sweet_spot(
@@ -83,6 +95,12 @@ class Comparison:
     layer_types: list[LayerTypeComparison]
     layers: list[LayerPair]
     notes: list[str]
+    throughput: Difference | None = None
+    """B/A throughput with its interval and verdict (None without a run on both sides)."""
+    latency: Difference | None = None
+    """B/A of the `stat` latency, likewise."""
+    groups: tuple[ConfigGroup | None, ConfigGroup | None] = (None, None)
+    """A's and B's compared run with its repetitions, their figures combined."""
 
     def name(self, side: Side) -> str:
         return self.a_name if side is Side.A else self.b_name
@@ -101,16 +119,32 @@ def compare_projects(
     stat: str = "median",
     a_pinned: str | None = None,
     b_pinned: str | None = None,
+    samples: Samples = lambda _run: None,
 ) -> Comparison:
     """Everything `perftui compare` and the compare screen show, from the selected runs.
 
     A pinned run id makes that run its side's compared run; the sweet spot never depends on
-    pins (it is searched among all the given runs)."""
+    pins (it is searched among all the given runs). `samples` gives a run's raw latencies,
+    for the latency intervals."""
     candidates = [Candidate(Side.A, r) for r in a_runs] + [Candidate(Side.B, r) for r in b_runs]
     sweet = sweet_spot(candidates, threshold_ms, stat) if threshold_ms is not None else None
+    side_runs = {Side.A: a_runs, Side.B: b_runs}
+    if sweet is not None:
+        sweet = _with_noise(sweet, candidates, side_runs, threshold_ms, samples)
     a = pick_run(a_runs, threshold_ms, stat, a_pinned)
     b = pick_run(b_runs, threshold_ms, stat, b_pinned)
+    groups = (group_of(a, a_runs, samples), group_of(b, b_runs, samples))
+    fig_a, fig_b = (g.figures if g else None for g in groups)
+    throughput = latency = None
     notes = []
+    if fig_a is not None and fig_b is not None:
+        throughput = difference("throughput", fig_a.throughput, fig_b.throughput)
+        latency = difference(stat, fig_a.latency.get(stat), fig_b.latency.get(stat))
+        if any(len(g.ok_runs) < 2 for g in groups if g is not None):
+            notes.append(SINGLE_RUNS)
+        contradiction = profile_contradiction(a, b, throughput)
+        if contradiction:
+            notes.append(contradiction)
     if threshold_ms is not None and sweet is None:
         notes.append(f"no selected run has a {stat} latency at or under {threshold_ms:g} ms")
     for side, name, run in zip(Side, (a_name, b_name), (a, b), strict=True):
@@ -135,7 +169,47 @@ def compare_projects(
         layer_types=compare_layer_types(layers_a, layers_b) if profiled else [],
         layers=sort_pairs(join_layers(layers_a, layers_b)) if profiled else [],
         notes=notes,
+        throughput=throughput,
+        latency=latency,
+        groups=groups,
     )
+
+
+def _with_noise(
+    spot: SweetSpot,
+    candidates: Sequence[Candidate],
+    side_runs: dict[Side, Sequence[RunResult]],
+    threshold_ms: float | None,
+    samples: Samples,
+) -> SweetSpot:
+    """The sweet spot with the other candidates under the threshold that are within noise
+    of it (each judged by its configuration's repetitions combined)."""
+
+    def figures(candidate: Candidate) -> Figures | None:
+        group = group_of(candidate.run, side_runs[candidate.side], samples)
+        return group.figures if group else None
+
+    best = figures(Candidate(spot.side, spot.run))
+    if best is None or threshold_ms is None:
+        return spot
+    seen = {_config_key(spot.side, spot.run)}
+    under = []
+    for c in candidates:  # one per configuration, the best's own repetitions left out
+        latency = run_latency(c.run, spot.stat)
+        if latency is None or latency > threshold_ms or _config_key(c.side, c.run) in seen:
+            continue
+        seen.add(_config_key(c.side, c.run))
+        found = figures(c)
+        if found is not None:
+            under.append((c, found))
+    close = {id(run) for run in within_noise(best, [(c.run, f) for c, f in under])}
+    found = [c for c, _ in under if id(c.run) in close]
+    found.sort(key=lambda c: (c.side, -c.run.throughput_fps, c.run.id))  # not the input's order
+    return replace(spot, within_noise=tuple(found))
+
+
+def _config_key(side: Side, run: RunResult) -> tuple[Side, str, RunConfig]:
+    return side, run.benchmark_id, run.config
 
 
 def default_projects(

@@ -1,0 +1,111 @@
+"""What a comparison may claim: B/A with its 95 % interval and a plain sentence, "B is 1.42x
+faster (1.35-1.50)" or "no difference beyond noise"; which sweet-spot candidates are within
+noise of the best; and whether the per-layer profile contradicts the measurement.
+
+Each side's figures are those of its compared run's configuration: its repetitions combined
+when there are several (perftui.domain.figures.ConfigGroup), else the run's own.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from perftui.domain.figures import ConfigGroup, Figures, Samples, group_runs
+from perftui.domain.records import RunResult
+from perftui.domain.uncertainty import Interval, Ratio, ratio_interval
+
+NO_DIFFERENCE = "no difference beyond noise"
+SINGLE_RUNS = (
+    "one run per side: the intervals hold the noise within each run only; measure both "
+    "with `perftui bench --repeat 3` to compare across processes"
+)
+
+
+@dataclass(frozen=True)
+class Difference:
+    """B against A for one figure."""
+
+    metric: str
+    """"throughput" or a latency statistic ("median", "p90", "p99")."""
+    ratio: Ratio | None
+    """B/A of the figure; None where a side has no interval."""
+    text: str
+
+    @property
+    def significant(self) -> bool:
+        return self.ratio is not None and self.ratio.significant
+
+
+def _times(value: float, lo: float, hi: float, word: str = "") -> str:
+    """'1.42x faster (1.35-1.50)'."""
+    return f"{value:.2f}x{' ' + word if word else ''} ({lo:.2f}-{hi:.2f})"
+
+
+def difference(metric: str, a: Interval | None, b: Interval | None) -> Difference:
+    """B/A of a throughput (higher is better) or a latency (lower is better), in words."""
+    ratio = ratio_interval(a, b) if a is not None and b is not None else None
+    if ratio is None:
+        return Difference(metric, None, f"{metric}: no interval on both sides to judge by")
+    if not ratio.significant:
+        return Difference(metric, ratio, f"{metric}: {NO_DIFFERENCE}, B/A {_times(*_r(ratio))}")
+    if metric == "throughput":
+        better = ratio.value > 1
+        value, lo, hi = _r(ratio) if better else _r(_inverse(ratio))
+        word = "faster" if better else "slower"
+        return Difference(metric, ratio, f"B is {_times(value, lo, hi, word)}")
+    better = ratio.value < 1
+    value, lo, hi = _r(_inverse(ratio)) if better else _r(ratio)
+    word = "lower" if better else "higher"
+    return Difference(metric, ratio, f"B's {metric} latency is {_times(value, lo, hi, word)}")
+
+
+def _r(ratio: Ratio) -> tuple[float, float, float]:
+    return ratio.value, ratio.lo, ratio.hi
+
+
+def _inverse(ratio: Ratio) -> Ratio:
+    return Ratio(1.0 / ratio.value, 1.0 / ratio.hi, 1.0 / ratio.lo)
+
+
+def group_of(
+    run: RunResult | None, runs: Sequence[RunResult], samples: Samples
+) -> ConfigGroup | None:
+    """The compared run's configuration with its repetitions among `runs`."""
+    if run is None:
+        return None
+    mates = [r for r in runs if r.benchmark_id == run.benchmark_id and r.config == run.config]
+    return next((g for g in group_runs(mates, samples) if any(r is run for r in g.runs)), None)
+
+
+def within_noise(best: Figures, others: Sequence[tuple[RunResult, Figures]]) -> list[RunResult]:
+    """The runs whose throughput the intervals cannot tell from the best's (a run without
+    an interval is not among them: nothing says it is close)."""
+    close = []
+    for run, figures in others:
+        found = difference("throughput", best.throughput, figures.throughput)
+        if found.ratio is not None and not found.significant:
+            close.append(run)
+    return close
+
+
+def profile_contradiction(a: RunResult | None, b: RunResult | None, measured: Difference) -> str:
+    """A note when both sides are profiled and their layer sums say the other side is faster
+    than the measurement (beyond its noise) does; '' otherwise."""
+    if a is None or b is None or not a.layers or not b.layers or not measured.significant:
+        return ""
+    sum_a = sum(layer.time_ms for layer in a.layers if layer.status == "executed")
+    sum_b = sum(layer.time_ms for layer in b.layers if layer.status == "executed")
+    if sum_a <= 0 or sum_b <= 0 or sum_a == sum_b:
+        return ""
+    profile_b_faster = sum_b < sum_a
+    measured_b_faster = measured.ratio is not None and measured.ratio.value > 1
+    if profile_b_faster == measured_b_faster:
+        return ""
+    profile_word = "faster" if profile_b_faster else "slower"
+    measured_word = "faster" if measured_b_faster else "slower"
+    return (
+        f"the per-layer profiles say B is {profile_word} ({sum_b:.3g} vs {sum_a:.3g} ms of "
+        f"layers per request) but the measurement says B is {measured_word}: trust the "
+        "measurement; the profile pass is short and runs with the counters on"
+    )

@@ -1,0 +1,80 @@
+"""Comparisons that say what is real: B/A with an interval, within-noise sweet spots, a
+profile that contradicts the measurement, and repetitions interleaved across the matrix."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from perftui.domain.compare import NO_DIFFERENCE, Side, compare_projects, difference
+from perftui.domain.records import BenchmarkRequest, LayerProfile, Project, RunConfig, RunResult
+from perftui.domain.stats import latency_stats
+from perftui.domain.uncertainty import Interval
+
+
+def run(fps: float, windows_spread: float = 0.01, **fields: object) -> RunResult:
+    windows = tuple(fps * (1 + (windows_spread if i % 2 else -windows_spread)) for i in range(20))
+    base = {
+        "config": RunConfig(),
+        "iterations": 500,
+        "throughput_fps": fps,
+        "latency_ms": latency_stats(np.full(500, 1000.0 / fps)),
+        "window_fps": windows,
+        "benchmark_id": "b",
+    }
+    return RunResult(**{**base, **fields})
+
+
+def test_a_real_difference_is_stated_with_its_interval():
+    found = difference("throughput", Interval(100, 98, 102, 3), Interval(142, 139, 145, 3))
+    assert found.significant and found.text.startswith("B is 1.42x faster (1.3")
+    slower = difference("throughput", Interval(142, 139, 145, 3), Interval(100, 98, 102, 3))
+    assert slower.text.startswith("B is 1.42x slower")
+    latency = difference("median", Interval(10, 9.8, 10.2, 3), Interval(5, 4.9, 5.1, 3))
+    assert latency.text.startswith("B's median latency is 2.00x lower")
+
+
+def test_a_difference_within_the_noise_is_no_difference():
+    found = difference("throughput", Interval(100, 90, 110, 3), Interval(101, 91, 111, 3))
+    assert not found.significant and NO_DIFFERENCE in found.text
+
+
+def test_compare_projects_judges_the_repetitions_combined():
+    a = [run(100.0 + d, id=f"a{i}", repeat=i) for i, d in enumerate((-1.0, 0.0, 1.0))]
+    b = [run(140.0 + d, id=f"b{i}", repeat=i) for i, d in enumerate((-1.0, 0.0, 1.0))]
+    c = compare_projects("a", a, "b", b)
+    assert c.throughput is not None and c.throughput.text.startswith("B is 1.40x faster")
+    assert [len(g.runs) for g in c.groups if g] == [3, 3]
+    same = compare_projects("a", a, "b", [run(100.5, id="x", windows_spread=0.2)])
+    assert NO_DIFFERENCE in same.throughput.text
+    assert any("one run per side" in note for note in same.notes)
+
+
+def test_the_sweet_spot_lists_the_runs_within_noise_of_it():
+    best = run(101.0, windows_spread=0.1, id="a1")
+    close = run(100.0, windows_spread=0.1, id="b1", config=RunConfig(batch=2))
+    far = run(50.0, id="b2", config=RunConfig(batch=4))
+    c = compare_projects("a", [best], "b", [close, far], threshold_ms=100.0)
+    assert c.sweet is not None and c.sweet.run.id == "a1"
+    assert [(x.side, x.run.id) for x in c.sweet.within_noise] == [(Side.B, "b1")]
+
+
+def test_a_profile_that_contradicts_the_measurement_is_noted():
+    def layers(ms: float) -> tuple[LayerProfile, ...]:
+        return (LayerProfile("conv", "Convolution", "jit", "FP32", "executed", ms),)
+
+    a = run(100.0, id="a", layers=layers(9.0))
+    b = run(200.0, id="b", layers=layers(12.0))  # measured 2x faster, profiled slower
+    c = compare_projects("a", [a], "b", [b])
+    assert any("per-layer profiles say B is slower" in note for note in c.notes)
+    agreeing = compare_projects("a", [a], "b", [run(200.0, id="b", layers=layers(4.0))])
+    assert not any("per-layer profiles" in note for note in agreeing.notes)
+
+
+def test_repetitions_are_interleaved_across_the_matrix():
+    configs = (RunConfig(batch=1), RunConfig(batch=2), RunConfig(batch=4))
+    request = BenchmarkRequest(Project("p", "m.onnx", "openvino"), configs, repeat=2)
+    order = [request.scheduled(i) for i in range(request.total_runs)]
+    assert [(rep, c.batch) for rep, c in order] == [
+        (0, 1), (0, 2), (0, 4), (1, 1), (1, 2), (1, 4)
+    ]  # fmt: skip
+    assert BenchmarkRequest.from_dict(request.to_dict()).repeat == 2
