@@ -15,7 +15,15 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from perftui.domain.errors import InputError
-from perftui.domain.fields import FieldError, Form, seconds, whole_number
+from perftui.domain.fields import (
+    FieldError,
+    Form,
+    at_most,
+    duration,
+    in_form,
+    seconds,
+    whole_number,
+)
 from perftui.domain.options import (
     default_hint,
     expand_matrix,
@@ -23,12 +31,12 @@ from perftui.domain.options import (
     parse_hints,
     parse_int_or_auto,
     parse_positive_ints,
-    parse_precision,
     parse_shapes,
 )
 from perftui.domain.records import (
     APIS,
     HINTS,
+    PRECISIONS,
     BenchmarkRequest,
     Budget,
     Project,
@@ -45,6 +53,12 @@ class FieldSpec:
     """What the field takes, shown next to it while it is valid."""
     placeholder: str = ""
     """Shown inside the empty field."""
+    cli: str = ""
+    """The flag when it is not --NAME (`perftui bench`)."""
+
+    @property
+    def flag(self) -> str:
+        return self.cli or "--" + self.name.replace("_", "-")
 
 
 FIELDS: tuple[FieldSpec, ...] = (
@@ -61,10 +75,33 @@ FIELDS: tuple[FieldSpec, ...] = (
     FieldSpec("iterations", "Iterations", "100", "minimum requests per run"),
     FieldSpec("warmup", "Warm-up", "10", "requests not counted"),
     FieldSpec("profile_iterations", "Profile iters", "50", "requests in the profile pass"),
-    FieldSpec("shapes", "Shapes", "", "e.g. seq=128, seq=64,128 or input_ids[1,128]", "none"),
+    FieldSpec(
+        "shapes", "Shapes", "", "e.g. seq=128, seq=64,128 or input_ids[1,128]", "none", "--shape"
+    ),
 )
 FIELD_NAMES = tuple(spec.name for spec in FIELDS)
 DEFAULTS: dict[str, str] = {spec.name: spec.default for spec in FIELDS}
+LABELS: dict[str, str] = {spec.flag: spec.label for spec in FIELDS} | {
+    "--repeat": "Repeat",
+    "--engine": "Engine",
+    "--device": "Device",
+    "--project": "Name",
+}
+"""What the dashboard calls the settings the CLI names by flag."""
+
+
+def for_form(message: str) -> str:
+    """A message about benchmark settings (which names them by flag) in the form's words."""
+    return in_form(message, LABELS)
+
+
+MOST_THREADS = MOST_IN_FLIGHT = 1024
+"""More threads, streams or requests than any machine runs at once: a typing slip."""
+MOST_TIME_S = 30 * 86400
+MOST_ITERATIONS = 10**9
+MOST_WARMUP = MOST_PROFILE_ITERATIONS = 10**7
+LONG_S = 3600
+"""A benchmark measured for longer than this (at the least) gets a warning, not a refusal."""
 
 REPEAT_DEFAULT = 1
 """Measurements of each configuration when nobody says: one, as before repeats existed, and
@@ -93,33 +130,74 @@ PRESETS: dict[str, dict[str, str]] = {
 }
 
 
+def _bounded(values: list[Any], most: int, what: str) -> list[Any]:
+    for value in values:
+        if isinstance(value, int):
+            at_most(value, most, what)
+    return values
+
+
 def _threads(text: str) -> list[int]:
     """'auto' is 0, the engine's own default."""
     items = [item.strip() for item in text.split(",")]
     cleaned = ",".join("0" if item.lower() == "auto" else item for item in items)
-    return parse_positive_ints(cleaned, "threads", allow_zero=True)
+    return _bounded(
+        parse_positive_ints(cleaned, "threads", allow_zero=True), MOST_THREADS, "threads"
+    )
 
 
-FORM = Form(
-    {
-        "batch": lambda t: parse_positive_ints(t, "batch sizes"),
-        "threads": _threads,
-        "streams": lambda t: parse_int_or_auto(t, "streams"),
-        "requests": lambda t: parse_int_or_auto(t, "requests"),
-        "hint": parse_hints,
-        "api": lambda t: parse_choices(t, "api", APIS),
-        "precision": parse_precision,
-        "time": lambda t: seconds(t, "time"),
-        "iterations": lambda t: whole_number(t, "iterations"),
-        "warmup": lambda t: whole_number(t, "warm-up requests", least=0),
-        "profile_iterations": lambda t: whole_number(t, "profile iterations"),
-        "shapes": lambda t: parse_shapes([t]),
-    },
-    DEFAULTS,
-)
+def _precision(text: str, engine: str | None) -> str | None:
+    """One precision (a benchmark has one; run it again for another); ONNX Runtime runs the
+    model's own, so it takes f32 (or nothing) only."""
+    values = parse_choices(text, "precision", PRECISIONS) if text.strip() else []
+    if len(values) > 1:
+        raise InputError("one precision, not a list; benchmark again for another")
+    precision = values[0] if values else None
+    if engine == "onnxruntime" and precision not in (None, "f32"):
+        raise InputError(
+            f"{precision} needs the openvino engine; onnxruntime runs the model's own precision"
+        )
+    return precision
+
+
+def form(engine: str | None = None) -> Form:
+    """The settings' parsers; with `engine`, those that depend on it (precision) know it."""
+    return Form(
+        {
+            "batch": lambda t: parse_positive_ints(t, "batch sizes"),
+            "threads": _threads,
+            "streams": lambda t: _bounded(
+                parse_int_or_auto(t, "streams"), MOST_IN_FLIGHT, "streams"
+            ),
+            "requests": lambda t: _bounded(
+                parse_int_or_auto(t, "requests"), MOST_IN_FLIGHT, "requests"
+            ),
+            "hint": parse_hints,
+            "api": lambda t: parse_choices(t, "api", APIS),
+            "precision": lambda t: _precision(t, engine),
+            "time": lambda t: seconds(t, "time", most=MOST_TIME_S),
+            "iterations": lambda t: whole_number(t, "iterations", most=MOST_ITERATIONS),
+            "warmup": lambda t: whole_number(t, "warm-up requests", least=0, most=MOST_WARMUP),
+            "profile_iterations": lambda t: whole_number(
+                t, "profile iterations", most=MOST_PROFILE_ITERATIONS
+            ),
+            "shapes": lambda t: parse_shapes([t]),
+        },
+        DEFAULTS,
+    )
+
+
+FORM = form()
 parse_field = FORM.parse
-check_field = FORM.check
-form_errors = FORM.errors
+
+
+def check_field(name: str, text: str, engine: str | None = None) -> str | None:
+    """Why a field cannot be used as typed (for a project on `engine`), or None."""
+    return form(engine).check(name, text)
+
+
+def form_errors(values: Mapping[str, str], engine: str | None = None) -> dict[str, str]:
+    return form(engine).errors(values)
 
 
 def _configs(v: Mapping[str, Any]) -> tuple[RunConfig, ...]:
@@ -155,7 +233,7 @@ def build_request(
 ) -> BenchmarkRequest:
     """The request the settings describe (the CLI's and the dashboard's one builder);
     FieldError naming the first invalid field. `repeat` is text as typed (REPEAT_DEFAULT)."""
-    v = FORM.parse_all(values)
+    v = form(project.engine).parse_all(values)
     try:
         repeats = whole_number(repeat, "measurements of each configuration")
     except InputError as error:
@@ -176,6 +254,14 @@ def build_request(
         data=data,
         repeat=repeats or REPEAT_DEFAULT,
     )
+
+
+def long_warning(request: BenchmarkRequest) -> str | None:
+    """A line when the benchmark measures for longer than LONG_S at the least, else None."""
+    least = request.budget.time_s * len(request.configs) * request.repeat
+    if least <= LONG_S:
+        return None
+    return f"this benchmark measures for at least {duration(least)}"
 
 
 def _join(values: list[Any]) -> str:

@@ -4,10 +4,15 @@ A field is parsed by one function that returns its value or raises InputError wi
 saying what is wrong; a `Form` is those functions in field order. Every form (the benchmark
 settings, the optimize dialog) and the CLI report a bad field the same way: a `FieldError`
 naming the field.
+
+A message names another setting by its flag (`--shape`), the CLI's words; a form shows the same
+message with its own field labels (`in_form`), so each is written once and reads right where
+it is shown.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -67,9 +72,34 @@ class Form:
         }
 
 
-def whole_number(text: str, what: str, *, least: int = 1, optional: bool = False) -> int | None:
-    """One whole number of `what`, >= `least`; None for an empty field when it is `optional`
-    (the default then applies)."""
+_FLAG = re.compile(r"(?<![\w-])--[a-z][a-z-]*")
+
+
+def in_form(message: str, labels: Mapping[str, str]) -> str:
+    """`message` as a form shows it: each flag that `labels` knows (flag -> field label) said
+    as the field's label, e.g. "give it a size with --shape x[1,8]" -> "... with Shapes x[1,8]"."""
+    return _FLAG.sub(lambda match: labels.get(match.group(), match.group()), message)
+
+
+def at_most(value: int, most: int, what: str) -> None:
+    """Refuse a count no one can mean (more threads than any machine has, a warm-up of days)."""
+    if value > most:
+        raise InputError(f"{what} {value:,} is more than anyone means; give at most {most:,}")
+
+
+def duration(seconds: float) -> str:
+    """Seconds as a person says them: '45 s', 'about 12 minutes', 'about 11 days'."""
+    for unit, size in (("year", 365 * 86400), ("day", 86400), ("hour", 3600), ("minute", 60)):
+        if seconds >= 2 * size or (unit == "minute" and seconds >= 100):
+            return f"about {seconds / size:.0f} {unit}s"
+    return f"{seconds:g} s"
+
+
+def whole_number(
+    text: str, what: str, *, least: int = 1, most: int | None = None, optional: bool = False
+) -> int | None:
+    """One whole number of `what` in [`least`, `most`]; None for an empty field when it is
+    `optional` (the default then applies)."""
     text = text.strip()
     if not text and optional:
         return None
@@ -81,12 +111,14 @@ def whole_number(text: str, what: str, *, least: int = 1, optional: bool = False
         value = None
     if value is None or value < least:
         default = " (empty: the default)" if optional else ""
-        raise InputError(f"a whole number of {what}, at least {least}{default}")
+        raise InputError(f"one whole number of {what}, at least {least}{default}")
+    if most is not None:
+        at_most(value, most, what)
     return value
 
 
-def seconds(text: str, what: str) -> float:
-    """A finite number of seconds >= 0 (0: no minimum time)."""
+def seconds(text: str, what: str, *, most: float = float("inf")) -> float:
+    """A finite number of seconds in [0, `most`] (0: no minimum time)."""
     try:
         value = float(text.strip())
     except ValueError:
@@ -95,4 +127,9 @@ def seconds(text: str, what: str) -> float:
         ) from None
     if not 0 <= value < float("inf"):  # also refuses nan
         raise InputError(f"{what} must be a number of seconds >= 0 (0: the iterations alone)")
+    if value > most:
+        raise InputError(
+            f"{what} of {duration(value)} per run is more than anyone means; give at most "
+            f"{duration(most).removeprefix('about ')}"
+        )
     return value
