@@ -28,5 +28,6 @@ def validate_request(request: BenchmarkRequest) -> None:
     data = load_data(request.data, declared) if request.data else None
     for config in request.configs:
         shapes = resolve_shapes(declared, config.batch, request.shapes, run_point(config))
+        engine.check_shapes(declared, shapes, config.batch)
         if data is not None:
             check_shapes(data, shapes, f"run {config.label()}")

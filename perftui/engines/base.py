@@ -107,6 +107,12 @@ class Engine(ABC):
     def model_inputs(self, model_path: str) -> list[TensorSpec]:
         """Inputs as declared by the model file (dynamic dims as names or -1)."""
 
+    def check_shapes(  # noqa: B027 - a hook: engines that reshape accept any shape
+        self, declared: Sequence[TensorSpec], shapes: Mapping[str, tuple[int, ...]], batch: int
+    ) -> None:
+        """InputError for static shapes this engine cannot give the model (checked before any
+        run); engines that reshape any dimension (OpenVINO) accept them all."""
+
     @abstractmethod
     def prepare(
         self,

@@ -3,7 +3,7 @@ the inputs a session is run with, and its error messages."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -135,6 +135,28 @@ def onnx_model_file(model_path: str) -> Path:
     return path
 
 
+def check_fixed_dims(
+    name: str, declared: Sequence[int | str | None], wanted: Sequence[int], batch: int
+) -> None:
+    """InputError where `wanted` differs from a fixed dimension: ONNX Runtime cannot reshape a
+    model (OpenVINO can), so this is refused before any run, not failed inside one."""
+    if len(declared) != len(wanted):
+        raise InputError(
+            f"input {name!r} has {len(declared)} dimensions, shape {list(wanted)} has {len(wanted)}"
+        )
+    for index, (have, want) in enumerate(zip(declared, wanted, strict=True)):
+        if isinstance(have, int) and have > 0 and have != want:
+            if index == 0:
+                raise InputError(
+                    f"input {name!r} has fixed dim 0 = {have}; batch {batch} needs a model with "
+                    "a dynamic batch dimension (onnxruntime cannot reshape; openvino can)"
+                )
+            raise InputError(
+                f"input {name!r} has fixed dim {index} = {have}; shape {list(wanted)} "
+                "needs a model where that dimension is dynamic (onnxruntime cannot reshape)"
+            )
+
+
 def static_inputs(
     session: ort.InferenceSession, shapes: Mapping[str, tuple[int, ...]], batch: int
 ) -> list[TensorSpec]:
@@ -149,23 +171,7 @@ def static_inputs(
         if value.name not in shapes:
             raise InputError(f"no shape given for input {value.name!r}")
         wanted = tuple(int(d) for d in shapes[value.name])
-        declared = list(value.shape)
-        if len(declared) != len(wanted):
-            raise InputError(
-                f"input {value.name!r} has {len(declared)} dimensions, "
-                f"shape {list(wanted)} has {len(wanted)}"
-            )
-        for index, (have, want) in enumerate(zip(declared, wanted, strict=True)):
-            if isinstance(have, int) and have > 0 and have != want:
-                if index == 0:
-                    raise InputError(
-                        f"input {value.name!r} has fixed dim 0 = {have}; batch {batch} needs "
-                        "a model with a dynamic batch dimension"
-                    )
-                raise InputError(
-                    f"input {value.name!r} has fixed dim {index} = {have}; shape {list(wanted)} "
-                    "needs a model where that dimension is dynamic (ONNX Runtime cannot reshape)"
-                )
+        check_fixed_dims(value.name, list(value.shape), wanted, batch)
         dtype = _ORT_DTYPES.get(value.type, "float32")
         specs.append(TensorSpec(value.name, dtype, wanted))
     return specs

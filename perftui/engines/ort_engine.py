@@ -34,6 +34,7 @@ from perftui.engines.ort_config import (
     IGNORED_PROVIDERS,
     OPTIMIZED_WEIGHTS_FILE,
     OPTIMIZED_WEIGHTS_MIN,
+    check_fixed_dims,
     declared_inputs,
     device_name,
     first_line,
@@ -173,6 +174,13 @@ class OrtEngine(Engine):
 
     def model_inputs(self, model_path: str) -> list[TensorSpec]:
         return declared_inputs(onnx_model_file(model_path))
+
+    def check_shapes(
+        self, declared: Sequence[TensorSpec], shapes: Mapping[str, tuple[int, ...]], batch: int
+    ) -> None:
+        for spec in declared:
+            if spec.name in shapes:
+                check_fixed_dims(spec.name, spec.shape, shapes[spec.name], batch)
 
     def prepare(
         self,
