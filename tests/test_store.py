@@ -107,7 +107,7 @@ def test_no_file_until_first_write_then_parents_and_meta(store: Store) -> None:
     store.ensure_project(make_project())
     assert store.path.is_file()
     meta = list(read_json(store.path)["meta"].values())
-    assert meta[0]["schema_version"] == Store.SCHEMA_VERSION == 1
+    assert meta[0]["schema_version"] == Store.SCHEMA_VERSION == 2
 
 
 def test_run_round_trip_every_field(store: Store) -> None:
@@ -130,7 +130,8 @@ def test_run_round_trip_every_field(store: Store) -> None:
     data = read_json(store.path)
     assert next(iter(data["runs"].values()))["layers"] is None
     assert len(data["layers"]) == 1 and len(data["samples"]) == 1
-    assert next(iter(data["samples"].values()))["codec"] == "zlib+base64"
+    assert next(iter(data["samples"].values())) == {"run_id": stored.id, "count": 5000}
+    assert (store.path.parent / "perftui.json.d" / "samples" / f"{stored.id}.f32.z").is_file()
 
 
 def test_run_without_layers_latency_or_samples(store: Store) -> None:
@@ -552,9 +553,9 @@ def test_permission_denied_is_one_line(tmp_path: Path, monkeypatch) -> None:
 
 def test_newer_schema_is_refused(tmp_path: Path) -> None:
     path = tmp_path / "db.json"
-    content = json.dumps({"meta": {"1": {"schema_version": 2}}, "projects": {}})
+    content = json.dumps({"meta": {"1": {"schema_version": 3}}, "projects": {}})
     path.write_text(content)
-    with pytest.raises(StoreError, match=r"newer perftui \(schema 2") as info:
+    with pytest.raises(StoreError, match=r"newer perftui \(schema 3") as info:
         Store(path).projects()
     assert "\n" not in str(info.value)
     with pytest.raises(StoreError, match="newer"):
@@ -578,10 +579,8 @@ def test_failed_replace_leaves_original_intact(store: Store, monkeypatch) -> Non
     assert "\n" not in str(info.value)
     monkeypatch.undo()
     assert store.path.read_bytes() == before
-    assert sorted(p.name for p in store.path.parent.iterdir()) == [
-        "perftui.json",
-        "perftui.json.lock",
-    ]
+    files = [p.name for p in store.path.parent.rglob("*") if p.is_file()]
+    assert sorted(files) == ["perftui.json", "perftui.json.lock"]
     assert Store(store.path).runs("resnet-fp32") == []
     assert store.runs("resnet-fp32") == []  # the cache was not updated either
 
@@ -715,18 +714,18 @@ def test_kill_mid_write_never_leaves_a_half_file(tmp_path: Path) -> None:
     try:
         assert read_line(proc.stdout).strip() == "stalled"
         before = path.read_bytes()
-        (temp,) = [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
-        assert 0 < temp.stat().st_size < len(before)  # the half-written new version
+        (temp,) = [p for p in tmp_path.rglob("*") if p.name.endswith(".tmp")]
+        assert 0 < temp.stat().st_size  # the half-written payload of the new version
     finally:
         proc.send_signal(signal.SIGKILL)
         proc.wait(timeout=30)
     assert path.read_bytes() == before
     read_json(path)  # whole
     store = Store(path)
-    assert sorted(r.config.batch for r in store.runs("p")) == [1, 2, 3]
-    store.add_run(make_run("p"))  # the next write removes the orphaned temp file
+    assert sorted(r.config.batch for r in store.runs("p")) == [1, 2, 3]  # start-up tidies
+    assert not [p for p in tmp_path.rglob("*") if p.name.endswith(".tmp")]
+    store.add_run(make_run("p"))
     assert len(Store(path).runs("p")) == 4
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["perftui.json", "perftui.json.lock"]
 
 
 def test_random_kills_leave_a_whole_file(tmp_path: Path) -> None:

@@ -72,7 +72,7 @@ def test_a_writer_gives_up_after_the_timeout_with_a_clear_error(db: Path, held):
         store.add_project(Project("q", "/models/q.onnx", "openvino"))
     waited = time.monotonic() - started
     message = str(caught.value)
-    assert "is locked by another perftui process" in message and str(db) in message
+    assert "is locked by pid" in message and str(db) in message
     assert "try again" in message
     assert waited >= SHORT_TIMEOUT_S  # it waited for the lock before giving up
     assert db.read_bytes() == before  # nothing written, nothing half-written
@@ -134,5 +134,5 @@ def test_the_cli_reports_a_locked_database_in_one_line(db: Path, held, tmp_path:
         timeout=60,
     )
     line = one_error_line(result)
-    assert "is locked by another perftui process" in line, line
+    assert "is locked by pid" in line, line
     assert db.read_bytes() == before

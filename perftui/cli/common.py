@@ -33,10 +33,15 @@ def db_path(args: argparse.Namespace) -> Path:
     return Path(args.db) if args.db else default_db_path()
 
 
+def say(line: str) -> None:
+    """A note for the person on stderr (a wait for the database, a migration)."""
+    print(f"perftui: {line}", file=sys.stderr)
+
+
 def open_store(args: argparse.Namespace) -> Store:
     from perftui.store import Store
 
-    return Store(db_path(args))
+    return Store(db_path(args), notify=say)
 
 
 def print_json(document: Any) -> None:

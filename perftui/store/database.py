@@ -8,8 +8,10 @@ lock (the file is always whole) and come from a cached parsed snapshot
 
 from __future__ import annotations
 
+import base64
 import contextlib
 import os
+import shutil
 import threading
 import uuid
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -24,8 +26,17 @@ from tinydb.table import Table
 from perftui.domain.errors import InputError, StoreError
 from perftui.domain.records import BenchmarkRequest, Project, RunResult, StoredBenchmark
 from perftui.domain.summary import ProjectSummary
-from perftui.store.codec import layers_to_document, samples_from_document, samples_to_document
-from perftui.store.files import exclusive_lock, remove_orphan_temps, signature
+from perftui.store.codec import samples_to_document
+from perftui.store.files import (
+    LockBusy,
+    check_writable,
+    exclusive_lock,
+    read_only,
+    remove_orphan_temps,
+    signature,
+    try_lock,
+)
+from perftui.store.journal import Journal
 from perftui.store.layout import (
     SCHEMA_VERSION,
     benchmark_doc,
@@ -35,10 +46,25 @@ from perftui.store.layout import (
     run_doc,
 )
 from perftui.store.paths import normalize_model_path, same_target
-from perftui.store.snapshot import Snapshot, damaged, load
+from perftui.store.payloads import KINDS, Payloads, encode
+from perftui.store.snapshot import Snapshot, load
 from perftui.store.storage import AtomicJSONStorage, DocumentEncoder
 
 __all__ = ["Store"]
+
+
+class Transaction:
+    """One write: the TinyDB on the buffered storage, and the payload files it adds (written
+    before the document commits) and drops (removed after)."""
+
+    def __init__(self, db: TinyDB) -> None:
+        self.db = db
+        self.files: list[tuple[str, str, bytes]] = []
+        self.dropped: set[str] = set()
+        self.merged: list[Path] = []
+
+    def table(self, name: str) -> Table:
+        return self.db.table(name)
 
 
 class Store:
@@ -46,25 +72,39 @@ class Store:
 
     Safe for several processes and threads: writes are serialized by a lock file and each
     one reads the file afresh; reads never block. Errors are `StoreError` (the file cannot
-    be used; it is left untouched) or `InputError` (a wrong name or id).
+    be used; it is left untouched) or `InputError` (a wrong name or id). `notify` gets the
+    lines a person should see (a wait for the lock, a migration, parked runs).
     """
 
     SCHEMA_VERSION = SCHEMA_VERSION  # the layout's version, as callers of the Store know it
     LOCK_TIMEOUT_S = 30.0
+    """How long a write waits for the lock; runs then wait in the journal instead."""
 
-    def __init__(self, path: str | Path) -> None:
+    def __init__(self, path: str | Path, notify: Callable[[str], None] | None = None) -> None:
         self.path: Path = Path(path).expanduser().absolute()
+        self.notify = notify
         self._snapshot: Snapshot | None = None
         self._encoder = DocumentEncoder()
         self._cache_lock = threading.Lock()
+        self._started = False
 
     def __repr__(self) -> str:
         return f"Store({str(self.path)!r})"
 
     # ------------------------------------------------------------------ plumbing
 
+    @property
+    def _target(self) -> Path:
+        return Path(os.path.realpath(self.path))
+
+    def _say(self, line: str) -> None:
+        if self.notify is not None:
+            self.notify(line)
+
     def _read(self) -> Snapshot:
         """The current contents, parsed at most once per version of the file."""
+        if not self._started:
+            self._start()
         try:
             sig = signature(os.stat(self.path))
         except OSError:
@@ -72,25 +112,51 @@ class Store:
         snap = self._snapshot
         if snap is not None and sig is not None and snap.sig == sig:
             return snap
-        snap = load(self.path, self.path, self.SCHEMA_VERSION, reuse=snap)
+        snap = load(self.path, self.path, self.SCHEMA_VERSION, Payloads(self._target), snap)
         if snap.sig is not None:
             with self._cache_lock:
                 self._snapshot = snap
         return snap
 
+    def _start(self) -> None:
+        """Once per store, when no other process writes: remove what a killed writer left
+        (temporary files, unreferenced payloads), merge parked runs and migrate an older
+        layout. A read-only database is read as it is."""
+        self._started = True
+        target = self._target
+        if not target.is_file() and not Journal(target).root.is_dir():
+            return
+        if not os.access(target.parent, os.W_OK) or read_only(target):
+            return
+        with try_lock(target.with_name(target.name + ".lock")) as free:
+            if not free:
+                return
+            remove_orphan_temps(target)
+            snap = load(target, self.path, self.SCHEMA_VERSION, Payloads(target))
+            Payloads(target).tidy(snap.payload_ids())
+        if snap.version < self.SCHEMA_VERSION or Journal(target).entries():
+            with self._transaction(force=True):
+                pass
+
     @contextlib.contextmanager
-    def _transaction(self, edits_in_place: Sequence[str] = ()) -> Iterator[TinyDB]:
-        """Lock, read the file, yield a TinyDB on a buffered storage, commit once on success.
+    def _transaction(
+        self, edits_in_place: Sequence[str] = (), *, force: bool = False
+    ) -> Iterator[Transaction]:
+        """Lock, read the file, yield a Transaction on a buffered storage, commit once.
 
         The file is read under the lock every time; it is parsed again only if its bytes
         differ from the cached snapshot's. `edits_in_place` names the tables whose documents
-        the operation updates in place (TinyDB `update`), so they are copied first.
+        the operation updates in place (TinyDB `update`), so they are copied first. Every
+        write also merges parked runs and migrates an older layout (`force` writes for those
+        alone).
         """
-        target = Path(os.path.realpath(self.path))
+        self._started = True
+        target = self._target
         if target.is_dir():
             raise StoreError(
                 f"database path {self.path} is a directory, not a file — use --db PATH/perftui.json"
             )
+        check_writable(target, self.path)
         try:
             target.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
@@ -99,30 +165,70 @@ class Store:
                 f" ({exc.strerror or exc}); use --db PATH"
             ) from None
         lock_path = target.with_name(target.name + ".lock")
-        with exclusive_lock(lock_path, self.path, self.LOCK_TIMEOUT_S):
-            snap = load(target, self.path, self.SCHEMA_VERSION, reuse=self._snapshot)
+        payloads = Payloads(target)
+        with exclusive_lock(lock_path, self.path, self.LOCK_TIMEOUT_S, self.notify):
+            snap = load(target, self.path, self.SCHEMA_VERSION, payloads, self._snapshot)
             data = snap.writable_copy(edits_in_place)
             db = TinyDB(target, data=data, encoder=self._encoder, storage=AtomicJSONStorage)
             storage: AtomicJSONStorage = db.storage  # type: ignore[assignment]
-            yield db
-            if not storage.dirty:
+            tx = Transaction(db)
+            backup = self._migrate(tx, snap, payloads)
+            self._merge_parked(tx)
+            yield tx
+            if not (storage.dirty or force):
                 return
-            meta = db.table("meta")
-            if not meta.all():
+            if snap.version != self.SCHEMA_VERSION:
+                meta = db.table("meta")
+                meta.truncate()
                 meta.insert(meta_doc())
             remove_orphan_temps(target)
             try:
+                if backup is not None:
+                    shutil.copy2(target, backup)
+                payloads.write(tx.files)
                 st = storage.commit()
             except OSError as exc:
                 raise StoreError(
                     f"cannot write database {self.path} ({exc.strerror or exc});"
                     " it was left unchanged"
                 ) from None
+            payloads.remove(tx.dropped)
+            Journal(target).discard(tx.merged)
+            if backup is not None:
+                self._say(
+                    f"database {self.path} moved to layout {self.SCHEMA_VERSION} (samples and"
+                    f" profiles now in {payloads.root.name}/); the old file is kept as {backup}"
+                )
             if st is not None:
                 with self._cache_lock:
                     self._snapshot = Snapshot(
-                        storage.data or {}, signature(st), storage.digest, self.path
+                        storage.data or {}, signature(st), storage.digest, self.path, payloads
                     )
+
+    def _migrate(self, tx: Transaction, snap: Snapshot, payloads: Payloads) -> Path | None:
+        """Move the inline payloads of an older layout to files; the backup's path, or None."""
+        if snap.sig is None or snap.version >= self.SCHEMA_VERSION:
+            return None
+        for kind in KINDS:
+            inline = [doc for doc in snap.data.get(kind, {}).values() if "data" in doc]
+            for doc in inline:
+                tx.files.append((kind, doc["run_id"], base64.b64decode(doc["data"])))
+            if inline:
+                table = tx.table(kind)
+                table.truncate()
+                table.insert_multiple(
+                    {"run_id": doc["run_id"], "count": doc["count"]} for doc in inline
+                )
+        target = self._target
+        return target.with_name(f"{target.name}.layout{snap.version}.bak")
+
+    def _merge_parked(self, tx: Transaction) -> None:
+        entries = Journal(self._target).entries()
+        runs = [item for _, parked in entries for item in parked]
+        if runs:
+            added = _insert_runs(tx, runs, skip_existing=True, missing_project_ok=True)
+            tx.merged = [path for path, _ in entries]
+            self._say(f"merged {added} parked run(s) into database {self.path}")
 
     def check(self) -> None:
         """Read and validate the file now (StoreError if it cannot be used)."""
@@ -141,6 +247,13 @@ class Store:
     def _prepared(project: Project) -> Project:
         if not isinstance(project.name, str) or not project.name.strip():
             raise InputError("a project needs a name; use --project NAME")
+        try:
+            project.name.encode("utf-8")
+        except UnicodeEncodeError:
+            raise InputError(
+                f"project name {project.name!r} is not valid text (a lone surrogate);"
+                " use --project NAME"
+            ) from None
         if not project.model:
             raise InputError(f"project '{project.name}' needs a model path")
         if not project.engine:
@@ -266,8 +379,12 @@ class Store:
         prepared = [_prepare_run(run, samples) for run, samples in items]
         if not prepared:
             return []
-        with self._transaction() as db:
-            _insert_runs(db, prepared, skip_existing=False)
+        try:
+            with self._transaction() as db:
+                _insert_runs(db, prepared, skip_existing=False)
+        except LockBusy as busy:
+            parked = Journal(self._target).park(prepared)
+            self._say(f"{busy}: {len(prepared)} run(s) kept in {parked}; the next write adds them")
         return [run for run, _ in prepared]
 
     def merge(
@@ -316,13 +433,7 @@ class Store:
 
     def latency_samples(self, run_id: str) -> np.ndarray | None:
         """The raw per-request latencies (ms, float32) of a run, or None if not stored."""
-        doc = self._read().samples.get(run_id)
-        if doc is None:
-            return None
-        try:
-            return samples_from_document(doc)
-        except ValueError as exc:
-            raise damaged(self.path, f"samples of run {run_id}: {exc}") from None
+        return self._read().latency_samples(run_id)
 
     def samples_document(self, run_id: str) -> dict[str, Any] | None:
         """A run's samples in the export's encoding (perftui.store.codec), or None."""
@@ -340,6 +451,11 @@ class Store:
         """Every project (sorted by name) with its summary, from one read."""
         return list(self._read().summaries)
 
+    def precisions(self) -> dict[str, str]:
+        """Each project's runtime precision in a few characters (e.g. 'I8/FP32'), read from
+        its newest profile only; projects without runs are left out."""
+        return dict(self._read().precisions)
+
 
 def _prepare_run(run: RunResult, samples: np.ndarray | None) -> tuple[RunResult, np.ndarray | None]:
     if not run.project:
@@ -349,39 +465,43 @@ def _prepare_run(run: RunResult, samples: np.ndarray | None) -> tuple[RunResult,
 
 
 def _insert_runs(
-    db: TinyDB,
+    tx: Transaction,
     prepared: Sequence[tuple[RunResult, np.ndarray | None]],
     *,
     skip_existing: bool,
+    missing_project_ok: bool = False,
 ) -> int:
-    projects = {doc["name"] for doc in db.table("projects").all()}
-    runs_table: Table = db.table("runs")
+    """Insert runs with their payloads; a run of an unknown project is an InputError, or
+    skipped with `missing_project_ok` (a parked run whose project was deleted since)."""
+    projects = {doc["name"] for doc in tx.table("projects").all()}
+    runs_table: Table = tx.table("runs")
     known = {doc["id"] for doc in runs_table.all()}
-    run_docs: list[dict[str, Any]] = []
-    layer_docs: list[dict[str, Any]] = []
-    sample_docs: list[dict[str, Any]] = []
+    docs: dict[str, list[dict[str, Any]]] = {"runs": [], **{kind: [] for kind in KINDS}}
     for run, samples in prepared:
         if run.project not in projects:
+            if missing_project_ok:
+                continue
             raise InputError(f"no project named '{run.project}'; create it before storing runs")
         if run.id in known:
             if skip_existing:
                 continue
             raise InputError(f"run {run.id} is already stored")
         known.add(run.id)
-        run_docs.append(run_doc(run))
-        if run.layers is not None:
-            layer_docs.append({"run_id": run.id, **layers_to_document(run.layers)})
-        if samples is not None:
-            sample_docs.append({"run_id": run.id, **samples_to_document(samples)})
-    for name, docs in (("runs", run_docs), ("layers", layer_docs), ("samples", sample_docs)):
-        if docs:
-            db.table(name).insert_multiple(docs)
-    return len(run_docs)
+        docs["runs"].append(run_doc(run))
+        files, payload_docs = encode(run.id, run.layers, samples)
+        tx.files.extend(files)
+        for kind, doc in payload_docs.items():
+            docs[kind].append(doc)
+    for name, table_docs in docs.items():
+        if table_docs:
+            tx.table(name).insert_multiple(table_docs)
+    return len(docs["runs"])
 
 
-def _remove_by_run_ids(db: TinyDB, run_ids: set[str]) -> None:
+def _remove_by_run_ids(tx: Transaction, run_ids: set[str]) -> None:
     if not run_ids:
         return
     is_listed: Callable[[Any], bool] = run_ids.__contains__
-    db.table("layers").remove(where("run_id").test(is_listed))
-    db.table("samples").remove(where("run_id").test(is_listed))
+    for kind in KINDS:
+        tx.table(kind).remove(where("run_id").test(is_listed))
+    tx.dropped |= run_ids

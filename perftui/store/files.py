@@ -11,9 +11,10 @@ import contextlib
 import hashlib
 import os
 import stat
+import sys
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from perftui.domain.errors import StoreError
@@ -24,13 +25,17 @@ except ImportError:  # pragma: no cover
     fcntl = None  # type: ignore[assignment]
 
 __all__ = [
+    "LockBusy",
     "Signature",
     "atomic_write_bytes",
+    "check_writable",
     "digest",
     "exclusive_lock",
     "read_bytes",
+    "read_only",
     "remove_orphan_temps",
     "signature",
+    "try_lock",
 ]
 
 Signature = tuple[int, int, int, int, int]
@@ -105,37 +110,98 @@ def remove_orphan_temps(target: Path) -> None:
                     entry.unlink()
 
 
-def atomic_write_bytes(target: Path, payload: bytes) -> os.stat_result:
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+NEW_FILE_MODE = 0o666 & ~_umask()
+"""A new database file's mode: what the umask allows, as for any file the user creates."""
+
+
+def read_only(target: Path) -> bool:
+    """Whether `target` exists and must not be written: no write permission for us, or (for
+    root, whom permissions do not stop) no write bit for its owner."""
+    try:
+        mode = os.stat(target).st_mode
+    except OSError:
+        return False
+    return not os.access(target, os.W_OK) or not mode & stat.S_IWUSR
+
+
+def check_writable(target: Path, shown: Path) -> None:
+    """StoreError if `target` can be read but not written: its owner made it read-only, and
+    a rename would replace it anyway (the directory is what a rename needs). An unreadable
+    file is left for the read to report."""
+    if os.access(target, os.R_OK) and read_only(target):
+        raise StoreError(
+            f"database {shown} is read-only; it was left untouched"
+            " — make it writable (chmod u+w) or use --db PATH"
+        )
+
+
+def atomic_write_bytes(target: Path, payload: bytes, *, durable: bool = True) -> os.stat_result:
     """Write `payload` to `target` so that a crash leaves the old or the new file, whole.
 
-    Temp file in the same directory, flush + fsync, keep the old file's mode, os.replace,
-    fsync the directory. Returns the new file's stat. Raises OSError (temp file removed).
+    Temp file in the same directory, flush + fsync, keep the old file's mode (a new one
+    follows the umask), os.replace, fsync the directory. `durable=False` leaves the syncs to
+    the caller (one sync for many files). Returns the new file's stat. Raises OSError (temp
+    file removed).
     """
     fd, tmp = tempfile.mkstemp(prefix=_temp_prefix(target), suffix=".tmp", dir=target.parent)
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(payload)
             handle.flush()
-            os.fsync(handle.fileno())
+            if durable:
+                os.fsync(handle.fileno())
         try:
             mode = stat.S_IMODE(os.stat(target).st_mode)
         except FileNotFoundError:
-            mode = 0o644
+            mode = NEW_FILE_MODE
         os.chmod(tmp, mode)
         os.replace(tmp, target)
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
-    _fsync_dir(target.parent)
+    if durable:
+        _fsync_dir(target.parent)
     return os.stat(target)
 
 
+class LockBusy(StoreError):
+    """Another process held the database lock for longer than the caller would wait."""
+
+
+LOCK_POLL_S = 0.005
+"""Every waiter retries at this one short interval, so none is favoured (a growing pause
+lets a newcomer overtake a writer that has waited long) and the lock passes on quickly."""
+WAIT_NOTICE_S = 1.0
+"""After this long waiting, the caller is told who holds the lock (once)."""
+
+
+def _holder(fd: int) -> str:
+    with contextlib.suppress(OSError):
+        text = os.pread(fd, 200, 0).decode("utf-8", "replace").strip()
+        if text:
+            return text
+    return "another perftui process"
+
+
 @contextlib.contextmanager
-def exclusive_lock(lock_path: Path, shown: Path, timeout_s: float) -> Iterator[None]:
-    """Hold an exclusive ``flock`` on `lock_path`; StoreError after `timeout_s` of waiting."""
+def exclusive_lock(
+    lock_path: Path,
+    shown: Path,
+    patience_s: float,
+    on_wait: Callable[[str], None] | None = None,
+) -> Iterator[None]:
+    """Hold an exclusive ``flock`` on `lock_path`, which then names this process (pid and
+    command) for the others. After `WAIT_NOTICE_S` of waiting `on_wait` gets one line naming
+    the holder; after `patience_s`, LockBusy."""
     try:
-        fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o644)
+        fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, NEW_FILE_MODE)
     except OSError as exc:
         raise StoreError(
             f"cannot lock database {shown} ({exc.strerror or exc} on {lock_path});"
@@ -143,20 +209,49 @@ def exclusive_lock(lock_path: Path, shown: Path, timeout_s: float) -> Iterator[N
         ) from None
     try:
         if fcntl is not None:
-            deadline = time.monotonic() + timeout_s
-            delay = 0.001
+            start = time.monotonic()
+            noticed = False
             while True:
                 try:
                     fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
                     break
                 except BlockingIOError:
-                    if time.monotonic() >= deadline:
-                        raise StoreError(
-                            f"database {shown} is locked by another perftui process"
-                            f" (waited {timeout_s:.0f} s); try again"
+                    waited = time.monotonic() - start
+                    if waited >= patience_s:
+                        raise LockBusy(
+                            f"database {shown} is locked by {_holder(fd)}"
+                            f" (waited {waited:.0f} s); try again"
                         ) from None
-                    time.sleep(delay)
-                    delay = min(delay * 2, 0.05)
+                    if not noticed and waited >= WAIT_NOTICE_S and on_wait is not None:
+                        on_wait(f"waiting for database {shown}, in use by {_holder(fd)}")
+                        noticed = True
+                    time.sleep(LOCK_POLL_S)
+            with contextlib.suppress(OSError):
+                command = " ".join(os.path.basename(a) for a in sys.argv[:3])
+                os.ftruncate(fd, 0)
+                os.pwrite(fd, f"pid {os.getpid()} ({command})".encode(), 0)
         yield
     finally:
         os.close(fd)  # releases the flock
+
+
+@contextlib.contextmanager
+def try_lock(lock_path: Path) -> Iterator[bool]:
+    """The lock if it is free now (True), else False at once; never waits."""
+    try:
+        fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, NEW_FILE_MODE)
+    except OSError:
+        yield False
+        return
+    try:
+        if fcntl is None:
+            yield True
+            return
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            yield False
+            return
+        yield True
+    finally:
+        os.close(fd)

@@ -3,14 +3,17 @@
 The public identity of a record is its "id" field, a uuid4 hex string, never a TinyDB
 document id:
 
-- ``meta``: ``{"schema_version": 1, "created_at", "generator"}``, written on the first write.
+- ``meta``: ``{"schema_version": 2, "created_at", "generator"}``, written on the first write.
 - ``projects``: ``Project.to_dict()``, the model as an absolute path.
 - ``benchmarks``: ``StoredBenchmark.to_dict()``, i.e.
   ``{"id", "project_name", "created_at", **BenchmarkRequest.to_dict()}``.
 - ``runs``: ``RunResult.to_dict()`` with ``"layers": null`` (layers live in their own table).
-- ``layers``: ``{"run_id", "codec": "json+zlib+base64", "count", "data"}`` (a JSON list of
-  ``LayerProfile.to_dict()``), only for profiled runs.
-- ``samples``: ``{"run_id", "dtype": "float32", "codec": "zlib+base64", "count", "data"}``.
+- ``layers``: ``{"run_id", "count"}``, only for profiled runs; the profile is a file beside
+  the database (perftui.store.payloads).
+- ``samples``: ``{"run_id", "count"}``; the raw latencies are a file beside the database.
+
+Layout 1 kept the payloads inline (``"codec"``, ``"data"``: base64 of the same zlib blobs);
+the first write by this version moves them to files and keeps a backup of the old file.
 """
 
 from __future__ import annotations
@@ -34,7 +37,7 @@ __all__ = [
     "time_key",
 ]
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 
 def now_iso() -> str:

@@ -14,12 +14,16 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from perftui.domain.errors import StoreError
+from perftui.domain.profile import runtime_precision
 from perftui.domain.records import Project, RunResult, StoredBenchmark
 from perftui.domain.summary import ProjectSummary, summarize
-from perftui.store.codec import layers_from_document
+from perftui.store.codec import layers_from_document, samples_from_document
 from perftui.store.files import Signature, digest, read_bytes
 from perftui.store.layout import doc_key, time_key
+from perftui.store.payloads import KINDS, Payloads
 
 __all__ = ["Snapshot", "damaged", "load"]
 
@@ -38,20 +42,26 @@ def _malformed(shown: Path, what: str, exc: Exception) -> StoreError:
     return damaged(shown, f"{what} is malformed ({type(exc).__name__}: {exc})")
 
 
-def load(path: Path, shown: Path, schema_version: int, reuse: Snapshot | None = None) -> Snapshot:
+def load(
+    path: Path,
+    shown: Path,
+    schema_version: int,
+    payloads: Payloads,
+    reuse: Snapshot | None = None,
+) -> Snapshot:
     """Read and validate the database file (an empty snapshot if it does not exist).
 
     `reuse` is returned instead of parsing again when the bytes are the same as its own.
     """
     got = read_bytes(path, shown)
     if got is None:
-        return Snapshot({}, None, None, shown)
+        return Snapshot({}, None, None, shown, payloads)
     raw, sig = got
     hashed = digest(raw)
     if reuse is not None and reuse.digest == hashed:
         reuse.sig = sig
         return reuse
-    return Snapshot(parse(raw, shown, schema_version), sig, hashed, shown)
+    return Snapshot(parse(raw, shown, schema_version), sig, hashed, shown, payloads)
 
 
 def parse(raw: bytes, shown: Path, schema_version: int) -> dict[str, Any]:
@@ -109,13 +119,21 @@ class Snapshot:
     """
 
     def __init__(
-        self, data: dict[str, Any], sig: Signature | None, hashed: bytes | None, shown: Path
+        self,
+        data: dict[str, Any],
+        sig: Signature | None,
+        hashed: bytes | None,
+        shown: Path,
+        payloads: Payloads,
     ) -> None:
         self.data = data
         self.shown = shown
+        self.payloads = payloads
         self.sig = sig
         self.digest = hashed
         self._runs: dict[str, RunResult] = {}
+        self._bare: dict[str, RunResult] = {}
+        """Runs read without their layers (summaries, the home screen)."""
         self._benchmarks: dict[str, StoredBenchmark] = {}
 
     def writable_copy(self, deep_tables: Sequence[str] = ()) -> dict[str, Any]:
@@ -128,6 +146,33 @@ class Snapshot:
 
     def _table(self, name: str) -> dict[str, dict[str, Any]]:
         return self.data.get(name, {})
+
+    @property
+    def version(self) -> int:
+        """The layout's schema version (0 for an empty database)."""
+        meta = list(self._table("meta").values())
+        return meta[0]["schema_version"] if meta else 0
+
+    def payload_ids(self) -> dict[str, set[str]]:
+        """The run ids each payload table refers to."""
+        return {kind: {d["run_id"] for d in self._table(kind).values()} for kind in KINDS}
+
+    def _payload(self, kind: str, run_id: str) -> Any:
+        """A run's decoded payload, inline (an older layout) or from its file; None if the run
+        has none."""
+        doc = getattr(self, kind).get(run_id)
+        if doc is None:
+            return None
+        try:
+            if "data" in doc:
+                return (layers_from_document if kind == "layers" else samples_from_document)(doc)
+            read = self.payloads.layers if kind == "layers" else self.payloads.samples
+            return read(run_id, doc["count"])
+        except (KeyError, ValueError) as exc:
+            raise damaged(self.shown, f"{kind} of run {run_id}: {exc}") from None
+
+    def latency_samples(self, run_id: str) -> np.ndarray | None:
+        return self._payload("samples", run_id)
 
     @cached_property
     def projects(self) -> dict[str, Project]:
@@ -173,25 +218,19 @@ class Snapshot:
         return index
 
     def run(self, run_id: str, *, with_layers: bool = True) -> RunResult | None:
-        cached = self._runs.get(run_id)
+        cached = self._runs.get(run_id) or (None if with_layers else self._bare.get(run_id))
         if cached is not None:
             return cached
         doc = self.run_docs.get(run_id)
         if doc is None:
             return None
-        layers = None
-        if with_layers and run_id in self.layers:
-            try:
-                layers = layers_from_document(self.layers[run_id])
-            except ValueError as exc:
-                raise damaged(self.shown, f"layers of run {run_id}: {exc}") from None
+        layers = self._payload("layers", run_id) if with_layers else None
         resolved = copy.deepcopy(doc.get("resolved")) if doc.get("resolved") else {}
         try:
             result = RunResult.from_dict({**doc, "layers": layers, "resolved": resolved})
         except MALFORMED as exc:
             raise _malformed(self.shown, f"run {run_id}", exc) from None
-        if with_layers:
-            self._runs[run_id] = result
+        (self._runs if with_layers else self._bare)[run_id] = result
         return result
 
     def runs(self, project: str, *, with_layers: bool = True) -> list[RunResult]:
@@ -215,6 +254,21 @@ class Snapshot:
     def benchmarks(self, project: str) -> list[StoredBenchmark]:
         ids = self.benchmark_ids_by_project.get(project, [])
         return [b for b in (self.benchmark(i) for i in ids) if b]
+
+    @cached_property
+    def precisions(self) -> dict[str, str]:
+        """Each project's runtime precision (perftui.domain.profile.runtime_precision), from
+        its newest profile alone: no other profile is decoded."""
+        found = {}
+        for name in self.run_ids_by_project:
+            runs = self.runs(name, with_layers=False)
+            profiled = [r for r in runs if self.layers.get(r.id, {}).get("count")]
+            newest = max(profiled, key=lambda r: r.started_at, default=None)
+            if newest is not None:
+                whole = self.run(newest.id)
+                runs = [whole if r.id == newest.id and whole else r for r in runs]
+            found[name] = runtime_precision(runs)
+        return found
 
     @cached_property
     def summaries(self) -> list[tuple[Project, ProjectSummary]]:

@@ -12,6 +12,7 @@ from tinydb.storages import Storage
 from perftui.domain.errors import StoreError
 from perftui.store.files import atomic_write_bytes, digest
 from perftui.store.layout import SCHEMA_VERSION
+from perftui.store.payloads import Payloads
 from perftui.store.snapshot import load
 
 __all__ = ["AtomicJSONStorage", "DocumentEncoder", "dump_json"]
@@ -75,7 +76,7 @@ class AtomicJSONStorage(Storage):
 
     def read(self) -> dict[str, Any]:
         if self.data is None:
-            self.data = load(self.path, self.path, SCHEMA_VERSION).data
+            self.data = load(self.path, self.path, SCHEMA_VERSION, Payloads(self.path)).data
         return self.data
 
     def write(self, data: dict[str, Any]) -> None:

@@ -10,7 +10,6 @@ from textual.binding import Binding, BindingType
 from textual.widgets import DataTable, Footer, Header, Static
 
 from perftui.domain.errors import InputError, StoreError
-from perftui.domain.profile import runtime_precision
 from perftui.domain.quickstart import SAMPLE_PROJECTS, quick_request, sample_projects
 from perftui.domain.records import Project
 from perftui.optimize.notes import derived_projects, optimization_of
@@ -117,7 +116,7 @@ class ProjectsScreen(PerftuiScreen):
         current = select or self.current_name()
         try:
             summaries = self.store.summaries()
-            precisions = {p.name: runtime_precision(self.store.runs(p.name)) for p, _ in summaries}
+            precisions = self.store.precisions()
         except StoreError as error:
             self.report(error, "Database")
             return
