@@ -20,10 +20,10 @@ from perftui.domain.benchform import (
     check_field,
     form_errors,
     form_from_request,
-    matrix_size,
-    parse_field,
+    long_warning,
 )
 from perftui.domain.errors import InputError
+from perftui.domain.fields import duration
 from perftui.domain.records import BenchmarkRequest, Project
 from perftui.tui.kit import format as fmt
 from perftui.tui.kit.fit import fit_parts
@@ -137,7 +137,7 @@ class BenchmarkConfigScreen(InspectingScreen):
 
     def _note(self, name: str, text: str) -> None:
         note = self.query_one(f"#e-{name}", Static)
-        reason = check_field(name, text)
+        reason = check_field(name, text, self.project.engine)
         note.set_class(reason is not None, "error")
         if reason is not None:
             note.update(escape(reason))
@@ -171,19 +171,19 @@ class BenchmarkConfigScreen(InspectingScreen):
 
     def _update_plan(self, values: dict[str, str]) -> None:
         plan = self.query_one("#cfg-plan", Static)
-        errors = form_errors(values)
-        runs = matrix_size(values)
+        errors = form_errors(values, self.project.engine)
         if errors:
             plan.set_class(True, "error")
             plan.update(f"{len(errors)} field(s) to fix before running (ctrl+r runs)")
             return
         plan.set_class(False, "error")
-        seconds = float(parse_field("time", values["time"])) * (runs or 0)
+        request = build_request(self.project, values)
+        runs = len(request.configs)
+        seconds = request.budget.time_s * runs
         profile = "with" if self.query_one("#profile", Checkbox).value else "no"
-        plan.update(
-            f"[b]{runs} run(s)[/], at least {seconds:g} s measured, {profile} profile"
-            "  ·  ctrl+r runs"
-        )
+        long = long_warning(request)
+        measured = f"[b]warning: {long}[/]" if long else f"at least {duration(seconds)} measured"
+        plan.update(f"[b]{runs} run(s)[/], {measured}, {profile} profile  ·  ctrl+r runs")
 
     @on(Input.Changed, ".field")
     def _field_changed(self, event: Input.Changed) -> None:
@@ -235,7 +235,7 @@ class BenchmarkConfigScreen(InspectingScreen):
         except FieldError as error:
             self._note(error.field, self.values()[error.field])
             self.query_one(f"#f-{error.field}", Input).focus()
-            self.app.notify(str(error), title="Fix this field", severity="error")
+            self.app.notify(one_line(error), title="Fix this field", severity="error")
             return
         self.validating = True
         plan = self.query_one("#cfg-plan", Static)

@@ -304,7 +304,7 @@ class LiveRunScreen(FollowingScreen[None], PerftuiScreen):
         self._progress("overall", len(self.finished))
         if run.status == "failed":
             self.app.notify(
-                run.error or "the run failed",
+                fmt.said(run.error or "the run failed"),
                 title=f"Run {index + 1} failed",
                 severity="error",
                 timeout=10,

@@ -81,7 +81,7 @@ class SummaryPane(Pane[DetailState]):
                 f"in {run.duration_s:.2f} s"
             )
             if run.error:
-                lines.append(f"[b]Error[/]     {escape(run.error)}")
+                lines.append(f"[b]Error[/]     {escape(fmt.said(run.error))}")
             lines.append(f"[b]ISA[/]       {escape(' '.join(s.isa) or fmt.DASH)}")
             lines.append(f"[b]CPU[/]       {escape(s.cpu)}")
         lines.append("")

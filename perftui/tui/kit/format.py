@@ -6,6 +6,8 @@ import os
 from pathlib import Path
 
 from perftui.domain import units
+from perftui.domain.benchform import LABELS
+from perftui.domain.fields import in_form
 
 DASH = "—"
 
@@ -16,6 +18,21 @@ def escape(text: str) -> str:
     `escape` only escapes what looks like a Rich tag, which leaves e.g. a lone '[' or
     'x[ 1]' to Textual's parser.)"""
     return text.replace("[", "\\[")
+
+
+OPTIMIZE_LABELS = {
+    "--method": "Method",
+    "--calibration": "Calibration",
+    "--samples": "Samples",
+    "--name": "Name",
+}
+"""The optimize dialog's fields, by the flags of `perftui optimize`."""
+
+
+def said(message: str) -> str:
+    """A message from the lower floors (which name settings by their CLI flags) in the
+    dashboard's words: each flag as the field's label."""
+    return in_form(message, LABELS | OPTIMIZE_LABELS)
 
 
 def fps(value: float | None) -> str:

@@ -9,6 +9,7 @@ from textual.screen import Screen
 from textual.worker import Worker, WorkerState
 
 from perftui.domain.errors import InputError, StoreError
+from perftui.tui.kit.format import said
 
 if TYPE_CHECKING:
     from perftui.store.database import Store
@@ -16,8 +17,9 @@ if TYPE_CHECKING:
 
 
 def one_line(error: BaseException) -> str:
-    """The first line of an error for a notification: InputError/StoreError as is, others typed."""
-    lines = str(error).strip().splitlines()
+    """The first line of an error for a notification: InputError/StoreError as is, others typed;
+    in the dashboard's words (`said`)."""
+    lines = said(str(error)).strip().splitlines()
     first = lines[0] if lines else ""
     if isinstance(error, InputError | StoreError):
         return first or type(error).__name__
