@@ -23,7 +23,13 @@ from perftui.cli.common import (
     print_json,
     run_document,
 )
-from perftui.domain.benchform import DEFAULTS, FIELD_NAMES, REPEAT_DEFAULT, REPEAT_SUGGESTED
+from perftui.domain.benchform import (
+    DEFAULTS,
+    FIELD_NAMES,
+    REPEAT_DEFAULT,
+    REPEAT_SUGGESTED,
+    long_warning,
+)
 
 if TYPE_CHECKING:
     import numpy as np
@@ -141,9 +147,9 @@ def cmd_bench(args: argparse.Namespace) -> int:
     validate_request(request)
     client = BenchmarkClient(request, None if args.no_save else open_store(args))
     printer = ProgressPrinter(sys.stderr, client.total)
-    busy = busy_warning()
-    if busy:
-        printer.note(busy)
+    for warning in (long_warning(request), busy_warning()):
+        if warning:
+            printer.note(warning if warning.startswith("warning") else f"warning: {warning}")
     samples: dict[int, np.ndarray | None] = {}  # by run object: unsaved runs have no id
 
     interrupts: list[int] = []
