@@ -109,3 +109,50 @@ def test_ctrl_c_before_the_benchmark_starts_is_one_line_and_130(monkeypatch, cap
 def test_settings_the_engine_cannot_honour_are_refused_before_any_run(option: str, message: str):
     result = perftui("bench", str(MOBILENET), "--engine", "onnxruntime", option, *QUICK)
     assert message in one_error_line(result)
+
+
+@pytest.mark.parametrize(
+    ("option", "flag"),
+    [(["--batch", "99999999999999999999"], "--batch"), (["--seed", "-1"], "--seed")],
+)
+def test_out_of_range_settings_are_refused_before_anything_is_stored(
+    tmp_path: Path, option: list[str], flag: str
+):
+    db = tmp_path / "db.json"
+    assert flag in one_error_line(perftui("bench", str(MOBILENET), *option, *QUICK, db=db))
+    assert not db.exists()
+
+
+def test_a_project_name_that_is_not_text_is_refused(tmp_path: Path):
+    db = tmp_path / "db.json"
+    line = one_error_line(perftui("bench", str(MOBILENET), "--project", "a\udcff", *QUICK, db=db))
+    assert "lone surrogate" in line and not db.exists()
+
+
+def test_a_read_only_database_is_refused_not_replaced(tmp_path: Path):
+    db = tmp_path / "db.json"
+    assert perftui("import", str(_tiny_export(tmp_path)), db=db).returncode == 0
+    db.chmod(0o444)
+    before = db.read_bytes()
+    line = one_error_line(perftui("bench", str(MOBILENET), *QUICK, db=db))
+    assert "read-only" in line
+    assert db.read_bytes() == before and db.stat().st_mode & 0o777 == 0o444
+
+
+def test_a_new_database_follows_the_umask(tmp_path: Path):
+    import os
+
+    old = os.umask(0o077)
+    try:
+        db = tmp_path / "db.json"
+        assert perftui("import", str(_tiny_export(tmp_path)), db=db).returncode == 0
+    finally:
+        os.umask(old)
+    assert db.stat().st_mode & 0o777 == 0o600
+
+
+def _tiny_export(folder: Path) -> Path:
+    path = folder / "tiny.json"
+    project = {"name": "t", "model": "/m.onnx", "engine": "openvino", "runs": []}
+    path.write_text(json.dumps({"perftui_export": 1, "projects": [project]}))
+    return path

@@ -92,6 +92,12 @@ def add_parsers(command: CommandFactory) -> None:
     bench.add_argument("--json", action="store_true", help="print one JSON document")
 
 
+MAX_SEED = 2**32 - 1
+"""numpy's seeds are 32-bit."""
+MAX_BATCH = 1_000_000
+"""The largest batch perftui stores (perftui.store.schema)."""
+
+
 def request_from_args(args: argparse.Namespace) -> BenchmarkRequest:
     """The request the flags describe; CliError naming the flag of a bad setting."""
     from perftui.domain import options
@@ -112,13 +118,19 @@ def request_from_args(args: argparse.Namespace) -> BenchmarkRequest:
     )
     settings = {name: getattr(args, name) for name in FIELD_NAMES if name != "shapes"}
     settings["shapes"] = ",".join(args.shape)
+    if not 0 <= args.seed <= MAX_SEED:
+        raise CliError(f"--seed: {args.seed} is not a seed from 0 to {MAX_SEED}")
     try:
         data = str(Path(args.data).expanduser().absolute()) if args.data else None
-        return build_request(
+        request = build_request(
             project, settings, profile=args.profile, seed=args.seed, data=data, repeat=args.repeat
         )
     except FieldError as error:
         raise CliError(f"{FLAGS[error.field]}: {error}") from None
+    too_big = max(c.batch for c in request.configs)
+    if too_big > MAX_BATCH:
+        raise CliError(f"--batch: {too_big} is more than the largest batch, {MAX_BATCH}")
+    return request
 
 
 BUSY_CHECK_S = 0.3

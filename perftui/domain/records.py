@@ -125,9 +125,16 @@ class LayerProfile:
     original_names: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
-        data = asdict(self)
-        data["original_names"] = list(self.original_names)
-        return data
+        # by hand: asdict's deep copy took most of `show --json` for profiled projects
+        return {
+            "name": self.name,
+            "type": self.type,
+            "exec_type": self.exec_type,
+            "precision": self.precision,
+            "status": self.status,
+            "time_ms": self.time_ms,
+            "original_names": list(self.original_names),
+        }
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> LayerProfile:

@@ -1,0 +1,174 @@
+"""How the store behaves with months of runs: a large database against an empty one.
+
+Builds, in a temporary folder and through the store's own API, a database of `--runs` runs
+over `--projects` projects (a tenth of the runs profiled with `--layers` layers, every run with
+`--samples` latency samples, the environment recorded as the worker records it), then times,
+side by side on the large and on an empty database (one project, one run):
+
+- the CLI, each in a fresh process as a person runs it: `projects --json`, `show P --json`
+  of a 200-run project, `compare A B --json`, `export` (with its peak memory);
+- in process: appending one run (a fresh Store, as a new `bench` opens it), and the home
+  screen's first paint data (summaries and precisions from a fresh Store).
+
+Usage: python benchmarks/store_scale.py [--runs 10000] [--projects 50] [--layers 300]
+       [--samples 5000]   (use e.g. --runs 1000 for a quick look)
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+import numpy as np  # noqa: E402
+
+from perftui.bench.environment import environment  # noqa: E402
+from perftui.domain.records import (  # noqa: E402
+    LatencyStats,
+    LayerProfile,
+    Project,
+    RunConfig,
+    RunResult,
+)
+from perftui.store.database import Store  # noqa: E402
+
+BATCH = 250
+"""Runs stored per write while building."""
+
+
+def make_run(project: str, index: int, rng: np.random.Generator, layers: int) -> RunResult:
+    profile = None
+    if layers and index % 10 == 0:
+        precisions = ("I8", "FP32", "BF16")
+        profile = tuple(
+            LayerProfile(
+                f"layer_{k}",
+                "Convolution",
+                "jit_avx512",
+                precisions[k % 3],
+                "executed",
+                float(rng.random()),
+                (f"n{k}",),
+            )
+            for k in range(layers)
+        )
+    median = float(rng.uniform(1, 20))
+    return RunResult(
+        config=RunConfig(batch=1 + index % 8, threads=index % 4, hint="latency", api="sync"),
+        iterations=5000,
+        duration_s=10.0,
+        throughput_fps=1000 / median,
+        first_inference_ms=median * 2,
+        compile_ms=150.0,
+        latency_ms=LatencyStats(
+            median * 0.8, median, median, median * 1.1, median * 1.3, median * 2, 0.2, 0.02
+        ),
+        layers=profile,
+        resolved={"streams": 1, "precision": "f32", "environment": environment()},
+        project=project,
+        started_at=f"2025-{1 + index % 12:02d}-{1 + index % 28:02d}T00:00:{index % 60:02d}+00:00",
+    )
+
+
+def build(path: Path, runs: int, projects: int, layers: int, samples: int) -> list[str]:
+    """The database of `runs` runs; the project names, the first holding 200 runs."""
+    store = Store(path)
+    names = [f"project-{i:02d}" for i in range(projects)]
+    for name in names:
+        store.add_project(Project(name, f"/models/{name}.onnx", "openvino"))
+    rng = np.random.default_rng(0)
+    counts = [200] + [(runs - 200) // (projects - 1)] * (projects - 1) if projects > 1 else [runs]
+    done = 0
+    for name, count in zip(names, counts, strict=True):
+        for start in range(0, count, BATCH):
+            items = []
+            for i in range(start, min(count, start + BATCH)):
+                lat = rng.gamma(4.0, 1.0, samples).astype(np.float32)
+                items.append((make_run(name, done + i, rng, layers), lat))
+            store.add_runs(items)
+        done += count
+    return names
+
+
+def timed_cli(db: Path, *args: str) -> tuple[float, float]:
+    """(seconds, peak MB) of `perftui ARGS` in a fresh process."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    started = time.perf_counter()
+    subprocess.run(
+        [sys.executable, "-m", "perftui", "--db", str(db), *args],
+        check=True,
+        stdout=subprocess.DEVNULL,
+        cwd=ROOT,
+    )
+    seconds = time.perf_counter() - started
+    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    return seconds, max(peak, before) / 1024
+
+
+def timed(action) -> float:
+    started = time.perf_counter()
+    action()
+    return time.perf_counter() - started
+
+
+def measure(db: Path, a: str, b: str, samples: int) -> dict[str, str]:
+    rng = np.random.default_rng(1)
+
+    def append() -> None:
+        Store(db).add_run(make_run(a, 7, rng, 0), rng.gamma(4.0, 1.0, samples))
+
+    def first_paint() -> None:
+        fresh = Store(db)
+        fresh.summaries()
+        fresh.precisions()
+
+    export_s, export_mb = timed_cli(db, "export", "-o", os.devnull)
+    return {
+        "projects --json": f"{timed_cli(db, 'projects', '--json')[0]:.2f} s",
+        f"show {a} --json": f"{timed_cli(db, 'show', a, '--json')[0]:.2f} s",
+        "compare A B --json": f"{timed_cli(db, 'compare', a, b, '--json')[0]:.2f} s",
+        "append one run (in process)": f"{timed(append):.3f} s",
+        "home screen data (in process)": f"{timed(first_paint):.3f} s",
+        "export": f"{export_s:.2f} s",
+        "export peak memory": f"{export_mb:.0f} MB",
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=10_000)
+    parser.add_argument("--projects", type=int, default=50)
+    parser.add_argument("--layers", type=int, default=300)
+    parser.add_argument("--samples", type=int, default=5000)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="perftui-scale-") as folder:
+        large, empty = Path(folder) / "large.json", Path(folder) / "empty.json"
+        started = time.perf_counter()
+        names = build(large, args.runs, args.projects, args.layers, args.samples)
+        built = time.perf_counter() - started
+        payloads = sum(f.stat().st_size for f in Path(folder).rglob("*") if f.is_file())
+        print(
+            f"built {args.runs} runs in {built:.0f} s: document"
+            f" {large.stat().st_size / 1e6:.1f} MB, with payload files {payloads / 1e6:.0f} MB"
+        )
+        build(empty, 1, 1, args.layers, args.samples)
+        Store(empty).add_project(Project("project-01", "/models/b.onnx", "openvino"))
+        Store(empty).add_run(make_run("project-01", 1, np.random.default_rng(2), 0))
+        big = measure(large, names[0], names[1], args.samples)
+        small = measure(empty, "project-00", "project-01", args.samples)
+        width = max(len(k) for k in big)
+        print(f"{'':{width}}  {'large':>10}  {'empty':>10}")
+        for key in big:
+            print(f"{key:{width}}  {big[key]:>10}  {small[key]:>10}")
+
+
+if __name__ == "__main__":
+    main()
