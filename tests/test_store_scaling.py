@@ -24,7 +24,12 @@ from tests.test_store_lock import HOLDER, release
 def write_layout1(path: Path) -> tuple[np.ndarray, tuple[LayerProfile, ...]]:
     """A database as perftui wrote it before payloads moved out: inline base64 blobs."""
     samples = np.arange(1, 501, dtype=np.float32)
-    run = make_run("p", id="r1", started_at="2025-01-01T00:00:00+00:00")
+    run = make_run(
+        "p",
+        id="r1",
+        started_at="2025-01-01T00:00:00+00:00",
+        resolved={"streams": 2, "environment": {"cpu": "x", "flags": ["avx2"]}},
+    )
     assert run.layers
     doc = {**run.to_dict(), "layers": None}
     data = {
@@ -46,6 +51,7 @@ def test_a_layout1_database_is_migrated_once_with_a_backup(tmp_path: Path) -> No
     store = Store(path, notify=lines.append)
     (run,) = store.runs("p")
     assert run.layers == layers
+    assert run.resolved == {"streams": 2, "environment": {"cpu": "x", "flags": ["avx2"]}}
     assert np.array_equal(store.latency_samples("r1"), samples)
     assert len(lines) == 1 and "layout 2" in lines[0] and "layout1.bak" in lines[0]
     assert (tmp_path / "perftui.json.layout1.bak").read_bytes() == original
@@ -53,6 +59,10 @@ def test_a_layout1_database_is_migrated_once_with_a_backup(tmp_path: Path) -> No
     assert data["meta"]["1"]["schema_version"] == 2
     assert list(data["samples"].values()) == [{"run_id": "r1", "count": 500}]
     assert "data" not in json.dumps(data["layers"])
+    assert [d["environment"] for d in data["environments"].values()] == [
+        run.resolved["environment"]
+    ]
+    assert "environment" not in data["runs"]["1"]["resolved"]
     lines.clear()
     again = Store(path, notify=lines.append)
     assert again.runs("p")[0].layers == layers and not lines  # once

@@ -44,6 +44,7 @@ from perftui.store.layout import (
     now_iso,
     project_doc,
     run_doc,
+    split_environment,
 )
 from perftui.store.paths import normalize_model_path, same_target
 from perftui.store.payloads import KINDS, Payloads, encode
@@ -219,6 +220,13 @@ class Store:
                 table.insert_multiple(
                     {"run_id": doc["run_id"], "count": doc["count"]} for doc in inline
                 )
+        runs = list(snap.data.get("runs", {}).values())
+        if any("environment" in (doc.get("resolved") or {}) for doc in runs):
+            split = [split_environment(doc) for doc in runs]
+            envs = {env["id"]: env for _, env in split if env is not None}
+            tx.table("runs").truncate()
+            tx.table("runs").insert_multiple(doc for doc, _ in split)
+            tx.table("environments").insert_multiple(envs.values())
         target = self._target
         return target.with_name(f"{target.name}.layout{snap.version}.bak")
 
@@ -476,7 +484,12 @@ def _insert_runs(
     projects = {doc["name"] for doc in tx.table("projects").all()}
     runs_table: Table = tx.table("runs")
     known = {doc["id"] for doc in runs_table.all()}
-    docs: dict[str, list[dict[str, Any]]] = {"runs": [], **{kind: [] for kind in KINDS}}
+    docs: dict[str, list[dict[str, Any]]] = {
+        "runs": [],
+        "environments": [],
+        **{kind: [] for kind in KINDS},
+    }
+    environments = {doc["id"] for doc in tx.table("environments").all()}
     for run, samples in prepared:
         if run.project not in projects:
             if missing_project_ok:
@@ -487,7 +500,11 @@ def _insert_runs(
                 continue
             raise InputError(f"run {run.id} is already stored")
         known.add(run.id)
-        docs["runs"].append(run_doc(run))
+        doc, env = run_doc(run)
+        docs["runs"].append(doc)
+        if env is not None and env["id"] not in environments:
+            environments.add(env["id"])
+            docs["environments"].append(env)
         files, payload_docs = encode(run.id, run.layers, samples)
         tx.files.extend(files)
         for kind, doc in payload_docs.items():

@@ -7,7 +7,9 @@ document id:
 - ``projects``: ``Project.to_dict()``, the model as an absolute path.
 - ``benchmarks``: ``StoredBenchmark.to_dict()``, i.e.
   ``{"id", "project_name", "created_at", **BenchmarkRequest.to_dict()}``.
-- ``runs``: ``RunResult.to_dict()`` with ``"layers": null`` (layers live in their own table).
+- ``runs``: ``RunResult.to_dict()`` with ``"layers": null`` (layers live in their own table)
+  and the environment moved out of ``"resolved"``: ``"environment": <id>``.
+- ``environments``: ``{"id", "environment"}``, one per distinct environment.
 - ``layers``: ``{"run_id", "count"}``, only for profiled runs; the profile is a file beside
   the database (perftui.store.payloads).
 - ``samples``: ``{"run_id", "count"}``; the raw latencies are a file beside the database.
@@ -18,6 +20,8 @@ the first write by this version moves them to files and keeps a backup of the ol
 
 from __future__ import annotations
 
+import hashlib
+import json
 from dataclasses import replace
 from datetime import datetime, timezone
 from typing import Any
@@ -34,6 +38,7 @@ __all__ = [
     "now_iso",
     "project_doc",
     "run_doc",
+    "split_environment",
     "time_key",
 ]
 
@@ -57,8 +62,22 @@ def project_doc(project: Project) -> dict[str, Any]:
     return plain(project.to_dict())
 
 
-def run_doc(run: RunResult) -> dict[str, Any]:
-    return plain(replace(run, layers=None).to_dict())
+def run_doc(run: RunResult) -> tuple[dict[str, Any], dict[str, Any] | None]:
+    """The run's document and, when it recorded one, its environment's document: the
+    environment (CPU, flags, versions: the bulk of a run's text, and the same for thousands
+    of runs) is kept once, and the run names it by digest."""
+    return split_environment(plain(replace(run, layers=None).to_dict()))
+
+
+def split_environment(doc: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any] | None]:
+    resolved = doc.get("resolved") or {}
+    if "environment" not in resolved:
+        return doc, None
+    env = resolved["environment"]
+    text = json.dumps(env, sort_keys=True, separators=(",", ":")).encode("utf-8")
+    env_id = hashlib.sha256(text).hexdigest()[:24]
+    slim = {k: v for k, v in resolved.items() if k != "environment"}
+    return {**doc, "resolved": slim, "environment": env_id}, {"id": env_id, "environment": env}
 
 
 def benchmark_doc(benchmark: StoredBenchmark) -> dict[str, Any]:

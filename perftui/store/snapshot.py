@@ -197,6 +197,10 @@ class Snapshot:
         return index
 
     @cached_property
+    def environments(self) -> dict[str, dict[str, Any]]:
+        return {d["id"]: d["environment"] for d in self._table("environments").values()}
+
+    @cached_property
     def layers(self) -> dict[str, dict[str, Any]]:
         return {d["run_id"]: d for d in self._table("layers").values()}
 
@@ -226,6 +230,8 @@ class Snapshot:
             return None
         layers = self._payload("layers", run_id) if with_layers else None
         resolved = copy.deepcopy(doc.get("resolved")) if doc.get("resolved") else {}
+        if "environment" in doc:  # shared by the runs that recorded the same one
+            resolved["environment"] = self.environments.get(doc["environment"], {})
         try:
             result = RunResult.from_dict({**doc, "layers": layers, "resolved": resolved})
         except MALFORMED as exc:
