@@ -173,12 +173,23 @@ class ModelSummary:
     threads: str
     isa: tuple[str, ...]
     cpu: str
+    cores: str
+    """'4 cores, 8 logical' (as the environment recorded them), else ''."""
     ms_per_batch: float | None
     """Median latency of one request (one batch)."""
     items_per_s: float | None
     streams: str
     requests: str
     engine_version: str
+
+
+def _cores(physical: object, logical: object) -> str:
+    parts = []
+    if isinstance(physical, int) and physical > 0:
+        parts.append(f"{physical} cores")
+    if isinstance(logical, int) and logical > 0 and logical != physical:
+        parts.append(f"{logical} logical")
+    return ", ".join(parts)
 
 
 def model_summary(run: RunResult, engine: str = "") -> ModelSummary:
@@ -195,6 +206,7 @@ def model_summary(run: RunResult, engine: str = "") -> ModelSummary:
         threads=threads,
         isa=tuple(str(flag) for flag in env.get("isa") or ()),
         cpu=str(env.get("cpu_model") or "unknown CPU"),
+        cores=_cores(env.get("physical_cores"), env.get("logical_cores")),
         ms_per_batch=run.latency_ms.median if ok and run.latency_ms else None,
         items_per_s=run.throughput_fps if ok else None,
         streams=str(resolved.get("streams", run.config.streams)),

@@ -83,7 +83,8 @@ class SummaryPane(Pane[DetailState]):
             if run.error:
                 lines.append(f"[b]Error[/]     {escape(fmt.said(run.error))}")
             lines.append(f"[b]ISA[/]       {escape(' '.join(s.isa) or fmt.DASH)}")
-            lines.append(f"[b]CPU[/]       {escape(s.cpu)}")
+            cores = f"   {s.cores}" if s.cores else ""
+            lines.append(f"[b]CPU[/]       {escape(s.cpu)}{cores}")
         lines.append("")
         if d.info is not None:
             lines.append(describe(d.info))
@@ -117,12 +118,12 @@ class RunsPane(Pane[DetailState]):
         table.clear()
         for run in d.runs:
             st = run.latency_ms
-            ok = run.status == "ok"
-            table.add_row(
+            measured = run.status != "failed" and run.throughput_fps > 0  # cancelled: as far as
+            table.add_row(  # it went, as `perftui show` prints it
                 fmt.when(run.started_at, seconds=True)[5:],
                 short_label(run.config),
                 run.status,
-                fmt.fps(run.throughput_fps if ok else None),
+                fmt.fps(run.throughput_fps if measured else None),
                 fmt.ms(st.median if st else None),
                 fmt.ms(st.p99 if st else None),
                 "yes" if run.layers else "",

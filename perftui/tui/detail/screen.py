@@ -28,6 +28,8 @@ from perftui.tui.kit.screen import one_line
 from perftui.tui.kit.tabs import Pane, Tab, TabbedScreen, tab_bindings
 
 if TYPE_CHECKING:
+    import numpy as np
+
     from perftui.domain.model_info import ModelInfo
 
 TABS = (
@@ -60,7 +62,7 @@ class ProjectDetailScreen(TabbedScreen, InspectingScreen):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("b", "benchmark", "Bench", id="benchmark"),
         Binding("r", "rerun", "Re-run", id="rerun"),
-        Binding("R", "rerun_benchmark", "Re-run benchmark", id="rerun_benchmark", show=False),
+        Binding("R", "rerun_benchmark", "Re-run all", id="rerun_benchmark"),
         Binding("d", "remove", "Remove", id="remove"),
         Binding(
             "i",
@@ -100,7 +102,7 @@ class ProjectDetailScreen(TabbedScreen, InspectingScreen):
         super().__init__(tab, default="runs")
         self.sub_title = f"Project {name}"
         self.project_name = name
-        self.state = DetailState(Project(name=name, model="", engine=""))
+        self.state = DetailState(Project(name=name, model="", engine=""), samples=self._samples)
 
     @property
     def info(self) -> ModelInfo | None:
@@ -166,6 +168,14 @@ class ProjectDetailScreen(TabbedScreen, InspectingScreen):
         self._show_head()
         self.redraw_panes()
         return True
+
+    def _samples(self, run: RunResult) -> np.ndarray | None:
+        """The run's raw latencies; None when they are not kept or cannot be read (the
+        figures then go without latency intervals)."""
+        try:
+            return self.store.latency_samples(run.id)
+        except StoreError:
+            return None
 
     def _show_head(self) -> None:
         """One line: name, engine/device, best items/s, runs, model file; what does not fit

@@ -8,6 +8,8 @@ from pathlib import Path
 from perftui.domain import units
 from perftui.domain.benchform import LABELS
 from perftui.domain.fields import in_form
+from perftui.domain.uncertainty import Interval
+from perftui.domain.verdict import INVALID, NOISY, STABLE
 
 DASH = "—"
 
@@ -47,6 +49,15 @@ def fps(value: float | None) -> str:
 def ms(value: float | None) -> str:
     """Milliseconds as perftui.domain.units writes them, whole from 100 ms (narrow columns)."""
     return units.ms(value, missing=DASH, whole_from_100=True)
+
+
+ENGINE_PRECISIONS = {"f32": "FP32", "f16": "FP16", "bf16": "BF16", "i8": "I8"}
+
+
+def precision(text: str) -> str:
+    """Precisions in the profiles' words ('FP32', 'I8/FP32'), whether they came from a profile
+    or from the engine's setting ('f32')."""
+    return "/".join(ENGINE_PRECISIONS.get(part, part) for part in text.split("/"))
 
 
 def pct(share: float | None) -> str:
@@ -101,3 +112,28 @@ def short_path(path: str) -> str:
 
 def model_name(path: str) -> str:
     return Path(path).name
+
+
+VERDICT_MARKS = {STABLE: "✓", NOISY: "~", INVALID: "✗"}
+VERDICT_LEGEND = "✓ stable, ~ noisy, ✗ invalid"
+"""The verdict column's marks: each reads without colour; F1 help and the notices say the
+reasons."""
+
+
+def verdict_mark(status: str | None) -> str:
+    return DASH if status is None else VERDICT_MARKS.get(status, "?")
+
+
+def verdict_word(status: str) -> str:
+    """'stable', 'noisy', 'INVALID' (capitals: the one that must not be missed)."""
+    return status.upper() if status == INVALID else status
+
+
+def fps_ci(value: float | None, interval: Interval | None) -> str:
+    """Items per second with the 95 % interval: '812 ±3%'."""
+    return DASH if value is None else fps(value) + units.spread_text(interval)
+
+
+def ms_ci(value: float | None, interval: Interval | None) -> str:
+    """Milliseconds with the 95 % interval: '4.12 ±2%'."""
+    return DASH if value is None else ms(value) + units.spread_text(interval)

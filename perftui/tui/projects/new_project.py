@@ -25,6 +25,7 @@ if TYPE_CHECKING:
 MODEL_SUFFIXES = (".onnx", ".xml")
 SKIP_DIRS = {"__pycache__", "node_modules", "site-packages"}
 ENGINE_SHORT = {"openvino": "ov", "onnxruntime": "ort"}
+PROBING = "Asking the engines for their devices…"
 
 
 class ModelTree(DirectoryTree):
@@ -85,7 +86,7 @@ class NewProjectScreen(InspectingScreen):
             yield Label("Engine", classes="form-label")
             yield Select([(e, e) for e in ENGINES], allow_blank=False, id="engine", compact=True)
             yield Label("Device", classes="form-label short")
-            yield Select([], prompt="probing…", id="device", compact=True)
+            yield Select([], prompt="—", id="device", compact=True, disabled=True)
         with Horizontal(classes="form-row"):
             yield Label("Name", classes="form-label")
             yield Input(placeholder="project name", id="name", compact=True)
@@ -96,6 +97,7 @@ class NewProjectScreen(InspectingScreen):
         self.query_one("#np-left").border_title = "Model file: type (^o) or pick (^t)"
         self.query_one("#np-right").border_title = "Inspection"
         self.query_one("#path", Input).focus()
+        self._status(PROBING)
         self._probe()
 
     # ------------------------------------------------------------------ engines and devices
@@ -107,9 +109,12 @@ class NewProjectScreen(InspectingScreen):
 
     def _devices_found(self, devices: dict[str, list[str] | str]) -> None:
         self.devices = devices
+        self.query_one("#device", Select).disabled = False
         problems = [why for why in devices.values() if isinstance(why, str)]
         if problems:
             self._status("; ".join(problems), error=True)
+        elif str(self.query_one("#np-status", Static).render()) == PROBING:
+            self._status("")
         self._update_engines()
 
     def _engines_for_model(self) -> list[str]:

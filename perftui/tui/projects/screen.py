@@ -134,7 +134,7 @@ class ProjectsScreen(PerftuiScreen):
                 fmt.model_name(project.model),
                 project.engine if project.engine == "openvino" else "ort",
                 project.device,
-                precisions.get(project.name, fmt.DASH),
+                fmt.precision(precisions.get(project.name, fmt.DASH)),
                 fmt.fps(summary.best_throughput_fps),
                 fmt.ms(summary.best_latency_ms),
                 str(summary.runs),
@@ -266,17 +266,12 @@ class ProjectsScreen(PerftuiScreen):
         self.refresh_projects()
 
     def action_compare(self) -> None:
-        names = list(self.marked)
-        current = self.current_name()
-        if len(names) < 2 and current and current not in names:
-            names.append(current)
-        if len(names) != 2:
-            self.app.notify(
-                "Mark two projects with space (or mark one and put the cursor on "
-                "the other), then press c."
-            )
-            return
-        self.perftui.compare_projects(names[0], names[1])
+        """The two marked projects; else the marked one (or the one under the cursor) as A
+        and, as the Workbench does, the project with the best throughput as B."""
+        if len(self.marked) == 2:
+            self.perftui.compare_projects(*self.marked)
+        elif (name := self.marked[0] if self.marked else self._need_project()) is not None:
+            self.perftui.compare_projects(name)
 
     def action_rename(self) -> None:
         if (name := self._need_project()) is None:
@@ -311,6 +306,8 @@ class ProjectsScreen(PerftuiScreen):
         except StoreError:
             runs = 0
 
+        model = fmt.short_path(self.projects[name].model)
+
         def done(yes: bool | None) -> None:
             if not yes:
                 return
@@ -320,10 +317,11 @@ class ProjectsScreen(PerftuiScreen):
                 self.report(error, "Delete")
                 return
             self.refresh_projects()
-            self.app.notify(f"Deleted project {name}")
+            self.app.notify(f"Deleted project {name}; its model file stays at {model}")
 
         detail = (
             f"Its {runs} run(s), profiles and benchmarks are deleted too. This cannot be undone."
+            f" The model file stays: {model}"
         )
         self.app.push_screen(ConfirmScreen(f"Delete project {name}?", detail), done)
 
