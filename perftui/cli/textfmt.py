@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from perftui.domain.figures import ConfigGroup, Samples, group_runs
 from perftui.domain.records import RunResult
 from perftui.domain.uncertainty import Interval
-from perftui.domain.units import ms
+from perftui.domain.units import ms, spread_text
 from perftui.domain.verdict import STABLE
 
 if TYPE_CHECKING:
@@ -39,17 +39,6 @@ def table(
 
 def num(value: float | None, digits: int = 2) -> str:
     return "-" if value is None else f"{value:,.{digits}f}"
-
-
-def spread_text(interval: Interval | None) -> str:
-    """' ±3%' (the larger side of the 95 % interval), ' ±?' where the samples cannot bound
-    it, '' without an interval."""
-    if interval is None:
-        return ""
-    if not interval.bounded:
-        return " ±?"
-    rel = interval.relative
-    return f" ±{rel:.0%}" if rel >= 0.01 else f" ±{rel:.1%}"
 
 
 def with_interval(value: float | None, interval: Interval | None, digits: int = 1) -> str:

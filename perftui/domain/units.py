@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from perftui.domain.uncertainty import Interval
+
 
 def ms(value: float | None, *, missing: str = "-", whole_from_100: bool = False) -> str:
     """Milliseconds with precision that suits the magnitude: 0.123, 12.34, 1,234.5.
@@ -16,3 +18,14 @@ def ms(value: float | None, *, missing: str = "-", whole_from_100: bool = False)
     if value < 100:
         return f"{value:.2f}"
     return f"{value:,.0f}" if whole_from_100 else f"{value:,.1f}"
+
+
+def spread_text(interval: Interval | None) -> str:
+    """' ±3%' (the larger side of the 95 % interval), ' ±?' where the samples cannot bound
+    it, '' without an interval."""
+    if interval is None:
+        return ""
+    if not interval.bounded:
+        return " ±?"
+    rel = interval.relative
+    return f" ±{rel:.0%}" if rel >= 0.01 else f" ±{rel:.1%}"

@@ -22,11 +22,12 @@ from perftui.domain.series import (
 )
 from perftui.tui.detail.charts import BarChart, ScalingChart
 from perftui.tui.detail.state import DetailState
+from perftui.tui.detail.verdict import RunNotice, verdict_notice
 from perftui.tui.kit import format as fmt
 from perftui.tui.kit.format import escape
 from perftui.tui.kit.modelinfo import describe
 from perftui.tui.kit.optimization import optimization_lines
-from perftui.tui.kit.tables import RowTable
+from perftui.tui.kit.tables import Cell, RowTable, fill_table, right
 from perftui.tui.kit.tabs import Pane
 
 VIEW_NAMES = {
@@ -59,6 +60,7 @@ class SummaryPane(Pane[DetailState]):
             lines += ["", "No runs yet: press [b]b[/] to benchmark this project."]
         else:
             s = model_summary(run, p.engine)
+            figures = d.figures(run)
             version = f" {s.engine_version}" if s.engine_version else ""
             lines[1] = f"[b]Engine[/]    {p.engine}{version} on {p.device}"
             lines += [
@@ -66,8 +68,9 @@ class SummaryPane(Pane[DetailState]):
                 f"  {run.status}  [dim](the run selected in Runs)[/]",
                 f"[b]Batch[/] {s.batch}   [b]Threads[/] {s.threads}   [b]Streams[/] {s.streams}"
                 f"   [b]Requests[/] {escape(s.requests)}",
-                f"[b]Measured[/]  {fmt.ms(s.ms_per_batch)} ms/batch (median)   "
-                f"{fmt.fps(s.items_per_s)} items/s",
+                f"[b]Measured[/]  {fmt.ms_ci(s.ms_per_batch, figures.latency.get('median'))} "
+                f"ms/batch (median)   {fmt.fps_ci(s.items_per_s, figures.throughput)} items/s",
+                f"[b]Verdict[/]   {verdict_notice(d)}",
             ]
             if run.latency_ms is not None:
                 st = run.latency_ms
@@ -95,40 +98,54 @@ class SummaryPane(Pane[DetailState]):
         self.query_one("#summary-text", Static).update("\n".join(lines))
 
 
+RUN_COLUMNS = (
+    ("When UTC", "when"),
+    ("Config", "config"),
+    ("Verdict", "verdict"),
+    ("items/s", "fps"),
+    ("median ms", "median"),
+    ("p99 ms", "p99"),
+    ("Prof", "profile"),
+)
+"""Figures with their 95 % interval (±); Verdict is the run's (stable, noisy, INVALID) or
+its status when it did not finish (failed, cancelled)."""
+
+
 class RunsPane(Pane[DetailState]):
     def compose(self) -> ComposeResult:
         yield RowTable(id="runs")
-
-    def on_mount(self) -> None:
-        table = self.query_one("#runs", DataTable)
-        for label, key in (
-            ("When UTC", "when"),
-            ("Config", "config"),
-            ("Status", "status"),
-            ("items/s", "fps"),
-            ("median ms", "median"),
-            ("p99 ms", "p99"),
-            ("Prof", "profile"),
-        ):
-            table.add_column(label, key=key)
+        yield RunNotice()
 
     def populate(self) -> None:
         d = self.state
         table = self.query_one("#runs", DataTable)
-        table.clear()
+        rows: list[tuple[str | None, list[Cell]]] = []
         for run in d.runs:
             st = run.latency_ms
+            figures = d.figures(run)
             measured = run.status != "failed" and run.throughput_fps > 0  # cancelled: as far as
-            table.add_row(  # it went, as `perftui show` prints it
-                fmt.when(run.started_at, seconds=True)[5:],
-                short_label(run.config),
-                run.status,
-                fmt.fps(run.throughput_fps if measured else None),
-                fmt.ms(st.median if st else None),
-                fmt.ms(st.p99 if st else None),
-                "yes" if run.layers else "",
-                key=run.id,
+            rows.append(  # it went, as `perftui show` prints it
+                (
+                    run.id,
+                    [
+                        fmt.when(run.started_at, seconds=True)[5:],
+                        short_label(run.config),
+                        fmt.verdict_word(figures.verdict.status)
+                        if run.status == "ok"
+                        else run.status,
+                        right(
+                            fmt.fps_ci(run.throughput_fps, figures.throughput)
+                            if measured
+                            else fmt.DASH
+                        ),
+                        right(fmt.ms_ci(st.median if st else None, figures.latency.get("median"))),
+                        right(fmt.ms_ci(st.p99 if st else None, figures.latency.get("p99"))),
+                        "yes" if run.layers else "",
+                    ],
+                )
             )
+        width = table.size.width or self.app.size.width
+        fill_table(table, RUN_COLUMNS, rows, width=width, height=table.size.height or 12, flex=1)
         ids = [r.id for r in d.runs]
         target = d.selected_id if d.selected_id in ids else d.default_run_id()
         if target is not None:

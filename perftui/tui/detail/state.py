@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from perftui.domain.figures import Figures, Samples, run_figures
 from perftui.domain.profile import SORT_KEYS, latest_profiled
 from perftui.domain.records import Project, RunResult
 from perftui.domain.series import ok_runs, short_label
@@ -37,6 +38,18 @@ class DetailState:
     """Which value of the fixed setting (batch or threads) the chart holds."""
     layer_sort: str = "time"
     layer_reversed: bool = False
+    samples: Samples = field(default=lambda _run: None, repr=False)
+    """A run's raw latencies, in the order they completed (the screen reads them from the
+    store)."""
+    _figures: dict[str, Figures] = field(default_factory=dict, repr=False)
+
+    def figures(self, run: RunResult) -> Figures:
+        """The run's figures with their intervals and its verdict (a stored run never
+        changes, so they are computed once per run)."""
+        found = self._figures.get(run.id)
+        if found is None:
+            found = self._figures[run.id] = run_figures(run, self.samples(run))
+        return found
 
     def default_run_id(self) -> str | None:
         """The run shown before any is picked: the newest successful one, else the newest."""
