@@ -202,7 +202,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
         print_json(run_document(project, runs, lambda run: samples.get(id(run))))
     else:
         print(f"{project.name}: {project.model} on {project.engine}/{project.device}")
-        print(runs_table(runs, lambda run: samples.get(id(run))))
+        print(runs_table(runs, lambda run: samples.get(id(run)), project))
         if not args.no_save and client.store is not None:
             print(f"saved to {client.store.path}")
     if client.cancelled:

@@ -53,12 +53,14 @@ def run_document(
     project: Project, runs: Sequence[RunResult], samples: Samples = lambda _id: None
 ) -> dict[str, Any]:
     """The bench/show JSON document of the CLI contract. Each run carries its 95 % intervals
-    and verdict (perftui.domain.figures); "groups" combines the repetitions of each
-    configuration."""
+    and verdict (perftui.domain.figures) and the notes on its measurement context
+    (perftui.domain.context); "groups" combines the repetitions of each configuration."""
     from perftui.bench.environment import environment
+    from perftui.domain.context import model_is_int8, run_notes, runs_notes
     from perftui.domain.figures import PERCENTILES, group_runs
 
     groups = group_runs(runs, samples)
+    int8 = model_is_int8(runs, project.notes)
     figures = {
         id(run): found
         for group in groups
@@ -73,7 +75,14 @@ def run_document(
         "environment": env or environment(),
         "source_project": project.source_project,
         "notes": project.notes,
-        "runs": [{**run.to_dict(), **figures[id(run)].to_dict()} for run in runs],
+        "runs": [
+            {
+                **run.to_dict(),
+                **figures[id(run)].to_dict(),
+                "context_notes": list(run_notes(run, int8)),
+            }
+            for run in runs
+        ],
         "groups": [
             {
                 "config": group.config.to_dict(),
@@ -82,6 +91,7 @@ def run_document(
                 "throughput_fps": group.figures.throughput_fps,
                 "latency_ms": {name: group.latency_ms(name) for name in PERCENTILES},
                 **group.figures.to_dict(),
+                "context_notes": runs_notes(group.runs, int8),
             }
             for group in groups
         ],

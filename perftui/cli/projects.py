@@ -81,7 +81,10 @@ def cmd_show(args: argparse.Namespace) -> int:
         print_json(run_document(project, runs, lambda run: store.latency_samples(run.id)))
         return EXIT_OK
     print(f"{project.name}: {project.model} on {project.engine}/{project.device}")
-    print(runs_table(runs, lambda run: store.latency_samples(run.id)) if runs else "no runs yet")
+    if not runs:
+        print("no runs yet")
+        return EXIT_OK
+    print(runs_table(runs, lambda run: store.latency_samples(run.id), project))
     return EXIT_OK
 
 

@@ -5,8 +5,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from perftui.domain.context import model_is_int8, runs_notes
 from perftui.domain.figures import ConfigGroup, Samples, group_runs
-from perftui.domain.records import RunResult
+from perftui.domain.records import Project, RunResult
 from perftui.domain.uncertainty import Interval
 from perftui.domain.units import ms, spread_text
 from perftui.domain.verdict import STABLE
@@ -95,18 +96,23 @@ def group_row(index: int, group: ConfigGroup) -> list[str]:
     ]
 
 
-def runs_table(runs: Sequence[RunResult], samples: Samples = lambda _id: None) -> str:
+def runs_table(
+    runs: Sequence[RunResult], samples: Samples = lambda _id: None, project: Project | None = None
+) -> str:
     """The runs, one row per configuration (repetitions combined), each figure with its
-    95 % interval, and one line of reasons under every run that is not stable."""
+    95 % interval; under a run, one line of reasons when it is not stable and one per note
+    on its measurement context."""
     groups = group_runs(runs, samples)
     rows = [group_row(i, group) for i, group in enumerate(groups, 1)]
     text = table(RUN_HEADERS, rows, right={0, 2, 5, 6, 7, 8, 9, 10})
-    notes = [
-        f"  #{i} {group.figures.verdict.status}: " + "; ".join(group.figures.verdict.reasons)
-        for i, group in enumerate(groups, 1)
-        if group.figures.verdict.status != STABLE and group.figures.verdict.reasons
-    ]
-    return text + ("\n" + "\n".join(notes) if notes else "")
+    int8 = model_is_int8(runs, project.notes if project else {})
+    lines = []
+    for i, group in enumerate(groups, 1):
+        verdict = group.figures.verdict
+        if verdict.status != STABLE and verdict.reasons:
+            lines.append(f"  #{i} {verdict.status}: " + "; ".join(verdict.reasons))
+        lines += [f"  #{i} note: {note}" for note in runs_notes(group.runs, int8)]
+    return "\n".join([text, *lines])
 
 
 def flops_line(info: ModelInfo) -> str:

@@ -1,0 +1,88 @@
+"""What the measurement context says about a run's figures: an INT8 model or a requested
+bf16/f16 precision on a CPU without the instructions that make it fast, and a requested
+precision that the engine did not use.
+
+The environment is the one recorded with the run (perftui.bench.environment): its `isa` lists
+the /proc/cpuinfo flags of interest, empty where they could not be read, in which case
+nothing is said about the instructions.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from perftui.domain.records import RunResult
+
+INT8_ISA = ("avx512_vnni", "avx_vnni", "amx_int8")
+"""Instructions with an 8-bit dot product (VNNI, AMX): without one, an INT8 convolution
+widens to 16 bits and is often no faster than FP32."""
+BF16_ISA = ("avx512_bf16", "amx_bf16")
+F16_ISA = ("avx512_fp16", "amx_fp16")
+NATIVE = {
+    "bf16": (BF16_ISA, "AVX-512 BF16 or AMX-BF16"),
+    "f16": (F16_ISA, "AVX-512 FP16 or AMX-FP16"),
+}
+"""Per precision a run may request: the instructions that compute it natively, in words."""
+INT8_PRECISIONS = {"I8", "U8"}
+"""Runtime precisions of a profile's layers (perftui.engines' vocabulary) that mean INT8."""
+
+
+def model_is_int8(runs: Iterable[RunResult], project_notes: Mapping[str, Any]) -> bool:
+    """True for a project that perftui quantized (its notes say so), or whose profiled runs
+    executed 8-bit integer layers: what is at hand without reading the model again."""
+    if "optimization" in project_notes:
+        return True
+    return any(
+        layer.status == "executed" and layer.precision in INT8_PRECISIONS
+        for run in runs
+        for layer in run.layers or ()
+    )
+
+
+def _on_cpu(resolved: Mapping[str, Any]) -> bool:
+    devices = resolved.get("execution_devices") or [resolved.get("device") or "CPU"]
+    return any(str(device).upper().startswith("CPU") for device in devices)
+
+
+def precision_notes(
+    isa: Sequence[str], requested: str | None, ran: str | None, int8: bool
+) -> list[str]:
+    """Notes for a run on a CPU with the ISA flags `isa` (empty: unknown) that asked for
+    precision `requested` (None: the engine's default), ran at `ran` (the engine's resolved
+    inference precision; None or "model" where it does not say) and measured an INT8 model
+    when `int8`."""
+    notes = []
+    if int8 and isa and not any(flag in isa for flag in INT8_ISA):
+        notes.append(
+            "no VNNI on this CPU (avx512_vnni, avx_vnni or amx_int8): INT8 convolutions may "
+            "not be faster than FP32"
+        )
+    if requested not in NATIVE:
+        return notes
+    flags, words = NATIVE[requested]
+    lacking = f"no {words} on this CPU" if isa and not any(f in isa for f in flags) else ""
+    if ran not in (None, "model", requested):
+        notes.append(
+            f"{requested} was requested but the engine ran {ran}"
+            + (f" ({lacking})" if lacking else "")
+        )
+    elif ran == requested and lacking:
+        notes.append(f"{lacking}: {requested} is emulated and may be no faster than f32")
+    return notes
+
+
+def run_notes(run: RunResult, int8: bool) -> tuple[str, ...]:
+    """The context notes of one run (model_is_int8 says whether its model is INT8)."""
+    resolved = run.resolved or {}
+    env = resolved.get("environment") or {}
+    ran = resolved.get("precision")
+    isa = [str(flag) for flag in env.get("isa") or ()] if _on_cpu(resolved) else []
+    return tuple(
+        precision_notes(isa, run.config.precision, ran if isinstance(ran, str) else None, int8)
+    )
+
+
+def runs_notes(runs: Iterable[RunResult], int8: bool) -> list[str]:
+    """The context notes of several runs (a configuration's repetitions), each once."""
+    return list(dict.fromkeys(note for run in runs for note in run_notes(run, int8)))
