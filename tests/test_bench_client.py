@@ -8,6 +8,7 @@ import subprocess
 import sys
 import textwrap
 import threading
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -30,7 +31,7 @@ def request(batches: list[int], time_s: float = 0.2, engine: str = "onnxruntime"
 
 def test_events_in_order_and_runs_saved(tmp_path: Path):
     store = Store(tmp_path / "db.json")
-    client = BenchmarkClient(request([1, 2], time_s=0.6), store)
+    client = BenchmarkClient(replace(request([1, 2], time_s=0.6), label="quick look"), store)
     events = list(client.events())
     kinds = [type(e).__name__ for e in events]
     assert kinds[0] == "RunStarted" and kinds[-1] == "BenchmarkDone"
@@ -42,6 +43,7 @@ def test_events_in_order_and_runs_saved(tmp_path: Path):
     assert all(r.benchmark_id == client.benchmark_id for r in stored)
     assert store.latency_samples(stored[0].id).size == stored[0].iterations
     assert stored[0].resolved["environment"]["logical_cores"] >= 1
+    assert all(r.resolved["label"] == "quick look" for r in stored)  # the verdict reads it
 
 
 def test_a_worker_that_dies_fails_its_run_and_the_rest_goes_on(tmp_path: Path):

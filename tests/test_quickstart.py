@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from perftui.domain.quickstart import QUICK_BUDGET, quick_request, sample_projects
+from perftui.domain.verdict import P99_MIN_SAMPLES, QUICK_LOOK
 
 MODELS = [
     Path("/s/mobilenet_fp32.onnx"),
@@ -29,8 +30,9 @@ def test_sample_projects_for_engines_with_a_cpu():
     assert sample_projects(MODELS[:1], {"onnxruntime": ["GPU"]}) == []
 
 
-def test_quick_request_is_short_and_profiled():
+def test_quick_request_is_a_short_profiled_quick_look():
     project = sample_projects(MODELS, {"onnxruntime": ["CPU"]})[0]
     request = quick_request(project)
     assert len(request.configs) == 1 and request.profile and request.budget == QUICK_BUDGET
-    assert request.budget.time_s <= 3
+    assert request.budget.time_s <= 3 and request.budget.iterations >= P99_MIN_SAMPLES
+    assert request.label == QUICK_LOOK and request.rounds == 1

@@ -8,7 +8,14 @@ from perftui.domain.figures import group_runs, run_figures, run_windows
 from perftui.domain.load import CpuReading, MachineLoad
 from perftui.domain.records import LatencyStats, LayerProfile, RunConfig, RunResult
 from perftui.domain.stats import latency_stats
-from perftui.domain.verdict import INVALID, NOISY, STABLE, judge, load_findings
+from perftui.domain.verdict import (
+    INVALID,
+    NOISY,
+    QUICK_LOOK,
+    STABLE,
+    judge,
+    load_findings,
+)
 
 STEADY = (100.0,) * 20
 
@@ -33,6 +40,12 @@ def quiet_load(**changes: float) -> MachineLoad:
 def test_a_steady_run_on_a_quiet_machine_is_stable():
     verdict = judge(make_run(load=quiet_load()), STEADY)
     assert verdict.status == STABLE and verdict.reasons == ()
+
+
+def test_a_quick_look_is_never_stable():
+    verdict = judge(make_run(load=quiet_load(), resolved={"label": QUICK_LOOK}), STEADY)
+    assert verdict.status == NOISY
+    assert verdict.reasons[0].startswith("quick look: one short run, too short for a verdict")
 
 
 def test_spread_between_windows_makes_a_run_noisy_then_invalid():

@@ -205,7 +205,11 @@ class BenchmarkClient:
             project=self.request.project.name,
             benchmark_id=self.benchmark_id,
             repeat=self.request.scheduled(event.index)[0],
-            resolved={**event.run.resolved, "environment": environment()},
+            resolved={
+                **event.run.resolved,
+                "environment": environment(),
+                **({"label": self.request.label} if self.request.label else {}),
+            },
         )
         if self.store is not None:
             run = self.store.add_run(run, event.samples_ms)

@@ -268,6 +268,10 @@ class BenchmarkRequest:
 
     repeat: int = 1
     """How many times each configuration is measured (perftui.domain.benchform.REPEAT_DEFAULT)."""
+    label: str = ""
+    """What the benchmark is for, carried by its runs in `resolved["label"]`; "quick look"
+    (perftui.domain.verdict.QUICK_LOOK) marks runs too short for a verdict. The parent's
+    alone: not sent to the worker nor stored with the benchmark."""
 
     @property
     def rounds(self) -> int:

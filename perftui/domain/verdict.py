@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from perftui.domain.benchform import REPEAT_SUGGESTED
 from perftui.domain.load import MachineLoad
 from perftui.domain.records import RunResult
 from perftui.domain.uncertainty import MIN_WINDOWS, t_critical
@@ -39,6 +40,14 @@ STEAL_INVALID = 0.10
 """... invalid from here."""
 P99_MIN_SAMPLES = 100
 """A p99 from fewer samples rests on its one or two slowest requests."""
+QUICK_LOOK = "quick look"
+"""The label (BenchmarkRequest.label) of runs meant as a first glance, such as the
+dashboard's sample quick start (perftui.domain.quickstart): one short run per project, so
+noisy whatever its windows say."""
+QUICK_LOOK_REASON = (
+    "quick look: one short run, too short for a verdict; measure with "
+    f"--repeat {REPEAT_SUGGESTED} before comparing"
+)
 PROFILE_TOLERANCE = 0.30
 """How far a sync run's profile layer sum may be from its measured median latency. The
 profile pass runs with the counters on and does not count the engine's own overhead, so
@@ -128,6 +137,8 @@ def judge(run: RunResult, windows: Sequence[float]) -> Verdict:
     if run.status != "ok" or run.latency_ms is None:
         return Verdict(INVALID, (run.error or f"the run is {run.status}",))
     found: list[tuple[str, str]] = []
+    if run.resolved.get("label") == QUICK_LOOK:
+        found.append((NOISY, QUICK_LOOK_REASON))
     if len(windows) < MIN_WINDOWS:
         found.append((NOISY, f"too few requests ({run.iterations}) for a throughput interval"))
     spread_found = spread_finding(spread(windows), "windows of the run")
