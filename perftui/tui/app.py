@@ -13,6 +13,7 @@ untouched.
 
 from __future__ import annotations
 
+import re
 import threading
 from collections.abc import Iterable
 from pathlib import Path, PurePath
@@ -25,6 +26,8 @@ from textual.notifications import SeverityLevel
 from perftui.domain.compare import Comparison
 from perftui.domain.errors import StoreError
 from perftui.domain.records import BenchmarkRequest, Project
+from perftui.domain.report import Report
+from perftui.domain.report_render import FORMATS, render
 from perftui.optimize.notes import optimization_of
 from perftui.optimize.runner import OptimizeOptions
 from perftui.store import Store, default_db_path
@@ -62,6 +65,7 @@ class PerftuiApp(App[None]):
     HORIZONTAL_BREAKPOINTS: ClassVar[list[tuple[int, str]]] = [(0, "-narrow"), (100, "-wide")]
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("f1", "help", "Help", id="help"),
+        Binding("f2", "save_svg", "Save SVG", id="save_svg", show=False),
         Binding("ctrl+q", "quit", "Quit", id="quit", priority=True, show=False),
     ]
 
@@ -235,6 +239,34 @@ class PerftuiApp(App[None]):
         if home is not None:
             self.go_home()
             home.action_samples()
+
+    # ------------------------------------------------------------------ sharing
+
+    def write_report(self, report: Report, *names: str) -> None:
+        """`report` (of the projects `names`) as Markdown and as one HTML file in the current
+        directory; say where."""
+        stem = "perftui-report-" + "-vs-".join(re.sub(r"[^\w.-]+", "_", n) for n in names)
+        paths = [Path(f"{stem}.{fmt}").absolute() for fmt in FORMATS]
+        try:
+            for path, fmt in zip(paths, FORMATS, strict=True):
+                path.write_text(render(report, fmt), encoding="utf-8")
+        except OSError as error:
+            self.notify(f"Cannot write the report: {error}", title="Report", severity="error")
+            return
+        self.notify(
+            f"Report written: {paths[0]} (Markdown) and {paths[1].name} (HTML) beside it",
+            title="Report",
+            timeout=12,
+        )
+
+    def action_save_svg(self) -> None:
+        """The screen as it is now, as an SVG picture in the current directory."""
+        try:
+            name = self.save_screenshot(path=str(Path.cwd()))
+        except OSError as error:
+            self.notify(f"Cannot save the picture: {error}", severity="error")
+            return
+        self.notify(f"Screen saved: {name}", title="Save SVG", timeout=10)
 
     # ------------------------------------------------------------------ help
 

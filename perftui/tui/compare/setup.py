@@ -28,6 +28,7 @@ from perftui.domain.compare import (
 )
 from perftui.domain.errors import StoreError
 from perftui.domain.records import Project, RunResult
+from perftui.domain.report import comparison_report
 from perftui.domain.series import short_label
 from perftui.tui.compare.charts import (
     LatencyThroughputChart,
@@ -78,6 +79,7 @@ class CompareScreen(PerftuiScreen):
             "t", "threshold", "Threshold", id="threshold", tooltip="Type the latency threshold"
         ),
         Binding("l", "stat", "Stat", id="stat", tooltip="Latency statistic: median, p90, p99"),
+        Binding("e", "report", "Report", id="report", tooltip="Write the report (Markdown, HTML)"),
         Binding(
             "a",
             "check_all",
@@ -352,6 +354,19 @@ class CompareScreen(PerftuiScreen):
                     self._select(side).value = name
         self._show_title()
         self.refresh_view()
+
+    def action_report(self) -> None:
+        """The comparison of the checked runs, as shown, to share."""
+        c = self.comparison
+        if c is None:
+            self.app.notify(self.missing_projects_text(), severity="warning")
+            return
+        sides = self.state.sides
+        projects = {side: self.projects[c.name(side)] for side in Side}
+        runs = {side: sides[side].selected() for side in Side}
+        samples = self.store.latency_samples
+        report = comparison_report(c, projects, runs, lambda run: samples(run.id))
+        self.perftui.write_report(report, c.a_name, c.b_name)
 
     def action_compare(self) -> None:
         c = self.comparison

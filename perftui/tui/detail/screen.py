@@ -15,6 +15,7 @@ from textual.widgets import DataTable, Footer, Header, Static, TabPane
 from perftui.domain.benchform import rerun_request
 from perftui.domain.errors import InputError, StoreError
 from perftui.domain.records import Project, RunResult
+from perftui.domain.report import project_report
 from perftui.domain.series import ok_runs, short_label
 from perftui.optimize.notes import derived_projects, optimization_of
 from perftui.tui.detail.layers import FlopsPane, LayersPane, TypesPane
@@ -64,6 +65,9 @@ class ProjectDetailScreen(TabbedScreen, InspectingScreen):
         Binding("r", "rerun", "Re-run", id="rerun"),
         Binding("R", "rerun_benchmark", "Re-run all", id="rerun_benchmark"),
         Binding("d", "remove", "Remove", id="remove"),
+        Binding(
+            "e", "report", "Report", id="report", tooltip="Write the report (Markdown and HTML)"
+        ),
         Binding(
             "i",
             "optimize",
@@ -245,6 +249,10 @@ class ProjectDetailScreen(TabbedScreen, InspectingScreen):
         request = rerun_request(stored.request if stored else None, self.state.project, run.config)
         self.app.notify(f"Re-running {short_label(run.config)}")
         self.perftui.run_benchmarks([request], validated=False)
+
+    def action_report(self) -> None:
+        d = self.state
+        self.perftui.write_report(project_report(d.project, d.runs, d.samples), d.project.name)
 
     def action_rerun_benchmark(self) -> None:
         if (run := self._need_run()) is None:

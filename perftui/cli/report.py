@@ -1,0 +1,77 @@
+"""`perftui report A [B]`: a project's summary, or A compared with B, as Markdown or one
+self-contained HTML file (perftui.domain.report builds it, report_render writes it)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from perftui.cli.common import EXIT_OK, Command, CommandFactory, open_store, unknown_project
+
+if TYPE_CHECKING:
+    from perftui.domain.report import Report
+    from perftui.store.database import Store
+
+
+def add_parsers(command: CommandFactory) -> None:
+    report = command("report", "a project's results, or A compared with B, to share")
+    report.add_argument("a", help="project (A when comparing)")
+    report.add_argument("b", nargs="?", help="project B to compare A with")
+    report.add_argument("--format", default=None, help="md | html (default: from -o, else md)")
+    report.add_argument("-o", "--output", help="write to this file (default: stdout)")
+    report.add_argument("--threshold", help="latency threshold in ms for the sweet spot")
+    report.add_argument("--stat", default="median", help="median | p90 | p99")
+
+
+def build_report(
+    store: Store, a: str, b: str | None, threshold: float | None = None, stat: str = "median"
+) -> Report:
+    """The report of project `a`, or of `a` compared with `b` (the dashboard's too)."""
+    from perftui.domain.compare import Side, compare_projects
+    from perftui.domain.report import comparison_report, project_report
+
+    projects = {}
+    for name in (a, b) if b else (a,):
+        project = store.get_project(name)
+        if project is None:
+            raise unknown_project(store, name)
+        projects[name] = project
+    samples = lambda run: store.latency_samples(run.id)  # noqa: E731
+    if b is None:
+        return project_report(projects[a], store.runs(a), samples)
+    runs = {Side.A: store.runs(a), Side.B: store.runs(b)}
+    comparison = compare_projects(
+        a, runs[Side.A], b, runs[Side.B], threshold, stat, samples=samples
+    )
+    return comparison_report(comparison, {Side.A: projects[a], Side.B: projects[b]}, runs, samples)
+
+
+def report_format(text: str | None, output: str | None) -> str:
+    from perftui.domain import options
+    from perftui.domain.report_render import FORMATS
+
+    if text is None:
+        return "html" if output and Path(output).suffix.lower() in (".html", ".htm") else "md"
+    return options.parse_choices(text, "format", FORMATS)[0]
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    from perftui.domain import options
+    from perftui.domain.compare import LATENCY_STATS
+    from perftui.domain.report_render import render
+
+    fmt = report_format(args.format, args.output)
+    stat = options.parse_choices(args.stat, "latency statistic", LATENCY_STATS)[0]
+    threshold = options.parse_threshold(args.threshold) if args.threshold else None
+    text = render(build_report(open_store(args), args.a, args.b, threshold, stat), fmt)
+    if args.output:
+        Path(args.output).write_text(text, encoding="utf-8")
+        print(f"wrote {args.output}", file=sys.stderr)
+    else:
+        sys.stdout.write(text)
+    return EXIT_OK
+
+
+COMMANDS: dict[str, Command] = {"report": cmd_report}

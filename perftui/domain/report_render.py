@@ -1,0 +1,247 @@
+"""A report (perftui.domain.report) as Markdown (tables a code host renders; charts as their
+figures in a table) or as one self-contained HTML file: inline CSS and SVG, no script, no
+link to anything, so it opens offline and survives being attached to an issue."""
+
+from __future__ import annotations
+
+from html import escape
+
+from perftui.domain.report import Bars, Block, Report, Scatter, Table
+
+FORMATS = ("md", "html")
+COLOURS = ("#1f77b4", "#d62728")
+"""Series A (or the one project) and B; each also has its own marker shape."""
+SWEET = "#2ca02c"
+"""The sweet spot: a filled circle of its own colour, as the Workbench draws it."""
+
+
+# ---------------------------------------------------------------------- markdown
+
+
+def _md_cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ") or " "
+
+
+def _md_table(table: Table) -> list[str]:
+    out = [f"**{table.title}**", ""] if table.title else []
+    headers = [_md_cell(h) for h in table.headers]
+    rules = ["---:" if i in table.numeric else "---" for i in range(len(headers))]
+    out.append("| " + " | ".join(headers) + " |")
+    out.append("| " + " | ".join(rules) + " |")
+    out += ["| " + " | ".join(_md_cell(c) for c in row) + " |" for row in table.rows]
+    return [*out, ""]
+
+
+def _md_block(block: Block) -> list[str]:
+    if isinstance(block, Table):
+        return _md_table(block)
+    if isinstance(block, Bars):
+        rows = tuple(
+            (
+                b.label,
+                f"{b.value:,.1f}",
+                f"{b.interval[0]:,.1f}–{b.interval[1]:,.1f}" if b.interval else "",
+            )
+            for b in block.bars
+        )
+        return _md_table(Table(block.title, ("", block.unit, "95 % CI"), rows, frozenset({1, 2})))
+    rows = tuple(
+        (block.series[p.series], p.label, f"{p.x:.3g}", f"{p.y:,.1f}", p.mark) for p in block.points
+    )
+    title = block.title + (f" (threshold {block.threshold:g} ms)" if block.threshold else "")
+    return _md_table(
+        Table(
+            title, ("Project", "Config", block.x_label, block.y_label, ""), rows, frozenset({2, 3})
+        )
+    )
+
+
+def to_markdown(report: Report) -> str:
+    out = [f"# {report.title}", ""]
+    for section in report.sections:
+        out += [f"## {section.title}", ""]
+        out += [f"- {line}" for line in section.lines]
+        if section.lines:
+            out.append("")
+        for block in section.blocks:
+            out += _md_block(block)
+    return "\n".join(out).rstrip() + "\n"
+
+
+# ---------------------------------------------------------------------- html and svg
+
+
+def _nice_top(value: float) -> float:
+    """The smallest 1, 2 or 5 x 10^n at or above `value` (an axis that ends on a round tick)."""
+    if value <= 0:
+        return 1.0
+    step = 10 ** len(str(int(value))) / 10 if value >= 1 else 1.0
+    while step > value:
+        step /= 10
+    for factor in (1, 2, 5, 10):
+        if step * factor >= value:
+            return step * factor
+    return step * 10
+
+
+def _ticks(top: float) -> list[float]:
+    return [top * i / 4 for i in range(5)]
+
+
+def _tick(x: float, y: float, text: str, anchor: str = "middle") -> str:
+    return f'<text x="{x:.1f}" y="{y:.1f}" class="tick" text-anchor="{anchor}">{text}</text>'
+
+
+def _marker(series: int, x: float, y: float, colour: str) -> str:
+    if series == 0:
+        return f'<circle cx="{x:.1f}" cy="{y:.1f}" r="4" fill="{colour}"/>'
+    return f'<rect x="{x - 4:.1f}" y="{y - 4:.1f}" width="8" height="8" fill="{colour}"/>'
+
+
+def _svg_bars(block: Bars) -> str:
+    width, row, left = 720, 26, 170
+    height = row * len(block.bars) + 40
+    top = _nice_top(max((b.interval[1] if b.interval else b.value) for b in block.bars))
+    scale = (width - left - 30) / top
+    parts = []
+    for tick in _ticks(top):
+        x = left + tick * scale
+        parts.append(
+            f'<line x1="{x:.1f}" y1="10" x2="{x:.1f}" y2="{height - 25}" class="grid"/>'
+            + _tick(x, height - 8, f"{tick:,.4g}")
+        )
+    for i, bar in enumerate(block.bars):
+        y = 12 + i * row
+        colour = COLOURS[bar.series]
+        parts.append(
+            f'<text x="{left - 8}" y="{y + 14}" text-anchor="end">{escape(bar.label)}</text>'
+            f'<rect x="{left}" y="{y + 3}" width="{bar.value * scale:.1f}" height="16" '
+            f'fill="{colour}"><title>{bar.value:,.1f} {escape(block.unit)}</title></rect>'
+        )
+        if bar.interval:
+            lo, hi = (left + v * scale for v in bar.interval)
+            parts.append(
+                f'<line x1="{lo:.1f}" y1="{y + 11}" x2="{hi:.1f}" y2="{y + 11}" class="ci"/>'
+                f'<line x1="{lo:.1f}" y1="{y + 6}" x2="{lo:.1f}" y2="{y + 16}" class="ci"/>'
+                f'<line x1="{hi:.1f}" y1="{y + 6}" x2="{hi:.1f}" y2="{y + 16}" class="ci"/>'
+            )
+    return (
+        f'<svg viewBox="0 0 {width} {height}" width="{width}" height="{height}" '
+        f'role="img" aria-label="{escape(block.title)}">{"".join(parts)}</svg>'
+    )
+
+
+def _svg_scatter(block: Scatter) -> str:
+    width, height, left, bottom = 720, 340, 70, 45
+    xs = [p.x for p in block.points] + ([block.threshold] if block.threshold else [])
+    x_top, y_top = _nice_top(max(xs)), _nice_top(max(p.y for p in block.points))
+    plot_w, plot_h = width - left - 20, height - bottom - 15
+
+    def at(x: float, y: float) -> tuple[float, float]:
+        return left + x / x_top * plot_w, 15 + plot_h - y / y_top * plot_h
+
+    parts = []
+    for tick in _ticks(x_top):
+        x, _ = at(tick, 0)
+        parts.append(
+            f'<line x1="{x:.1f}" y1="15" x2="{x:.1f}" y2="{15 + plot_h}" class="grid"/>'
+            + _tick(x, height - 26, f"{tick:.4g}")
+        )
+    for tick in _ticks(y_top):
+        _, y = at(0, tick)
+        parts.append(
+            f'<line x1="{left}" y1="{y:.1f}" x2="{left + plot_w}" y2="{y:.1f}" class="grid"/>'
+            + _tick(left - 6, y + 4, f"{tick:,.4g}", "end")
+        )
+    parts.append(
+        f'<text x="{left + plot_w / 2}" y="{height - 6}" text-anchor="middle">'
+        f"{escape(block.x_label)}</text>"
+        f'<text x="14" y="{15 + plot_h / 2}" text-anchor="middle" '
+        f'transform="rotate(-90 14 {15 + plot_h / 2})">{escape(block.y_label)}</text>'
+    )
+    if block.threshold:
+        x, _ = at(block.threshold, 0)
+        parts.append(
+            f'<line x1="{x:.1f}" y1="15" x2="{x:.1f}" y2="{15 + plot_h}" class="threshold"/>'
+            f'<text x="{x + 4:.1f}" y="26" class="tick">≤ {block.threshold:g} ms</text>'
+        )
+    for p in block.points:
+        x, y = at(p.x, p.y)
+        if "sweet" in p.mark:
+            parts.append(f'<circle cx="{x:.1f}" cy="{y:.1f}" r="8" fill="{SWEET}"/>')
+        parts.append(_marker(p.series, x, y, COLOURS[p.series]))
+        label = f"{p.mark}: {p.label}" if p.mark else p.label
+        parts.append(f'<text x="{x + 9:.1f}" y="{y - 6:.1f}" class="point">{escape(label)}</text>')
+    legend = " ".join(
+        f'<span class="key"><svg width="10" height="10">{_marker(i, 5, 5, COLOURS[i])}</svg> '
+        f"{escape(name)}</span>"
+        for i, name in enumerate(block.series)
+    )
+    if any("sweet" in p.mark for p in block.points):
+        legend += (
+            f' <span class="key"><svg width="12" height="12"><circle cx="6" cy="6" r="6" '
+            f'fill="{SWEET}"/></svg> sweet spot</span>'
+        )
+    return (
+        f'<svg viewBox="0 0 {width} {height}" width="{width}" height="{height}" role="img" '
+        f'aria-label="{escape(block.title)}">{"".join(parts)}</svg><p class="legend">{legend}</p>'
+    )
+
+
+def _html_table(table: Table) -> str:
+    head = "".join(f"<th>{escape(h)}</th>" for h in table.headers)
+    body = "".join(
+        "<tr>"
+        + "".join(
+            f'<td class="num">{escape(c)}</td>' if i in table.numeric else f"<td>{escape(c)}</td>"
+            for i, c in enumerate(row)
+        )
+        + "</tr>"
+        for row in table.rows
+    )
+    head_row = f"<thead><tr>{head}</tr></thead>" if any(table.headers) else ""
+    return f"<table>{head_row}<tbody>{body}</tbody></table>"
+
+
+def _html_block(block: Block) -> str:
+    title = f"<h3>{escape(block.title)}</h3>" if block.title else ""
+    if isinstance(block, Table):
+        return title + _html_table(block)
+    if isinstance(block, Bars):
+        return title + (_svg_bars(block) if block.bars else "<p>No successful run.</p>")
+    return title + (_svg_scatter(block) if block.points else "<p>No successful run.</p>")
+
+
+STYLE = """
+body { font: 14px/1.45 system-ui, sans-serif; margin: 2em auto; max-width: 60em; color: #222; }
+h1 { font-size: 1.5em; } h2 { border-bottom: 1px solid #ccc; margin-top: 1.6em; }
+h3 { font-size: 1em; margin: 1.2em 0 .4em; }
+table { border-collapse: collapse; margin: .4em 0; }
+th, td { border: 1px solid #ccc; padding: .2em .6em; text-align: left; vertical-align: top; }
+td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
+th { background: #f2f2f2; }
+svg text { font: 12px system-ui, sans-serif; fill: #222; }
+svg .tick { fill: #666; font-size: 11px; } svg .point { font-size: 11px; }
+svg .grid { stroke: #e3e3e3; } svg .ci { stroke: #222; stroke-width: 1.5; }
+svg .threshold { stroke: #888; stroke-dasharray: 5 4; }
+.legend .key { margin-right: 1.5em; }
+"""
+
+
+def to_html(report: Report) -> str:
+    body = [f"<h1>{escape(report.title)}</h1>"]
+    for section in report.sections:
+        body.append(f"<h2>{escape(section.title)}</h2>")
+        if section.lines:
+            body.append("<ul>" + "".join(f"<li>{escape(x)}</li>" for x in section.lines) + "</ul>")
+        body += [_html_block(block) for block in section.blocks]
+    return (
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+        f"<title>{escape(report.title)}</title><style>{STYLE}</style></head>"
+        f"<body>{''.join(body)}</body></html>\n"
+    )
+
+
+def render(report: Report, fmt: str) -> str:
+    """The report in `fmt` (FORMATS)."""
+    return to_html(report) if fmt == "html" else to_markdown(report)
