@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import NoReturn
 
 from perftui import __version__
-from perftui.cli import bench, compare, devices, exchange, inspect, optimize, projects
+from perftui.cli import bench, compare, devices, exchange, inspect, optimize, projects, report
 from perftui.cli.common import (
     EXIT_BAD_INPUT,
     EXIT_CANCELLED,
@@ -26,7 +26,7 @@ from perftui.cli.common import (
     Command,
 )
 
-MODULES = (bench, projects, inspect, compare, devices, exchange, optimize)
+MODULES = (bench, projects, inspect, compare, report, devices, exchange, optimize)
 """The sub-command modules, in the order `perftui --help` lists them."""
 COMMANDS: dict[str, Command] = {
     name: run for module in MODULES for name, run in module.COMMANDS.items()
