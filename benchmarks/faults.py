@@ -199,7 +199,7 @@ def refusals(folder: Path, hostile: dict[str, Path]) -> tuple[int, int, int]:
     clean = wrong = written = 0
     db = folder / "refusals.json"
     commands = [["import", str(path)] for path in hostile.values()]
-    commands += [["bench", str(MODEL), *args, "--time", "0.1"] for args in BAD_BENCH.values()]
+    commands += [["bench", str(MODEL), "--time", "0.1", *args] for args in BAD_BENCH.values()]
     for args in commands:
         before = db.read_bytes() if db.exists() else None
         result = subprocess.run(
