@@ -37,7 +37,9 @@ def where(engine: str, device: str) -> str:
     return f"{engine}/{device}"
 
 
-def check_runs(path: str | Path, engine: str, device: str, shapes: Shapes, feeds: Mapping) -> None:
+def check_runs(
+    path: str | Path, engine: str, device: str, shapes: Shapes, feeds: Mapping[str, np.ndarray]
+) -> None:
     """Compile `path` with the project's engine as a benchmark does and run one request on
     `feeds`; InputError saying why when it does not."""
     from perftui.engines import get_engine
