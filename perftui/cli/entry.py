@@ -16,7 +16,17 @@ from pathlib import Path
 from typing import NoReturn
 
 from perftui import __version__
-from perftui.cli import bench, compare, devices, exchange, inspect, optimize, projects, report
+from perftui.cli import (
+    bench,
+    compare,
+    devices,
+    exchange,
+    inspect,
+    optimize,
+    projects,
+    report,
+    tune,
+)
 from perftui.cli.common import (
     EXIT_BAD_INPUT,
     EXIT_CANCELLED,
@@ -26,7 +36,7 @@ from perftui.cli.common import (
     Command,
 )
 
-MODULES = (bench, projects, inspect, compare, report, devices, exchange, optimize)
+MODULES = (bench, tune, projects, inspect, compare, report, devices, exchange, optimize)
 """The sub-command modules, in the order `perftui --help` lists them."""
 COMMANDS: dict[str, Command] = {
     name: run for module in MODULES for name, run in module.COMMANDS.items()

@@ -1,0 +1,202 @@
+"""A tune's trials judged against the latency budget, the best one and those within noise of
+it, and when to stop: the "honest stopping" of `perftui tune`.
+
+A trial is one configuration and its runs (a noisy contender is measured twice). Its figures
+and verdict are perftui.domain.figures'; "beyond noise" is the 95 % ratio interval of
+perftui.domain.uncertainty excluding 1.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+import numpy as np
+
+from perftui.domain.figures import group_runs
+from perftui.domain.records import AUTO, RunConfig, RunResult
+from perftui.domain.uncertainty import Interval, ratio_interval
+from perftui.domain.verdict import STABLE
+
+STATS = ("median", "p90", "p99")
+FITS, OVER, STOPPED, FAILED = "fits", "over", "stopped early", "failed"
+EARLY_TICKS = 3
+"""Consecutive progress ticks (0.25 s each) over the budget that stop a trial early."""
+EARLY_MARGIN = {"median": 1.25, "p90": 1.1, "p99": 1.1}
+"""How far over the budget a tick's median latency must be to stop: a tick's median stands
+for the median, and p90 or p99 are at least the median, so they need less margin."""
+EARLY_MIN_SAVING_S = 2.0
+"""Stopping costs a fresh worker for the trials after it (a process, the engine's import, a
+compile): not worth it for less measuring time than this."""
+MIN_PATIENCE, MAX_PATIENCE = 5, 15
+
+
+@dataclass(frozen=True)
+class Trial:
+    number: int
+    config: RunConfig
+    status: str
+    """FITS, OVER, STOPPED (over the budget before its time was up) or FAILED."""
+    throughput: Interval | None
+    latency: Interval | None
+    """The budget's statistic, with its interval where the samples give one."""
+    verdict: str
+    reasons: tuple[str, ...]
+    run_ids: tuple[str, ...]
+
+    @property
+    def fits(self) -> bool:
+        return self.status == FITS
+
+    @property
+    def fps(self) -> float:
+        return self.throughput.value if self.throughput else 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        def pair(x: Interval | None) -> list[float | None] | None:
+            return x.as_list() if x else None
+
+        return {
+            "trial": self.number,
+            "config": self.config.to_dict(),
+            "label": self.config.label(),
+            "status": self.status,
+            "throughput_fps": self.fps,
+            "throughput_ci": pair(self.throughput),
+            "latency_ms": self.latency.value if self.latency else None,
+            "latency_ci_ms": pair(self.latency),
+            "verdict": self.verdict,
+            "reasons": list(self.reasons),
+            "run_ids": list(self.run_ids),
+        }
+
+
+def judge_trial(
+    number: int,
+    config: RunConfig,
+    runs: Sequence[tuple[RunResult, np.ndarray | None]],
+    stat: str,
+    budget_ms: float,
+    stopped_early: bool = False,
+) -> Trial:
+    """The trial of `config` from its runs and their samples."""
+    ids = tuple(run.id for run, _ in runs)
+    if stopped_early:  # a cancelled run: its partial samples say how far over it was
+        run, _ = runs[-1]
+        value = getattr(run.latency_ms, stat) if run.latency_ms else float("inf")
+        point = Interval(value, value, value, run.iterations)
+        fps = Interval(run.throughput_fps, run.throughput_fps, run.throughput_fps, 1)
+        return Trial(number, config, STOPPED, fps, point, "invalid", ("stopped early",), ids)
+    # the trial's runs come from separate benchmarks: group them as one configuration
+    rekeyed = [(replace(run, benchmark_id="trial"), samples) for run, samples in runs]
+    by_run = {id(run): samples for run, samples in rekeyed}
+    (group,) = group_runs([run for run, _ in rekeyed], lambda run: by_run.get(id(run)))
+    figures = group.figures
+    latency = figures.latency.get(stat)
+    if latency is None and group.latency_ms(stat) is not None:
+        value = float(group.latency_ms(stat) or 0.0)
+        latency = Interval(value, value, value, 1)
+    if latency is None or not group.ok_runs:
+        reasons = tuple(run.error or run.status for run, _ in runs)
+        return Trial(number, config, FAILED, None, None, "invalid", reasons, ids)
+    throughput = figures.throughput or Interval(
+        figures.throughput_fps, figures.throughput_fps, figures.throughput_fps, 1
+    )
+    status = FITS if latency.value <= budget_ms else OVER
+    verdict = figures.verdict
+    return Trial(number, config, status, throughput, latency, verdict.status, verdict.reasons, ids)
+
+
+def beats(candidate: Trial, best: Trial | None) -> bool:
+    """`candidate` fits the budget and is faster than `best` beyond noise."""
+    if not candidate.fits:
+        return False
+    if best is None:
+        return True
+    assert candidate.throughput is not None and best.throughput is not None
+    ratio = ratio_interval(best.throughput, candidate.throughput)
+    return ratio.lo > 1.0 if ratio else candidate.fps > best.fps
+
+
+def best_trial(trials: Sequence[Trial]) -> Trial | None:
+    """The fitting trial with the highest throughput."""
+    return max((t for t in trials if t.fits), key=lambda t: t.fps, default=None)
+
+
+def within_noise(best: Trial, trials: Sequence[Trial]) -> list[Trial]:
+    """The other fitting trials whose throughput is not below the best's beyond noise."""
+    return [t for t in trials if t.fits and t is not best and not beats(best, t)]
+
+
+def needs_repeat(trial: Trial, trials: Sequence[Trial]) -> bool:
+    """A fitting trial measured once whose verdict is not stable, and which is the best or
+    within noise of it: one more measurement, so a lucky noisy run cannot win alone."""
+    if not trial.fits or len(trial.run_ids) > 1 or trial.verdict == STABLE:
+        return False
+    best = best_trial(trials)
+    return best is not None and (trial is best or trial in within_noise(best, trials))
+
+
+def patience(candidates: int) -> int:
+    """Measured trials without a gain beyond noise after which the search stops: an eighth
+    of the space, within MIN_PATIENCE..MAX_PATIENCE."""
+    return max(MIN_PATIENCE, min(MAX_PATIENCE, candidates // 8))
+
+
+def since_gain(trials: Sequence[Trial]) -> int:
+    """Trials measured since the last one that beat the best beyond noise (all of them
+    while none fits)."""
+    best: Trial | None = None
+    count = 0
+    for trial in trials:
+        if beats(trial, best):
+            best, count = trial, 0
+        else:
+            count += 1
+    return count
+
+
+@dataclass(frozen=True)
+class Limits:
+    trials: int | None = None
+    """Configurations to measure at most (`--trials`)."""
+    budget_s: float | None = None
+    """Seconds the search may take (`--budget`)."""
+    patience: int = MIN_PATIENCE
+
+
+def stop_reason(
+    trials: Sequence[Trial], limits: Limits, elapsed_s: float, next_trial_s: float, left: int
+) -> str | None:
+    """Why the search stops now, or None: the trials or the time are spent, no candidate is
+    left, or the last `patience` trials gained nothing beyond noise."""
+    if limits.trials is not None and len(trials) >= limits.trials:
+        return f"{limits.trials} trials measured"
+    if limits.budget_s is not None and elapsed_s + next_trial_s > limits.budget_s:
+        return "the time budget is spent"
+    if left == 0:
+        return "every candidate is measured or pruned"
+    if best_trial(trials) is not None and since_gain(trials) >= limits.patience:
+        return f"{limits.patience} trials in a row did not beat the best beyond noise"
+    return None
+
+
+def clearly_over(stat: str, budget_ms: float, tick_ms: Sequence[float], left_s: float) -> bool:
+    """True when the last EARLY_TICKS progress ticks' median latencies are all beyond the
+    budget by EARLY_MARGIN, and stopping saves at least EARLY_MIN_SAVING_S."""
+    if left_s < EARLY_MIN_SAVING_S or len(tick_ms) < EARLY_TICKS:
+        return False
+    return min(tick_ms[-EARLY_TICKS:]) > budget_ms * EARLY_MARGIN[stat]
+
+
+def floor_config(configs: Sequence[RunConfig]) -> RunConfig:
+    """The configuration with the least latency to expect: the smallest batch, sync before
+    async, the fewest requests, the latency hint, one stream, the most threads."""
+
+    def key(c: RunConfig) -> tuple[int, bool, int, bool, int, int]:
+        requests = 1 if c.api == "sync" else 10**6 if c.requests == AUTO else int(c.requests)
+        streams = 1 if c.streams == AUTO else int(c.streams)
+        return (c.batch, c.api != "sync", requests, c.hint != "latency", streams, -c.threads)
+
+    return min(configs, key=key)

@@ -1,0 +1,1 @@
+"""`perftui tune`: search a project's settings for the most throughput under a latency budget."""

@@ -1,0 +1,219 @@
+"""The tune's search space, pruning and stopping rules (pure)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from perftui.domain.errors import InputError
+from perftui.domain.records import LatencyStats, RunConfig, RunResult
+from perftui.domain.tune_result import (
+    FITS,
+    OVER,
+    STOPPED,
+    Limits,
+    beats,
+    best_trial,
+    clearly_over,
+    floor_config,
+    judge_trial,
+    needs_repeat,
+    patience,
+    since_gain,
+    stop_reason,
+    within_noise,
+)
+from perftui.domain.tune_space import (
+    Space,
+    candidates,
+    default_space,
+    dominated,
+    parse_duration,
+    parse_latency_ms,
+    parse_space,
+    powers_of_two,
+)
+
+
+def test_ranges_are_powers_of_two_ending_at_the_top() -> None:
+    assert powers_of_two(1, 64) == [1, 2, 4, 8, 16, 32, 64]
+    assert powers_of_two(1, 12) == [1, 2, 4, 8, 12]
+    with pytest.raises(InputError):
+        powers_of_two(4, 2)
+
+
+def test_default_space_follows_engine_and_cores() -> None:
+    ov = default_space("openvino", 4)
+    assert ov.values["threads"] == "1,2,4" and ov.values["streams"] == "1,2,4"
+    assert ov.values["requests"] == "auto,1,2,4,8"
+    ort = default_space("onnxruntime", 4)
+    assert ort.values["streams"] == "auto" and ort.values["hint"] == "throughput"
+
+
+def test_parse_space_replaces_knobs_and_refuses_bad_items() -> None:
+    space = parse_space(["batch=1..8 threads=1", "api=sync"], default_space("openvino", 2))
+    assert space.values["batch"] == "1,2,4,8" and space.values["api"] == "sync"
+    for bad in (["color=red"], ["batch"], ["batch="], ["batch=1 batch=2"], ["batch=8..2"]):
+        with pytest.raises(InputError):
+            parse_space(bad, default_space("openvino", 2))
+
+
+def test_candidates_drop_threads_times_streams_beyond_cores() -> None:
+    space = parse_space(
+        ["batch=1 threads=1,2,4 streams=1,2,4 requests=1"], default_space("openvino", 4)
+    )
+    found = candidates(space, 4)
+    assert all(c.threads * int(c.streams) <= 4 for c in found)
+    assert len(found) == 6 * 2  # (1,1) (1,2) (1,4) (2,1) (2,2) (4,1), two hints each
+    with pytest.raises(InputError, match="fits the 1 cores"):
+        candidates(parse_space(["threads=2 streams=2"], default_space("openvino", 1)), 1)
+    with pytest.raises(InputError, match="batch"):
+        candidates(Space({**default_space("openvino", 2).values, "batch": "0"}), 2)
+
+
+def test_sync_is_one_candidate_whatever_the_requests() -> None:
+    space = parse_space(
+        ["batch=1 threads=1 streams=1 hint=latency api=sync,async requests=1,2"],
+        default_space("openvino", 2),
+    )
+    assert len(candidates(space, 2)) == 3
+
+
+def test_larger_batch_or_requests_is_dominated_by_an_over_budget_one() -> None:
+    over = RunConfig(batch=4, threads=1, streams=1, requests=2, hint="throughput", api="async")
+    assert (
+        dominated(
+            RunConfig(batch=8, threads=1, streams=1, requests=2, hint="throughput", api="async"),
+            [over],
+        )
+        == over
+    )
+    assert (
+        dominated(
+            RunConfig(batch=4, threads=1, streams=1, requests=4, hint="throughput", api="async"),
+            [over],
+        )
+        == over
+    )
+    assert (
+        dominated(
+            RunConfig(batch=2, threads=1, streams=1, requests=2, hint="throughput", api="async"),
+            [over],
+        )
+        is None
+    )
+    assert (
+        dominated(
+            RunConfig(batch=8, threads=2, streams=1, requests=2, hint="throughput", api="async"),
+            [over],
+        )
+        is None
+    )
+    assert (
+        dominated(
+            RunConfig(
+                batch=8, threads=1, streams=1, requests="auto", hint="throughput", api="async"
+            ),
+            [over],
+        )
+        is None
+    )
+
+
+def test_durations_and_latency_budgets() -> None:
+    assert parse_duration("10m") == 600 and parse_duration("90s") == 90 and parse_duration("2") == 2
+    assert parse_latency_ms("5ms") == 5.0
+    for bad in ("0", "-1", "abc", "nan"):
+        with pytest.raises(InputError):
+            parse_latency_ms(bad)
+    for bad in ("0m", "ten"):
+        with pytest.raises(InputError):
+            parse_duration(bad)
+
+
+def run(
+    fps: float,
+    median: float,
+    *,
+    windows: int = 20,
+    spread: float = 0.01,
+    n: int = 400,
+    rid: str = "r",
+) -> tuple[RunResult, np.ndarray]:
+    rng = np.random.default_rng(int(fps))
+    samples = rng.normal(median, median * 0.02, n).clip(min=median / 2)
+    stats = LatencyStats(
+        min=float(samples.min()), mean=float(samples.mean()), median=float(np.median(samples)),
+        p90=float(np.percentile(samples, 90)), p99=float(np.percentile(samples, 99)),
+        max=float(samples.max()), stdev=float(samples.std()), cv=0.02,
+    )  # fmt: skip
+    window_fps = tuple(fps * (1 + spread * ((i % 2) * 2 - 1)) for i in range(windows))
+    result = RunResult(
+        config=RunConfig(), throughput_fps=fps, iterations=n, latency_ms=stats,
+        window_fps=window_fps, id=rid,
+    )  # fmt: skip
+    return result, samples
+
+
+def trial(number: int, fps: float, median: float, budget: float = 10.0, **kw: object):
+    config = RunConfig(batch=number)
+    return judge_trial(number, config, [run(fps, median, **kw)], "median", budget)  # type: ignore[arg-type]
+
+
+def test_trials_are_judged_against_the_budget_with_intervals() -> None:
+    fits, over = trial(1, 100.0, 5.0), trial(2, 300.0, 20.0)
+    assert fits.status == FITS and over.status == OVER
+    assert fits.throughput is not None and fits.throughput.lo < 100 < fits.throughput.hi
+    assert fits.latency is not None and fits.latency.lo <= 5.0 <= fits.latency.hi
+    assert best_trial([fits, over]) is fits
+    stopped = judge_trial(3, RunConfig(), [run(50, 40)], "median", 10.0, stopped_early=True)
+    assert stopped.status == STOPPED
+
+
+def test_within_noise_and_beating_beyond_noise() -> None:
+    a, close, far = trial(1, 100.0, 5.0), trial(2, 100.5, 5.0), trial(3, 150.0, 5.0)
+    assert not beats(close, a) and beats(far, a) and beats(a, None)
+    assert within_noise(close, [a, close]) == [a]
+    assert within_noise(far, [a, close, far]) == []
+    assert since_gain([a, close, far, close]) == 1
+    assert since_gain([trial(1, 100, 50.0)]) == 1  # nothing fits: every trial counts
+
+
+def test_a_noisy_contender_is_repeated_once() -> None:
+    noisy = trial(1, 100.0, 5.0, spread=0.2)
+    assert noisy.verdict != "stable" and needs_repeat(noisy, [noisy])
+    stable = trial(2, 100.0, 5.0)
+    assert not needs_repeat(stable, [stable])
+    twice = judge_trial(
+        1, RunConfig(), [run(100, 5, spread=0.2), run(101, 5, spread=0.2)], "median", 10.0
+    )
+    assert len(twice.run_ids) == 2 and not needs_repeat(twice, [twice])
+
+
+def test_stopping_rules() -> None:
+    a = trial(1, 100.0, 5.0)
+    assert stop_reason([a], Limits(trials=1), 0, 1, 10) == "1 trials measured"
+    assert "time budget" in (stop_reason([a], Limits(budget_s=10), 9.5, 1, 10) or "")
+    assert "every candidate" in (stop_reason([a], Limits(), 0, 1, 0) or "")
+    flat = [a, *(trial(i, 99.0, 5.0) for i in range(2, 8))]
+    assert "did not beat" in (stop_reason(flat, Limits(patience=5), 0, 1, 10) or "")
+    assert stop_reason(flat[:3], Limits(patience=5), 0, 1, 10) is None
+    assert patience(60) == 7 and patience(8) == 5 and patience(10_000) == 15
+
+
+def test_early_stop_needs_clear_excess_and_time_to_save() -> None:
+    assert clearly_over("p90", 10.0, [12, 12, 12], 5.0)
+    assert not clearly_over("median", 10.0, [12, 12, 12], 5.0)  # within the median's margin
+    assert not clearly_over("p90", 10.0, [12, 9, 12], 5.0)
+    assert not clearly_over("p90", 10.0, [50, 50, 50], 1.0)  # little time left to save
+    assert not clearly_over("p90", 10.0, [50, 50], 5.0)
+
+
+def test_floor_is_the_least_latency_configuration() -> None:
+    configs = [
+        RunConfig(batch=2, api="sync"),
+        RunConfig(batch=1, requests=4, api="async", hint="throughput"),
+        RunConfig(batch=1, requests=1, api="async", hint="latency", threads=1),
+        RunConfig(batch=1, requests=1, api="async", hint="latency", threads=2),
+    ]
+    assert floor_config(configs) == configs[3]
