@@ -97,7 +97,7 @@ def export(entry: Entry, path: Path) -> None:
             self.inner = model
 
         def forward(self, *xs: Any) -> Any:
-            return self.inner(**dict(zip(names, xs))).last_hidden_state
+            return self.inner(**dict(zip(names, xs, strict=True))).last_hidden_state
 
     path.parent.mkdir(parents=True, exist_ok=True)
     with torch.no_grad():
