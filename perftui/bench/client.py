@@ -17,8 +17,9 @@ import signal
 import subprocess
 import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import replace
+from typing import Any, Protocol
 
 from perftui.bench import protocol
 from perftui.bench.environment import environment
@@ -33,11 +34,75 @@ STDERR_DRAIN_S = 2.0
 """How long to wait for a dead worker's last stderr lines (its last words name the crash)."""
 
 
+class Launcher(Protocol):
+    """Where the worker runs: this machine (LocalLauncher) or a target (perftui.targets)."""
+
+    def spawn(self) -> subprocess.Popen[str]:
+        """A new worker with text pipes for stdin, stdout (events) and stderr."""
+        ...
+
+    def send(self, process: subprocess.Popen[str], message: dict[str, Any]) -> None:
+        """Hand the worker its request."""
+        ...
+
+    def cancel(self, process: subprocess.Popen[str]) -> None:
+        """Ask the worker to end the run in progress as cancelled."""
+        ...
+
+    def environment(self) -> dict[str, Any]:
+        """What the runs are measured on."""
+        ...
+
+    def death_message(self, returncode: int, last_line: str) -> str: ...
+
+
+def spawn_piped(command: Sequence[str]) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        list(command),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        encoding="utf-8",
+        start_new_session=True,  # Ctrl-C reaches the parent, which decides what to cancel
+    )
+
+
+class LocalLauncher:
+    """The worker as a child of this process; SIGTERM cancels."""
+
+    def __init__(self, command: Sequence[str]) -> None:
+        self.command = tuple(command)
+
+    def spawn(self) -> subprocess.Popen[str]:
+        return spawn_piped(self.command)
+
+    def send(self, process: subprocess.Popen[str], message: dict[str, Any]) -> None:
+        assert process.stdin is not None
+        process.stdin.write(json.dumps(message) + "\n")
+        process.stdin.close()
+
+    def cancel(self, process: subprocess.Popen[str]) -> None:
+        process.send_signal(signal.SIGTERM)
+
+    def environment(self) -> dict[str, Any]:
+        return environment()
+
+    def death_message(self, returncode: int, last_line: str) -> str:
+        return f"the benchmark worker died ({exit_description(returncode)}): {last_line}"
+
+
 class BenchmarkClient:
     worker_command: tuple[str, ...] = (sys.executable, "-m", "perftui.bench.worker")
     """The child process; it reads the request on stdin and writes protocol events."""
 
-    def __init__(self, request: BenchmarkRequest, store: Store | None = None) -> None:
+    def __init__(
+        self,
+        request: BenchmarkRequest,
+        store: Store | None = None,
+        launcher: Launcher | None = None,
+    ) -> None:
+        self.launcher = launcher or LocalLauncher(self.worker_command)
         self.store = store
         self.benchmark_id = ""
         if store is not None:
@@ -68,7 +133,7 @@ class BenchmarkClient:
         with self._lock:
             self.cancelled = True
             if self._process is not None and self._process.poll() is None:
-                self._process.send_signal(signal.SIGTERM)
+                self.launcher.cancel(self._process)
 
     def kill(self) -> None:
         """Stop the worker at once (a second Ctrl-C); the run in progress is lost."""
@@ -139,15 +204,7 @@ class BenchmarkClient:
         yield protocol.BenchmarkDone(self.cancelled)
 
     def _spawn(self, start: int, stop: int) -> subprocess.Popen[str]:
-        process = subprocess.Popen(
-            list(self.worker_command),
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-            encoding="utf-8",
-            start_new_session=True,  # Ctrl-C reaches the parent, which decides what to cancel
-        )
+        process = self.launcher.spawn()
         assert process.stdin is not None and process.stderr is not None
         self._stderr = collections.deque(maxlen=STDERR_LINES)  # this worker's lines only
         self._drain = threading.Thread(
@@ -158,12 +215,11 @@ class BenchmarkClient:
         )
         self._drain.start()
         message = {"request": self.request.to_dict(), "start": start, "stop": stop}
-        process.stdin.write(json.dumps(message) + "\n")
-        process.stdin.close()
+        self.launcher.send(process, message)
         with self._lock:
             self._process = process
             if self.cancelled:
-                process.send_signal(signal.SIGTERM)
+                self.launcher.cancel(process)
         return process
 
     def _wait(self, process: subprocess.Popen[str]) -> int:
@@ -188,7 +244,7 @@ class BenchmarkClient:
         """Let the stderr reader take the dead worker's last lines, then close its pipes."""
         if self._drain is not None:
             self._drain.join(STDERR_DRAIN_S)
-        for stream in (process.stdout, process.stderr):
+        for stream in (process.stdin, process.stdout, process.stderr):
             if stream is not None and not (stream is process.stderr and self._drain_alive()):
                 stream.close()
 
@@ -197,7 +253,7 @@ class BenchmarkClient:
 
     def _death_message(self, returncode: int) -> str:
         last = self._stderr[-1] if self._stderr else "no message"
-        return f"the benchmark worker died ({exit_description(returncode)}): {last}"
+        return self.launcher.death_message(returncode, last)
 
     def _keep(self, event: protocol.RunFinished) -> protocol.RunFinished:
         run = replace(
@@ -207,7 +263,7 @@ class BenchmarkClient:
             repeat=self.request.scheduled(event.index)[0],
             resolved={
                 **event.run.resolved,
-                "environment": environment(),
+                "environment": self.launcher.environment(),
                 **({"label": self.request.label} if self.request.label else {}),
             },
         )

@@ -22,6 +22,7 @@ from perftui.cli.common import (
     open_store,
     print_json,
     run_document,
+    say,
 )
 from perftui.domain.benchform import (
     DEFAULTS,
@@ -88,6 +89,11 @@ def add_parsers(command: CommandFactory) -> None:
     )
     bench.add_argument("--seed", type=int, default=0, help="seed of the random input data")
     bench.add_argument("--project", help="project name (default: MODEL-ENGINE-DEVICE)")
+    bench.add_argument(
+        "--target",
+        help="measure on this SSH target (perftui targets add); default: the project's, "
+        "else this machine",
+    )
     bench.add_argument("--no-save", action="store_true", help="do not store the results")
     bench.add_argument("--json", action="store_true", help="print one JSON document")
 
@@ -153,13 +159,17 @@ def cmd_bench(args: argparse.Namespace) -> int:
     from perftui.bench.plan import validate_request
     from perftui.bench.protocol import Fatal, RunFinished
     from perftui.cli.progress import ProgressPrinter
+    from perftui.cli.targets import bench_target
     from perftui.cli.textfmt import runs_table
 
     request = request_from_args(args)
     validate_request(request)
-    client = BenchmarkClient(request, None if args.no_save else open_store(args))
+    store = None if args.no_save else open_store(args)
+    request, launcher = bench_target(args, request, store, say)
+    client = BenchmarkClient(request, store, launcher)
     printer = ProgressPrinter(sys.stderr, client.total)
-    for warning in (long_warning(request), busy_warning()):
+    # the busy check watches this machine: it says nothing of a target's
+    for warning in (long_warning(request), None if launcher else busy_warning()):
         if warning:
             printer.note(warning if warning.startswith("warning") else f"warning: {warning}")
     samples: dict[int, np.ndarray | None] = {}  # by run object: unsaved runs have no id

@@ -25,6 +25,7 @@ from perftui.cli import (
     optimize,
     projects,
     report,
+    targets,
     tune,
 )
 from perftui.cli.common import (
@@ -36,7 +37,18 @@ from perftui.cli.common import (
     Command,
 )
 
-MODULES = (bench, tune, projects, inspect, compare, report, devices, exchange, optimize)
+MODULES = (
+    bench,
+    tune,
+    projects,
+    inspect,
+    compare,
+    report,
+    devices,
+    exchange,
+    optimize,
+    targets,
+)
 """The sub-command modules, in the order `perftui --help` lists them."""
 COMMANDS: dict[str, Command] = {
     name: run for module in MODULES for name, run in module.COMMANDS.items()

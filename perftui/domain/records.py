@@ -240,6 +240,8 @@ class Project:
     created_at: str = ""
     source_project: str | None = None
     notes: dict[str, Any] = field(default_factory=dict)
+    target: str = "local"
+    """Where it is measured: this machine or a named SSH target (perftui.targets)."""
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

@@ -274,13 +274,15 @@ class Store:
             created_at=project.created_at or now_iso(),
             source_project=project.source_project,
             notes=dict(project.notes),
+            target=project.target,
         )
 
     @staticmethod
     def _conflict(existing: Project, wanted: Project) -> InputError:
         return InputError(
             f"project '{existing.name}' already uses model {existing.model} on"
-            f" {existing.engine}/{existing.device}; choose another --project name"
+            f" {existing.engine}/{existing.device} of target {existing.target};"
+            " choose another --project name"
         )
 
     def ensure_project(self, project: Project) -> Project:

@@ -26,9 +26,11 @@ def normalize_model_path(model: str) -> str:
 
 
 def same_target(a: Project, b: Project) -> bool:
-    """Whether two projects measure the same model with the same engine on the same device."""
+    """Whether two projects measure the same model with the same engine on the same device
+    of the same target."""
     return (
         normalize_model_path(a.model) == normalize_model_path(b.model)
         and a.engine == b.engine
         and a.device.upper() == b.device.upper()
+        and a.target == b.target
     )

@@ -267,6 +267,7 @@ project = record(
         "created_at": timestamp,
         "source_project": optional(name),
         "notes": mapping(text(200), free),
+        "target": name,
         "runs": lambda value, path: list_of(lambda v, p: v)(value, path),
         "benchmarks": lambda value, path: list_of(lambda v, p: v)(value, path),
     },

@@ -1,0 +1,127 @@
+"""`perftui targets add|list|remove`: the SSH hosts a benchmark can run on (perftui.targets)."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import TYPE_CHECKING, Any
+
+from perftui.cli.common import EXIT_OK, CliError, Command, CommandFactory, db_path, print_json
+
+if TYPE_CHECKING:
+    from perftui.bench.client import Launcher
+    from perftui.domain.records import BenchmarkRequest
+    from perftui.store.database import Store
+    from perftui.targets.probe import Probe
+    from perftui.targets.registry import TargetBook
+
+
+def add_parsers(command: CommandFactory) -> None:
+    targets = command("targets", "SSH hosts to measure on: add, list, remove")
+    verbs = targets.add_subparsers(dest="verb", metavar="VERB", required=True)
+    add = verbs.add_parser("add", help="name an SSH host (as `ssh` reaches it)")
+    add.add_argument("name")
+    add.add_argument("destination", help="~/.ssh/config alias, host or user@host")
+    add.add_argument("--python", default="python3", help="the python that has perftui there")
+    show = verbs.add_parser("list", help="each target: reachable? versions, CPU")
+    show.add_argument("--json", action="store_true", help="print one JSON document")
+    remove = verbs.add_parser("remove", help="forget a target (its results stay)")
+    remove.add_argument("name")
+    for verb in (add, show, remove):
+        verb.add_argument("--db", default=argparse.SUPPRESS, help="results database")
+
+
+def _book(args: argparse.Namespace) -> TargetBook:
+    from perftui.targets.registry import TargetBook
+
+    return TargetBook(db_path(args))
+
+
+def _row(found: Probe) -> dict[str, Any]:
+    env = found.environment or {}
+    target = found.target
+    return {
+        "name": target.name,
+        "destination": target.destination,
+        "python": target.python,
+        "reachable": found.reachable,
+        "ready": found.ready,
+        "error": found.error,
+        **{key: env.get(key) for key in ("perftui", "openvino", "onnxruntime", "cpu_model")},
+        "physical_cores": env.get("physical_cores"),
+        "logical_cores": env.get("logical_cores"),
+        "isa": env.get("isa", []),
+    }
+
+
+def cmd_targets(args: argparse.Namespace) -> int:
+    from perftui.targets.probe import probe
+    from perftui.targets.registry import Target
+
+    book = _book(args)
+    if args.verb == "add":
+        book.add(Target(args.name, args.destination, args.python))
+        print(f"target {args.name}: {args.destination} (python {args.python})")
+        found = probe(book.get(args.name))
+        print(
+            found.error or f"  ready: {_row(found)['cpu_model']}, perftui {_row(found)['perftui']}"
+        )
+        return EXIT_OK
+    if args.verb == "remove":
+        book.remove(args.name)
+        print(f"removed target {args.name}")
+        return EXIT_OK
+    targets = book.all()
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        rows = [_row(found) for found in pool.map(probe, targets)]
+    if args.json:
+        print_json({"targets": rows})
+        return EXIT_OK
+    if not rows:
+        print("no targets yet: perftui targets add NAME SSH-DESTINATION")
+    for row in rows:
+        print(f"{row['name']}: {row['destination']}")
+        if row["error"]:
+            print(f"  {row['error']}")
+        if row["perftui"]:
+            cores = f"{row['physical_cores']} cores / {row['logical_cores']} threads"
+            print(f"  {row['cpu_model']}, {cores}; ISA {' '.join(row['isa']) or '-'}")
+            engines = ", ".join(f"{k} {row[k]}" for k in ("openvino", "onnxruntime") if row[k])
+            print(f"  perftui {row['perftui']}; {engines or 'no engine'}")
+    return EXIT_OK
+
+
+def bench_target(
+    args: argparse.Namespace,
+    request: BenchmarkRequest,
+    store: Store | None,
+    notify: Callable[[str], None],
+) -> tuple[BenchmarkRequest, Launcher | None]:
+    """The request with its project's target (--target, else the stored project's) and the
+    launcher that runs its worker there; no launcher for this machine."""
+    from dataclasses import replace
+
+    from perftui.targets.launcher import open_target
+    from perftui.targets.registry import LOCAL
+
+    name = args.target
+    if name is None and store is not None:
+        stored = store.get_project(request.project.name)
+        name = stored.target if stored is not None else None
+    if not name or name == LOCAL:
+        return request, None
+    target = _book(args).get(name)
+    project = request.project
+    if not args.project:
+        project = replace(project, name=f"{project.name}@{name}")
+    request = replace(request, project=replace(project, target=name))
+    if store is not None:  # refuse a name conflict before anything travels
+        store.ensure_project(request.project)
+    try:
+        return request, open_target(target, request, notify)
+    except OSError as error:
+        raise CliError(f"cannot read the model: {error.strerror or error}") from None
+
+
+COMMANDS: dict[str, Command] = {"targets": cmd_targets}

@@ -1,0 +1,1 @@
+"""Targets: the machines a benchmark can run on, this one or SSH hosts (the system's `ssh`)."""

@@ -1,0 +1,75 @@
+"""The benchmark worker on a target: the same JSON-lines protocol over an SSH channel.
+
+The remote end is perftui.targets.agent's relay, which holds the host's benchmark lock, runs
+the worker and keeps the channel's stdin open for a "cancel" line; killing the local `ssh`
+closes the channel, and the relay then kills the worker.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import subprocess
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from perftui.bench.client import spawn_piped
+from perftui.domain.records import BenchmarkRequest
+from perftui.processes import exit_description
+from perftui.targets.probe import ready_environment
+from perftui.targets.registry import Target
+from perftui.targets.ssh import SSH_FAILED, TargetError, python_argv
+from perftui.targets.transfer import Placed, place_model
+
+
+class SshLauncher:
+    def __init__(self, target: Target, environment: dict[str, Any], placed: Placed) -> None:
+        self.target = target
+        self.placed = placed
+        self._environment = environment
+
+    def spawn(self) -> subprocess.Popen[str]:
+        return spawn_piped(python_argv(self.target, "-m", "perftui.targets.agent", "relay"))
+
+    def send(self, process: subprocess.Popen[str], message: dict[str, Any]) -> None:
+        """The request with the model's path on the target; stdin stays open for cancel."""
+        assert process.stdin is not None
+        project = {**message["request"]["project"], "model": self.placed.model}
+        remote = {**message, "request": {**message["request"], "project": project}}
+        self._write(process, json.dumps(remote))
+
+    def cancel(self, process: subprocess.Popen[str]) -> None:
+        self._write(process, "cancel")
+
+    @staticmethod
+    def _write(process: subprocess.Popen[str], line: str) -> None:
+        assert process.stdin is not None
+        with contextlib.suppress(BrokenPipeError, ValueError):  # the connection is gone
+            process.stdin.write(line + "\n")
+            process.stdin.flush()
+
+    def environment(self) -> dict[str, Any]:
+        return self._environment
+
+    def death_message(self, returncode: int, last_line: str) -> str:
+        where = f"target {self.target.name} ({self.target.destination})"
+        if returncode == SSH_FAILED:
+            return f"the connection to {where} was lost: {last_line}"
+        return f"the benchmark worker on {where} died ({exit_description(returncode)}): {last_line}"
+
+
+def open_target(
+    target: Target, request: BenchmarkRequest, notify: Callable[[str], None]
+) -> SshLauncher:
+    """Check the target can run `request` and place its model there; TargetError if not."""
+    if request.data is not None:
+        raise TargetError("--data is not sent to targets yet; measure on synthetic inputs there")
+    environment = ready_environment(target)
+    placed = place_model(target, Path(request.project.model), notify)
+    if placed.sent_bytes:
+        notify(
+            f"model placed on {target.name}: {placed.sent_bytes / 2**20:.1f} MiB "
+            f"in {placed.seconds:.1f} s"
+        )
+    return SshLauncher(target, environment, placed)

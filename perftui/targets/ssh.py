@@ -1,0 +1,102 @@
+"""Running commands on a target with the system's `ssh` client.
+
+`ssh` reads the person's OpenSSH configuration (host aliases, keys, the agent, jump hosts);
+BatchMode keeps it from ever prompting, so perftui stores and asks for no password.
+$PERFTUI_SSH replaces the `ssh` command itself (as GIT_SSH_COMMAND does for git), e.g.
+`ssh -F ~/lab/ssh_config`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shlex
+import subprocess
+from collections.abc import Sequence
+from pathlib import Path
+
+from perftui.domain.errors import InputError
+from perftui.targets.registry import Target
+
+SSH_OPTIONS = (
+    "-T",
+    "-o", "BatchMode=yes",
+    "-o", "ConnectTimeout=10",
+    # a silent network drop ends the session within ~15 s instead of hanging the run
+    "-o", "ServerAliveInterval=5",
+    "-o", "ServerAliveCountMax=3",
+)  # fmt: skip
+SSH_FAILED = 255
+"""ssh's own exit status: the connection could not be made or was lost."""
+NOT_FOUND = 127
+"""The remote shell's status for a command it cannot find."""
+PROBE_TIMEOUT_S = 30.0
+
+
+class TargetError(InputError):
+    """A target that cannot be reached or used; one line for a person."""
+
+    def __init__(self, message: str, unreachable: bool = False) -> None:
+        super().__init__(message)
+        self.unreachable = unreachable
+
+
+def ssh_command() -> list[str]:
+    return shlex.split(os.environ.get("PERFTUI_SSH", "ssh"))
+
+
+def ssh_argv(target: Target, remote: Sequence[str]) -> list[str]:
+    """The local argv that runs `remote` (argv, quoted for the remote shell) on the target."""
+    return [*ssh_command(), *SSH_OPTIONS, "--", target.destination, shlex.join(remote)]
+
+
+def python_argv(target: Target, *args: str) -> list[str]:
+    return ssh_argv(target, [target.python, *args])
+
+
+def last_line(text: str) -> str:
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    return lines[-1] if lines else "no message"
+
+
+def failure(target: Target, returncode: int, stderr: str) -> TargetError:
+    """Why a command on the target failed, as one line."""
+    if returncode == SSH_FAILED:
+        return TargetError(
+            f"target {target.name} ({target.destination}) is unreachable: {last_line(stderr)}",
+            unreachable=True,
+        )
+    if returncode == NOT_FOUND:
+        return TargetError(
+            f"target {target.name}: {target.python} not found there; give the python that has "
+            f"perftui with: perftui targets remove {target.name} && perftui targets add "
+            f"{target.name} {target.destination} --python PATH"
+        )
+    return TargetError(f"target {target.name}: {last_line(stderr)}")
+
+
+def run_python(
+    target: Target,
+    args: Sequence[str],
+    upload: Path | None = None,
+    timeout_s: float = PROBE_TIMEOUT_S,
+) -> str:
+    """Run the target's python with `args` (the file `upload` on its stdin) and return its
+    stdout; TargetError if it fails."""
+    try:
+        with upload.open("rb") if upload else contextlib.nullcontext(subprocess.DEVNULL) as source:
+            done = subprocess.run(
+                python_argv(target, *args), stdin=source, capture_output=True, timeout=timeout_s
+            )
+    except FileNotFoundError:
+        raise TargetError(
+            f"no ssh client: install OpenSSH ({ssh_command()[0]} not found)"
+        ) from None
+    except subprocess.TimeoutExpired:
+        raise TargetError(
+            f"target {target.name} ({target.destination}) did not answer in {timeout_s:.0f} s",
+            unreachable=True,
+        ) from None
+    if done.returncode != 0:
+        raise failure(target, done.returncode, done.stderr.decode("utf-8", "replace"))
+    return done.stdout.decode("utf-8", "replace")

@@ -1,0 +1,71 @@
+"""Copying a model to a target: content-addressed (by sha256), once, verified there."""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from perftui.targets.agent import file_digest
+from perftui.targets.registry import Target
+from perftui.targets.ssh import run_python
+
+UPLOAD_TIMEOUT_S = 3600.0
+AGENT = ("-m", "perftui.targets.agent")
+
+
+@dataclass(frozen=True)
+class Placed:
+    model: str
+    """The model's path on the target."""
+    sent_bytes: int
+    seconds: float
+
+
+def model_files(model: Path) -> list[Path]:
+    """The model file and what the engines read beside it: an IR's .bin, ONNX external data."""
+    files = [model]
+    if model.suffix.lower() == ".xml" and model.with_suffix(".bin").is_file():
+        files.append(model.with_suffix(".bin"))
+    elif model.suffix.lower() == ".onnx":
+        import onnx
+
+        graph = onnx.load(str(model), load_external_data=False).graph
+        locations = {
+            entry.value
+            for tensor in graph.initializer
+            if tensor.data_location == onnx.TensorProto.EXTERNAL
+            for entry in tensor.external_data
+            if entry.key == "location"
+        }
+        files += [model.parent / location for location in sorted(locations)]
+    return files
+
+
+def place_model(
+    target: Target, model: Path, notify: Callable[[str], None] = lambda _: None
+) -> Placed:
+    """The model's files in the target's cache folder named by their digests; only missing or
+    damaged files travel, each verified by its digest there before it is used."""
+    started = time.perf_counter()
+    files = {path.relative_to(model.parent).as_posix(): path for path in model_files(model)}
+    digests = {name: file_digest(path) for name, path in files.items()}
+    key = hashlib.sha256(
+        "".join(f"{name}\0{sha}\n" for name, sha in sorted(digests.items())).encode()
+    ).hexdigest()
+    wanted = [f"{name}:{sha}" for name, sha in digests.items()]
+    folder, *missing = run_python(target, [*AGENT, "has", key, *wanted]).splitlines()
+    sent = 0
+    for name in missing:
+        size = files[name].stat().st_size
+        notify(f"copying {name} ({size / 2**20:.1f} MiB) to {target.name}")
+        run_python(
+            target,
+            [*AGENT, "put", key, name, digests[name]],
+            upload=files[name],
+            timeout_s=UPLOAD_TIMEOUT_S,
+        )
+        sent += size
+    return Placed(f"{folder}/{model.name}", sent, time.perf_counter() - started)
