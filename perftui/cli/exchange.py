@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import json
 import os
 import sys
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import TextIO
 
@@ -19,8 +21,13 @@ def add_parsers(command: CommandFactory) -> None:
     export.add_argument("--project", action="append", help="only this project (repeatable)")
     export.add_argument("-o", "--output", help="file to write (default: stdout)")
 
-    imp = command("import", "read what `perftui export` wrote (JSON)")
+    imp = command(
+        "import",
+        "read what `perftui export` wrote (JSON), or benchmark_app's -json_stats report "
+        "(its counters report beside it is read too)",
+    )
     imp.add_argument("file")
+    imp.add_argument("--project", help="project of a benchmark_app report's run")
 
 
 @contextlib.contextmanager
@@ -69,6 +76,8 @@ def cmd_import(args: argparse.Namespace) -> int:
             raw = handle.read(MAX_IMPORT_BYTES + 1)
     except OSError as error:
         raise CliError(f"cannot read {path}: {error.strerror or error}") from None
+    if report := _benchmark_app_report(raw):
+        return _import_benchmark_app(args, path, report)
     try:
         document = parse_export(raw, str(path))
     except InputError as error:
@@ -76,6 +85,29 @@ def cmd_import(args: argparse.Namespace) -> int:
         raise CliError(f"{error}{hint}") from None
     projects, runs = import_document(open_store(args), document)
     print(f"imported {projects} project(s) and {runs} run(s) from {path}")
+    return EXIT_OK
+
+
+def _benchmark_app_report(raw: bytes) -> dict | None:
+    from perftui.store.benchmark_app import recognizes
+
+    try:
+        document = json.loads(raw)
+    except ValueError:
+        return None  # parse_export says what is wrong with it
+    return document if recognizes(document) else None
+
+
+def _import_benchmark_app(args: argparse.Namespace, path: Path, first: dict) -> int:
+    from perftui.store.benchmark_app import read_folder, records
+
+    report, counters = read_folder(path, first)
+    project, run = records(report, counters, args.project, str(path))
+    store = open_store(args)
+    project = store.ensure_project(project)
+    store.add_run(replace(run, project=project.name))
+    layers = f" with {len(run.layers)} layer(s)" if run.layers else ""
+    print(f"imported benchmark_app's run{layers} into {project.name} from {path}")
     return EXIT_OK
 
 
