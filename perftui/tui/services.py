@@ -88,6 +88,19 @@ def optimize(options: OptimizeOptions, db_path: Path) -> Optimizer:
     return OptimizeProcess(options, db_path)
 
 
+BUSY_CHECK_S = 0.3
+"""How long the machine is watched before a benchmark starts, as `perftui bench` does."""
+
+
+def busy_reasons() -> list[str]:
+    """Why the machine is already busy with other work before a benchmark starts, judged as
+    `perftui bench` judges it ([] when it is not, or where it cannot be read)."""
+    from perftui.bench.machine import sample_load
+    from perftui.domain.verdict import load_findings
+
+    return [reason for _, reason in load_findings(sample_load(BUSY_CHECK_S))]
+
+
 @dataclass
 class Services:
     """The dashboard's back ends; replace any of them in tests."""
@@ -97,3 +110,4 @@ class Services:
     validate: Callable[[BenchmarkRequest], None] = validate
     client: Callable[[BenchmarkRequest, Store], Client] = client
     optimize: Callable[[OptimizeOptions, Path], Optimizer] = optimize
+    busy: Callable[[], list[str]] = busy_reasons

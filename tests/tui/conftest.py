@@ -152,6 +152,8 @@ class FakeClient:
     ticks: int = 3
     gate: threading.Event | None = None
     fail_index: int | None = None
+    noisy_index: int | None = None
+    """This run's windows swing by 30 % (its verdict: noisy); the others' by 1 % (stable)."""
     runs: list[RunResult] = field(default_factory=list)
     cancelled: bool = False
 
@@ -192,14 +194,19 @@ class FakeClient:
             )
             if self.fail_index == index:
                 run = replace(run, status="failed", error="worker died", latency_ms=None)
+            swing = 0.3 if self.noisy_index == index else 0.01
             run = replace(
                 run,
                 status=status if run.status == "ok" else run.status,
                 id="",
                 benchmark_id=getattr(self, "benchmark_id", ""),
+                window_fps=tuple(run.throughput_fps * (1 + swing * (i % 3 - 1)) for i in range(12)),
             )
+            samples = None
+            if run.latency_ms is not None:
+                samples = np.linspace(0.95, 1.05, run.iterations) * run.latency_ms.median
             if self.store is not None:
-                run = self.store.add_run(run, None)
+                run = self.store.add_run(run, samples)
             self.runs.append(run)
             yield protocol.RunFinished(index, run, None)
             if self.cancelled:
@@ -217,13 +224,17 @@ class FakeServices(Services):
     invalid: str | None = None
     gate: threading.Event | None = None
     fail_index: int | None = None
+    noisy_index: int | None = None
     ticks: int = 3
+    busy_reasons: list[str] = field(default_factory=list)
+    """What the busy-machine check finds (nothing: a quiet machine)."""
 
     def __post_init__(self) -> None:
         self.devices = lambda: dict(DEVICES)
         self.inspect = self._inspect
         self.validate = self._validate
         self.client = self._client
+        self.busy = lambda: list(self.busy_reasons)
 
     def _inspect(self, path: str, shapes: object = None) -> ModelInfo:
         self.inspected.append(path)
@@ -240,7 +251,12 @@ class FakeServices(Services):
 
     def _client(self, request: BenchmarkRequest, store: Store) -> FakeClient:
         client = FakeClient(
-            request, store, ticks=self.ticks, gate=self.gate, fail_index=self.fail_index
+            request,
+            store,
+            ticks=self.ticks,
+            gate=self.gate,
+            fail_index=self.fail_index,
+            noisy_index=self.noisy_index,
         )
         self.clients.append(client)
         return client

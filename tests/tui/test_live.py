@@ -64,7 +64,7 @@ async def test_a_benchmark_runs_to_the_end_and_its_runs_are_stored(app, services
         await pilot.pause(0.3)  # one more chart redraw
         rows = table_rows(screen)
         assert [row[1] for row in rows] == ["b1 t1", "b4 t1"]
-        assert [row[2] for row in rows] == ["ok", "ok"]
+        assert [row[2] for row in rows] == ["stable", "stable"]
         chart = screen.query_one("#chart-fps", LiveChart)
         assert [line.label for line in chart.lines] == ["b1 t1", "b4 t1"]
         assert chart.lines[1].xs[0] > chart.lines[0].xs[-1]  # one time axis
@@ -118,7 +118,7 @@ async def test_a_failed_run_is_shown_and_the_rest_goes_on(app, services):
         screen = LiveRunScreen([request(app)], validated=True)
         app.push_screen(screen)
         await until(pilot, lambda: not screen.running)
-        assert [row[2] for row in table_rows(screen)] == ["failed", "ok"]
+        assert [row[2] for row in table_rows(screen)] == ["failed", "stable"]
         messages = [n.message for n in app._notifications]
         assert any("worker died" in m for m in messages)
 
@@ -164,7 +164,7 @@ async def test_a_flood_of_ticks_redraws_the_charts_at_a_bounded_rate(app, servic
         # every tick was recorded even though few were drawn (the last one of each run too)
         lines = screen.series.snapshot()
         assert [line.throughput_fps[-1] for line in lines] == [100 + 4000, 400 + 4000]
-        assert table_rows(screen)[1][3] == "405"
+        assert table_rows(screen)[1][3] == "405 ±0.5%"
         # finished: the redraw timer stops, nothing is drawn again
         drawn = dict(plots)
         await pilot.pause(3 / REDRAW_HZ)

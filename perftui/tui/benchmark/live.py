@@ -25,12 +25,16 @@ from textual.message import Message
 from textual.widgets import DataTable, Footer, Header, Label, ProgressBar, Static
 
 from perftui.bench import protocol
+from perftui.domain.figures import run_figures
 from perftui.domain.records import BenchmarkRequest, RunResult
 from perftui.domain.series import LiveSeries, short_label
+from perftui.domain.verdict import STABLE
 from perftui.tui.benchmark.charts import LiveChart, series_key
+from perftui.tui.benchmark.notices import LiveBusy, notify_busy, notify_unsteady
 from perftui.tui.kit import format as fmt
 from perftui.tui.kit.follower import FollowingScreen, Latest
 from perftui.tui.kit.pacing import redraw_interval
+from perftui.tui.kit.samples import stored_samples
 from perftui.tui.kit.screen import PerftuiScreen, one_line
 from perftui.tui.kit.tables import RowTable, fill_table
 from perftui.tui.services import Client
@@ -85,8 +89,10 @@ class LiveRunScreen(FollowingScreen[None], PerftuiScreen):
         "show the rolling throughput and median latency the process reports, one line per "
         "run, redrawn at most twice a second (less often when the charts are big, to leave "
         "the CPU to the benchmark). The table fills in as runs finish; its first column "
-        "shows each run's marker in the charts. Every finished run is already stored. Cancel "
-        "(x) stops the run in progress (kept as cancelled) and skips the rest."
+        "shows each run's marker in the charts, each figure its 95 % interval (±) and the "
+        "run's verdict: stable, noisy or INVALID (the project's Runs tab says why). A machine "
+        "already busy before the start is warned about. Every finished run is already stored. "
+        "Cancel (x) stops the run in progress (kept as cancelled) and skips the rest."
     )
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("x", "cancel", "Cancel run", id="cancel"),
@@ -103,6 +109,8 @@ class LiveRunScreen(FollowingScreen[None], PerftuiScreen):
         self.validated = validated
         self.series = LiveSeries()
         self.finished: list[RunResult] = []
+        self.unsteady: list[tuple[str, str]] = []
+        """(run label, verdict) of the finished runs that are not stable."""
         self.total = sum(len(r.configs) for r in requests)
         self._drawn = -1
         self._tick: protocol.Progress | None = None
@@ -136,7 +144,7 @@ class LiveRunScreen(FollowingScreen[None], PerftuiScreen):
     RUN_COLUMNS = (
         ("# line", "n"),
         ("Run", "run"),
-        ("Status", "status"),
+        ("Verdict", "verdict"),
         ("items/s", "fps"),
         ("median ms", "median"),
         ("p99 ms", "p99"),
@@ -154,6 +162,9 @@ class LiveRunScreen(FollowingScreen[None], PerftuiScreen):
         """Each request in turn (validated first unless it was): its client's events become
         LiveTick (replaceable) and LiveEvent messages."""
         services, store = self.perftui.services, self.store
+        busy = services.busy()
+        if busy:
+            self.post_message(LiveBusy(busy))
         offset = 0
         for n, request in enumerate(self.requests):
             if self.cancel_requested:
@@ -288,15 +299,23 @@ class LiveRunScreen(FollowingScreen[None], PerftuiScreen):
         self._tick = None
         self._progress("current", 1.0)
         stats = run.latency_ms
-        status = Text(run.status, style="" if run.status == "ok" else "bold")
+        figures = run_figures(run, stored_samples(self.store)(run))
+        verdict = figures.verdict.status
+        label = self._label(request, run.config)
+        if run.status == "ok" and verdict != STABLE:
+            self.unsteady.append((label, verdict))
+        status = Text(
+            fmt.verdict_or_status(run.status, verdict), style="" if verdict == STABLE else "bold"
+        )
+        ok = run.status == "ok"
         self._rows.append(
             [
                 Text.assemble(f"{index + 1} ", series_key(index)),
-                self._label(request, run.config),
+                label,
                 status,
-                fmt.fps(run.throughput_fps if run.status == "ok" else None),
-                fmt.ms(stats.median if stats else None),
-                fmt.ms(stats.p99 if stats else None),
+                fmt.fps_ci(run.throughput_fps if ok else None, figures.throughput),
+                fmt.ms_ci(stats.median if stats else None, figures.latency.get("median")),
+                fmt.ms_ci(stats.p99 if stats else None, figures.latency.get("p99")),
                 str(run.iterations),
             ]
         )
@@ -309,6 +328,10 @@ class LiveRunScreen(FollowingScreen[None], PerftuiScreen):
                 severity="error",
                 timeout=10,
             )
+
+    @on(LiveBusy)
+    def _busy(self, message: LiveBusy) -> None:
+        notify_busy(self.app, message.reasons)
 
     @on(LiveFailed)
     def _failed(self, message: LiveFailed) -> None:
@@ -339,6 +362,7 @@ class LiveRunScreen(FollowingScreen[None], PerftuiScreen):
             title="Benchmark",
             severity="warning" if other or self.cancel_requested else "information",
         )
+        notify_unsteady(self.app, self.unsteady, ok)
         self.refresh_bindings()
 
     # ------------------------------------------------------------------ actions

@@ -130,9 +130,7 @@ class RunsPane(Pane[DetailState]):
                     [
                         fmt.when(run.started_at, seconds=True)[5:],
                         short_label(run.config),
-                        fmt.verdict_word(figures.verdict.status)
-                        if run.status == "ok"
-                        else run.status,
+                        fmt.verdict_or_status(run.status, figures.verdict.status),
                         right(
                             fmt.fps_ci(run.throughput_fps, figures.throughput)
                             if measured

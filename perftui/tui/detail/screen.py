@@ -25,12 +25,11 @@ from perftui.tui.kit import format as fmt
 from perftui.tui.kit.dialogs import ConfirmScreen
 from perftui.tui.kit.fit import fit_parts
 from perftui.tui.kit.inspection import InspectingScreen
+from perftui.tui.kit.samples import stored_samples
 from perftui.tui.kit.screen import one_line
 from perftui.tui.kit.tabs import Pane, Tab, TabbedScreen, tab_bindings
 
 if TYPE_CHECKING:
-    import numpy as np
-
     from perftui.domain.model_info import ModelInfo
 
 TABS = (
@@ -50,7 +49,10 @@ class ProjectDetailScreen(TabbedScreen, InspectingScreen):
     HELP = (
         "Summary: the selected run's settings, machine (ISA) and measured ms/batch and items/s, "
         "plus the model's inspection. Runs: newest first; the cursor selects the run the other "
-        "tabs show; re-run measures its settings again, remove deletes it. Charts: baseline "
+        "tabs show; re-run measures its settings again, remove deletes it. Each figure has its "
+        "95 % interval (812 ±3%; ±? where the samples are too few to bound it) and Verdict is "
+        "the run's: stable, noisy (less certain figures) or INVALID (the machine, not the "
+        "model, set the pace); the line under the table says why. Charts: baseline "
         "(latency statistics of one batch/threads point), thread scaling at a fixed batch, "
         "batch scaling at fixed threads, and throughput across runs. Types and Layers: the "
         "per-layer profile of the selected run (or the newest profiled one). FLOPs: "
@@ -106,7 +108,7 @@ class ProjectDetailScreen(TabbedScreen, InspectingScreen):
         super().__init__(tab, default="runs")
         self.sub_title = f"Project {name}"
         self.project_name = name
-        self.state = DetailState(Project(name=name, model="", engine=""), samples=self._samples)
+        self.state = DetailState(Project(name=name, model="", engine=""))
 
     @property
     def info(self) -> ModelInfo | None:
@@ -141,6 +143,7 @@ class ProjectDetailScreen(TabbedScreen, InspectingScreen):
         yield Footer(compact=True, show_command_palette=False)
 
     def on_mount(self) -> None:
+        self.state.samples = stored_samples(self.store)
         if not self.load():
             return
         self.inspect_model(self.state.project.model)
@@ -172,14 +175,6 @@ class ProjectDetailScreen(TabbedScreen, InspectingScreen):
         self._show_head()
         self.redraw_panes()
         return True
-
-    def _samples(self, run: RunResult) -> np.ndarray | None:
-        """The run's raw latencies; None when they are not kept or cannot be read (the
-        figures then go without latency intervals)."""
-        try:
-            return self.store.latency_samples(run.id)
-        except StoreError:
-            return None
 
     def _show_head(self) -> None:
         """One line: name, engine/device, best items/s, runs, model file; what does not fit

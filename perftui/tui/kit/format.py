@@ -129,6 +129,12 @@ def verdict_word(status: str) -> str:
     return status.upper() if status == INVALID else status
 
 
+def verdict_or_status(status: str, verdict: str) -> str:
+    """A finished run's verdict word; the status of one that did not finish (failed,
+    cancelled), which says more than INVALID."""
+    return verdict_word(verdict) if status == "ok" else status
+
+
 def fps_ci(value: float | None, interval: Interval | None) -> str:
     """Items per second with the 95 % interval: '812 ±3%'."""
     return DASH if value is None else fps(value) + units.spread_text(interval)

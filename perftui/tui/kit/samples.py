@@ -1,0 +1,30 @@
+"""A run's raw latency samples as the dashboard reads them from the store, for the figures'
+intervals and the distribution charts."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from perftui.domain.errors import StoreError
+from perftui.domain.figures import Samples
+from perftui.domain.records import RunResult
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from perftui.store.database import Store
+
+
+def stored_samples(store: Store) -> Samples:
+    """The store's samples of a run; None when they are not kept or cannot be read (the
+    figures then go without latency intervals, the distribution charts say so)."""
+
+    def samples(run: RunResult) -> np.ndarray | None:
+        if not run.id:
+            return None
+        try:
+            return store.latency_samples(run.id)
+        except StoreError:
+            return None
+
+    return samples

@@ -1,0 +1,50 @@
+"""Live run: figures with their intervals, each run's verdict, the busy-machine warning
+before the start and the notice at the end when runs came out noisy."""
+
+from __future__ import annotations
+
+import pytest
+
+from perftui.tui.benchmark.live import LiveRunScreen
+from tests.tui.test_live import request, table_rows, until
+
+pytestmark = pytest.mark.tui
+
+
+def notices(app) -> list[str]:
+    return [f"{n.title}: {n.message}" for n in app._notifications]
+
+
+async def test_the_live_table_shows_intervals_and_verdicts(app, services):
+    services.noisy_index = 1
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        screen = LiveRunScreen([request(app)], validated=True)
+        app.push_screen(screen)
+        await until(pilot, lambda: not screen.running)
+        await pilot.pause()
+        rows = table_rows(screen)
+        assert [row[2] for row in rows] == ["stable", "noisy"]
+        fps, median = rows[0][3], rows[0][4]
+        assert fps.startswith("105 ±") and fps.endswith("%")
+        assert median.startswith("9.52 ±") and median.endswith("%")
+        said = notices(app)
+        assert any(
+            n.startswith("Noisy runs: 1 of 2 run(s) not stable: b4 t1 noisy") for n in said
+        )
+        assert not any(n.startswith("The machine is busy") for n in said)
+
+
+async def test_a_busy_machine_is_warned_about_before_the_start(app, services):
+    services.busy_reasons = ["other processes used 80% of the CPUs"]
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        screen = LiveRunScreen([request(app)], validated=True)
+        app.push_screen(screen)
+        await until(pilot, lambda: not screen.running)
+        await pilot.pause()
+        assert (
+            "The machine is busy: other processes used 80% of the CPUs: expect noisy figures"
+            in notices(app)
+        )
+        assert not any(n.startswith("Noisy runs") for n in notices(app))
