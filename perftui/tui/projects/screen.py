@@ -266,11 +266,16 @@ class ProjectsScreen(PerftuiScreen):
         self.refresh_projects()
 
     def action_compare(self) -> None:
-        """The two marked projects; else the marked one (or the one under the cursor) as A
-        and, as the Workbench does, the project with the best throughput as B."""
-        if len(self.marked) == 2:
-            self.perftui.compare_projects(*self.marked)
-        elif (name := self.marked[0] if self.marked else self._need_project()) is not None:
+        """The two marked projects (or the marked one and the one under the cursor); with
+        none marked, the one under the cursor as A and, as the Workbench does, the project
+        with the best throughput as B."""
+        names = list(self.marked)
+        current = self.current_name()
+        if len(names) == 1 and current and current not in names:
+            names.append(current)
+        if len(names) == 2:
+            self.perftui.compare_projects(*names)
+        elif (name := names[0] if names else self._need_project()) is not None:
             self.perftui.compare_projects(name)
 
     def action_rename(self) -> None:
