@@ -1,0 +1,95 @@
+"""Tune against the full grid: does `perftui tune` find the grid's best under a latency budget
+in a fraction of the grid's time?
+
+For each model: measure the whole grid once through `perftui bench` (batch 1,2,4,8,16 x
+threads 1,2 x streams 1,2 x requests 1,2,4, OpenVINO async), then run `perftui tune` on the
+same space with three latency budgets (the 25th, 50th and 75th percentile of the grid's p90
+latencies). Prints, per case, the tuned throughput over the grid's best under the same
+budget, and the tuning time over the grid's time (both wall clock, each a fresh process).
+
+    .venv/bin/python benchmarks/tune.py [--time 1] [--models mobilenet,encoder]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+MODELS = {
+    "mobilenet": (ROOT / "sample_models" / "mobilenet_fp32.onnx", []),
+    "encoder": (ROOT / "sample_models" / "encoder_fp32.onnx", ["--shape", "seq=16"]),
+}
+GRID = {"batch": "1,2,4,8,16", "threads": "1,2", "streams": "1,2", "requests": "1,2,4"}
+SPACE = " ".join(f"{k}={v}" for k, v in GRID.items()) + " hint=throughput api=async"
+
+
+def perftui(db: Path, *args: str) -> tuple[dict, float]:
+    started = time.monotonic()
+    result = subprocess.run(
+        [sys.executable, "-m", "perftui", *args, "--json"],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PERFTUI_DB": str(db)},
+    )
+    wall = time.monotonic() - started
+    if result.returncode not in (0, 1) or not result.stdout.strip():
+        sys.exit(f"perftui {' '.join(args)} failed: {result.stderr.strip()[-400:]}")
+    return json.loads(result.stdout), wall
+
+
+def case(name: str, db: Path, seconds: str) -> list[str]:
+    model, shape = MODELS[name]
+    timing = ["--time", seconds, "--iterations", "20", "--warmup", "5"]
+    flags = [f"--{k}={v}" for k, v in GRID.items()]
+    grid, grid_s = perftui(
+        db, "bench", str(model), "--project", name, *shape, *flags,
+        "--hint", "throughput", "--api", "async", *timing,
+    )  # fmt: skip
+    points = [
+        (g["throughput_fps"], g["latency_ms"]["p90"])
+        for g in grid["groups"]
+        if g["latency_ms"]["p90"] is not None
+    ]
+    rows = []
+    for share in (25, 50, 75):
+        budget = float(np.percentile([p90 for _, p90 in points], share))
+        best = max(fps for fps, p90 in points if p90 <= budget)
+        tuned, tune_s = perftui(
+            db, "tune", name, "--max-latency", f"{budget:.3f}", "--space", SPACE, *timing
+        )
+        found = tuned["best"]["throughput_fps"] if tuned["best"] else 0.0
+        rows.append(
+            f"{name:<10} p90<={budget:8.2f} ms  grid best {best:8.1f} fps  tuned {found:8.1f} "
+            f"fps  ratio {found / best:5.2f}  trials {len(tuned['trials']):>2}/{len(points)}  "
+            f"time {tune_s:6.1f}/{grid_s:6.1f} s = {tune_s / grid_s:4.0%}  "
+            f"({tuned['stopped_because']})"
+        )
+        print(rows[-1], flush=True)
+    return rows
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--time", default="1", help="seconds per run, grid and trials alike")
+    parser.add_argument("--models", default=",".join(MODELS))
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        rows = [
+            row
+            for name in args.models.split(",")
+            for row in case(name, Path(tmp) / "tune-bench.json", args.time)
+        ]
+    print("\n".join(rows))
+
+
+if __name__ == "__main__":
+    main()
