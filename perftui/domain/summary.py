@@ -16,14 +16,22 @@ class ProjectSummary:
     best_latency_ms: float | None
     """Lowest median latency among successful runs."""
     last_run_at: str | None
+    best_throughput_run: str | None = None
+    """The id of the run the best throughput came from (its verdict goes with the figure)."""
+    best_latency_run: str | None = None
+    """The id of the run the best latency came from."""
 
 
 def summarize(runs: Sequence[RunResult]) -> ProjectSummary:
     ok = [r for r in runs if r.status == "ok" and r.latency_ms is not None]
+    fastest = max(ok, key=lambda r: r.throughput_fps, default=None)
+    quickest = min(ok, key=lambda r: r.latency_ms.median if r.latency_ms else 0.0, default=None)
     return ProjectSummary(
         runs=len(runs),
         ok_runs=len(ok),
-        best_throughput_fps=max((r.throughput_fps for r in ok), default=None),
-        best_latency_ms=min((r.latency_ms.median for r in ok if r.latency_ms), default=None),
+        best_throughput_fps=fastest.throughput_fps if fastest else None,
+        best_latency_ms=quickest.latency_ms.median if quickest and quickest.latency_ms else None,
         last_run_at=max((r.started_at for r in runs if r.started_at), default=None),
+        best_throughput_run=fastest.id if fastest else None,
+        best_latency_run=quickest.id if quickest else None,
     )

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from perftui.domain.errors import StoreError
-from perftui.domain.figures import Samples
+from perftui.domain.figures import Figures, Samples, run_figures
 from perftui.domain.records import RunResult
 
 if TYPE_CHECKING:
@@ -28,3 +28,12 @@ def stored_samples(store: Store) -> Samples:
             return None
 
     return samples
+
+
+def stored_figures(store: Store, run_id: str | None) -> Figures | None:
+    """A stored run's figures with their intervals and verdict; None without the run."""
+    try:
+        run = store.get_run(run_id) if run_id else None
+    except StoreError:
+        return None
+    return run_figures(run, stored_samples(store)(run)) if run else None

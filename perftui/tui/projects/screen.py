@@ -18,6 +18,7 @@ from perftui.tui.kit import format as fmt
 from perftui.tui.kit.dialogs import ConfirmScreen, PromptScreen
 from perftui.tui.kit.fit import cut, room_left
 from perftui.tui.kit.format import escape
+from perftui.tui.kit.samples import stored_figures
 from perftui.tui.kit.screen import PerftuiScreen
 from perftui.tui.kit.tables import SCROLLBAR, RowTable, fill_table
 
@@ -36,7 +37,9 @@ class ProjectsScreen(PerftuiScreen):
     TITLE_TEXT = "Projects"
     HELP = (
         "Every project (a model on an engine and device) with its best throughput, best median "
-        "latency and number of runs. Open a project for its runs, scaling charts and layer "
+        "latency (each with its 95 % interval, ±) and number of runs; V is the verdict of "
+        f"the run the best throughput came from ({fmt.VERDICT_LEGEND}). Open a project for "
+        "its runs, scaling charts and layer "
         "profiles; benchmark it to add runs. Mark two projects with space to compare them. "
         "INT8 (i) makes the INT8 version of the project under the cursor (ONNX Runtime "
         "quantization, with an accuracy check); the line under the table says which project "
@@ -82,6 +85,7 @@ class ProjectsScreen(PerftuiScreen):
         ("Dev", "device"),
         ("Prec", "precision"),
         ("items/s", "fps"),
+        ("V", "verdict"),
         ("ms", "ms"),
         ("Runs", "runs"),
         ("Last run UTC", "last"),
@@ -129,14 +133,17 @@ class ProjectsScreen(PerftuiScreen):
         for project, summary in summaries:
             self.names.append(project.name)
             mark = "*" if project.name in self.marked else " "
+            fastest = stored_figures(self.store, summary.best_throughput_run)
+            quickest = stored_figures(self.store, summary.best_latency_run)
             cells = [
                 f"{mark}{project.name}",
                 fmt.model_name(project.model),
                 project.engine if project.engine == "openvino" else "ort",
                 project.device,
                 fmt.precision(precisions.get(project.name, fmt.DASH)),
-                fmt.fps(summary.best_throughput_fps),
-                fmt.ms(summary.best_latency_ms),
+                fmt.fps_ci(summary.best_throughput_fps, fastest and fastest.throughput),
+                fmt.verdict_mark(fastest and fastest.verdict.status),
+                fmt.ms_ci(summary.best_latency_ms, quickest and quickest.latency.get("median")),
                 str(summary.runs),
                 fmt.when(summary.last_run_at)[5:] if summary.last_run_at else fmt.DASH,
             ]
