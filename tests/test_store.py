@@ -88,6 +88,21 @@ def read_json(path: Path) -> dict:
     return json.loads(path.read_text(encoding="utf-8"))
 
 
+def shard_paths(path: Path) -> dict[str, Path]:
+    """Project name -> the shard file that holds its runs."""
+    folder = path.with_name(path.name + ".d") / "runs"
+    return {e["project"]: folder / e["file"] for e in read_json(path)["shards"].values()}
+
+
+def stored_tables(path: Path) -> dict[str, dict]:
+    """Every shard's runs, samples and layers counts by run id, merged."""
+    merged: dict[str, dict] = {"runs": {}, "samples": {}, "layers": {}}
+    for shard in shard_paths(path).values():
+        for name, table in read_json(shard).items():
+            merged[name].update(table)
+    return merged
+
+
 # ----------------------------------------------------------------------------- basics
 
 
@@ -107,7 +122,7 @@ def test_no_file_until_first_write_then_parents_and_meta(store: Store) -> None:
     store.ensure_project(make_project())
     assert store.path.is_file()
     meta = list(read_json(store.path)["meta"].values())
-    assert meta[0]["schema_version"] == Store.SCHEMA_VERSION == 2
+    assert meta[0]["schema_version"] == Store.SCHEMA_VERSION == 3
 
 
 def test_run_round_trip_every_field(store: Store) -> None:
@@ -126,11 +141,12 @@ def test_run_round_trip_every_field(store: Store) -> None:
     assert again.runs("resnet-fp32") == [stored]
     back = again.latency_samples(stored.id)
     assert back.dtype == np.float32 and np.array_equal(back, samples)
-    # layers and samples live in their own tables
-    data = read_json(store.path)
+    # the run lives in its project's shard, layers and samples in files of their own
+    data = stored_tables(store.path)
     assert next(iter(data["runs"].values()))["layers"] is None
-    assert len(data["layers"]) == 1 and len(data["samples"]) == 1
-    assert next(iter(data["samples"].values())) == {"run_id": stored.id, "count": 5000}
+    assert data["layers"] == {stored.id: len(run.layers)}
+    assert data["samples"] == {stored.id: 5000}
+    assert "runs" not in read_json(store.path)
     assert (store.path.parent / "perftui.json.d" / "samples" / f"{stored.id}.f32.z").is_file()
 
 
@@ -264,8 +280,9 @@ def test_delete_project_cascades(store: Store) -> None:
     assert all(fresh.get_run(i) is None and fresh.latency_samples(i) is None for i in gone)
     assert fresh.get_benchmark(bid) is None
     assert fresh.get_run(kept.id) == kept
-    data = read_json(store.path)
+    data = stored_tables(store.path)
     assert len(data["runs"]) == len(data["layers"]) == len(data["samples"]) == 1
+    assert list(shard_paths(store.path)) == ["b"]
     with pytest.raises(InputError):
         store.delete_project("a")
 
@@ -276,7 +293,7 @@ def test_delete_run(store: Store) -> None:
     store.delete_run(a.id)
     assert [r.id for r in store.runs("resnet-fp32")] == [b.id]
     assert store.latency_samples(a.id) is None and store.latency_samples(b.id) is not None
-    assert len(read_json(store.path)["layers"]) == 1
+    assert len(stored_tables(store.path)["layers"]) == 1
     with pytest.raises(InputError, match="no run"):
         store.delete_run(a.id)
 
@@ -311,8 +328,11 @@ def test_malformed_rows_are_clear_errors(store: Store) -> None:
     for doc in data["benchmarks"].values():
         if doc["id"] == bad:
             del doc["configs"]
-    next(iter(data["runs"].values()))["latency_ms"] = {"mean": "fast"}
     store.path.write_text(json.dumps(data))
+    shard = shard_paths(store.path)[project.name]
+    runs = read_json(shard)
+    runs["runs"][run.id]["latency_ms"] = {"mean": "fast"}
+    shard.write_text(json.dumps(runs))
     fresh = Store(store.path)
     assert fresh.get_benchmark(good).id == good
     with pytest.raises(StoreError, match=f"benchmark {bad} is malformed .KeyError"):
@@ -384,10 +404,10 @@ def test_file_is_plain_tinydb_json(store: Store) -> None:
     from tinydb import TinyDB
 
     store.ensure_project(make_project())
-    store.add_run(make_run(), np.ones(3))
+    run = store.add_run(make_run(), np.ones(3))
     with TinyDB(store.path, access_mode="r") as db:
         assert db.table("projects").all()[0]["name"] == "resnet-fp32"
-        assert len(db.table("runs")) == len(db.table("layers")) == len(db.table("samples")) == 1
+        assert db.table("shards").all()[0]["runs"] == [run.id]
 
 
 # ----------------------------------------------------------------------------- damage
@@ -396,10 +416,9 @@ def test_file_is_plain_tinydb_json(store: Store) -> None:
 def test_damaged_blobs_are_store_errors(store: Store) -> None:
     store.ensure_project(make_project())
     run = store.add_run(make_run(), np.ones(3))
-    data = read_json(store.path)
-    next(iter(data["layers"].values()))["data"] = "AAAA"
-    next(iter(data["samples"].values()))["data"] = "AAAA"
-    store.path.write_text(json.dumps(data))
+    folder = store.path.with_name(store.path.name + ".d")
+    (folder / "layers" / f"{run.id}.json.z").write_bytes(b"AAAA")
+    (folder / "samples" / f"{run.id}.f32.z").write_bytes(b"AAAA")
     fresh = Store(store.path)
     with pytest.raises(StoreError, match=f"damaged \\(layers of run {run.id}"):
         fresh.get_run(run.id)
@@ -553,9 +572,9 @@ def test_permission_denied_is_one_line(tmp_path: Path, monkeypatch) -> None:
 
 def test_newer_schema_is_refused(tmp_path: Path) -> None:
     path = tmp_path / "db.json"
-    content = json.dumps({"meta": {"1": {"schema_version": 3}}, "projects": {}})
+    content = json.dumps({"meta": {"1": {"schema_version": 4}}, "projects": {}})
     path.write_text(content)
-    with pytest.raises(StoreError, match=r"newer perftui \(schema 3") as info:
+    with pytest.raises(StoreError, match=r"newer perftui \(schema 4") as info:
         Store(path).projects()
     assert "\n" not in str(info.value)
     with pytest.raises(StoreError, match="newer"):
@@ -658,7 +677,7 @@ def test_two_processes_writing_at_once(tmp_path: Path) -> None:
     for tag in ("a", "b"):
         batches = sorted(r.config.batch for r in runs if r.resolved["tag"] == tag)
         assert batches == list(range(1, 51))
-    assert len(data["samples"]) == 100 and len(data["projects"]) == 1
+    assert len(stored_tables(path)["samples"]) == 100 and len(data["projects"]) == 1
     assert all(Store(path).latency_samples(r.id).size == 200 for r in runs[:5])
 
 
@@ -715,7 +734,7 @@ def test_kill_mid_write_never_leaves_a_half_file(tmp_path: Path) -> None:
         assert read_line(proc.stdout).strip() == "stalled"
         before = path.read_bytes()
         (temp,) = [p for p in tmp_path.rglob("*") if p.name.endswith(".tmp")]
-        assert 0 < temp.stat().st_size  # the half-written payload of the new version
+        assert temp.stat().st_size > 0  # the half-written payload of the new version
     finally:
         proc.send_signal(signal.SIGKILL)
         proc.wait(timeout=30)

@@ -1,6 +1,7 @@
-"""The store's layout 2: payloads in files beside the document, the migration of a layout-1
-database (as the previous version wrote it) with its backup, runs parked in the journal when
-the lock stays taken, and concurrent writers in real processes losing nothing."""
+"""The store's layout 3: runs in a shard file per project and payloads in files beside the
+document, the migration of layout-1 and layout-2 databases (as earlier versions wrote them)
+with a backup, runs parked in the journal when the lock stays taken, and concurrent writers
+in real processes losing nothing."""
 
 from __future__ import annotations
 
@@ -14,10 +15,10 @@ from pathlib import Path
 import numpy as np
 
 from perftui.domain.records import LayerProfile
-from perftui.store.codec import layers_to_document, samples_to_document
+from perftui.store.codec import layers_blob, layers_to_document, samples_blob, samples_to_document
 from perftui.store.database import Store
 from tests.process_helpers import read_line
-from tests.test_store import REPO, make_project, make_run
+from tests.test_store import REPO, make_project, make_run, read_json, shard_paths, stored_tables
 from tests.test_store_lock import HOLDER, release
 
 
@@ -53,19 +54,93 @@ def test_a_layout1_database_is_migrated_once_with_a_backup(tmp_path: Path) -> No
     assert run.layers == layers
     assert run.resolved == {"streams": 2, "environment": {"cpu": "x", "flags": ["avx2"]}}
     assert np.array_equal(store.latency_samples("r1"), samples)
-    assert len(lines) == 1 and "layout 2" in lines[0] and "layout1.bak" in lines[0]
+    assert len(lines) == 1 and "layout 3" in lines[0] and "layout1.bak" in lines[0]
     assert (tmp_path / "perftui.json.layout1.bak").read_bytes() == original
-    data = json.loads(path.read_text())
-    assert data["meta"]["1"]["schema_version"] == 2
-    assert list(data["samples"].values()) == [{"run_id": "r1", "count": 500}]
-    assert "data" not in json.dumps(data["layers"])
+    data = read_json(path)
+    assert data["meta"]["1"]["schema_version"] == 3
+    assert not {"runs", "layers", "samples"} & set(data)
+    assert stored_tables(path)["samples"] == {"r1": 500}
     assert [d["environment"] for d in data["environments"].values()] == [
         run.resolved["environment"]
     ]
-    assert "environment" not in data["runs"]["1"]["resolved"]
+    assert "environment" not in stored_tables(path)["runs"]["r1"]["resolved"]
     lines.clear()
     again = Store(path, notify=lines.append)
     assert again.runs("p")[0].layers == layers and not lines  # once
+
+
+def write_layout2(path: Path) -> dict[str, np.ndarray]:
+    """A database as perftui wrote it before runs moved to shards: every run in the document,
+    payload files beside it, environments by digest; the samples by run id."""
+    folder = path.with_name(path.name + ".d")
+    env = {"id": "e1", "environment": {"cpu": "x"}}
+    data: dict = {
+        "meta": {"1": {"schema_version": 2, "created_at": "", "generator": "perftui 0.2"}},
+        "projects": {"1": make_project("p").to_dict(), "2": make_project("q", "/m/q").to_dict()},
+        "environments": {"1": env},
+        "runs": {},
+        "layers": {},
+        "samples": {},
+    }
+    samples = {}
+    for n, (project, run_id) in enumerate((("p", "r1"), ("p", "r2"), ("q", "r3")), start=1):
+        run = make_run(project, id=run_id, started_at=f"2025-01-0{n}T00:00:00+00:00")
+        assert run.layers
+        samples[run_id] = np.full(50, float(n), dtype=np.float32)
+        data["runs"][str(n)] = {**run.to_dict(), "layers": None, "environment": "e1"}
+        data["layers"][str(n)] = {"run_id": run_id, "count": len(run.layers)}
+        data["samples"][str(n)] = {"run_id": run_id, "count": 50}
+        for kind, blob in (
+            ("layers", layers_blob(run.layers)),
+            ("samples", samples_blob(samples[run_id])[0]),
+        ):
+            (folder / kind).mkdir(parents=True, exist_ok=True)
+            suffix = ".json.z" if kind == "layers" else ".f32.z"
+            (folder / kind / f"{run_id}{suffix}").write_bytes(blob)
+    path.write_text(json.dumps(data))
+    return samples
+
+
+def test_a_layout2_database_is_migrated_once_with_a_backup(tmp_path: Path) -> None:
+    path = tmp_path / "perftui.json"
+    samples = write_layout2(path)
+    original = path.read_bytes()
+    lines: list[str] = []
+    store = Store(path, notify=lines.append)
+    assert [r.id for r in store.runs("p")] == ["r2", "r1"]
+    assert store.runs("q")[0].resolved["environment"] == {"cpu": "x"}
+    assert store.runs("q")[0].layers == make_run().layers
+    assert all(np.array_equal(store.latency_samples(i), s) for i, s in samples.items())
+    assert len(lines) == 1 and "layout 3" in lines[0] and "layout2.bak" in lines[0]
+    assert (tmp_path / "perftui.json.layout2.bak").read_bytes() == original
+    data = read_json(path)
+    assert data["meta"]["1"]["schema_version"] == 3
+    assert not {"runs", "layers", "samples"} & set(data)
+    assert sorted(shard_paths(path)) == ["p", "q"]
+    summaries = dict((p.name, s) for p, s in store.summaries())
+    assert summaries["p"].runs == 2 and summaries["q"].runs == 1
+    assert set(store.precisions()) == {"p", "q"}
+    lines.clear()
+    Store(path, notify=lines.append).add_run(make_run("q"))
+    assert not lines and len(Store(path).runs("q")) == 2  # migrated once
+
+
+def test_writes_rewrite_only_the_shards_they_touch(tmp_path: Path) -> None:
+    path = tmp_path / "perftui.json"
+    store = Store(path)
+    for name in ("a", "b"):
+        store.ensure_project(make_project(name, f"/m/{name}"))
+        store.add_run(make_run(name), np.ones(10))
+    before = shard_paths(path)
+    store.add_run(make_run("a", throughput_fps=1e6))
+    after = shard_paths(path)
+    assert after["b"] == before["b"] and after["a"] != before["a"]
+    assert before["a"].exists()  # kept a while for readers of the previous document
+    (summary,) = [s for p, s in Store(path).summaries() if p.name == "a"]
+    assert summary.runs == 2 and summary.best_throughput_fps == 1e6
+    store.rename_project("a", "c")
+    assert [r.project for r in Store(path).runs("c")] == ["c", "c"]
+    assert sorted(shard_paths(path)) == ["b", "c"]
 
 
 def test_a_read_only_layout1_database_is_read_in_place(tmp_path: Path) -> None:

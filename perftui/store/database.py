@@ -1,9 +1,11 @@
 """The results database: TinyDB tables in one JSON file, written atomically by one writer at a time.
 
 Writes take an exclusive lock (perftui.store.files), read the file afresh, apply TinyDB
-operations on a buffered storage (perftui.store.storage) and commit once. Reads take no
-lock (the file is always whole) and come from a cached parsed snapshot
-(perftui.store.snapshot) as typed records. The tables are described in perftui.store.layout.
+operations on a buffered storage (perftui.store.storage) and commit once; the runs of each
+project they touch go to a new shard file (perftui.store.shards) written before the document
+that names it. Reads take no lock (the files are always whole) and come from a cached parsed
+snapshot (perftui.store.snapshot) as typed records. The tables are described in
+perftui.store.layout.
 """
 
 from __future__ import annotations
@@ -44,10 +46,12 @@ from perftui.store.layout import (
     now_iso,
     project_doc,
     run_doc,
+    shard_doc,
     split_environment,
 )
 from perftui.store.paths import normalize_model_path, same_target
 from perftui.store.payloads import KINDS, Payloads, encode
+from perftui.store.shards import Shard, shard_folder, tidy_shards, write_shard
 from perftui.store.snapshot import Snapshot, load
 from perftui.store.storage import AtomicJSONStorage, DocumentEncoder
 
@@ -55,17 +59,31 @@ __all__ = ["Store"]
 
 
 class Transaction:
-    """One write: the TinyDB on the buffered storage, and the payload files it adds (written
-    before the document commits) and drops (removed after)."""
+    """One write: the TinyDB on the buffered storage, the shards it edits and the payload
+    files it adds (written before the document commits) and drops (removed after)."""
 
-    def __init__(self, db: TinyDB) -> None:
+    def __init__(self, db: TinyDB, snap: Snapshot) -> None:
         self.db = db
+        self.snap = snap
         self.files: list[tuple[str, str, bytes]] = []
         self.dropped: set[str] = set()
         self.merged: list[Path] = []
+        self.shards: dict[str, Shard] = {}
+        """Project name -> its runs as this write leaves them."""
+        self.added: set[str] = set()
 
     def table(self, name: str) -> Table:
         return self.db.table(name)
+
+    def shard(self, project: str) -> Shard:
+        """The project's runs, to edit (written at the commit)."""
+        if project not in self.shards:
+            stored = self.snap.shard(project)
+            self.shards[project] = stored.copy() if stored is not None else Shard()
+        return self.shards[project]
+
+    def known(self, run_id: str) -> bool:
+        return run_id in self.added or run_id in self.snap.run_index
 
 
 class Store:
@@ -85,6 +103,8 @@ class Store:
         self.path: Path = Path(path).expanduser().absolute()
         self.notify = notify
         self._snapshot: Snapshot | None = None
+        self._shards: dict[str, Shard] = {}
+        """Parsed shard files by name (a file never changes), shared by the snapshots."""
         self._encoder = DocumentEncoder()
         self._cache_lock = threading.Lock()
         self._started = False
@@ -113,7 +133,9 @@ class Store:
         snap = self._snapshot
         if snap is not None and sig is not None and snap.sig == sig:
             return snap
-        snap = load(self.path, self.path, self.SCHEMA_VERSION, Payloads(self._target), snap)
+        snap = load(
+            self.path, self.path, self.SCHEMA_VERSION, Payloads(self._target), snap, self._shards
+        )
         if snap.sig is not None:
             with self._cache_lock:
                 self._snapshot = snap
@@ -133,8 +155,10 @@ class Store:
             if not free:
                 return
             remove_orphan_temps(target)
-            snap = load(target, self.path, self.SCHEMA_VERSION, Payloads(target))
-            Payloads(target).tidy(snap.payload_ids())
+            payloads = Payloads(target)
+            snap = load(target, self.path, self.SCHEMA_VERSION, payloads, None, self._shards)
+            payloads.tidy(snap.payload_ids())
+            tidy_shards(shard_folder(payloads.root), snap.shard_files())
         if snap.version < self.SCHEMA_VERSION or Journal(target).entries():
             with self._transaction(force=True):
                 pass
@@ -168,15 +192,17 @@ class Store:
         lock_path = target.with_name(target.name + ".lock")
         payloads = Payloads(target)
         with exclusive_lock(lock_path, self.path, self.LOCK_TIMEOUT_S, self.notify):
-            snap = load(target, self.path, self.SCHEMA_VERSION, payloads, self._snapshot)
+            snap = load(
+                target, self.path, self.SCHEMA_VERSION, payloads, self._snapshot, self._shards
+            )
             data = snap.writable_copy(edits_in_place)
             db = TinyDB(target, data=data, encoder=self._encoder, storage=AtomicJSONStorage)
             storage: AtomicJSONStorage = db.storage  # type: ignore[assignment]
-            tx = Transaction(db)
-            backup = self._migrate(tx, snap, payloads)
+            tx = Transaction(db, snap)
+            backup = self._migrate(tx, snap)
             self._merge_parked(tx)
             yield tx
-            if not (storage.dirty or force):
+            if not (storage.dirty or tx.shards or force):
                 return
             if snap.version != self.SCHEMA_VERSION:
                 meta = db.table("meta")
@@ -187,6 +213,7 @@ class Store:
                 if backup is not None:
                     shutil.copy2(target, backup)
                 payloads.write(tx.files)
+                written = self._write_shards(tx, shard_folder(payloads.root))
                 st = storage.commit()
             except OSError as exc:
                 raise StoreError(
@@ -195,38 +222,61 @@ class Store:
                 ) from None
             payloads.remove(tx.dropped)
             Journal(target).discard(tx.merged)
+            if tx.shards:
+                tidy_shards(shard_folder(payloads.root), written)
             if backup is not None:
                 self._say(
-                    f"database {self.path} moved to layout {self.SCHEMA_VERSION} (samples and"
-                    f" profiles now in {payloads.root.name}/); the old file is kept as {backup}"
+                    f"database {self.path} moved to layout {self.SCHEMA_VERSION} (runs, samples"
+                    f" and profiles now in {payloads.root.name}/); the old file is kept as"
+                    f" {backup}"
                 )
             if st is not None:
+                snap = Snapshot(
+                    storage.data or {},
+                    signature(st),
+                    storage.digest,
+                    self.path,
+                    payloads,
+                    self._shards,
+                )
                 with self._cache_lock:
-                    self._snapshot = Snapshot(
-                        storage.data or {}, signature(st), storage.digest, self.path, payloads
-                    )
+                    for name in list(self._shards):
+                        if name not in written:
+                            del self._shards[name]
+                    self._snapshot = snap
 
-    def _migrate(self, tx: Transaction, snap: Snapshot, payloads: Payloads) -> Path | None:
-        """Move the inline payloads of an older layout to files; the backup's path, or None."""
+    def _write_shards(self, tx: Transaction, folder: Path) -> set[str]:
+        """Write the edited shards to new files and name them, with their projects' figures,
+        in the document; the shard files the document now names."""
+        table = tx.table("shards")
+        for project, shard in tx.shards.items():
+            table.remove(where("project") == project)
+            if shard.runs:
+                summary, precision = tx.snap.figures(shard)
+                shard.records.clear()  # built before this write's environments were stored
+                name = write_shard(folder, shard)
+                table.insert(shard_doc(project, name, list(shard.runs), summary, precision))
+                self._shards[name] = shard
+        return {doc["file"] for doc in table.all()}
+
+    def _migrate(self, tx: Transaction, snap: Snapshot) -> Path | None:
+        """Move an older layout's runs to shards and inline payloads to files; the backup's
+        path, or None."""
         if snap.sig is None or snap.version >= self.SCHEMA_VERSION:
             return None
-        for kind in KINDS:
-            inline = [doc for doc in snap.data.get(kind, {}).values() if "data" in doc]
-            for doc in inline:
-                tx.files.append((kind, doc["run_id"], base64.b64decode(doc["data"])))
-            if inline:
-                table = tx.table(kind)
-                table.truncate()
-                table.insert_multiple(
-                    {"run_id": doc["run_id"], "count": doc["count"]} for doc in inline
-                )
-        runs = list(snap.data.get("runs", {}).values())
-        if any("environment" in (doc.get("resolved") or {}) for doc in runs):
-            split = [split_environment(doc) for doc in runs]
-            envs = {env["id"]: env for _, env in split if env is not None}
-            tx.table("runs").truncate()
-            tx.table("runs").insert_multiple(doc for doc, _ in split)
-            tx.table("environments").insert_multiple(envs.values())
+        for kind, inline in snap.inline.items():
+            for run_id, doc in inline.items():
+                tx.files.append((kind, run_id, base64.b64decode(doc["data"])))
+        known = {doc["id"] for doc in tx.table("environments").all()}
+        for project in {name for name in snap.run_index.values()}:
+            shard = tx.shard(project)
+            for run_id, doc in list(shard.runs.items()):
+                shard.runs[run_id], env = split_environment(doc)
+                if env is not None and env["id"] not in known:
+                    known.add(env["id"])
+                    tx.table("environments").insert(env)
+        for name in ("runs", *KINDS):
+            tx.db.drop_table(name)
         target = self._target
         return target.with_name(f"{target.name}.layout{snap.version}.bak")
 
@@ -319,7 +369,7 @@ class Store:
         """Rename a project; its runs, benchmarks and derived projects follow."""
         if not new or not new.strip():
             raise InputError("the new project name is empty")
-        with self._transaction(edits_in_place=("projects", "runs", "benchmarks")) as db:
+        with self._transaction(edits_in_place=("projects", "benchmarks")) as db:
             projects = db.table("projects")
             if not projects.contains(where("name") == old):
                 raise InputError(f"no project named '{old}'")
@@ -329,7 +379,13 @@ class Store:
                 raise InputError(f"project '{new}' already exists; choose another name")
             projects.update({"name": new}, where("name") == old)
             projects.update({"source_project": new}, where("source_project") == old)
-            db.table("runs").update({"project": new}, where("project") == old)
+            moved = db.shard(old)
+            db.shards[old] = Shard()
+            db.shards[new] = Shard(
+                {run_id: {**doc, "project": new} for run_id, doc in moved.runs.items()},
+                moved.counts["samples"],
+                moved.counts["layers"],
+            )
 
             def rename(doc: dict[str, Any]) -> None:
                 doc["project_name"] = new
@@ -343,10 +399,8 @@ class Store:
         with self._transaction() as db:
             if not db.table("projects").remove(where("name") == name):
                 raise InputError(f"no project named '{name}'")
-            runs = db.table("runs")
-            run_ids = {doc["id"] for doc in runs.search(where("project") == name)}
-            runs.remove(where("project") == name)
-            _remove_by_run_ids(db, run_ids)
+            db.dropped |= set(db.shard(name).runs)
+            db.shards[name] = Shard()
             db.table("benchmarks").remove(where("project_name") == name)
 
     # ------------------------------------------------------------------ benchmarks
@@ -453,9 +507,11 @@ class Store:
     def delete_run(self, run_id: str) -> None:
         """Delete a run with its layers and samples; InputError if there is no such run."""
         with self._transaction() as db:
-            if not db.table("runs").remove(where("id") == run_id):
+            project = db.snap.run_index.get(run_id)
+            if project is None or run_id not in db.shard(project).runs:
                 raise InputError(f"no run with id '{run_id}'")
-            _remove_by_run_ids(db, {run_id})
+            db.shard(project).remove([run_id])
+            db.dropped.add(run_id)
 
     def summaries(self) -> list[tuple[Project, ProjectSummary]]:
         """Every project (sorted by name) with its summary, from one read."""
@@ -484,43 +540,27 @@ def _insert_runs(
     """Insert runs with their payloads; a run of an unknown project is an InputError, or
     skipped with `missing_project_ok` (a parked run whose project was deleted since)."""
     projects = {doc["name"] for doc in tx.table("projects").all()}
-    runs_table: Table = tx.table("runs")
-    known = {doc["id"] for doc in runs_table.all()}
-    docs: dict[str, list[dict[str, Any]]] = {
-        "runs": [],
-        "environments": [],
-        **{kind: [] for kind in KINDS},
-    }
     environments = {doc["id"] for doc in tx.table("environments").all()}
+    new_environments = []
+    added = 0
     for run, samples in prepared:
         if run.project not in projects:
             if missing_project_ok:
                 continue
             raise InputError(f"no project named '{run.project}'; create it before storing runs")
-        if run.id in known:
+        if tx.known(run.id):
             if skip_existing:
                 continue
             raise InputError(f"run {run.id} is already stored")
-        known.add(run.id)
+        tx.added.add(run.id)
         doc, env = run_doc(run)
-        docs["runs"].append(doc)
         if env is not None and env["id"] not in environments:
             environments.add(env["id"])
-            docs["environments"].append(env)
-        files, payload_docs = encode(run.id, run.layers, samples)
+            new_environments.append(env)
+        files, counts = encode(run.id, run.layers, samples)
         tx.files.extend(files)
-        for kind, doc in payload_docs.items():
-            docs[kind].append(doc)
-    for name, table_docs in docs.items():
-        if table_docs:
-            tx.table(name).insert_multiple(table_docs)
-    return len(docs["runs"])
-
-
-def _remove_by_run_ids(tx: Transaction, run_ids: set[str]) -> None:
-    if not run_ids:
-        return
-    is_listed: Callable[[Any], bool] = run_ids.__contains__
-    for kind in KINDS:
-        tx.table(kind).remove(where("run_id").test(is_listed))
-    tx.dropped |= run_ids
+        tx.shard(run.project).add(doc, counts)
+        added += 1
+    if new_environments:
+        tx.table("environments").insert_multiple(new_environments)
+    return added

@@ -3,31 +3,37 @@
 The public identity of a record is its "id" field, a uuid4 hex string, never a TinyDB
 document id:
 
-- ``meta``: ``{"schema_version": 2, "created_at", "generator"}``, written on the first write.
+- ``meta``: ``{"schema_version": 3, "created_at", "generator"}``, written on the first write.
 - ``projects``: ``Project.to_dict()``, the model as an absolute path.
 - ``benchmarks``: ``StoredBenchmark.to_dict()``, i.e.
   ``{"id", "project_name", "created_at", **BenchmarkRequest.to_dict()}``.
-- ``runs``: ``RunResult.to_dict()`` with ``"layers": null`` (layers live in their own table)
-  and the environment moved out of ``"resolved"``: ``"environment": <id>``.
 - ``environments``: ``{"id", "environment"}``, one per distinct environment.
-- ``layers``: ``{"run_id", "count"}``, only for profiled runs; the profile is a file beside
-  the database (perftui.store.payloads).
-- ``samples``: ``{"run_id", "count"}``; the raw latencies are a file beside the database.
+- ``shards``: ``{"project", "file", "runs": [run ids], "summary", "precision"}``, one per
+  project with runs: its runs are in ``file`` (perftui.store.shards), and its summary
+  (``ProjectSummary``) and runtime precision are kept up to date by every write, so the
+  projects list and the home screen read this document alone.
+
+In a shard, a run is ``RunResult.to_dict()`` with ``"layers": null`` and the environment
+moved out of ``"resolved"`` (``"environment": <id>``); its latency samples and layer profile
+are files named by run id (perftui.store.payloads).
 
 Layout 1 kept the payloads inline (``"codec"``, ``"data"``: base64 of the same zlib blobs);
-the first write by this version moves them to files and keeps a backup of the old file.
+layout 2 kept every run in the document (tables ``runs``, ``layers`` and ``samples`` of
+``{"run_id", "count"}``). The first write by this version moves both to layout 3 and keeps a
+backup of the old file.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import replace
+from dataclasses import asdict, replace
 from datetime import datetime, timezone
 from typing import Any
 
 from perftui import __version__
 from perftui.domain.records import Project, RunResult, StoredBenchmark
+from perftui.domain.summary import ProjectSummary
 from perftui.store.codec import plain
 
 __all__ = [
@@ -38,11 +44,12 @@ __all__ = [
     "now_iso",
     "project_doc",
     "run_doc",
+    "shard_doc",
     "split_environment",
     "time_key",
 ]
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 
 def now_iso() -> str:
@@ -78,6 +85,18 @@ def split_environment(doc: dict[str, Any]) -> tuple[dict[str, Any], dict[str, An
     env_id = hashlib.sha256(text).hexdigest()[:24]
     slim = {k: v for k, v in resolved.items() if k != "environment"}
     return {**doc, "resolved": slim, "environment": env_id}, {"id": env_id, "environment": env}
+
+
+def shard_doc(
+    project: str, file: str, run_ids: list[str], summary: ProjectSummary, precision: str
+) -> dict[str, Any]:
+    return {
+        "project": project,
+        "file": file,
+        "runs": run_ids,
+        "summary": plain(asdict(summary)),
+        "precision": precision,
+    }
 
 
 def benchmark_doc(benchmark: StoredBenchmark) -> dict[str, Any]:

@@ -5,7 +5,7 @@ database, so the main document stays small and quick to parse.
 ``<db>.d/layers/<run id>.json.z`` a zlib-compressed JSON list of ``LayerProfile.to_dict()``.
 A file is written (atomically) before the document that names it is committed, and removed
 after the document that dropped it is: a kill leaves at worst an unreferenced file, which the
-next start-up removes. The main document keeps ``{"run_id", "count"}`` per payload.
+next start-up removes. The run's shard (perftui.store.shards) keeps each payload's count.
 """
 
 from __future__ import annotations
@@ -67,8 +67,9 @@ class Payloads:
                 with contextlib.suppress(OSError):
                     self.path(kind, run_id).unlink()
 
-    def tidy(self, referenced: dict[str, set[str]]) -> None:
-        """Remove temporary files and payloads no document refers to (call under the lock)."""
+    def tidy(self, referenced: set[str]) -> None:
+        """Remove temporary files and the payloads of runs no document names (call under the
+        lock)."""
         for kind, suffix in KINDS.items():
             folder = self.root / kind
             if not folder.is_dir():
@@ -76,21 +77,22 @@ class Payloads:
             with contextlib.suppress(OSError):
                 for entry in folder.iterdir():
                     name = entry.name
-                    kept = name.endswith(suffix) and name[: -len(suffix)] in referenced[kind]
+                    kept = name.endswith(suffix) and name[: -len(suffix)] in referenced
                     if not kept:
                         with contextlib.suppress(OSError):
                             entry.unlink()
 
 
-def encode(run_id: str, layers: Sequence[LayerProfile] | None, samples: np.ndarray | None):
-    """The (kind, run id, blob) files and the {"run_id", "count"} table documents of a run."""
+def encode(
+    run_id: str, layers: Sequence[LayerProfile] | None, samples: np.ndarray | None
+) -> tuple[list[tuple[str, str, bytes]], dict[str, int]]:
+    """The (kind, run id, blob) files of a run and their counts by kind."""
     files: list[tuple[str, str, bytes]] = []
-    docs: dict[str, dict] = {}
+    counts: dict[str, int] = {}
     if layers is not None:
         files.append(("layers", run_id, layers_blob(layers)))
-        docs["layers"] = {"run_id": run_id, "count": len(layers)}
+        counts["layers"] = len(layers)
     if samples is not None:
-        blob, count = samples_blob(samples)
+        blob, counts["samples"] = samples_blob(samples)
         files.append(("samples", run_id, blob))
-        docs["samples"] = {"run_id": run_id, "count": count}
-    return files, docs
+    return files, counts

@@ -2,7 +2,9 @@
 
 The parsed file is cached by the store per file signature (device, inode, size, mtime,
 ctime), so reading an unchanged database costs one ``stat``; `load` re-parses only when the
-bytes (SHA-256) differ from the snapshot it may reuse.
+bytes (SHA-256) differ from the snapshot it may reuse. A project's runs are read from its
+shard file (perftui.store.shards) only when asked for; an older layout, which kept every run
+in the document, is read through the same shards, built in memory.
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ from __future__ import annotations
 import copy
 import json
 from collections.abc import Sequence
+from dataclasses import fields
 from functools import cached_property
 from pathlib import Path
 from typing import Any
@@ -24,9 +27,11 @@ from perftui.store.codec import layers_from_document, samples_from_document
 from perftui.store.files import Signature, digest, read_bytes
 from perftui.store.layout import doc_key, time_key
 from perftui.store.payloads import KINDS, Payloads
+from perftui.store.shards import Shard, shard_folder
 
 __all__ = ["Snapshot", "damaged", "load"]
 
+SUMMARY_FIELDS = {f.name for f in fields(ProjectSummary)}
 MALFORMED = (KeyError, TypeError, ValueError, AttributeError)
 """What a record's `from_dict` raises on a document of the wrong shape."""
 
@@ -48,20 +53,22 @@ def load(
     schema_version: int,
     payloads: Payloads,
     reuse: Snapshot | None = None,
+    shards: dict[str, Shard] | None = None,
 ) -> Snapshot:
     """Read and validate the database file (an empty snapshot if it does not exist).
 
-    `reuse` is returned instead of parsing again when the bytes are the same as its own.
+    `reuse` is returned instead of parsing again when the bytes are the same as its own;
+    `shards` caches parsed shard files by name (they never change).
     """
     got = read_bytes(path, shown)
     if got is None:
-        return Snapshot({}, None, None, shown, payloads)
+        return Snapshot({}, None, None, shown, payloads, shards)
     raw, sig = got
     hashed = digest(raw)
     if reuse is not None and reuse.digest == hashed:
         reuse.sig = sig
         return reuse
-    return Snapshot(parse(raw, shown, schema_version), sig, hashed, shown, payloads)
+    return Snapshot(parse(raw, shown, schema_version), sig, hashed, shown, payloads, shards)
 
 
 def parse(raw: bytes, shown: Path, schema_version: int) -> dict[str, Any]:
@@ -125,15 +132,14 @@ class Snapshot:
         hashed: bytes | None,
         shown: Path,
         payloads: Payloads,
+        shards: dict[str, Shard] | None = None,
     ) -> None:
         self.data = data
         self.shown = shown
         self.payloads = payloads
         self.sig = sig
         self.digest = hashed
-        self._runs: dict[str, RunResult] = {}
-        self._bare: dict[str, RunResult] = {}
-        """Runs read without their layers (summaries, the home screen)."""
+        self._shards = shards if shards is not None else {}
         self._benchmarks: dict[str, StoredBenchmark] = {}
 
     def writable_copy(self, deep_tables: Sequence[str] = ()) -> dict[str, Any]:
@@ -153,26 +159,106 @@ class Snapshot:
         meta = list(self._table("meta").values())
         return meta[0]["schema_version"] if meta else 0
 
-    def payload_ids(self) -> dict[str, set[str]]:
-        """The run ids each payload table refers to."""
-        return {kind: {d["run_id"] for d in self._table(kind).values()} for kind in KINDS}
+    @property
+    def legacy(self) -> bool:
+        """Whether the document still holds the runs (a layout before shards)."""
+        return "runs" in self.data
 
-    def _payload(self, kind: str, run_id: str) -> Any:
-        """A run's decoded payload, inline (an older layout) or from its file; None if the run
-        has none."""
-        doc = getattr(self, kind).get(run_id)
-        if doc is None:
+    # ------------------------------------------------------------------ shards
+
+    @cached_property
+    def entries(self) -> dict[str, dict[str, Any]]:
+        """Project name -> its shard entry (file, run ids, summary, precision)."""
+        found = {}
+        for doc_id, doc in self._table("shards").items():
+            if not (
+                isinstance(doc.get("project"), str)
+                and isinstance(doc.get("file"), str)
+                and isinstance(doc.get("runs"), list)
+            ):
+                raise damaged(self.shown, f"shard document {doc_id} lacks project/file/runs")
+            found[doc["project"]] = doc
+        return found
+
+    @cached_property
+    def run_index(self) -> dict[str, str]:
+        """Run id -> its project's name."""
+        if self.legacy:
+            return {d["id"]: d["project"] for d in self._table("runs").values()}
+        return {run_id: name for name, e in self.entries.items() for run_id in e["runs"]}
+
+    @cached_property
+    def _legacy(self) -> tuple[dict[str, Shard], dict[str, dict[str, dict[str, Any]]]]:
+        """An older layout's runs as shards, and its inline payload documents by kind."""
+        shards: dict[str, Shard] = {}
+        docs = sorted(self._table("runs").items(), key=lambda kv: doc_key(kv[0]))
+        for _, doc in docs:
+            shards.setdefault(doc["project"], Shard()).runs[doc["id"]] = doc
+        inline: dict[str, dict[str, dict[str, Any]]] = {kind: {} for kind in KINDS}
+        for kind in KINDS:
+            for payload in self._table(kind).values():
+                run_id = payload.get("run_id")
+                shard = shards.get(self.run_index.get(run_id, ""))
+                if shard is not None:
+                    shard.counts[kind][run_id] = payload.get("count")
+                if "data" in payload:
+                    inline[kind][run_id] = payload
+        return shards, inline
+
+    @property
+    def inline(self) -> dict[str, dict[str, dict[str, Any]]]:
+        """Layout 1's inline payload documents by kind and run id."""
+        return self._legacy[1] if self.legacy else {}
+
+    def shard(self, project: str) -> Shard | None:
+        """The project's runs as stored (None if it has none)."""
+        if self.legacy:
+            return self._legacy[0].get(project)
+        entry = self.entries.get(project)
+        if entry is None:
+            return None
+        name = entry["file"]
+        cached = self._shards.get(name)
+        if cached is not None:
+            return cached
+        path = shard_folder(self.payloads.root) / name
+        try:
+            shard = Shard.parse(path.read_bytes())
+        except OSError as exc:
+            raise damaged(self.shown, f"runs of project {project!r}: {exc.strerror}") from None
+        except (KeyError, TypeError, ValueError, RecursionError) as exc:
+            raise _malformed(self.shown, f"runs file of project {project!r}", exc) from None
+        self._shards[name] = shard
+        return shard
+
+    def payload_ids(self) -> set[str]:
+        """The run ids whose payload files are in use."""
+        if self.legacy:
+            return {d.get("run_id") for kind in KINDS for d in self._table(kind).values()}
+        return set(self.run_index)
+
+    def shard_files(self) -> set[str]:
+        return {entry["file"] for entry in self.entries.values()}
+
+    # ------------------------------------------------------------------ runs
+
+    def _payload(self, shard: Shard, kind: str, run_id: str) -> Any:
+        """A run's decoded payload, inline (layout 1) or from its file; None if it has none."""
+        count = shard.counts[kind].get(run_id)
+        if count is None:
             return None
         try:
-            if "data" in doc:
-                return (layers_from_document if kind == "layers" else samples_from_document)(doc)
+            inline = self.inline.get(kind, {}).get(run_id)
+            if inline is not None:
+                return (layers_from_document if kind == "layers" else samples_from_document)(inline)
             read = self.payloads.layers if kind == "layers" else self.payloads.samples
-            return read(run_id, doc["count"])
-        except (KeyError, ValueError) as exc:
+            return read(run_id, count)
+        except (KeyError, TypeError, ValueError) as exc:
             raise damaged(self.shown, f"{kind} of run {run_id}: {exc}") from None
 
     def latency_samples(self, run_id: str) -> np.ndarray | None:
-        return self._payload("samples", run_id)
+        shard = self.shard(self.run_index.get(run_id, ""))
+        return None if shard is None else self._payload(shard, "samples", run_id)
 
     @cached_property
     def projects(self) -> dict[str, Project]:
@@ -180,33 +266,59 @@ class Snapshot:
         return {doc["name"]: Project.from_dict(doc) for _, doc in docs}
 
     @cached_property
-    def run_docs(self) -> dict[str, dict[str, Any]]:
-        """Run id -> document, newest first (ties: last stored first)."""
-        items = sorted(
-            self._table("runs").items(),
-            key=lambda kv: (time_key(kv[1].get("started_at", "")), doc_key(kv[0])),
-            reverse=True,
-        )
-        return {doc["id"]: doc for _, doc in items}
-
-    @cached_property
-    def run_ids_by_project(self) -> dict[str, list[str]]:
-        index: dict[str, list[str]] = {}
-        for run_id, doc in self.run_docs.items():
-            index.setdefault(doc["project"], []).append(run_id)
-        return index
-
-    @cached_property
     def environments(self) -> dict[str, dict[str, Any]]:
         return {d["id"]: d["environment"] for d in self._table("environments").values()}
 
-    @cached_property
-    def layers(self) -> dict[str, dict[str, Any]]:
-        return {d["run_id"]: d for d in self._table("layers").values()}
+    def record(self, shard: Shard, run_id: str, *, with_layers: bool = True) -> RunResult:
+        cached = shard.records.get((run_id, with_layers))
+        if cached is None and not with_layers:
+            cached = shard.records.get((run_id, True))
+        if cached is not None:
+            return cached
+        doc = shard.runs[run_id]
+        layers = self._payload(shard, "layers", run_id) if with_layers else None
+        resolved = copy.deepcopy(doc.get("resolved")) if doc.get("resolved") else {}
+        if "environment" in doc:  # shared by the runs that recorded the same one
+            resolved["environment"] = self.environments.get(doc["environment"], {})
+        try:
+            result = RunResult.from_dict({**doc, "layers": layers, "resolved": resolved})
+        except MALFORMED as exc:
+            raise _malformed(self.shown, f"run {run_id}", exc) from None
+        shard.records[(run_id, with_layers)] = result
+        return result
 
-    @cached_property
-    def samples(self) -> dict[str, dict[str, Any]]:
-        return {d["run_id"]: d for d in self._table("samples").values()}
+    def run(self, run_id: str) -> RunResult | None:
+        shard = self.shard(self.run_index.get(run_id, ""))
+        if shard is None or run_id not in shard.runs:
+            return None
+        return self.record(shard, run_id)
+
+    def shard_runs(self, shard: Shard, *, with_layers: bool = True) -> list[RunResult]:
+        """The shard's runs, newest first (ties: last stored first)."""
+        order = {run_id: n for n, run_id in enumerate(shard.runs)}
+        ids = sorted(
+            shard.runs,
+            key=lambda i: (time_key(shard.runs[i].get("started_at", "")), order[i]),
+            reverse=True,
+        )
+        return [self.record(shard, i, with_layers=with_layers) for i in ids]
+
+    def runs(self, project: str, *, with_layers: bool = True) -> list[RunResult]:
+        shard = self.shard(project)
+        return [] if shard is None else self.shard_runs(shard, with_layers=with_layers)
+
+    def figures(self, shard: Shard) -> tuple[ProjectSummary, str]:
+        """The shard's summary and runtime precision (perftui.domain.profile), which decodes
+        its newest profile alone."""
+        runs = self.shard_runs(shard, with_layers=False)
+        profiled = [r for r in runs if shard.counts["layers"].get(r.id)]
+        newest = max(profiled, key=lambda r: r.started_at, default=None)
+        if newest is not None:
+            whole = self.record(shard, newest.id)
+            runs = [whole if r.id == newest.id else r for r in runs]
+        return summarize(runs), runtime_precision(runs)
+
+    # ------------------------------------------------------------------ benchmarks
 
     @cached_property
     def benchmark_docs(self) -> dict[str, dict[str, Any]]:
@@ -220,28 +332,6 @@ class Snapshot:
         for benchmark_id, doc in self.benchmark_docs.items():
             index.setdefault(doc.get("project_name"), []).append(benchmark_id)
         return index
-
-    def run(self, run_id: str, *, with_layers: bool = True) -> RunResult | None:
-        cached = self._runs.get(run_id) or (None if with_layers else self._bare.get(run_id))
-        if cached is not None:
-            return cached
-        doc = self.run_docs.get(run_id)
-        if doc is None:
-            return None
-        layers = self._payload("layers", run_id) if with_layers else None
-        resolved = copy.deepcopy(doc.get("resolved")) if doc.get("resolved") else {}
-        if "environment" in doc:  # shared by the runs that recorded the same one
-            resolved["environment"] = self.environments.get(doc["environment"], {})
-        try:
-            result = RunResult.from_dict({**doc, "layers": layers, "resolved": resolved})
-        except MALFORMED as exc:
-            raise _malformed(self.shown, f"run {run_id}", exc) from None
-        (self._runs if with_layers else self._bare)[run_id] = result
-        return result
-
-    def runs(self, project: str, *, with_layers: bool = True) -> list[RunResult]:
-        ids = self.run_ids_by_project.get(project, [])
-        return [r for r in (self.run(i, with_layers=with_layers) for i in ids) if r]
 
     def benchmark(self, benchmark_id: str) -> StoredBenchmark | None:
         cached = self._benchmarks.get(benchmark_id)
@@ -261,22 +351,34 @@ class Snapshot:
         ids = self.benchmark_ids_by_project.get(project, [])
         return [b for b in (self.benchmark(i) for i in ids) if b]
 
+    # ------------------------------------------------------------------ the home screen
+
+    def _figures_of(self, project: str) -> tuple[ProjectSummary, str] | None:
+        """A project's stored figures (computed for an older layout); None without runs."""
+        if self.legacy:
+            shard = self.shard(project)
+            return None if shard is None or not shard.runs else self.figures(shard)
+        entry = self.entries.get(project)
+        if entry is None or not entry["runs"]:
+            return None
+        stored = entry.get("summary")
+        if not isinstance(stored, dict) or set(stored) != SUMMARY_FIELDS:
+            shard = self.shard(project)  # written by a version with other figures
+            return None if shard is None else self.figures(shard)
+        return ProjectSummary(**stored), str(entry.get("precision"))
+
     @cached_property
     def precisions(self) -> dict[str, str]:
-        """Each project's runtime precision (perftui.domain.profile.runtime_precision), from
-        its newest profile alone: no other profile is decoded."""
+        """Each project's runtime precision; projects without runs are left out."""
         found = {}
-        for name in self.run_ids_by_project:
-            runs = self.runs(name, with_layers=False)
-            profiled = [r for r in runs if self.layers.get(r.id, {}).get("count")]
-            newest = max(profiled, key=lambda r: r.started_at, default=None)
-            if newest is not None:
-                whole = self.run(newest.id)
-                runs = [whole if r.id == newest.id and whole else r for r in runs]
-            found[name] = runtime_precision(runs)
+        for name in self.projects:
+            figures = self._figures_of(name)
+            if figures is not None:
+                found[name] = figures[1]
         return found
 
     @cached_property
     def summaries(self) -> list[tuple[Project, ProjectSummary]]:
         projects = sorted(self.projects.values(), key=lambda p: (p.name.casefold(), p.name))
-        return [(p, summarize(self.runs(p.name, with_layers=False))) for p in projects]
+        empty = summarize([])
+        return [(p, (self._figures_of(p.name) or (empty, ""))[0]) for p in projects]

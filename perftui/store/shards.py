@@ -1,0 +1,110 @@
+"""Each project's runs in a file of their own beside the database, so a command that shows
+one project parses only that project and a write rewrites only the projects it touches.
+
+``<db>.d/runs/<uuid>.json`` holds ``{"runs": {run id: run document}, "samples": {run id:
+count}, "layers": {run id: count}}`` (the counts of the run's payload files). A file is never
+changed: a write puts the project's new runs in a new file, commits the main document that
+names it, and the superseded file is removed later (after `GRACE_S`, so a reader that read
+the main document just before the write still finds the file it names). A kill leaves at
+worst an unreferenced file, which start-up removes.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import time
+import uuid
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from perftui.domain.records import RunResult
+from perftui.store.files import atomic_write_bytes
+
+__all__ = ["GRACE_S", "Shard", "shard_folder", "tidy_shards", "write_shard"]
+
+GRACE_S = 60.0
+"""How long a superseded shard file is kept for readers of the document that named it."""
+
+
+def shard_folder(payload_root: Path) -> Path:
+    return payload_root / "runs"
+
+
+class Shard:
+    """One project's run documents and payload counts; the parsed records are cached on it
+    (a shard read from a file is never mutated: a write edits a `copy`)."""
+
+    def __init__(
+        self,
+        runs: dict[str, dict[str, Any]] | None = None,
+        samples: dict[str, int] | None = None,
+        layers: dict[str, int] | None = None,
+    ) -> None:
+        self.runs = runs if runs is not None else {}
+        self.counts: dict[str, dict[str, int]] = {
+            "samples": samples if samples is not None else {},
+            "layers": layers if layers is not None else {},
+        }
+        self.records: dict[tuple[str, bool], RunResult] = {}
+        """(run id, with layers) -> the run as a record."""
+
+    @classmethod
+    def parse(cls, raw: bytes) -> Shard:
+        """ValueError (or KeyError/TypeError) if the bytes are not a shard."""
+        data = json.loads(raw)
+        runs, samples, layers = data["runs"], data["samples"], data["layers"]
+        if not all(isinstance(x, dict) for x in (runs, samples, layers)):
+            raise ValueError("not a table of runs")
+        for run_id, doc in runs.items():
+            if not (
+                isinstance(doc, dict)
+                and doc.get("id") == run_id
+                and isinstance(doc.get("project"), str)
+                and isinstance(doc.get("config"), dict)
+            ):
+                raise ValueError(f"run document {run_id} lacks id/project/config")
+        return cls(runs, samples, layers)
+
+    def blob(self) -> bytes:
+        data = {"runs": self.runs, **self.counts}
+        return json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+
+    def copy(self) -> Shard:
+        """A shard to edit: new tables sharing the (never mutated) documents."""
+        return Shard(dict(self.runs), dict(self.counts["samples"]), dict(self.counts["layers"]))
+
+    def add(self, doc: dict[str, Any], payload_counts: dict[str, int]) -> None:
+        self.runs[doc["id"]] = doc
+        for kind, count in payload_counts.items():
+            self.counts[kind][doc["id"]] = count
+
+    def remove(self, run_ids: Iterable[str]) -> None:
+        for run_id in run_ids:
+            self.runs.pop(run_id, None)
+            for table in self.counts.values():
+                table.pop(run_id, None)
+
+
+def write_shard(folder: Path, shard: Shard) -> str:
+    """Write the shard under a new name (atomically, before the document names it); the name."""
+    name = f"{uuid.uuid4().hex}.json"
+    folder.mkdir(parents=True, exist_ok=True)
+    atomic_write_bytes(folder / name, shard.blob())
+    return name
+
+
+def tidy_shards(folder: Path, referenced: set[str], grace_s: float = GRACE_S) -> None:
+    """Remove the shard files (and temporary files) no document names, once older than
+    `grace_s` (call under the lock)."""
+    if not folder.is_dir():
+        return
+    oldest = time.time() - grace_s
+    with contextlib.suppress(OSError):
+        for entry in folder.iterdir():
+            if entry.name in referenced:
+                continue
+            with contextlib.suppress(OSError):
+                if entry.stat().st_mtime < oldest:
+                    entry.unlink()
