@@ -93,7 +93,7 @@ def _benchmark_app_report(raw: bytes) -> dict | None:
 
     try:
         document = json.loads(raw)
-    except ValueError:
+    except (ValueError, RecursionError):
         return None  # parse_export says what is wrong with it
     return document if recognizes(document) else None
 
