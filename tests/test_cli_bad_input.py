@@ -156,3 +156,74 @@ def _tiny_export(folder: Path) -> Path:
     project = {"name": "t", "model": "/m.onnx", "engine": "openvino", "runs": []}
     path.write_text(json.dumps({"perftui_export": 1, "projects": [project]}))
     return path
+
+
+def _save_model(path: Path, nodes: list, inputs: list, initializers: list = (), domains=()) -> Path:
+    from onnx import TensorProto, helper, save
+
+    out = helper.make_tensor_value_info("y", TensorProto.FLOAT, None)
+    graph = helper.make_graph(nodes, "g", inputs, [out], initializer=list(initializers))
+    opsets = [helper.make_opsetid("", 17), *(helper.make_opsetid(d, 1) for d in domains)]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    save(helper.make_model(graph, opset_imports=opsets), str(path))
+    return path
+
+
+def _float_input(shape: list[int]):
+    from onnx import TensorProto, helper
+
+    return helper.make_tensor_value_info("x", TensorProto.FLOAT, shape)
+
+
+def _refused_before_the_store(tmp_path: Path, model: Path, *options: str) -> str:
+    db = tmp_path / "db.json"
+    line = one_error_line(perftui("bench", str(model), *options, *QUICK, db=db))
+    assert not db.exists()
+    return line
+
+
+@pytest.mark.parametrize("engine", ["onnxruntime", "openvino"])
+def test_inputs_larger_than_the_memory_are_refused_saying_how_much(tmp_path: Path, engine: str):
+    from onnx import helper
+
+    model = _save_model(
+        tmp_path / "huge.onnx",
+        [helper.make_node("Relu", ["x"], ["y"])],
+        [_float_input([1, 3, 1000000, 100000])],  # more than any machine has
+    )
+    line = _refused_before_the_store(tmp_path, model, "--engine", engine)
+    assert "1,117.6 GiB" in line and "available" in line and "1x3x1000000x100000" in line
+
+
+def test_external_data_outside_the_model_folder_is_refused_by_onnxruntime(tmp_path: Path):
+    import numpy as np
+    from onnx import TensorProto, helper
+
+    (tmp_path / "outside.bin").write_bytes(np.ones(4, np.float32).tobytes())
+    weight = helper.make_tensor("w", TensorProto.FLOAT, [4], [0.0] * 4)
+    weight.ClearField("float_data")
+    weight.data_location = TensorProto.EXTERNAL
+    for key, value in (("location", "../outside.bin"), ("offset", "0"), ("length", "16")):
+        weight.external_data.add(key=key, value=value)
+    model = _save_model(
+        tmp_path / "models" / "m.onnx",
+        [helper.make_node("Add", ["x", "w"], ["y"])],
+        [_float_input([4])],
+        [weight],
+    )
+    line = _refused_before_the_store(tmp_path, model, "--engine", "onnxruntime")
+    assert "outside the model's folder" in line and "../outside.bin" in line
+
+
+@pytest.mark.parametrize("engine", ["onnxruntime", "openvino"])
+def test_an_unknown_operator_domain_is_refused_naming_it(tmp_path: Path, engine: str):
+    from onnx import helper
+
+    model = _save_model(
+        tmp_path / "custom.onnx",
+        [helper.make_node("Frobnicate", ["x"], ["y"], domain="com.example")],
+        [_float_input([1, 4])],
+        domains=["com.example"],
+    )
+    line = _refused_before_the_store(tmp_path, model, "--engine", engine)
+    assert "'com.example'" in line and "Frobnicate" in line

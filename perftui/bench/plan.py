@@ -3,14 +3,21 @@ with one clear line (the CLI exits 2) instead of producing a matrix of failed ru
 
 from __future__ import annotations
 
+import math
+import os
+from collections.abc import Mapping, Sequence
 from pathlib import Path
+
+import numpy as np
 
 from perftui.bench.data import check_shapes, load_data
 from perftui.bench.inputs import resolve_shapes, run_point
 from perftui.domain.errors import InputError
-from perftui.domain.records import BenchmarkRequest
+from perftui.domain.records import BenchmarkRequest, TensorSpec
 from perftui.engines import get_engine
-from perftui.inspection.validate import validate_model_file
+from perftui.inspection.validate import check_onnx_graph, model_format, validate_model_file
+
+GIB = 2**30
 
 
 def validate_request(request: BenchmarkRequest) -> None:
@@ -24,10 +31,54 @@ def validate_request(request: BenchmarkRequest) -> None:
         raise InputError("the benchmark matrix is empty; give at least one batch and thread count")
     for config in request.configs:
         engine.check_config(config)
+    if model_format(project.model) == "onnx":
+        check_onnx_graph(project.model, engine.name)
     declared = engine.model_inputs(str(Path(project.model)))
     data = load_data(request.data, declared) if request.data else None
+    available = available_memory()
     for config in request.configs:
         shapes = resolve_shapes(declared, config.batch, request.shapes, run_point(config))
         engine.check_shapes(declared, shapes, config.batch)
+        needed = input_bytes(declared, shapes)
+        if available is not None and needed > available:
+            raise InputError(
+                f"run {config.label()}: its inputs need {needed / GIB:,.1f} GiB of memory"
+                f" ({_described(declared, shapes)}) and the machine has"
+                f" {available / GIB:,.1f} GiB available; use a smaller --shape or --batch"
+            )
         if data is not None:
             check_shapes(data, shapes, f"run {config.label()}")
+
+
+def _itemsize(dtype: str) -> int:
+    try:
+        return np.dtype(dtype).itemsize
+    except TypeError:
+        return 2 if "16" in dtype else 4  # bfloat16 and other names numpy lacks
+
+
+def input_bytes(declared: Sequence[TensorSpec], shapes: Mapping[str, Sequence[int]]) -> int:
+    """Bytes of one set of input tensors at the resolved shapes."""
+    return sum(math.prod(shapes.get(spec.name, ())) * _itemsize(spec.dtype) for spec in declared)
+
+
+def _described(declared: Sequence[TensorSpec], shapes: Mapping[str, Sequence[int]]) -> str:
+    return ", ".join(
+        f"{spec.name} {'x'.join(map(str, shapes.get(spec.name, ())))} {spec.dtype}"
+        for spec in declared
+    )
+
+
+def available_memory() -> int | None:
+    """Bytes of memory the machine can give now (MemAvailable), or None where unknown."""
+    try:
+        with open("/proc/meminfo", encoding="ascii") as meminfo:
+            for line in meminfo:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, AttributeError):
+        return None

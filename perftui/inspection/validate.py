@@ -10,11 +10,30 @@ from typing import Any
 
 from perftui.domain.errors import InputError
 
-__all__ = ["FORMATS", "model_format", "validate_model_file"]
+__all__ = ["FORMATS", "ONNX_DOMAINS", "check_onnx_graph", "model_format", "validate_model_file"]
 
 FORMATS = {".onnx": "onnx", ".xml": "openvino-ir"}
 _ONNX_GRAPH_FIELD = 7
 _ONNX_OPSET_FIELD = 8
+ONNX_DOMAINS = {
+    "onnxruntime": frozenset(
+        {
+            "",
+            "ai.onnx",
+            "ai.onnx.ml",
+            "ai.onnx.training",
+            "ai.onnx.preview.training",
+            "com.microsoft",
+            "com.microsoft.nchwc",
+            "com.microsoft.experimental",
+            "com.ms.internal.nhwc",
+        }
+    ),
+    "openvino": frozenset(
+        {"", "ai.onnx", "ai.onnx.ml", "com.microsoft", "org.openvinotoolkit", "org.pytorch.aten"}
+    ),
+}
+"""The operator domains each engine's ONNX reader knows (its built-in operator sets)."""
 
 
 def model_format(path: str | os.PathLike[str]) -> str:
@@ -137,3 +156,48 @@ def _check_ir_files(xml: Path) -> None:
             f"OpenVINO IR weights {bin_path} are too short ({have} bytes, the .xml needs "
             f"{needed}); the .bin is truncated or belongs to another model"
         )
+
+
+def check_onnx_graph(path: str | os.PathLike[str], engine: str) -> None:
+    """InputError for what an engine would only trip over once the worker reads the model:
+    external data outside the model's folder (OpenVINO refuses it; ONNX Runtime would read
+    any file the model names) and nodes of an operator domain the engine does not know."""
+    import onnx  # only here: the CLI's other paths start without it
+
+    p = Path(path)
+    try:
+        model = onnx.load(str(p), load_external_data=False)
+    except Exception:  # the engine's own reader says what is wrong
+        return
+    folder = p.resolve().parent
+    local = {function.domain for function in model.functions}
+    known = ONNX_DOMAINS.get(engine, frozenset()) | local
+    for graph in _graphs(model.graph):
+        for tensor in graph.initializer:
+            if tensor.data_location != onnx.TensorProto.EXTERNAL:
+                continue
+            location = next((e.value for e in tensor.external_data if e.key == "location"), "")
+            if not (folder / location).resolve().is_relative_to(folder):
+                raise InputError(
+                    f"model {p.name}: the external data of tensor {tensor.name!r} is"
+                    f" {location!r}, outside the model's folder {folder}; move the data file"
+                    " beside the model"
+                )
+        for node in graph.node:
+            if engine in ONNX_DOMAINS and node.domain not in known:
+                raise InputError(
+                    f"model {p.name}: node {node.name or node.op_type!r} is {node.op_type} of"
+                    f" the operator domain {node.domain!r}, which {engine} does not know"
+                    f" (it knows {', '.join(sorted(d or 'ai.onnx' for d in known - {''}))})"
+                )
+
+
+def _graphs(graph: Any) -> Any:
+    """The graph and every subgraph of its nodes (If, Loop, Scan bodies), depth first."""
+    yield graph
+    for node in graph.node:
+        for attribute in node.attribute:
+            for sub in (
+                (attribute.g, *attribute.graphs) if attribute.HasField("g") else attribute.graphs
+            ):
+                yield from _graphs(sub)
