@@ -12,11 +12,14 @@ Used the same way by the CLI and by the dashboard (from a thread worker):
 from __future__ import annotations
 
 import collections
+import contextlib
 import json
+import os
 import signal
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Iterator, Sequence
 from dataclasses import replace
 from typing import Any, Protocol
@@ -31,6 +34,57 @@ STDERR_LINES = 20
 WORKER_EXIT_S = 10.0
 """How long a worker that has closed its event stream may take to exit before it is killed."""
 STDERR_DRAIN_S = 2.0
+CANCEL_GRACE_S = 5.0
+"""How long a cancelled worker has to end its run before it is killed (a stopped or hung
+worker never would, and the first Ctrl-C must always answer)."""
+WATCHDOG_FLOOR_S = 120.0
+WATCHDOG_ENV = "PERFTUI_WATCHDOG_S"
+
+
+def watchdog_limit(request: BenchmarkRequest) -> float:
+    """Seconds a worker may send no event before it is killed: $PERFTUI_WATCHDOG_S, else the
+    longer of WATCHDOG_FLOOR_S (a long compile is silent) and 3x the run's time budget."""
+    with contextlib.suppress(ValueError):
+        configured = float(os.environ.get(WATCHDOG_ENV, ""))
+        if configured > 0:
+            return configured
+    return max(WATCHDOG_FLOOR_S, 3 * request.budget.time_s)
+
+
+class Watchdog:
+    """Kills a worker that stays silent past `limit_s` (stopped, hung or deadlocked)."""
+
+    def __init__(self, process: subprocess.Popen[str], limit_s: float) -> None:
+        self.process = process
+        self.limit_s = limit_s
+        self.last = time.monotonic()
+        self.fired = False
+        threading.Thread(target=self._watch, name="perftui-watchdog", daemon=True).start()
+
+    def fed(self) -> None:
+        self.last = time.monotonic()
+
+    def _watch(self) -> None:
+        while self.process.poll() is None:
+            if time.monotonic() - self.last > self.limit_s:
+                self.fired = True
+                _kill(self.process)
+                return
+            time.sleep(min(1.0, self.limit_s / 4))
+
+    def message(self) -> str:
+        return (
+            f"the benchmark worker sent nothing for {self.limit_s:g} s and was killed"
+            f" (watchdog; ${WATCHDOG_ENV} sets the limit)"
+        )
+
+
+def _kill(process: subprocess.Popen[str]) -> None:
+    with contextlib.suppress(OSError):
+        if process.poll() is None:
+            process.kill()
+
+
 """How long to wait for a dead worker's last stderr lines (its last words name the crash)."""
 
 
@@ -83,6 +137,7 @@ class LocalLauncher:
         process.stdin.close()
 
     def cancel(self, process: subprocess.Popen[str]) -> None:
+        process.send_signal(signal.SIGCONT)  # a stopped worker must run to end its run
         process.send_signal(signal.SIGTERM)
 
     def environment(self) -> dict[str, Any]:
@@ -118,6 +173,7 @@ class BenchmarkClient:
         self._lock = threading.RLock()
         self._stderr: collections.deque[str] = collections.deque(maxlen=STDERR_LINES)
         self._drain: threading.Thread | None = None
+        self.watchdog_s = watchdog_limit(request)
 
     @property
     def total(self) -> int:
@@ -133,7 +189,14 @@ class BenchmarkClient:
         with self._lock:
             self.cancelled = True
             if self._process is not None and self._process.poll() is None:
-                self.launcher.cancel(self._process)
+                self._cancel(self._process)
+
+    def _cancel(self, process: subprocess.Popen[str]) -> None:
+        """Ask the worker to end its run; kill it if it has not after CANCEL_GRACE_S."""
+        self.launcher.cancel(process)
+        escalation = threading.Timer(CANCEL_GRACE_S, _kill, args=(process,))
+        escalation.daemon = True
+        escalation.start()
 
     def kill(self) -> None:
         """Stop the worker at once (a second Ctrl-C); the run in progress is lost."""
@@ -164,9 +227,11 @@ class BenchmarkClient:
             stop = self._round_end(start)
             process = self._spawn(start, stop)
             assert process.stdout is not None
+            watchdog = Watchdog(process, self.watchdog_s)
             ended = False
             try:
                 for line in process.stdout:
+                    watchdog.fed()
                     event = protocol.decode(line)
                     if isinstance(event, protocol.RunStarted):
                         current = event.index
@@ -194,7 +259,12 @@ class BenchmarkClient:
                 continue
             index = start if current is None else current
             status = "cancelled" if self.cancelled else "failed"
-            error = "cancelled" if self.cancelled else self._death_message(returncode)
+            if self.cancelled:
+                error = "cancelled"
+            elif watchdog.fired:
+                error = watchdog.message()
+            else:
+                error = self._death_message(returncode)
             _, config = self.request.scheduled(index)
             lost = RunResult(config=config, status=status, error=error)
             yield self._keep(protocol.RunFinished(index, lost, None))
@@ -219,7 +289,7 @@ class BenchmarkClient:
         with self._lock:
             self._process = process
             if self.cancelled:
-                self.launcher.cancel(process)
+                self._cancel(process)
         return process
 
     def _wait(self, process: subprocess.Popen[str]) -> int:
