@@ -11,6 +11,7 @@ from perftui.domain.compare.projects import Comparison
 from perftui.domain.compare.sides import Side, run_latency
 from perftui.domain.records import RunConfig, RunResult
 from perftui.domain.series import short_label
+from perftui.domain.uncertainty import Interval
 
 
 @dataclass(frozen=True)
@@ -119,6 +120,9 @@ class InferenceBar:
     side: Side
     project: str
     value: float | None
+    interval: Interval | None = None
+    """The 95 % interval of `value` (the compared configuration's repetitions combined, else
+    the run's own); None where the samples give none."""
 
 
 @dataclass(frozen=True)
@@ -138,12 +142,19 @@ def inference_time(c: Comparison, metric: str = "throughput") -> InferenceTime:
         raise ValueError(f"unknown metric {metric!r}; one of {', '.join(METRICS)}")
 
     def bar(side: Side) -> InferenceBar:
-        run = c.run(side)
+        run, group = c.run(side), c.groups[0 if side is Side.A else 1]
         if run is None:
-            value = None
-        else:
+            return InferenceBar(side, c.name(side), None)
+        if group is None:  # a comparison made without figures
             value = run.throughput_fps if metric == "throughput" else run_latency(run, c.stat)
-        return InferenceBar(side, c.name(side), value)
+            return InferenceBar(side, c.name(side), value)
+        if metric == "throughput":
+            return InferenceBar(
+                side, c.name(side), group.figures.throughput_fps, group.figures.throughput
+            )
+        return InferenceBar(
+            side, c.name(side), group.latency_ms(c.stat), group.figures.latency.get(c.stat)
+        )
 
     a, b = bar(Side.A), bar(Side.B)
     ratio = b.value / a.value if a.value and b.value is not None else None

@@ -101,6 +101,9 @@ class Comparison:
     """B/A of the `stat` latency, likewise."""
     groups: tuple[ConfigGroup | None, ConfigGroup | None] = (None, None)
     """A's and B's compared run with its repetitions, their figures combined."""
+    measurement_notes: tuple[str, ...] = ()
+    """The notes (among `notes`) on what the measurement can claim: single runs per side,
+    a profile that contradicts the measurement."""
 
     def name(self, side: Side) -> str:
         return self.a_name if side is Side.A else self.b_name
@@ -145,6 +148,7 @@ def compare_projects(
         contradiction = profile_contradiction(a, b, throughput)
         if contradiction:
             notes.append(contradiction)
+    measurement_notes = tuple(notes)
     if threshold_ms is not None and sweet is None:
         notes.append(f"no selected run has a {stat} latency at or under {threshold_ms:g} ms")
     for side, name, run in zip(Side, (a_name, b_name), (a, b), strict=True):
@@ -172,6 +176,7 @@ def compare_projects(
         throughput=throughput,
         latency=latency,
         groups=groups,
+        measurement_notes=measurement_notes,
     )
 
 

@@ -27,6 +27,7 @@ MARKERS = {Side.A: "●", Side.B: "◆"}
 BAR_MARKERS = {Side.A: "█", Side.B: "▓"}
 SWEET = "★"
 THRESHOLD_COLOR = "gray"
+INTERVAL_COLOR = "white"
 
 
 def mark_text(text: str) -> str:
@@ -136,7 +137,8 @@ class InferenceChart(Chart):
         assert self.data is not None
         plt = self.plt
         bars = self.data.bars
-        top = max(bar.value or 0.0 for bar in bars) * 1.1 or 1.0
+        top = max(max(bar.value or 0.0, bar.interval.hi if bar.interval else 0.0) for bar in bars)
+        top = top * 1.1 or 1.0
         # A on top: plotext counts y upwards
         for y, bar in zip((2, 1), bars, strict=True):
             if bar.value is not None:
@@ -148,6 +150,11 @@ class InferenceChart(Chart):
                     color=PLOT_COLORS[bar.side],
                     marker=BAR_MARKERS[bar.side],
                 )
+        for y, bar in zip((2, 1), bars, strict=True):  # the 95 % interval, over the bars
+            if bar.value is not None and bar.interval is not None:
+                lo, hi = bar.interval.lo, bar.interval.hi
+                plt.plot([lo, hi], [y + 0.45] * 2, marker="─", color=INTERVAL_COLOR)
+                plt.scatter([lo, hi], [y + 0.45] * 2, marker="┃", color=INTERVAL_COLOR)
         room = max(6, self.size.width // 4)
         labels = [f"{bar.side} {bar.project}" for bar in bars]
         labels = [label if len(label) <= room else label[: room - 1] + "…" for label in labels]
@@ -155,7 +162,8 @@ class InferenceChart(Chart):
         plt.ylim(0.4, 2.6)
         plt.xlim(0, top)
         if self.size.height >= 9:
-            plt.xlabel(self.data.unit)
+            whiskers = any(bar.interval for bar in bars)
+            plt.xlabel(self.data.unit + ("   ┃─┃ 95 % interval" if whiskers else ""))
 
 
 class DistributionBars(Widget):

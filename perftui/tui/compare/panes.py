@@ -154,25 +154,32 @@ class InferencePane(Pane[SummaryState]):
         )
         self.query_one("#cmp-inference-chart", InferenceChart).set_data(data)
         lines: list[Text | str] = []
-        for side in Side:
+        for side, group in zip(Side, c.groups, strict=True):
             head = side_text(side, f"{side} {middle_cut(c.name(side), 10)}".ljust(13), bold=True)
-            run = c.run(side)
-            if run is None or run.latency_ms is None:
+            if group is None or not group.ok_runs:
                 lines.append(Text.assemble(head, "no successful checked run"))
                 continue
-            st = run.latency_ms
+            f = group.figures
+            repeats = f" x{len(group.runs)}" if len(group.runs) > 1 else ""
             lines.append(
                 Text.assemble(
                     head,
-                    f"{cut(short_label(run.config), 12):12} {fmt.fps(run.throughput_fps):>7} "
-                    f"items/s  median {fmt.ms(st.median)} p90 {fmt.ms(st.p90)} "
-                    f"p99 {fmt.ms(st.p99)} ms",
+                    f"{cut(short_label(group.config) + repeats, 12):12} "
+                    f"{fmt.fps_ci(f.throughput_fps, f.throughput):>9} items/s  "
+                    f"{fmt.verdict_word(f.verdict.status)}\n{'':13}"
+                    + "  ".join(
+                        f"{name} {fmt.ms_ci(group.latency_ms(name), f.latency.get(name))}"
+                        for name in ("median", "p90", "p99")
+                    )
+                    + " ms",
                 )
             )
         tput = inference_time(c, "throughput").ratio
         lat = inference_time(c, "latency").ratio
         if tput is not None and lat is not None:
             lines.append(f"B/A: throughput {tput:.2f}x, {c.stat} latency {lat:.2f}x")
+        lines += [found.text for found in (c.throughput, c.latency) if found]
+        lines += [f"note: {note}" for note in c.measurement_notes]
         self.query_one("#inference-figures", Static).update(
             Text("\n").join(Text(line) if isinstance(line, str) else line for line in lines)
         )

@@ -42,6 +42,15 @@ def sweet_text(state: SetupState, c: Comparison | None) -> Text:
                     f"items/s at {fmt.ms(spot.latency_ms)} ms",
                 )
             )
+            close = [
+                Text.assemble(side_text(x.side, f"{x.side}"), f" {short_label(x.run.config)}")
+                for x in spot.within_noise
+            ]
+            lines.append(
+                Text.assemble("  within noise of it: ", Text(", ").join(close))
+                if close
+                else Text("  no other checked run is within noise of it")
+            )
     if c is not None:
         for side in Side:
             if c.run(side) is None:

@@ -38,6 +38,7 @@ from perftui.tui.compare.charts import (
 from perftui.tui.compare.runs import RunKey, runs_table, sweet_text
 from perftui.tui.compare.state import SetupState
 from perftui.tui.kit.format import escape
+from perftui.tui.kit.samples import stored_samples
 from perftui.tui.kit.screen import PerftuiScreen
 from perftui.tui.kit.tables import RowTable, fill_table
 
@@ -135,6 +136,7 @@ class CompareScreen(PerftuiScreen):
         yield Footer(compact=True, show_command_palette=False)
 
     def on_mount(self) -> None:
+        self.state.samples = stored_samples(self.store)
         if not self.load_projects():
             return
         self._show_title()

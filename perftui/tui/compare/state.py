@@ -22,6 +22,7 @@ from perftui.domain.compare import (
     sort_pairs,
 )
 from perftui.domain.errors import InputError
+from perftui.domain.figures import Samples
 from perftui.domain.options import parse_threshold
 from perftui.domain.records import RunResult
 
@@ -95,6 +96,8 @@ class SetupState:
     threshold: float | None = None
     threshold_error: str | None = None
     """Why the typed threshold cannot be used (no sweet spot until it is fixed)."""
+    samples: Samples = field(default=lambda _run: None, repr=False)
+    """A run's raw latencies (the screen reads them from the store), for latency intervals."""
 
     def names(self) -> dict[Side, str | None]:
         return {side: runs.name for side, runs in self.sides.items()}
@@ -131,6 +134,7 @@ class SetupState:
             self.stat,
             a_pinned=a.pinned,
             b_pinned=b.pinned,
+            samples=self.samples,
         )
 
 
