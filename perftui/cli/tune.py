@@ -8,7 +8,6 @@ finished trials and reports the best so far.
 from __future__ import annotations
 
 import argparse
-import os
 import signal
 import sys
 from typing import TYPE_CHECKING
@@ -26,19 +25,22 @@ from perftui.cli.common import (
 )
 
 if TYPE_CHECKING:
-    from perftui.domain.records import BenchmarkRequest, RunConfig
-    from perftui.domain.tune_result import Limits, Trial
+    from perftui.domain.tune_form import TuneSpec
+    from perftui.domain.tune_result import Trial
     from perftui.tune.search import Outcome
 
-DEFAULT_BUDGET = "10m"
-TRIAL_TIME, TRIAL_ITERATIONS, TRIAL_WARMUP = "3", "50", "5"
+FLAGS = {"max_latency": "--max-latency", "shapes": "--shape"}
+"""The flag of a tune form field whose name is not the flag's."""
 
 
 def add_parsers(command: CommandFactory) -> None:
+    from perftui.domain.tune_form import DEFAULT_BUDGET, TUNE_FORM
+
+    d = TUNE_FORM.defaults
     tune = command("tune", "find the most throughput under a latency budget")
     tune.add_argument("project", help="a benchmarked project (perftui projects lists them)")
     tune.add_argument("--max-latency", required=True, help="latency budget in ms")
-    tune.add_argument("--stat", default="p90", help="median | p90 | p99 (default p90)")
+    tune.add_argument("--stat", help=f"median | p90 | p99 (default {d['stat']})")
     tune.add_argument(
         "--budget", help=f"time for the search, e.g. 90s, 10m (default {DEFAULT_BUDGET})"
     )
@@ -50,51 +52,36 @@ def add_parsers(command: CommandFactory) -> None:
         help="knobs to search, e.g. 'batch=1..64 threads=1,2 requests=auto,2,4 hint=throughput "
         "api=async' (lo..hi: powers of two); the rest from the engine and the cores",
     )
-    tune.add_argument(
-        "--time", default=TRIAL_TIME, help=f"seconds per trial (default {TRIAL_TIME})"
-    )
-    tune.add_argument("--iterations", default=TRIAL_ITERATIONS, help="minimum requests per trial")
-    tune.add_argument("--warmup", default=TRIAL_WARMUP, help="untimed requests per trial")
+    tune.add_argument("--time", help=f"seconds per trial (default {d['time']})")
+    tune.add_argument("--iterations", help=f"least requests per trial (default {d['iterations']})")
+    tune.add_argument("--warmup", help=f"untimed requests per trial (default {d['warmup']})")
     tune.add_argument("--shape", action="append", default=[], help="as bench (default: the last)")
     tune.add_argument("--seed", type=int, default=0, help="seed of the search and the inputs")
     tune.add_argument("--json", action="store_true", help="print one JSON document")
 
 
-def cores() -> int:
-    """The cores this process may run on."""
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # not on Linux
-        return os.cpu_count() or 1
+def form_values(args: argparse.Namespace) -> dict[str, str]:
+    """The flags as the tune form's fields (perftui.domain.tune_form); absent ones left out."""
+    given = {
+        "max_latency": args.max_latency,
+        "stat": args.stat,
+        "budget": args.budget,
+        "trials": args.trials,
+        "space": " ".join(args.space) or None,
+        "time": args.time,
+        "iterations": args.iterations,
+        "warmup": args.warmup,
+        "shapes": ",".join(args.shape) or None,
+    }
+    return {name: text for name, text in given.items() if text is not None}
 
 
-def _limits(args: argparse.Namespace, candidates: int) -> Limits:
-    from perftui.domain.fields import whole_number
-    from perftui.domain.tune_result import Limits, patience
-    from perftui.domain.tune_space import parse_duration
-
-    trials = None
-    try:
-        if args.trials is not None:
-            trials = whole_number(args.trials, "trials")
-    except ValueError as error:
-        raise CliError(f"--trials: {error}") from None
-    budget = args.budget or (None if trials else DEFAULT_BUDGET)
-    try:
-        budget_s = parse_duration(budget) if budget else None
-    except ValueError as error:
-        raise CliError(f"--budget: {error}") from None
-    return Limits(trials=trials, budget_s=budget_s, patience=patience(candidates))
-
-
-def tune_request(args: argparse.Namespace) -> tuple[BenchmarkRequest, tuple[RunConfig, ...]]:
-    """The request every trial shares (project, budget per trial, shapes, seed) and the
-    candidate configurations; CliError naming the flag of a bad setting."""
-    from perftui.domain.benchform import FORM
-    from perftui.domain.errors import InputError
+def tune_spec(args: argparse.Namespace) -> TuneSpec:
+    """The search the flags ask for (as the dashboard's form builds it); CliError naming the
+    flag of a bad setting."""
     from perftui.domain.fields import FieldError
-    from perftui.domain.records import BenchmarkRequest, Budget
-    from perftui.domain.tune_space import candidates, default_space, parse_space
+    from perftui.domain.tune_form import tune_spec as build
+    from perftui.tune.runner import cores
 
     store = open_store(args)
     project = store.get_project(args.project)
@@ -102,38 +89,11 @@ def tune_request(args: argparse.Namespace) -> tuple[BenchmarkRequest, tuple[RunC
         raise unknown_project(store, args.project)
     last = store.last_benchmark(project.name)
     try:
-        budget = Budget(
-            time_s=FORM.parse("time", args.time),
-            iterations=FORM.parse("iterations", args.iterations),
-            warmup=FORM.parse("warmup", args.warmup),
+        return build(
+            form_values(args), project, last.request.shapes if last else None, cores(), args.seed
         )
-        shapes = FORM.parse("shapes", ",".join(args.shape)) if args.shape else None
     except FieldError as error:
-        raise CliError(f"--{error.field}: {error}") from None
-    if shapes is None:
-        shapes = last.request.shapes if last else FORM.parse("shapes", "")
-    points = shapes.points()
-    if len(points) != 1:
-        raise CliError("--shape: give one value per dimension; tune one shape at a time")
-    try:
-        space = parse_space(args.space, default_space(project.engine, cores()))
-        found = candidates(space, cores(), dims=points[0])
-    except InputError as error:
-        raise CliError(f"--space: {error}") from None
-    return BenchmarkRequest(project, found, budget, shapes, seed=args.seed), found
-
-
-def _check_args(args: argparse.Namespace) -> tuple[float, str]:
-    from perftui.domain.tune_result import STATS
-    from perftui.domain.tune_space import parse_latency_ms
-
-    try:
-        budget_ms = parse_latency_ms(args.max_latency)
-    except ValueError as error:
-        raise CliError(f"--max-latency: {error}") from None
-    if args.stat not in STATS:
-        raise CliError(f"--stat: {args.stat!r} is not one of {', '.join(STATS)}")
-    return budget_ms, args.stat
+        raise CliError(f"{FLAGS.get(error.field, '--' + error.field)}: {error}") from None
 
 
 def trial_line(trial: Trial) -> str:
@@ -170,34 +130,27 @@ def _report(outcome: Outcome) -> None:
 
 def cmd_tune(args: argparse.Namespace) -> int:
     from perftui.bench.plan import validate_request
-    from perftui.tune.search import Tuner
+    from perftui.tune.runner import TuneProcess
 
-    budget_ms, stat = _check_args(args)
-    request, found = tune_request(args)
-    limits = _limits(args, len(found))
-    validate_request(request)
-    tuner = Tuner(
-        request,
-        found,
-        stat,
-        budget_ms,
-        limits,
-        open_store(args),
-        on_trial=lambda t: print(trial_line(t), file=sys.stderr, flush=True),
-    )
+    spec = tune_spec(args)
+    validate_request(spec.request)
+    process = TuneProcess(spec, open_store(args))
 
     def on_signal(_signum: int, _frame: object) -> None:
-        tuner.cancel()
+        process.cancel()
 
     stop_signals = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
     previous = {signum: signal.signal(signum, on_signal) for signum in stop_signals}
     try:
-        outcome = tuner.run()
+        for trial in process.trials():
+            print(trial_line(trial), file=sys.stderr, flush=True)
     finally:
         for signum, handler in previous.items():
             signal.signal(signum, handler)
+    outcome = process.outcome
+    assert outcome is not None
     if args.json:
-        print_json({"project": request.project.name, **outcome.to_dict()})
+        print_json({"project": spec.request.project.name, **outcome.to_dict()})
     else:
         _report(outcome)
     if outcome.cancelled:

@@ -29,7 +29,7 @@ for the median, and p90 or p99 are at least the median, so they need less margin
 EARLY_MIN_SAVING_S = 2.0
 """Stopping costs a fresh worker for the trials after it (a process, the engine's import, a
 compile): not worth it for less measuring time than this."""
-MIN_PATIENCE, MAX_PATIENCE = 5, 15
+MIN_PATIENCE, MAX_PATIENCE = 8, 15
 
 
 @dataclass(frozen=True)
@@ -70,6 +70,43 @@ class Trial:
             "reasons": list(self.reasons),
             "run_ids": list(self.run_ids),
         }
+
+    def to_wire(self) -> dict[str, Any]:
+        """Everything, for the tune child's event pipe (`from_wire` reads it back)."""
+        return {
+            "number": self.number,
+            "config": self.config.to_dict(),
+            "status": self.status,
+            "throughput": _interval_to_wire(self.throughput),
+            "latency": _interval_to_wire(self.latency),
+            "verdict": self.verdict,
+            "reasons": list(self.reasons),
+            "run_ids": list(self.run_ids),
+        }
+
+    @classmethod
+    def from_wire(cls, data: dict[str, Any]) -> Trial:
+        return cls(
+            int(data["number"]),
+            RunConfig.from_dict(data["config"]),
+            str(data["status"]),
+            _interval_from_wire(data["throughput"]),
+            _interval_from_wire(data["latency"]),
+            str(data["verdict"]),
+            tuple(data["reasons"]),
+            tuple(data["run_ids"]),
+        )
+
+
+def _interval_to_wire(x: Interval | None) -> list[Any] | None:
+    return [x.value, x.lo, x.hi, x.n, *x.open_ends] if x else None
+
+
+def _interval_from_wire(data: list[Any] | None) -> Interval | None:
+    if data is None:
+        return None
+    value, lo, hi, n, open_lo, open_hi = data
+    return Interval(float(value), float(lo), float(hi), int(n), (bool(open_lo), bool(open_hi)))
 
 
 def judge_trial(

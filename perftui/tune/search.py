@@ -4,7 +4,12 @@ them (perftui.bench.client, a few trials per worker), perftui.domain.tune_result
 The sampler is seeded, so the same space, budget and measurements replay the same search.
 Its constraint is the latency statistic over the budget; what cannot win is pruned before
 it is measured (perftui.domain.tune_space.dominated), a trial clearly over the budget is
-stopped early, and a noisy contender is measured again.
+stopped early, and a noisy contender is measured again. After the floor, one configuration
+per batch size is measured before TPE proposes anything (`per_batch`): the batch moves
+latency and throughput the most, so the budget's place on that axis is known early.
+
+The runs go to a `Sink` (the store's add_benchmark/add_run): the store itself in-process,
+or the tune child's event pipe (perftui.tune.worker), whose parent stores them.
 """
 
 from __future__ import annotations
@@ -15,7 +20,7 @@ import time
 import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, Protocol, cast
 
 import numpy as np
 import optuna
@@ -23,7 +28,7 @@ import optuna
 from perftui.bench import protocol
 from perftui.bench.client import BenchmarkClient
 from perftui.domain.errors import InputError
-from perftui.domain.records import AUTO, BenchmarkRequest, RunConfig, RunResult
+from perftui.domain.records import AUTO, BenchmarkRequest, Project, RunConfig, RunResult
 from perftui.domain.tune_result import (
     FAILED,
     Limits,
@@ -47,6 +52,17 @@ STARTUP_TRIALS = 4
 MAX_ASKS = 40
 """Proposals a slot may take before an unmeasured candidate is picked at random instead
 (TPE repeats itself on a small categorical space)."""
+
+
+class Sink(Protocol):
+    """Where the runs of the trials go (perftui.store.Store has these)."""
+
+    def ensure_project(self, project: Project) -> Project: ...
+
+    def add_benchmark(self, request: BenchmarkRequest) -> str: ...
+
+    def add_run(self, run: RunResult, samples_ms: np.ndarray | None = None) -> RunResult: ...
+
 
 Measured = tuple[RunConfig, RunResult, np.ndarray | None, bool]
 """A configuration, its run, its samples and whether it was stopped early."""
@@ -105,7 +121,7 @@ class Tuner:
         stat: str,
         budget_ms: float,
         limits: Limits,
-        store: Store | None,
+        store: Sink | None,
         on_trial: Callable[[Trial], None] = lambda _t: None,
     ) -> None:
         self.request = request
@@ -129,6 +145,7 @@ class Tuner:
         )
         self.study = optuna.create_study(direction="maximize", sampler=sampler)
         self._choices = {k: list(dict.fromkeys(getattr(c, k) for c in candidates)) for k in KNOBS}
+        self._seeds = per_batch(self.candidates)
 
     def cancel(self) -> None:
         self.cancelled = True
@@ -153,7 +170,12 @@ class Tuner:
         return [c for c in self.candidates if c not in self._slots and dominated(c, over) is None]
 
     def _ask(self) -> _Slot | None:
-        """A new configuration to measure, or None when none is left."""
+        """A new configuration to measure (a batch size's seed first), or None when none is
+        left."""
+        open_seeds = [c for c in self._seeds if c in self._open()]
+        self._seeds = open_seeds[1:]
+        if open_seeds:
+            self.study.enqueue_trial({k: getattr(open_seeds[0], k) for k in KNOBS})
         for attempt in range(MAX_ASKS + 1):
             if attempt == MAX_ASKS:
                 left = self._open()
@@ -187,10 +209,11 @@ class Tuner:
 
     # --- measuring ---------------------------------------------------------------------
 
-    def _measure(self, configs: Sequence[RunConfig], store: Store | None) -> list[Measured]:
+    def _measure(self, configs: Sequence[RunConfig], store: Sink | None) -> list[Measured]:
         """Measure `configs` in one worker; a run clearly over the budget is stopped and the
         configurations after it are left unmeasured (not returned)."""
-        client = BenchmarkClient(replace(self.request, configs=tuple(configs)), store)
+        request = replace(self.request, configs=tuple(configs))
+        client = BenchmarkClient(request, cast(Store | None, store))  # a Store or alike
         self._client = client
         if self.cancelled:
             client.cancel()
@@ -304,3 +327,12 @@ class Tuner:
                 break
             batch.append(slot)
         return batch
+
+
+def per_batch(candidates: Sequence[RunConfig]) -> list[RunConfig]:
+    """One configuration per batch size, smallest batch first: the middle one of that
+    batch's candidates in matrix order (a moderate mix of the other knobs)."""
+    by_batch: dict[int, list[RunConfig]] = {}
+    for config in candidates:
+        by_batch.setdefault(config.batch, []).append(config)
+    return [group[len(group) // 2] for _, group in sorted(by_batch.items())]

@@ -1,0 +1,130 @@
+"""A tune's settings typed as text -> one TuneSpec, for `perftui tune` and the dashboard's
+tune form alike: the same fields, the same parsers (perftui.domain.fields), the same search.
+
+A bad field is a FieldError naming it; the CLI says `--<field>`, the form shows it under
+the field.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from perftui.domain.benchform import FORM
+from perftui.domain.errors import InputError
+from perftui.domain.fields import FieldError, Form, whole_number
+from perftui.domain.records import BenchmarkRequest, Budget, Project, RunConfig
+from perftui.domain.shapes import ShapeBindings
+from perftui.domain.tune_result import STATS, Limits, patience
+from perftui.domain.tune_space import (
+    candidates,
+    default_space,
+    parse_duration,
+    parse_latency_ms,
+    parse_space,
+)
+
+DEFAULT_BUDGET = "10m"
+"""The search's time when neither a time budget nor a trial count is given."""
+
+
+def _stat(text: str) -> str:
+    if text.strip() not in STATS:
+        raise InputError(f"{text.strip()!r} is not one of {', '.join(STATS)}")
+    return text.strip()
+
+
+def _duration(text: str) -> float | None:
+    return parse_duration(text) if text.strip() else None
+
+
+TUNE_FORM = Form(
+    {
+        "max_latency": parse_latency_ms,
+        "stat": _stat,
+        "budget": _duration,
+        "trials": lambda t: whole_number(t, "trials", optional=True),
+        "space": lambda t: t,  # checked with the engine and the cores by `tune_spec`
+        "time": FORM.parsers["time"],
+        "iterations": FORM.parsers["iterations"],
+        "warmup": FORM.parsers["warmup"],
+        "shapes": FORM.parsers["shapes"],
+    },
+    {
+        "max_latency": "",
+        "stat": "p90",
+        "budget": "",
+        "trials": "",
+        "space": "",
+        "time": "3",
+        "iterations": "50",
+        "warmup": "5",
+        "shapes": "",
+    },
+)
+"""The tune's fields; the names are the CLI's flags (`max_latency` is `--max-latency`,
+`shapes` is `--shape`)."""
+
+
+@dataclass(frozen=True)
+class TuneSpec:
+    """Everything a search needs: the request its trials share, the candidates, the budget's
+    statistic and value, and when to stop. It travels to the tune child as JSON."""
+
+    request: BenchmarkRequest
+    candidates: tuple[RunConfig, ...]
+    stat: str
+    budget_ms: float
+    limits: Limits
+
+    def to_dict(self) -> dict[str, Any]:
+        limits = self.limits
+        return {
+            "request": self.request.to_dict(),
+            "candidates": [c.to_dict() for c in self.candidates],
+            "stat": self.stat,
+            "budget_ms": self.budget_ms,
+            "limits": [limits.trials, limits.budget_s, limits.patience],
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> TuneSpec:
+        trials, budget_s, wait = data["limits"]
+        return cls(
+            BenchmarkRequest.from_dict(data["request"]),
+            tuple(RunConfig.from_dict(c) for c in data["candidates"]),
+            str(data["stat"]),
+            float(data["budget_ms"]),
+            Limits(trials, budget_s, int(wait)),
+        )
+
+
+def tune_spec(
+    values: Mapping[str, str],
+    project: Project,
+    last_shapes: ShapeBindings | None,
+    cores: int,
+    seed: int = 0,
+) -> TuneSpec:
+    """The search `values` (field -> text, missing ones their defaults) ask for on `project`
+    with `cores` cores; the shapes default to `last_shapes` (the project's last benchmark).
+    FieldError names the first bad field."""
+    v = TUNE_FORM.parse_all(values)
+    shapes = v["shapes"] if values.get("shapes", "").strip() else None
+    shapes = shapes or last_shapes or v["shapes"]
+    points = shapes.points()
+    if len(points) != 1:
+        raise FieldError("shapes", "give one value per dimension; tune one shape at a time")
+    try:
+        space = parse_space([v["space"]], default_space(project.engine, cores))
+        found = candidates(space, cores, dims=points[0])
+    except InputError as error:
+        raise FieldError("space", str(error)) from None
+    budget_s = v["budget"]
+    if budget_s is None and v["trials"] is None:
+        budget_s = parse_duration(DEFAULT_BUDGET)
+    budget = Budget(time_s=v["time"], iterations=v["iterations"], warmup=v["warmup"])
+    request = BenchmarkRequest(project, found, budget, shapes, seed=seed)
+    limits = Limits(trials=v["trials"], budget_s=budget_s, patience=patience(len(found)))
+    return TuneSpec(request, found, v["stat"], v["max_latency"], limits)
