@@ -6,6 +6,7 @@ venv's python on a host; the server is reached through a Host alias of a generat
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import signal
@@ -172,3 +173,43 @@ def test_a_dropped_connection_fails_the_run_and_keeps_finished_ones(
     by_batch = {run.config.batch: run for run in runs}
     assert {batch: run.status for batch, run in by_batch.items()} == {1: "ok", 64: "failed"}
     assert "connection to target box" in (by_batch[64].error or "")
+
+
+def _lock_is_free(server: Server) -> bool:
+    """Whether nobody holds the test host's benchmark lock (tried as another benchmark would)."""
+    path = server.config.parent / "remote-cache" / "perftui" / "bench.lock"
+    if not path.exists():
+        return True
+    with path.open("rb") as handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return False
+        return True
+
+
+def test_the_host_lock_is_held_across_repeat_rounds(server: Server, box: str):
+    process = _bench_in_background(box, "--repeat", "2", "--time", "0.5", "--no-save")
+    workers: set[int] = set()
+    free_between_rounds = []
+    busy_line = ""
+    try:
+        while process.poll() is None:
+            free = _lock_is_free(server)
+            seen = {p for p in remote_workers(server) if "bench.worker" in command_line(p)}
+            if workers and not (seen - workers) and free and len(workers) < 2:
+                free_between_rounds.append(time.monotonic())
+            if workers and not busy_line:  # a second benchmark on the same host is refused
+                busy_line = one_error_line(
+                    perftui("bench", str(MOBILENET), "--target", box, *QUICK, "--no-save")
+                )
+            workers |= seen
+            time.sleep(0.02)
+        _, err = process.communicate(timeout=60)
+    finally:
+        process.kill()
+    assert process.returncode == 0, err
+    assert len(workers) == 2  # one worker per round
+    assert free_between_rounds == []
+    assert "target box is busy: another benchmark is running there" in busy_line
+    assert _lock_is_free(server)  # the lease ended with the benchmark

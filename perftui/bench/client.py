@@ -109,6 +109,10 @@ class Launcher(Protocol):
 
     def death_message(self, returncode: int, last_line: str) -> str: ...
 
+    def close(self) -> None:
+        """The benchmark is over: release what was held for all its workers."""
+        ...
+
 
 def spawn_piped(command: Sequence[str]) -> subprocess.Popen[str]:
     return subprocess.Popen(
@@ -145,6 +149,9 @@ class LocalLauncher:
 
     def death_message(self, returncode: int, last_line: str) -> str:
         return f"the benchmark worker died ({exit_description(returncode)}): {last_line}"
+
+    def close(self) -> None:
+        pass
 
 
 class BenchmarkClient:
@@ -206,6 +213,13 @@ class BenchmarkClient:
                 self._process.kill()
 
     def events(self) -> Iterator[protocol.Event]:
+        """_events, then the launcher is closed (however the benchmark ended)."""
+        try:
+            yield from self._events()
+        finally:
+            self.launcher.close()
+
+    def _events(self) -> Iterator[protocol.Event]:
         """Run the whole matrix and yield its events; ends with one BenchmarkDone, or with a
         Fatal when the request itself cannot run.
 

@@ -1,9 +1,15 @@
 """The remote side of a target: `python -m perftui.targets.agent COMMAND` on the host.
 
-  has KEY NAME:SHA256...   print the model folder, then the names missing from it (or stale)
+  hold KEY NAME:SHA256...  take this machine's benchmark lock (a lease) and print its token,
+                           this machine's environment (JSON), the model folder, the names
+                           missing from it (or stale) and an empty line; keep the lock until
+                           stdin ends
   put KEY NAME SHA256      read the file on stdin, verify its digest, then publish it
-  relay                    run the benchmark worker while this machine's lock is held
+  relay TOKEN              run the benchmark worker under the lease named by TOKEN
 
+The lease is held by one SSH session for the whole benchmark, so no other benchmark slips in
+between its --repeat rounds (each round is a fresh worker, a relay of its own); it ends with the
+parent, or with the connection.
 The relay is what makes cancel and a lost connection safe: the worker reads its request and
 then nothing more, so the relay reads the rest of the SSH channel's stdin for the parent's
 "cancel" (SIGTERM to the worker: the run in progress ends as cancelled) and, at end of file
@@ -15,7 +21,9 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import hashlib
+import json
 import os
+import secrets
 import signal
 import subprocess
 import sys
@@ -52,14 +60,45 @@ def _entry(folder: Path, name: str) -> Path:
     return path
 
 
-def has(key: str, wanted: list[str]) -> None:
+def _missing(key: str, wanted: list[str]) -> list[str]:
     folder = _folder(key)
-    print(folder)
+    missing = []
     for item in wanted:
         name, _, sha = item.rpartition(":")
         path = _entry(folder, name)
         if not path.is_file() or file_digest(path) != sha:
-            print(name)
+            missing.append(name)
+    return missing
+
+
+def _lock_file() -> int:
+    root = cache_root()
+    root.mkdir(parents=True, exist_ok=True)
+    return os.open(root / LOCK_NAME, os.O_RDWR | os.O_CREAT, 0o644)
+
+
+def _holder(lock: int) -> str:
+    """Who holds the lock: the first line of the file (the second is the lease's token)."""
+    text = os.pread(lock, 200, 0).decode("utf-8", "replace")
+    return text.split("\n")[0].strip() or "another run"
+
+
+def hold(key: str, wanted: list[str]) -> int:
+    from perftui.bench.environment import environment
+
+    lock = _lock_file()
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        print(f"busy {_holder(lock)}", flush=True)
+        return 0
+    token = secrets.token_hex(16)
+    os.ftruncate(lock, 0)
+    os.pwrite(lock, f"perftui benchmark, pid {os.getpid()}\n{token}\n".encode(), 0)
+    answer = [f"held {token}", json.dumps(environment()), str(_folder(key))]
+    print(*answer, *_missing(key, wanted), "", sep="\n", flush=True)
+    sys.stdin.read()  # until the parent ends the lease, or the connection drops
+    return 0
 
 
 def put(key: str, name: str, sha: str) -> None:
@@ -82,21 +121,26 @@ def put(key: str, name: str, sha: str) -> None:
             temp.unlink()
 
 
-def relay() -> int:
-    from perftui.bench import protocol  # numpy: only the relay needs it
-
-    root = cache_root()
-    root.mkdir(parents=True, exist_ok=True)
-    lock = os.open(root / LOCK_NAME, os.O_RDWR | os.O_CREAT, 0o644)
+def _lease_error(token: str) -> str | None:
+    """Why the lease named by `token` does not cover a new worker (None: it does)."""
+    lock = _lock_file()
     try:
         fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        holder = os.pread(lock, 200, 0).decode("utf-8", "replace").strip() or "another run"
-        busy = protocol.Fatal(f"the target is busy: another benchmark is running there ({holder})")
-        print(protocol.encode(busy), flush=True)
+    except BlockingIOError:  # held: by this benchmark's lease, or by another's
+        if os.pread(lock, 200, 0).decode("utf-8", "replace").split("\n")[1:2] == [token]:
+            return None
+        return f"the target is busy: another benchmark is running there ({_holder(lock)})"
+    finally:
+        os.close(lock)  # a lock taken here is released with it
+    return "the benchmark's lease on the target has ended (its connection was lost)"
+
+
+def relay(token: str) -> int:
+    from perftui.bench import protocol  # numpy: only the relay needs it
+
+    if (error := _lease_error(token)) is not None:
+        print(protocol.encode(protocol.Fatal(error)), flush=True)
         return 0
-    os.ftruncate(lock, 0)
-    os.pwrite(lock, f"perftui relay pid {os.getpid()}".encode(), 0)
     worker = subprocess.Popen(
         [sys.executable, "-m", "perftui.bench.worker"], stdin=subprocess.PIPE, text=True
     )  # its stdout and stderr are this process's: the SSH channel
@@ -118,14 +162,13 @@ def relay() -> int:
 
 def main(argv: list[str]) -> int:
     command, args = argv[0], argv[1:]
-    if command == "has":
-        has(args[0], args[1:])
-    elif command == "put":
-        put(*args)
-    elif command == "relay":
-        return relay()
-    else:
+    if command == "hold":
+        return hold(args[0], args[1:])
+    if command == "relay":
+        return relay(args[0])
+    if command != "put":
         raise SystemExit(f"unknown agent command {command!r}")
+    put(*args)
     return 0
 
 

@@ -1,8 +1,8 @@
 """The benchmark worker on a target: the same JSON-lines protocol over an SSH channel.
 
-The remote end is perftui.targets.agent's relay, which holds the host's benchmark lock, runs
-the worker and keeps the channel's stdin open for a "cancel" line; killing the local `ssh`
-closes the channel, and the relay then kills the worker.
+The remote end is perftui.targets.agent's relay, which runs the worker under the benchmark's
+lease on the host's lock (perftui.targets.lease) and keeps the channel's stdin open for a
+"cancel" line; killing the local `ssh` closes the channel, and the relay then kills the worker.
 """
 
 from __future__ import annotations
@@ -17,20 +17,27 @@ from typing import Any
 from perftui.bench.client import spawn_piped
 from perftui.domain.records import BenchmarkRequest
 from perftui.processes import exit_description
-from perftui.targets.probe import ready_environment
+from perftui.targets.lease import Lease
+from perftui.targets.probe import ready_environment, version_error
 from perftui.targets.registry import Target
 from perftui.targets.ssh import SSH_FAILED, TargetError, python_argv
-from perftui.targets.transfer import Placed, place_model
+from perftui.targets.transfer import AGENT, Placed, manifest, place_model
 
 
 class SshLauncher:
-    def __init__(self, target: Target, environment: dict[str, Any], placed: Placed) -> None:
+    def __init__(
+        self, target: Target, environment: dict[str, Any], placed: Placed, lease: Lease
+    ) -> None:
         self.target = target
         self.placed = placed
+        self.lease = lease
         self._environment = environment
 
     def spawn(self) -> subprocess.Popen[str]:
-        return spawn_piped(python_argv(self.target, "-m", "perftui.targets.agent", "relay"))
+        return spawn_piped(python_argv(self.target, *AGENT, "relay", self.lease.token))
+
+    def close(self) -> None:
+        self.lease.close()
 
     def send(self, process: subprocess.Popen[str], message: dict[str, Any]) -> None:
         """The request with the model's path on the target; stdin stays open for cancel."""
@@ -62,14 +69,28 @@ class SshLauncher:
 def open_target(
     target: Target, request: BenchmarkRequest, notify: Callable[[str], None]
 ) -> SshLauncher:
-    """Check the target can run `request` and place its model there; TargetError if not."""
+    """Check the target can run `request`, take its lock for the whole benchmark and place
+    its model there; TargetError if not (busy included). The launcher's close() ends the lease."""
     if request.data is not None:
         raise TargetError("--data is not sent to targets yet; measure on synthetic inputs there")
-    environment = ready_environment(target)
-    placed = place_model(target, Path(request.project.model), notify)
+    files = manifest(Path(request.project.model))
+    try:
+        lease = Lease(target, files)
+    except TargetError as error:
+        if error.unreachable or error.busy:
+            raise
+        ready_environment(target)  # why the host cannot hold a lease: no perftui, another one
+        raise
+    try:
+        if (mismatch := version_error(target, lease.environment)) is not None:
+            raise TargetError(mismatch)
+        placed = place_model(target, files, lease.folder, lease.missing, notify)
+    except BaseException:
+        lease.close()
+        raise
     if placed.sent_bytes:
         notify(
             f"model placed on {target.name}: {placed.sent_bytes / 2**20:.1f} MiB "
             f"in {placed.seconds:.1f} s"
         )
-    return SshLauncher(target, environment, placed)
+    return SshLauncher(target, {**lease.environment, "target": target.name}, placed, lease)

@@ -38,8 +38,9 @@ def install_hint(target: Target) -> str:
     version = perftui.__version__
     return (
         f"perftui is not installed for {target.python} on {target.name}: install it there "
-        f"({target.python} -m pip install perftui=={version}, in a venv), or name the python "
-        f"that has it: perftui targets add NAME {target.destination} --python PATH"
+        f"(perftui targets setup {target.name}, or {target.python} -m pip install "
+        f"perftui=={version} in a venv), or name the python that has it: perftui targets add "
+        f"NAME {target.destination} --python PATH"
     )
 
 
@@ -54,14 +55,18 @@ def probe(target: Target) -> Probe:
     if "missing" in answer:
         return Probe(target, error=install_hint(target))
     env = dict(answer["environment"])
-    if env.get("perftui") != perftui.__version__:
-        return Probe(
-            target,
-            env,
-            f"target {target.name} has perftui {env.get('perftui')}, this is "
-            f"{perftui.__version__}: install the same version there",
-        )
-    return Probe(target, env)
+    return Probe(target, env, version_error(target, env))
+
+
+def version_error(target: Target, environment: dict[str, Any]) -> str | None:
+    """Why the target's perftui cannot run this one's benchmarks (None: the same version)."""
+    if environment.get("perftui") == perftui.__version__:
+        return None
+    return (
+        f"target {target.name} has perftui {environment.get('perftui')}, this is "
+        f"{perftui.__version__}: install the same version there (perftui targets setup "
+        f"{target.name})"
+    )
 
 
 def ready_environment(target: Target) -> dict[str, Any]:

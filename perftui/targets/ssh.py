@@ -4,14 +4,20 @@
 BatchMode keeps it from ever prompting, so perftui stores and asks for no password.
 $PERFTUI_SSH replaces the `ssh` command itself (as GIT_SSH_COMMAND does for git), e.g.
 `ssh -F ~/lab/ssh_config`.
+Every command to a host shares one connection (OpenSSH multiplexing, its socket in a folder
+private to this process): a benchmark's probe, lease, copies and rounds pay for one handshake.
 """
 
 from __future__ import annotations
 
+import atexit
 import contextlib
+import functools
 import os
 import shlex
+import shutil
 import subprocess
+import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -31,23 +37,40 @@ SSH_FAILED = 255
 NOT_FOUND = 127
 """The remote shell's status for a command it cannot find."""
 PROBE_TIMEOUT_S = 30.0
+CONTROL_PERSIST_S = 10
+"""How long a shared connection outlives its last command (the next one reuses it)."""
 
 
 class TargetError(InputError):
     """A target that cannot be reached or used; one line for a person."""
 
-    def __init__(self, message: str, unreachable: bool = False) -> None:
+    def __init__(self, message: str, unreachable: bool = False, busy: bool = False) -> None:
         super().__init__(message)
         self.unreachable = unreachable
+        self.busy = busy
+        """Another benchmark holds the host."""
 
 
 def ssh_command() -> list[str]:
     return shlex.split(os.environ.get("PERFTUI_SSH", "ssh"))
 
 
+@functools.cache
+def control_dir() -> str:
+    """This process's folder (mode 0700) for the sockets of its shared connections."""
+    folder = tempfile.mkdtemp(prefix="perftui-ssh-")
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    return folder
+
+
 def ssh_argv(target: Target, remote: Sequence[str]) -> list[str]:
     """The local argv that runs `remote` (argv, quoted for the remote shell) on the target."""
-    return [*ssh_command(), *SSH_OPTIONS, "--", target.destination, shlex.join(remote)]
+    shared = (
+        "-o", "ControlMaster=auto",
+        "-o", f"ControlPath={control_dir()}/%C",  # %C: a hash of host, port and user
+        "-o", f"ControlPersist={CONTROL_PERSIST_S}",
+    )  # fmt: skip
+    return [*ssh_command(), *SSH_OPTIONS, *shared, "--", target.destination, shlex.join(remote)]
 
 
 def python_argv(target: Target, *args: str) -> list[str]:

@@ -44,28 +44,49 @@ def model_files(model: Path) -> list[Path]:
     return files
 
 
-def place_model(
-    target: Target, model: Path, notify: Callable[[str], None] = lambda _: None
-) -> Placed:
-    """The model's files in the target's cache folder named by their digests; only missing or
-    damaged files travel, each verified by its digest there before it is used."""
-    started = time.perf_counter()
+@dataclass(frozen=True)
+class Manifest:
+    """A model's files by name (relative to the model's folder) with their sha256 digests."""
+
+    model: Path
+    files: dict[str, Path]
+    digests: dict[str, str]
+
+    @property
+    def key(self) -> str:
+        """The folder name on the target: a digest of every file's name and digest."""
+        text = "".join(f"{name}\0{sha}\n" for name, sha in sorted(self.digests.items()))
+        return hashlib.sha256(text.encode()).hexdigest()
+
+    @property
+    def wanted(self) -> list[str]:
+        return [f"{name}:{sha}" for name, sha in self.digests.items()]
+
+
+def manifest(model: Path) -> Manifest:
     files = {path.relative_to(model.parent).as_posix(): path for path in model_files(model)}
-    digests = {name: file_digest(path) for name, path in files.items()}
-    key = hashlib.sha256(
-        "".join(f"{name}\0{sha}\n" for name, sha in sorted(digests.items())).encode()
-    ).hexdigest()
-    wanted = [f"{name}:{sha}" for name, sha in digests.items()]
-    folder, *missing = run_python(target, [*AGENT, "has", key, *wanted]).splitlines()
+    return Manifest(model, files, {name: file_digest(path) for name, path in files.items()})
+
+
+def place_model(
+    target: Target,
+    files: Manifest,
+    folder: str,
+    missing: list[str],
+    notify: Callable[[str], None] = lambda _: None,
+) -> Placed:
+    """Send the `missing` files (missing or damaged in the target's `folder`), each verified
+    by its digest there before it is used."""
+    started = time.perf_counter()
     sent = 0
     for name in missing:
-        size = files[name].stat().st_size
+        size = files.files[name].stat().st_size
         notify(f"copying {name} ({size / 2**20:.1f} MiB) to {target.name}")
         run_python(
             target,
-            [*AGENT, "put", key, name, digests[name]],
-            upload=files[name],
+            [*AGENT, "put", files.key, name, files.digests[name]],
+            upload=files.files[name],
             timeout_s=UPLOAD_TIMEOUT_S,
         )
         sent += size
-    return Placed(f"{folder}/{model.name}", sent, time.perf_counter() - started)
+    return Placed(f"{folder}/{files.model.name}", sent, time.perf_counter() - started)
