@@ -19,7 +19,8 @@ from pathlib import Path
 import pytest
 
 from tests.cli_helpers import perftui
-from tests.conftest import MOBILENET, ROOT
+from tests.conftest import ROOT
+from tests.failing_model import odd_batches_fail
 from tests.process_helpers import process_gone, progress_line, read_until
 
 pytestmark = pytest.mark.engine
@@ -47,9 +48,10 @@ CLI = (
 
 def test_a_second_ctrl_c_kills_a_worker_that_does_not_stop(tmp_path: Path):
     db, pid_file = tmp_path / "db.json", tmp_path / "worker.pid"
-    # run 1 fails at once (10^9 images cannot be allocated): its line on stderr says the
+    # run 1 fails at once (an odd batch cannot be reshaped): its line on stderr says the
     # handlers are in place; run 2 would measure for 10 minutes
-    args = ["bench", str(MOBILENET), "--engine", "onnxruntime", "--batch", "1000000000,1"]
+    model = odd_batches_fail(tmp_path)
+    args = ["bench", str(model), "--engine", "onnxruntime", "--batch", "1,2"]
     args += ["--time", "600", "--iterations", "5", "--project", "k", "--db", str(db)]
     process = subprocess.Popen(
         [sys.executable, "-c", CLI, STUBBORN_WORKER, *args],
@@ -79,8 +81,8 @@ def test_a_second_ctrl_c_kills_a_worker_that_does_not_stop(tmp_path: Path):
     assert process_gone(worker)
     runs = json.loads(perftui("show", "k", "--json", db=db).stdout)["runs"]
     by_batch = {r["config"]["batch"]: r for r in runs}
-    assert by_batch[1000000000]["status"] == "failed"
-    killed = by_batch[1]
+    assert by_batch[1]["status"] == "failed"
+    killed = by_batch[2]
     # killed mid-measurement: stored as cancelled, its partial measurement lost with the worker
     assert killed["status"] == "cancelled" and killed["iterations"] == 0, killed
 
@@ -88,7 +90,8 @@ def test_a_second_ctrl_c_kills_a_worker_that_does_not_stop(tmp_path: Path):
 def test_one_ctrl_c_lets_a_working_worker_finish_its_run_as_cancelled(tmp_path: Path):
     # the contrast: the real worker stops on the first Ctrl-C and keeps what it measured
     db = tmp_path / "db.json"
-    args = ["bench", str(MOBILENET), "--engine", "onnxruntime", "--batch", "1000000000,1"]
+    model = odd_batches_fail(tmp_path)
+    args = ["bench", str(model), "--engine", "onnxruntime", "--batch", "1,2"]
     args += ["--time", "600", "--iterations", "5", "--project", "k", "--db", str(db)]
     process = subprocess.Popen(
         [sys.executable, "-m", "perftui", *args],
