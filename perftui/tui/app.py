@@ -28,6 +28,7 @@ from perftui.domain.errors import StoreError
 from perftui.domain.records import BenchmarkRequest, Project
 from perftui.domain.report import Report
 from perftui.domain.report_render import FORMATS, render
+from perftui.domain.tune_form import TuneSpec
 from perftui.optimize.notes import optimization_of
 from perftui.optimize.runner import OptimizeOptions
 from perftui.store import Store, default_db_path
@@ -38,12 +39,15 @@ from perftui.tui.compare.setup import CompareScreen
 from perftui.tui.compare.summary import CompareSummaryScreen
 from perftui.tui.detail.screen import ProjectDetailScreen
 from perftui.tui.kit.dialogs import HelpScreen, StoreErrorScreen, help_for
+from perftui.tui.kit.requests import last_request
 from perftui.tui.kit.screen import PerftuiScreen, one_line
 from perftui.tui.optimize.dialog import OptimizeDialog
 from perftui.tui.optimize.progress import OptimizeScreen
 from perftui.tui.projects.new_project import NewProjectScreen
 from perftui.tui.projects.screen import ProjectsScreen
 from perftui.tui.services import Services
+from perftui.tui.tune.form import TuneForm
+from perftui.tui.tune.live import TuneScreen
 
 WORKER_TITLES = {"samples": "Samples", "devices": "Devices", "inspect": "Inspection"}
 """The notification title of a failed worker whose screen has no `<name>_failed` method."""
@@ -224,6 +228,19 @@ class PerftuiApp(App[None]):
                 self.push_screen(OptimizeScreen(project, options))
 
         self.push_screen(OptimizeDialog(project, existing, initial), start)
+
+    def tune_project(self, name: str) -> None:
+        """Ask for a tune of project `name` (the tune form), then follow the search."""
+        if (project := self._project(name)) is None:
+            return
+        request = last_request(self.store, project.name)
+
+        def start(spec: TuneSpec | None) -> None:
+            if spec is not None:
+                self.push_screen(TuneScreen(spec))
+
+        shapes = request.shapes if request else None
+        self.push_screen(TuneForm(project, shapes, self.services.cores()), start)
 
     def projects_changed(self, select: str | None = None) -> None:
         """A project was added behind the screens' backs: reload the projects table (cursor

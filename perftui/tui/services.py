@@ -19,8 +19,11 @@ if TYPE_CHECKING:
 
     from perftui.bench.protocol import Event
     from perftui.domain.model_info import ModelInfo
+    from perftui.domain.tune_form import TuneSpec
+    from perftui.domain.tune_result import Trial
     from perftui.optimize.runner import OptimizeEvent, OptimizeOptions
     from perftui.store.database import Store
+    from perftui.tune.search import Outcome
 
 
 class Client(Protocol):
@@ -37,6 +40,18 @@ class Optimizer(Protocol):
     """The part of perftui.optimize.runner.OptimizeProcess the dashboard uses."""
 
     def events(self) -> Iterator[OptimizeEvent]: ...
+
+    def cancel(self) -> None: ...
+
+    def kill(self) -> None: ...
+
+
+class Tuning(Protocol):
+    """The part of perftui.tune.runner.TuneProcess the dashboard uses."""
+
+    outcome: Outcome | None
+
+    def trials(self) -> Iterator[Trial]: ...
 
     def cancel(self) -> None: ...
 
@@ -74,10 +89,19 @@ def validate(request: BenchmarkRequest) -> None:
 
 
 def client(request: BenchmarkRequest, store: Store) -> Client:
-    """A benchmark client that runs the request in a child process and stores each run."""
+    """A benchmark client that runs the request in a child process and stores each run; on
+    the project's SSH target when it names one (the model is placed there first)."""
     from perftui.bench.client import BenchmarkClient
+    from perftui.targets.launcher import target_launcher
 
-    return BenchmarkClient(request, store)
+    return BenchmarkClient(request, store, target_launcher(request, store.path))
+
+
+def target_names(db_path: Path) -> list[str]:
+    """The SSH targets configured beside the database at `db_path` (InputError if unreadable)."""
+    from perftui.targets.registry import TargetBook
+
+    return [target.name for target in TargetBook(db_path).all()]
 
 
 def optimize(options: OptimizeOptions, db_path: Path) -> Optimizer:
@@ -86,6 +110,20 @@ def optimize(options: OptimizeOptions, db_path: Path) -> Optimizer:
     from perftui.optimize.runner import OptimizeProcess
 
     return OptimizeProcess(options, db_path)
+
+
+def tune(spec: TuneSpec, store: Store) -> Tuning:
+    """A search in a child process; each trial's runs are stored here as they land (not yet
+    started: `trials()` runs it)."""
+    from perftui.tune.runner import TuneProcess
+
+    return TuneProcess(spec, store)
+
+
+def cores() -> int:
+    from perftui.tune.runner import cores as usable
+
+    return usable()
 
 
 BUSY_CHECK_S = 0.3
@@ -109,5 +147,8 @@ class Services:
     inspect: Callable[[str], ModelInfo] = inspect
     validate: Callable[[BenchmarkRequest], None] = validate
     client: Callable[[BenchmarkRequest, Store], Client] = client
+    targets: Callable[[Path], list[str]] = target_names
     optimize: Callable[[OptimizeOptions, Path], Optimizer] = optimize
     busy: Callable[[], list[str]] = busy_reasons
+    tune: Callable[[TuneSpec, Store], Tuning] = tune
+    cores: Callable[[], int] = cores

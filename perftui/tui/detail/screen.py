@@ -68,6 +68,14 @@ class ProjectDetailScreen(TabbedScreen, InspectingScreen):
         Binding("R", "rerun_benchmark", "Re-run all", id="rerun_benchmark"),
         Binding("d", "remove", "Remove", id="remove"),
         Binding(
+            "t",
+            "tune",
+            "Tune",
+            id="tune",
+            show=False,
+            tooltip="Tune: the most throughput under a latency budget",
+        ),
+        Binding(
             "e", "report", "Report", id="report", tooltip="Write the report (Markdown and HTML)"
         ),
         Binding(
@@ -229,6 +237,9 @@ class ProjectDetailScreen(TabbedScreen, InspectingScreen):
 
     def action_benchmark(self) -> None:
         self.perftui.configure_benchmark(self.state.project.name)
+
+    def action_tune(self) -> None:
+        self.perftui.tune_project(self.state.project.name)
 
     def action_optimize(self) -> None:
         self.perftui.optimize_project(self.state.project.name)

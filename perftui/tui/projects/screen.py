@@ -59,6 +59,14 @@ class ProjectsScreen(PerftuiScreen):
             tooltip="Optimize (INT8): make the INT8 version of the selected project",
         ),
         Binding("r", "rename", "Rename", id="rename"),
+        Binding(
+            "t",
+            "tune",
+            "Tune",
+            id="tune",
+            show=False,
+            tooltip="Tune: the most throughput under a latency budget",
+        ),
         Binding("d", "delete", "Delete", id="delete"),
         Binding("s", "samples", "Samples", id="samples"),
         Binding("q", "app.quit", "Quit", id="quit", show=False),
@@ -258,6 +266,10 @@ class ProjectsScreen(PerftuiScreen):
     def action_benchmark(self) -> None:
         if (name := self._need_project()) is not None:
             self.perftui.configure_benchmark(name)
+
+    def action_tune(self) -> None:
+        if (name := self._need_project()) is not None:
+            self.perftui.tune_project(name)
 
     def action_optimize(self) -> None:
         if (name := self._need_project()) is not None:
