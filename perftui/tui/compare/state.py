@@ -153,6 +153,8 @@ class SummaryState:
     layer_reversed: bool = False
     min_delta: float = 0.0
     delta_error: str | None = None
+    samples: Samples = field(default=lambda _run: None, repr=False)
+    """A run's raw latencies, for the latency distribution (the screen reads the store)."""
 
     def __post_init__(self) -> None:
         self.included = {

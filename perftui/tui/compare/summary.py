@@ -14,16 +14,19 @@ from textual.widgets import DataTable, Footer, Header, Input, Static, TabPane
 from perftui.domain.compare import Comparison, Side, run_latency
 from perftui.domain.series import short_label
 from perftui.tui.compare.charts import SWEET, SWEET_STYLE, side_text, threshold_text
+from perftui.tui.compare.distribution import LatencyDistributionPane
 from perftui.tui.compare.kernel import KernelPane
 from perftui.tui.compare.panes import InferencePane, TypesPane, profile_notice
 from perftui.tui.compare.state import SummaryState
 from perftui.tui.kit import format as fmt
+from perftui.tui.kit.samples import stored_samples
 from perftui.tui.kit.tabs import Tab, TabbedScreen, tab_bindings
 
 TABS = (
     Tab("summary", "cmp-summary", "Summary tab"),
     Tab("inference", "cmp-inference", "Inference tab"),
     Tab("kernel", "cmp-kernel", "Kernel tab"),
+    Tab("latency", "cmp-latency", "Latency tab"),
 )
 
 
@@ -69,7 +72,8 @@ class CompareSummaryScreen(TabbedScreen):
         "both versions, paired by name (then original, normalised or scope name); Δ is B "
         "minus A; 'only A'/'only B' marks a layer one version did not execute; f focuses the "
         "minimum |Δ| filter; the pane beside (or below) the table details the highlighted "
-        "layer. Escape goes back to the setup."
+        "layer. Latency Distribution: the share of requests at or under each latency (CDF) of "
+        "A's and B's compared runs, from their raw samples. Escape goes back to the setup."
     )
     TABS = TABS
     TABS_ID = "cmp-tabs"
@@ -123,9 +127,13 @@ class CompareSummaryScreen(TabbedScreen):
                 yield InferencePane()
             with TabPane("Kernel-Level Performance", id="cmp-kernel"):
                 yield KernelPane()
+            with TabPane("Latency Distribution", id="cmp-latency"):
+                yield LatencyDistributionPane()
         yield Footer(compact=True, show_command_palette=False)
 
     def on_mount(self) -> None:
+        self.state.samples = stored_samples(self.store)
+        self.query_one(LatencyDistributionPane).redraw()
         self.call_after_refresh(self.focus_table)
 
     def on_resize(self) -> None:

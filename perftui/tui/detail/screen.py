@@ -18,6 +18,7 @@ from perftui.domain.records import Project, RunResult
 from perftui.domain.report import project_report
 from perftui.domain.series import ok_runs, short_label
 from perftui.optimize.notes import derived_projects, optimization_of
+from perftui.tui.detail.distribution import DistributionPane
 from perftui.tui.detail.layers import FlopsPane, LayersPane, TypesPane
 from perftui.tui.detail.panes import ChartsPane, RunsPane, SummaryPane
 from perftui.tui.detail.state import DetailState
@@ -39,6 +40,7 @@ TABS = (
     Tab("types", "types-tab", "Types tab"),
     Tab("layers", "layers-tab", "Layers tab"),
     Tab("flops", "flops-tab", "FLOPs tab"),
+    Tab("latency", "latency-tab", "Latency tab"),
 )
 
 
@@ -57,6 +59,8 @@ class ProjectDetailScreen(TabbedScreen, InspectingScreen):
         "batch scaling at fixed threads, and throughput across runs. Types and Layers: the "
         "per-layer profile of the selected run (or the newest profiled one). FLOPs: "
         "theoretical FLOPs per node beside the measured time of the layer that ran it. "
+        "Latency: the selected run's latency histogram and its latency over the run (the "
+        "median and the slowest request of each chunk of requests), from its raw samples. "
         "INT8 (i) makes the INT8 version of the project with ONNX Runtime quantization; the "
         "Summary of an INT8 project says what it was made from and how far its outputs are "
         "from the FP32 model's."
@@ -109,7 +113,7 @@ class ProjectDetailScreen(TabbedScreen, InspectingScreen):
             show=False,
             tooltip="Layers: reverse the sort",
         ),
-        *tab_bindings(TABS, "Tab", "Next tab (1-6: a tab by number)"),
+        *tab_bindings(TABS, "Tab", "Next tab (1-7: a tab by number)"),
     ]
 
     def __init__(self, name: str, tab: str = "runs") -> None:
@@ -148,6 +152,8 @@ class ProjectDetailScreen(TabbedScreen, InspectingScreen):
                 yield Lazy(LayersPane())
             with TabPane("FLOPs", id="flops-tab"):
                 yield Lazy(FlopsPane())
+            with TabPane("Latency", id="latency-tab"):
+                yield Lazy(DistributionPane())
         yield Footer(compact=True, show_command_palette=False)
 
     def on_mount(self) -> None:

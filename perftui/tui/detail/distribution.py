@@ -1,0 +1,104 @@
+"""The Latency tab of the project detail: the selected run's latency histogram and its
+latency over the run, from the raw samples the store keeps (warm-up drift, throttling and
+bimodal latency show here, where the percentiles hide them)."""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.widgets import Static
+
+from perftui.domain.distribution import Histogram, Timeline, histogram, over_time
+from perftui.domain.series import short_label
+from perftui.tui.detail.state import DetailState
+from perftui.tui.kit import format as fmt
+from perftui.tui.kit.charts import Chart
+from perftui.tui.kit.format import escape
+from perftui.tui.kit.tabs import Pane
+
+BAR = "█"
+MEDIAN, SLOWEST = "•", "x"
+"""Markers of the latency-over-time lines (they read apart without colour)."""
+
+
+class LatencyHistogram(Chart):
+    """Requests per latency bin."""
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__("latency histogram", id=id)
+        self.data: Histogram | None = None
+
+    def set_data(self, data: Histogram | None, message: str) -> None:
+        self.data, self.message = data, message
+        self.refresh()
+
+    def has_data(self) -> bool:
+        return self.data is not None
+
+    def plot(self) -> None:
+        assert self.data is not None
+        plt = self.plt
+        plt.bar(self.data.centers, self.data.counts, marker=BAR, color="cyan", width=1.0)
+        lo, hi = self.data.edges[0], self.data.edges[-1]
+        plt.xlim(lo, hi)
+        ticks = [lo + (hi - lo) * n / 4 for n in range(5)]
+        plt.xticks(ticks, [fmt.ms(tick) for tick in ticks])
+        if self.size.height >= 8:
+            tail = f"; {self.data.beyond} slower not shown" if self.data.beyond else ""
+            plt.xlabel(f"latency (ms) · requests per bin{tail}")
+
+
+class LatencyOverTime(Chart):
+    """The median and the slowest request of consecutive chunks, in the order they ran."""
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__("latency over the run", id=id)
+        self.data: Timeline | None = None
+
+    def set_data(self, data: Timeline | None, message: str) -> None:
+        self.data, self.message = data, message
+        self.refresh()
+
+    def has_data(self) -> bool:
+        return self.data is not None
+
+    def plot(self) -> None:
+        assert self.data is not None
+        plt, data = self.plt, self.data
+        plt.plot(data.index, data.slowest, marker=SLOWEST, color="orange")
+        plt.plot(data.index, data.median, marker=MEDIAN, color="cyan")
+        plt.ylim(0, max(data.slowest) * 1.05 or 1.0)
+        if self.size.height >= 8:
+            plt.xlabel(f"request · {MEDIAN} median of a chunk of requests  {SLOWEST} slowest")
+
+
+class DistributionPane(Pane[DetailState]):
+    DEFAULT_CSS = """
+    DistributionPane LatencyHistogram, DistributionPane LatencyOverTime { height: 1fr; }
+    """
+
+    def compose(self) -> ComposeResult:
+        yield Static("", id="latency-head", classes="pane-head")
+        yield LatencyHistogram(id="latency-histogram")
+        yield LatencyOverTime(id="latency-time")
+
+    def populate(self) -> None:
+        d = self.state
+        head = self.query_one("#latency-head", Static)
+        run = d.selected
+        samples = d.samples(run) if run is not None else None
+        histogram_chart = self.query_one(LatencyHistogram)
+        time_chart = self.query_one(LatencyOverTime)
+        if run is None or samples is None or len(samples) == 0:
+            why = "no run yet" if run is None else "this run kept no latency samples"
+            head.update(f"[b]Latency[/] of the selected run: {why}")
+            histogram_chart.set_data(None, why)
+            time_chart.set_data(None, why)
+            return
+        verdict = d.figures(run).verdict.status
+        head.update(
+            f"[b]Latency[/] of {escape(short_label(run.config))} "
+            f"({fmt.verdict_word(verdict)}): {len(samples):,} requests, "
+            f"{fmt.ms(float(samples.min()))}-{fmt.ms(float(samples.max()))} ms"
+        )
+        histogram_chart.set_data(histogram(samples), "")
+        time_chart.set_data(over_time(samples), "")
