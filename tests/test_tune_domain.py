@@ -198,7 +198,7 @@ def test_stopping_rules() -> None:
     flat = [a, *(trial(i, 99.0, 5.0) for i in range(2, 8))]
     assert "did not beat" in (stop_reason(flat, Limits(patience=5), 0, 1, 10) or "")
     assert stop_reason(flat[:3], Limits(patience=5), 0, 1, 10) is None
-    assert patience(60) == 8 and patience(8) == 8 and patience(96) == 12 and patience(10_000) == 15
+    assert patience(60) == 7 and patience(8) == 5 and patience(96) == 12 and patience(10_000) == 15
 
 
 def test_early_stop_needs_clear_excess_and_time_to_save() -> None:

@@ -29,7 +29,7 @@ for the median, and p90 or p99 are at least the median, so they need less margin
 EARLY_MIN_SAVING_S = 2.0
 """Stopping costs a fresh worker for the trials after it (a process, the engine's import, a
 compile): not worth it for less measuring time than this."""
-MIN_PATIENCE, MAX_PATIENCE = 8, 15
+MIN_PATIENCE, MAX_PATIENCE = 5, 15
 
 
 @dataclass(frozen=True)

@@ -4,9 +4,9 @@ them (perftui.bench.client, a few trials per worker), perftui.domain.tune_result
 The sampler is seeded, so the same space, budget and measurements replay the same search.
 Its constraint is the latency statistic over the budget; what cannot win is pruned before
 it is measured (perftui.domain.tune_space.dominated), a trial clearly over the budget is
-stopped early, and a noisy contender is measured again. After the floor, one configuration
-per batch size is measured before TPE proposes anything (`per_batch`): the batch moves
-latency and throughput the most, so the budget's place on that axis is known early.
+stopped early, and a noisy contender is measured again. (Measuring one configuration per
+batch size before TPE proposes anything was tried and measured worse here: more trials, no
+better result; see benchmarks/tune.py.)
 
 The runs go to a `Sink` (the store's add_benchmark/add_run): the store itself in-process,
 or the tune child's event pipe (perftui.tune.worker), whose parent stores them.
@@ -145,7 +145,6 @@ class Tuner:
         )
         self.study = optuna.create_study(direction="maximize", sampler=sampler)
         self._choices = {k: list(dict.fromkeys(getattr(c, k) for c in candidates)) for k in KNOBS}
-        self._seeds = per_batch(self.candidates)
 
     def cancel(self) -> None:
         self.cancelled = True
@@ -170,12 +169,7 @@ class Tuner:
         return [c for c in self.candidates if c not in self._slots and dominated(c, over) is None]
 
     def _ask(self) -> _Slot | None:
-        """A new configuration to measure (a batch size's seed first), or None when none is
-        left."""
-        open_seeds = [c for c in self._seeds if c in self._open()]
-        self._seeds = open_seeds[1:]
-        if open_seeds:
-            self.study.enqueue_trial({k: getattr(open_seeds[0], k) for k in KNOBS})
+        """A new configuration to measure, or None when none is left."""
         for attempt in range(MAX_ASKS + 1):
             if attempt == MAX_ASKS:
                 left = self._open()
@@ -327,12 +321,3 @@ class Tuner:
                 break
             batch.append(slot)
         return batch
-
-
-def per_batch(candidates: Sequence[RunConfig]) -> list[RunConfig]:
-    """One configuration per batch size, smallest batch first: the middle one of that
-    batch's candidates in matrix order (a moderate mix of the other knobs)."""
-    by_batch: dict[int, list[RunConfig]] = {}
-    for config in candidates:
-        by_batch.setdefault(config.batch, []).append(config)
-    return [group[len(group) // 2] for _, group in sorted(by_batch.items())]
