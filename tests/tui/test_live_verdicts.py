@@ -29,9 +29,7 @@ async def test_the_live_table_shows_intervals_and_verdicts(app, services):
         assert fps.startswith("105 ±") and fps.endswith("%")
         assert median.startswith("9.52 ±") and median.endswith("%")
         said = notices(app)
-        assert any(
-            n.startswith("Noisy runs: 1 of 2 run(s) not stable: b4 t1 noisy") for n in said
-        )
+        assert any(n.startswith("Noisy runs: 1 of 2 run(s) not stable: b4 t1 noisy") for n in said)
         assert not any(n.startswith("The machine is busy") for n in said)
 
 
