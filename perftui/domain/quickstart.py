@@ -1,13 +1,13 @@
 """First-start help: projects for the shipped sample models and a short benchmark of each,
 so that a newcomer sees measured data within a minute.
 
-Those benchmarks are a quick look, and marked so: one 2-second run per project (about 25 s
-for the four on a 2-core machine, worker start and profile included) shows what the
+Those benchmarks are a quick look, and marked so: one 2-second run per project (about 20 s
+for the four on a busy 2-core machine, worker start and profile included) shows what the
 dashboard does, but it cannot hold the noise between processes that a comparison needs
 (the issue that led here: 2-second runs ranked INT8 below FP32, 4-second runs above). So
 their runs carry the label QUICK_LOOK, and their verdict says "quick look: ... too short for
-a verdict" (perftui.domain.verdict); `--repeat 3` of the default 10 s runs, at about ten
-times the cost, gives figures to compare.
+a verdict" (perftui.domain.verdict); `--repeat 3` of the default 10 s runs, some seven
+times the cost (two and a half minutes), gives figures to compare.
 """
 
 from __future__ import annotations
