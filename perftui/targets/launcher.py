@@ -19,7 +19,7 @@ from perftui.domain.records import BenchmarkRequest
 from perftui.processes import exit_description
 from perftui.targets.lease import Lease
 from perftui.targets.probe import ready_environment, version_error
-from perftui.targets.registry import Target
+from perftui.targets.registry import LOCAL, Target, TargetBook
 from perftui.targets.ssh import SSH_FAILED, TargetError, python_argv
 from perftui.targets.transfer import AGENT, Placed, manifest, place_model
 
@@ -94,3 +94,13 @@ def open_target(
             f"in {placed.seconds:.1f} s"
         )
     return SshLauncher(target, {**lease.environment, "target": target.name}, placed, lease)
+
+
+def target_launcher(
+    request: BenchmarkRequest, db_path: Path, notify: Callable[[str], None] = lambda _: None
+) -> SshLauncher | None:
+    """The launcher for the target the request's project names (targets of the database at
+    `db_path`); None for this machine."""
+    if request.project.target == LOCAL:
+        return None
+    return open_target(TargetBook(db_path).get(request.project.target), request, notify)

@@ -15,6 +15,7 @@ from perftui.domain.compare import Comparison, Side, run_latency
 from perftui.domain.series import short_label
 from perftui.tui.compare.charts import SWEET, SWEET_STYLE, side_text, threshold_text
 from perftui.tui.compare.distribution import LatencyDistributionPane
+from perftui.tui.compare.environment import EnvironmentPane
 from perftui.tui.compare.kernel import KernelPane
 from perftui.tui.compare.panes import InferencePane, TypesPane, profile_notice
 from perftui.tui.compare.state import SummaryState
@@ -27,6 +28,7 @@ TABS = (
     Tab("inference", "cmp-inference", "Inference tab"),
     Tab("kernel", "cmp-kernel", "Kernel tab"),
     Tab("latency", "cmp-latency", "Latency tab"),
+    Tab("environment", "cmp-environment", "Environment tab"),
 )
 
 
@@ -129,6 +131,8 @@ class CompareSummaryScreen(TabbedScreen):
                 yield KernelPane()
             with TabPane("Latency Distribution", id="cmp-latency"):
                 yield LatencyDistributionPane()
+            with TabPane("Environment", id="cmp-environment"):
+                yield EnvironmentPane()
         yield Footer(compact=True, show_command_palette=False)
 
     def on_mount(self) -> None:

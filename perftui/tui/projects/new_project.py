@@ -14,6 +14,7 @@ from textual.widgets import DirectoryTree, Footer, Header, Input, Label, Select,
 
 from perftui.domain.errors import InputError, StoreError
 from perftui.domain.records import ENGINES, Project
+from perftui.targets.registry import LOCAL
 from perftui.tui.kit.format import escape
 from perftui.tui.kit.inspection import InspectingScreen
 from perftui.tui.kit.modelinfo import ModelInfoView
@@ -52,7 +53,8 @@ class NewProjectScreen(InspectingScreen):
         "Pick a model file in the tree (enter) or type its path and press enter. The model is "
         "inspected (inputs, shapes, parameters, FLOPs). Choose the engine and the device from "
         "what the engines report on this machine, give the project a name and press ctrl+s. "
-        "FP32 and INT8 versions of one network are two projects."
+        "FP32 and INT8 versions of one network are two projects. Target: where its benchmarks "
+        "run, this machine (local) or an SSH host added with `perftui targets add`."
     )
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+s", "create", "Create", id="create"),
@@ -90,6 +92,8 @@ class NewProjectScreen(InspectingScreen):
         with Horizontal(classes="form-row"):
             yield Label("Name", classes="form-label")
             yield Input(placeholder="project name", id="name", compact=True)
+            yield Label("Target", classes="form-label short")
+            yield Select([(LOCAL, LOCAL)], allow_blank=False, id="target", compact=True)
         yield Static("", id="np-status", classes="status-line")
         yield Footer(compact=True, show_command_palette=False)
 
@@ -104,8 +108,17 @@ class NewProjectScreen(InspectingScreen):
 
     @work(thread=True, exit_on_error=False, name="devices", group="devices")
     def _probe(self) -> None:
+        try:
+            targets = self.perftui.services.targets(self.perftui.db_path)
+        except InputError as error:  # an unreadable targets file: this machine only
+            self.app.call_from_thread(self._status, one_line(error), error=True)
+        else:
+            self.app.call_from_thread(self._targets_found, targets)
         devices = self.perftui.devices()
         self.app.call_from_thread(self._devices_found, devices)
+
+    def _targets_found(self, names: list[str]) -> None:
+        self.query_one("#target", Select).set_options([(n, n) for n in [LOCAL, *names]])
 
     def _devices_found(self, devices: dict[str, list[str] | str]) -> None:
         self.devices = devices
@@ -259,7 +272,8 @@ class NewProjectScreen(InspectingScreen):
             self._status(problem, error=True)
             return
         assert self.model_path is not None
-        project = Project(name=name, model=self.model_path, engine=str(engine), device=str(device))
+        target = str(self.query_one("#target", Select).value)
+        project = Project(name, self.model_path, str(engine), str(device), target=target)
         try:
             stored = self.store.add_project(project)
         except (InputError, StoreError) as error:

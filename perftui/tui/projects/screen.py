@@ -14,6 +14,7 @@ from perftui.domain.quickstart import SAMPLE_PROJECTS, quick_request, sample_pro
 from perftui.domain.records import Project
 from perftui.optimize.notes import derived_projects, optimization_of
 from perftui.samples import sample_models
+from perftui.targets.registry import LOCAL
 from perftui.tui.kit import format as fmt
 from perftui.tui.kit.dialogs import ConfirmScreen, PromptScreen
 from perftui.tui.kit.fit import cut, room_left
@@ -29,6 +30,9 @@ EMPTY_TEXT = (
     "Press [b]n[/b] to create a project from your own model (.onnx or OpenVINO .xml).\n"
     "Press [b]f1[/b] for help, [b]ctrl+p[/b] for the command palette."
 )
+
+TARGET_CELLS = 8
+"""At most this much of a target's name after the device (the rest is cut)."""
 
 
 class ProjectsScreen(PerftuiScreen):
@@ -123,7 +127,8 @@ class ProjectsScreen(PerftuiScreen):
         project's successful runs; * marks projects chosen for comparison. Names longer than
         the room the other columns leave are cut in the middle (the detail screen has them
         whole), so the table never needs a horizontal scrollbar. Narrow, the model column
-        is left out, and OpenVINO is written 'ov' when the names need the room."""
+        is left out, and OpenVINO is written 'ov' when the names need the room. A project
+        measured on an SSH target shows it after its device (CPU@box)."""
         table = self.query_one("#projects", DataTable)
         current = select or self.current_name()
         try:
@@ -147,7 +152,9 @@ class ProjectsScreen(PerftuiScreen):
                 f"{mark}{project.name}",
                 fmt.model_name(project.model),
                 project.engine if project.engine == "openvino" else "ort",
-                project.device,
+                project.device
+                if project.target == LOCAL
+                else f"{project.device}@{cut(project.target, TARGET_CELLS)}",
                 fmt.precision(precisions.get(project.name, fmt.DASH)),
                 fmt.fps_ci(summary.best_throughput_fps, fastest and fastest.throughput),
                 fmt.verdict_mark(fastest and fastest.verdict.status),
