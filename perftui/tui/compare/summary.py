@@ -144,12 +144,14 @@ class CompareSummaryScreen(TabbedScreen):
         self.call_after_refresh(self.redraw_panes)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        tabs = self.TAB_ACTIONS.get(action)
-        if tabs is None or not self.is_mounted:
-            return True
-        if action != "metric" and profile_notice(self.comparison) is not None:
+        if (
+            action in self.TAB_ACTIONS
+            and action != "metric"
+            and self.is_mounted
+            and profile_notice(self.comparison) is not None
+        ):
             return False  # no layer tables to sort, include or filter
-        return self.active_tab in tabs
+        return super().check_action(action, parameters)
 
     # ------------------------------------------------------------------ actions
 

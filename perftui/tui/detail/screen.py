@@ -115,6 +115,15 @@ class ProjectDetailScreen(TabbedScreen, InspectingScreen):
         ),
         *tab_bindings(TABS, "Tab", "Next tab (1-7: a tab by number)"),
     ]
+    TAB_ACTIONS: ClassVar[dict[str, set[str]]] = {
+        "rerun": {"summary", "runs-tab"},
+        "rerun_benchmark": {"summary", "runs-tab"},
+        "remove": {"summary", "runs-tab"},
+        "view": {"charts"},
+        "fixed": {"charts"},
+        "sort": {"layers-tab"},
+        "reverse_sort": {"layers-tab"},
+    }
 
     def __init__(self, name: str, tab: str = "runs") -> None:
         super().__init__(tab, default="runs")
@@ -304,20 +313,16 @@ class ProjectDetailScreen(TabbedScreen, InspectingScreen):
 
     def action_view(self) -> None:
         self.state.next_view()
-        self.action_show_tab("charts")
         self.redraw_panes()
 
     def action_fixed(self) -> None:
         self.state.fixed_index += 1
-        self.action_show_tab("charts")
         self.redraw_panes()
 
     def action_sort(self) -> None:
         self.state.next_layer_sort()
-        self.action_show_tab("layers")
         self.redraw_panes()
 
     def action_reverse_sort(self) -> None:
         self.state.layer_reversed = not self.state.layer_reversed
-        self.action_show_tab("layers")
         self.redraw_panes()

@@ -76,6 +76,9 @@ class TabbedScreen(PerftuiScreen):
 
     TABS: ClassVar[tuple[Tab, ...]] = ()
     TABS_ID: ClassVar[str] = "tabs"
+    TAB_ACTIONS: ClassVar[dict[str, set[str]]] = {}
+    """Actions that act on some tabs only, with the pane ids of those tabs: shown in the
+    footer and answered there alone, so the footer holds what works where it is."""
 
     def __init__(self, tab: str, default: str) -> None:
         super().__init__()
@@ -100,6 +103,10 @@ class TabbedScreen(PerftuiScreen):
         tables = [t for t in pane.query(DataTable) if t.display]
         if tables:
             tables[0].focus()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        tabs = self.TAB_ACTIONS.get(action)
+        return tabs is None or not self.is_mounted or self.active_tab in tabs
 
     @on(TabbedContent.TabActivated)
     def _tab_activated(self, event: TabbedContent.TabActivated) -> None:
