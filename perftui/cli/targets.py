@@ -7,7 +7,15 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any
 
-from perftui.cli.common import EXIT_OK, CliError, Command, CommandFactory, db_path, print_json
+from perftui.cli.common import (
+    EXIT_OK,
+    EXIT_RUN_FAILED,
+    CliError,
+    Command,
+    CommandFactory,
+    db_path,
+    print_json,
+)
 
 if TYPE_CHECKING:
     from perftui.bench.client import Launcher
@@ -18,7 +26,7 @@ if TYPE_CHECKING:
 
 
 def add_parsers(command: CommandFactory) -> None:
-    targets = command("targets", "SSH hosts to measure on: add, list, remove")
+    targets = command("targets", "SSH hosts to measure on: add, list, remove, setup")
     verbs = targets.add_subparsers(dest="verb", metavar="VERB", required=True)
     add = verbs.add_parser("add", help="name an SSH host (as `ssh` reaches it)")
     add.add_argument("name")
@@ -28,7 +36,19 @@ def add_parsers(command: CommandFactory) -> None:
     show.add_argument("--json", action="store_true", help="print one JSON document")
     remove = verbs.add_parser("remove", help="forget a target (its results stay)")
     remove.add_argument("name")
-    for verb in (add, show, remove):
+    setup = verbs.add_parser(
+        "setup", help="install this perftui into a venv on the target and use its python"
+    )
+    setup.add_argument("name")
+    setup.add_argument(
+        "--base-python", default="python3", help="the python there that makes the venv"
+    )
+    setup.add_argument(
+        "--pip-args",
+        default="",
+        help='more options for pip there, e.g. "--index-url URL" or "--find-links DIR"',
+    )
+    for verb in (add, show, remove, setup):
         verb.add_argument("--db", default=argparse.SUPPRESS, help="results database")
 
 
@@ -72,6 +92,8 @@ def cmd_targets(args: argparse.Namespace) -> int:
         book.remove(args.name)
         print(f"removed target {args.name}")
         return EXIT_OK
+    if args.verb == "setup":
+        return _setup(args, book)
     targets = book.all()
     with ThreadPoolExecutor(max_workers=8) as pool:
         rows = [_row(found) for found in pool.map(probe, targets)]
@@ -90,6 +112,29 @@ def cmd_targets(args: argparse.Namespace) -> int:
             engines = ", ".join(f"{k} {row[k]}" for k in ("openvino", "onnxruntime") if row[k])
             print(f"  perftui {row['perftui']}; {engines or 'no engine'}")
     return EXIT_OK
+
+
+def _setup(args: argparse.Namespace, book: TargetBook) -> int:
+    import shlex
+    import sys
+    from dataclasses import replace
+
+    from perftui.targets.probe import probe
+    from perftui.targets.setup import setup_target
+
+    target = book.get(args.name)
+    python = setup_target(
+        target,
+        args.base_python,
+        shlex.split(args.pip_args),
+        lambda line: print(line, file=sys.stderr),
+    )
+    book.remove(target.name)
+    book.add(replace(target, python=python))
+    print(f"target {target.name}: python {python}")
+    found = probe(book.get(target.name))
+    print(found.error or f"  ready: perftui {found.environment and found.environment['perftui']}")
+    return EXIT_OK if found.ready else EXIT_RUN_FAILED
 
 
 def bench_target(

@@ -106,10 +106,21 @@ def run_python(
 ) -> str:
     """Run the target's python with `args` (the file `upload` on its stdin) and return its
     stdout; TargetError if it fails."""
+    return run_remote(target, [target.python, *args], upload, timeout_s)
+
+
+def run_remote(
+    target: Target,
+    remote: Sequence[str],
+    upload: Path | None = None,
+    timeout_s: float = PROBE_TIMEOUT_S,
+) -> str:
+    """Run the argv `remote` on the target (the file `upload` on its stdin) and return its
+    stdout; TargetError if it fails."""
     try:
         with upload.open("rb") if upload else contextlib.nullcontext(subprocess.DEVNULL) as source:
             done = subprocess.run(
-                python_argv(target, *args), stdin=source, capture_output=True, timeout=timeout_s
+                ssh_argv(target, remote), stdin=source, capture_output=True, timeout=timeout_s
             )
     except FileNotFoundError:
         raise TargetError(
