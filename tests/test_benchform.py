@@ -116,9 +116,11 @@ def test_form_round_trips_a_request():
         "hint": "throughput",
         "shapes": "a[1,3],b[2]",
         "time": "2.5",
+        "repeat": "3",
     }
     request = build_request(PROJECT, values)
     again = form_from_request(request)
+    assert request.repeat == 3
     assert build_request(PROJECT, again) == request
     assert again["threads"] == "auto,2" and again["time"] == "2.5"
 

@@ -40,6 +40,7 @@ def test_precision_takes_one_value_and_knows_the_engine():
         ("requests", "100000"),
         ("streams", "auto,5000"),
         ("profile_iterations", "99999999999"),
+        ("repeat", "5000"),
     ],
 )
 def test_what_cannot_be_meant_is_refused(field: str, text: str):
@@ -50,7 +51,7 @@ def test_what_cannot_be_meant_is_refused(field: str, text: str):
 
 
 def test_single_value_fields_say_one_number():
-    for field in ("warmup", "iterations", "profile_iterations"):
+    for field in ("warmup", "iterations", "profile_iterations", "repeat"):
         reason = check_field(field, "x") or ""
         assert reason.startswith("one whole number") and "e.g. 1,4" not in reason
 

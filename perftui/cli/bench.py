@@ -39,7 +39,6 @@ if TYPE_CHECKING:
 
 FLAGS = {name: "--" + name.replace("_", "-") for name in FIELD_NAMES} | {
     "shapes": "--shape",
-    "repeat": "--repeat",
 }
 """The flag of each field of the settings form."""
 
@@ -81,10 +80,9 @@ def add_parsers(command: CommandFactory) -> None:
     setting("precision", "f32 | bf16 | f16 (OpenVINO inference precision)")
     bench.add_argument("--profile", action="store_true", help="add a per-layer profile pass")
     setting("profile_iterations", "requests profiled")
-    bench.add_argument(
-        "--repeat",
-        default=str(REPEAT_DEFAULT),
-        help=f"measure each configuration N times, each in a fresh worker, interleaved across "
+    setting(
+        "repeat",
+        f"measure each configuration N times, each in a fresh worker, interleaved across "
         f"the matrix (default {REPEAT_DEFAULT}; {REPEAT_SUGGESTED} or more to compare)",
     )
     bench.add_argument("--seed", type=int, default=0, help="seed of the random input data")
@@ -128,9 +126,7 @@ def request_from_args(args: argparse.Namespace) -> BenchmarkRequest:
         raise CliError(f"--seed: {args.seed} is not a seed from 0 to {MAX_SEED}")
     try:
         data = str(Path(args.data).expanduser().absolute()) if args.data else None
-        request = build_request(
-            project, settings, profile=args.profile, seed=args.seed, data=data, repeat=args.repeat
-        )
+        request = build_request(project, settings, profile=args.profile, seed=args.seed, data=data)
     except FieldError as error:
         raise CliError(f"{FLAGS[error.field]}: {error}") from None
     too_big = max(c.batch for c in request.configs)

@@ -61,6 +61,13 @@ class FieldSpec:
         return self.cli or "--" + self.name.replace("_", "-")
 
 
+REPEAT_DEFAULT = 1
+"""Measurements of each configuration when nobody says: one, as before repeats existed, and
+the cheapest. Its throughput interval then covers the noise within the run only."""
+REPEAT_SUGGESTED = 3
+"""For a comparison: three fresh workers per configuration give an interval that holds the
+noise between processes too (a t-interval over two would be 4.5 times as wide as over three)."""
+
 FIELDS: tuple[FieldSpec, ...] = (
     FieldSpec("batch", "Batch sizes", "1", "e.g. 1,4,8"),
     FieldSpec("threads", "Threads", "auto", "auto or e.g. 1,2,4"),
@@ -76,13 +83,18 @@ FIELDS: tuple[FieldSpec, ...] = (
     FieldSpec("warmup", "Warm-up", "10", "requests not counted"),
     FieldSpec("profile_iterations", "Profile iters", "50", "requests in the profile pass"),
     FieldSpec(
+        "repeat",
+        "Repeat",
+        str(REPEAT_DEFAULT),
+        f"per configuration, {REPEAT_SUGGESTED} or more to compare",
+    ),
+    FieldSpec(
         "shapes", "Shapes", "", "e.g. seq=128, seq=64,128 or input_ids[1,128]", "none", "--shape"
     ),
 )
 FIELD_NAMES = tuple(spec.name for spec in FIELDS)
 DEFAULTS: dict[str, str] = {spec.name: spec.default for spec in FIELDS}
 LABELS: dict[str, str] = {spec.flag: spec.label for spec in FIELDS} | {
-    "--repeat": "Repeat",
     "--engine": "Engine",
     "--device": "Device",
     "--project": "Name",
@@ -100,15 +112,9 @@ MOST_THREADS = MOST_IN_FLIGHT = 1024
 MOST_TIME_S = 30 * 86400
 MOST_ITERATIONS = 10**9
 MOST_WARMUP = MOST_PROFILE_ITERATIONS = 10**7
+MOST_REPEAT = 1000
 LONG_S = 3600
 """A benchmark measured for longer than this (at the least) gets a warning, not a refusal."""
-
-REPEAT_DEFAULT = 1
-"""Measurements of each configuration when nobody says: one, as before repeats existed, and
-the cheapest. Its throughput interval then covers the noise within the run only."""
-REPEAT_SUGGESTED = 3
-"""For a comparison: three fresh workers per configuration give an interval that holds the
-noise between processes too (a t-interval over two would be 4.5 times as wide as over three)."""
 
 PRESETS: dict[str, dict[str, str]] = {
     # OpenVINO latency tricks: one request at a time, batch 1, the LATENCY hint.
@@ -181,6 +187,9 @@ def form(engine: str | None = None) -> Form:
             "profile_iterations": lambda t: whole_number(
                 t, "profile iterations", most=MOST_PROFILE_ITERATIONS
             ),
+            "repeat": lambda t: whole_number(
+                t, "measurements of each configuration", most=MOST_REPEAT
+            ),
             "shapes": lambda t: parse_shapes([t]),
         },
         DEFAULTS,
@@ -229,15 +238,10 @@ def build_request(
     profile: bool = False,
     seed: int = 0,
     data: str | None = None,
-    repeat: str = str(REPEAT_DEFAULT),
 ) -> BenchmarkRequest:
     """The request the settings describe (the CLI's and the dashboard's one builder);
-    FieldError naming the first invalid field. `repeat` is text as typed (REPEAT_DEFAULT)."""
+    FieldError naming the first invalid field. The repeats are the `repeat` field's."""
     v = form(project.engine).parse_all(values)
-    try:
-        repeats = whole_number(repeat, "measurements of each configuration")
-    except InputError as error:
-        raise FieldError("repeat", str(error)) from None
     budget = Budget(
         time_s=v["time"],
         iterations=v["iterations"],
@@ -252,7 +256,7 @@ def build_request(
         profile=profile,
         seed=seed,
         data=data,
-        repeat=repeats or REPEAT_DEFAULT,
+        repeat=v["repeat"],
     )
 
 
@@ -295,6 +299,7 @@ def form_from_request(request: BenchmarkRequest) -> dict[str, str]:
         "iterations": str(budget.iterations),
         "warmup": str(budget.warmup),
         "profile_iterations": str(budget.profile_iterations),
+        "repeat": str(request.repeat),
         "shapes": request.shapes.text(),
     }
 

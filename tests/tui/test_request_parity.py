@@ -37,6 +37,7 @@ CASES = {
         "shapes": "input[1,3,224,224]",
         "profile_iterations": "9",
     },
+    "repeats": {"batch": "1,4", "repeat": "3"},
 }
 
 
@@ -75,6 +76,7 @@ async def test_the_cli_and_the_form_give_the_same_runs(case: str, app, services)
     form = await form_request(app, services, settings)
     assert form.configs == cli.configs
     assert (form.budget, form.shapes, form.profile) == (cli.budget, cli.shapes, cli.profile)
+    assert form.repeat == cli.repeat == int(settings.get("repeat", "1"))
 
 
 def test_sync_runs_once_and_async_follows_the_throughput_hint():

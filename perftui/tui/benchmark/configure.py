@@ -46,7 +46,9 @@ class BenchmarkConfigScreen(InspectingScreen):
         "Lists (1,4,8) in batch sizes, threads, streams, requests, hint or API make a matrix: "
         "every combination is one run. Threads 'auto' is the engine's default. A run stops when "
         "both the time and the iteration minimum are reached; warm-up requests are not counted. "
-        "The per-layer profile is a separate, shorter pass after each run. Dynamic inputs need "
+        "The per-layer profile is a separate, shorter pass after each run. Repeat measures each "
+        "configuration that many times, each in a fresh worker: 3 or more give intervals that "
+        "hold the noise between runs, enough to compare. Dynamic inputs need "
         "a shape, e.g. input_ids[1,128] (the first dimension becomes the batch size). "
         "Each field says what is wrong as you type. Presets follow OpenVINO's latency and "
         "throughput tricks: batch 1 + LATENCY hint + sync, or bigger batches + THROUGHPUT "
@@ -179,11 +181,12 @@ class BenchmarkConfigScreen(InspectingScreen):
         plan.set_class(False, "error")
         request = build_request(self.project, values)
         runs = len(request.configs)
-        seconds = request.budget.time_s * runs
+        seconds = request.budget.time_s * runs * request.repeat
+        count = f"{runs} run(s)" + (f" x {request.repeat} repeats" if request.repeat > 1 else "")
         profile = "with" if self.query_one("#profile", Checkbox).value else "no"
         long = long_warning(request)
         measured = f"[b]warning: {long}[/]" if long else f"at least {duration(seconds)} measured"
-        plan.update(f"[b]{runs} run(s)[/], {measured}, {profile} profile  ·  ctrl+r runs")
+        plan.update(f"[b]{count}[/], {measured}, {profile} profile  ·  ctrl+r runs")
 
     @on(Input.Changed, ".field")
     def _field_changed(self, event: Input.Changed) -> None:
