@@ -1,8 +1,10 @@
 """Persistence: the TinyDB-backed run store and its import/export documents.
 
 The names most callers need are importable from here; the modules hold one job each:
-`database` (the Store), `snapshot` (a parsed version of the file and its typed records),
-`layout` (the tables' documents), `codec` (stored values and blobs), `storage` (the
+`database` (the Store's records API), `transaction` (cached reads and the locked write),
+`snapshot` (a parsed version of the file and its typed records), `shards` (each project's
+runs), `payloads` (samples and profiles in files), `journal` (runs parked while the lock was
+taken), `layout` (the tables' documents), `codec` (stored values and blobs), `storage` (the
 buffered TinyDB storage), `files` (locking, atomic writes), `paths`, and `exchange`
 (export/import documents).
 """

@@ -1,0 +1,321 @@
+"""The database file as the Store reaches it: cached reads, start-up upkeep and one write.
+
+Writes take an exclusive lock (perftui.store.files), read the file afresh, apply TinyDB
+operations on a buffered storage (perftui.store.storage) and commit once; the runs of each
+project they touch go to a new shard file (perftui.store.shards) written before the document
+that names it, the payload files (perftui.store.payloads) too. Every write also merges the
+runs parked in the journal (perftui.store.journal) and moves an older layout to the current
+one. Reads take no lock (the files are always whole) and come from a cached parsed snapshot
+(perftui.store.snapshot).
+"""
+
+from __future__ import annotations
+
+import base64
+import contextlib
+import os
+import shutil
+import threading
+import uuid
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import replace
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from tinydb import TinyDB, where
+from tinydb.table import Table
+
+from perftui.domain.errors import InputError, StoreError
+from perftui.domain.records import RunResult
+from perftui.store.files import (
+    check_writable,
+    exclusive_lock,
+    read_only,
+    remove_orphan_temps,
+    signature,
+    try_lock,
+)
+from perftui.store.journal import Journal
+from perftui.store.layout import (
+    SCHEMA_VERSION,
+    meta_doc,
+    now_iso,
+    run_doc,
+    shard_doc,
+    split_environment,
+)
+from perftui.store.payloads import KINDS, Payloads, encode
+from perftui.store.shards import Shard, shard_folder, tidy_shards, write_shard
+from perftui.store.snapshot import Snapshot, load
+from perftui.store.storage import AtomicJSONStorage, DocumentEncoder
+
+if TYPE_CHECKING:
+    import numpy as np
+
+__all__ = ["DatabaseFile", "Transaction", "insert_runs", "prepare_run"]
+
+
+class Transaction:
+    """One write: the TinyDB on the buffered storage, the shards it edits and the payload
+    files it adds (written before the document commits) and drops (removed after)."""
+
+    def __init__(self, db: TinyDB, snap: Snapshot) -> None:
+        self.db = db
+        self.snap = snap
+        self.files: list[tuple[str, str, bytes]] = []
+        self.dropped: set[str] = set()
+        self.merged: list[Path] = []
+        self.shards: dict[str, Shard] = {}
+        """Project name -> its runs as this write leaves them."""
+        self.added: set[str] = set()
+
+    def table(self, name: str) -> Table:
+        return self.db.table(name)
+
+    def shard(self, project: str) -> Shard:
+        """The project's runs, to edit (written at the commit)."""
+        if project not in self.shards:
+            stored = self.snap.shard(project)
+            self.shards[project] = stored.copy() if stored is not None else Shard()
+        return self.shards[project]
+
+    def known(self, run_id: str) -> bool:
+        return run_id in self.added or run_id in self.snap.run_index
+
+
+class DatabaseFile:
+    """The file at `path` and what is kept of it between calls: the parsed snapshot and shard
+    files. `_read` gives the current snapshot, `_transaction` one write; the Store
+    (perftui.store.database) builds its records' API on these two."""
+
+    SCHEMA_VERSION = SCHEMA_VERSION  # the layout's version, as callers of the Store know it
+    LOCK_TIMEOUT_S = 30.0
+    """How long a write waits for the lock; runs then wait in the journal instead."""
+
+    def __init__(self, path: str | Path, notify: Callable[[str], None] | None = None) -> None:
+        self.path: Path = Path(path).expanduser().absolute()
+        self.notify = notify
+        self._snapshot: Snapshot | None = None
+        self._shards: dict[str, Shard] = {}
+        """Parsed shard files by name (a file never changes), shared by the snapshots."""
+        self._encoder = DocumentEncoder()
+        self._cache_lock = threading.Lock()
+        self._started = False
+
+    @property
+    def _target(self) -> Path:
+        return Path(os.path.realpath(self.path))
+
+    def _say(self, line: str) -> None:
+        if self.notify is not None:
+            self.notify(line)
+
+    def _read(self) -> Snapshot:
+        """The current contents, parsed at most once per version of the file."""
+        if not self._started:
+            self._start()
+        try:
+            sig = signature(os.stat(self.path))
+        except OSError:
+            sig = None  # missing or not stat-able: load says which
+        snap = self._snapshot
+        if snap is not None and sig is not None and snap.sig == sig:
+            return snap
+        snap = load(
+            self.path, self.path, self.SCHEMA_VERSION, Payloads(self._target), snap, self._shards
+        )
+        if snap.sig is not None:
+            with self._cache_lock:
+                self._snapshot = snap
+        return snap
+
+    def _start(self) -> None:
+        """Once per store, when no other process writes: remove what a killed writer left
+        (temporary files, unreferenced payloads), merge parked runs and migrate an older
+        layout. A read-only database is read as it is."""
+        self._started = True
+        target = self._target
+        if not target.is_file() and not Journal(target).root.is_dir():
+            return
+        if not os.access(target.parent, os.W_OK) or read_only(target):
+            return
+        with try_lock(target.with_name(target.name + ".lock")) as free:
+            if not free:
+                return
+            remove_orphan_temps(target)
+            payloads = Payloads(target)
+            snap = load(target, self.path, self.SCHEMA_VERSION, payloads, None, self._shards)
+            payloads.tidy(snap.payload_ids())
+            tidy_shards(shard_folder(payloads.root), snap.shard_files())
+        if snap.version < self.SCHEMA_VERSION or Journal(target).entries():
+            with self._transaction(force=True):
+                pass
+
+    @contextlib.contextmanager
+    def _transaction(
+        self, edits_in_place: Sequence[str] = (), *, force: bool = False
+    ) -> Iterator[Transaction]:
+        """Lock, read the file, yield a Transaction on a buffered storage, commit once.
+
+        The file is read under the lock every time; it is parsed again only if its bytes
+        differ from the cached snapshot's. `edits_in_place` names the tables whose documents
+        the operation updates in place (TinyDB `update`), so they are copied first. Every
+        write also merges parked runs and migrates an older layout (`force` writes for those
+        alone).
+        """
+        self._started = True
+        target = self._target
+        if target.is_dir():
+            raise StoreError(
+                f"database path {self.path} is a directory, not a file — use --db PATH/perftui.json"
+            )
+        check_writable(target, self.path)
+        try:
+            target.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise StoreError(
+                f"cannot create the directory of database {self.path}"
+                f" ({exc.strerror or exc}); use --db PATH"
+            ) from None
+        lock_path = target.with_name(target.name + ".lock")
+        payloads = Payloads(target)
+        with exclusive_lock(lock_path, self.path, self.LOCK_TIMEOUT_S, self.notify):
+            snap = load(
+                target, self.path, self.SCHEMA_VERSION, payloads, self._snapshot, self._shards
+            )
+            data = snap.writable_copy(edits_in_place)
+            db = TinyDB(target, data=data, encoder=self._encoder, storage=AtomicJSONStorage)
+            storage: AtomicJSONStorage = db.storage  # type: ignore[assignment]
+            tx = Transaction(db, snap)
+            backup = _migrate(tx, snap, target)
+            self._merge_parked(tx)
+            yield tx
+            if not (storage.dirty or tx.shards or force):
+                return
+            if snap.version != self.SCHEMA_VERSION:
+                meta = db.table("meta")
+                meta.truncate()
+                meta.insert(meta_doc())
+            remove_orphan_temps(target)
+            try:
+                if backup is not None:
+                    shutil.copy2(target, backup)
+                payloads.write(tx.files)
+                written = self._write_shards(tx, shard_folder(payloads.root))
+                st = storage.commit()
+            except OSError as exc:
+                raise StoreError(
+                    f"cannot write database {self.path} ({exc.strerror or exc});"
+                    " it was left unchanged"
+                ) from None
+            payloads.remove(tx.dropped)
+            Journal(target).discard(tx.merged)
+            if tx.shards:
+                tidy_shards(shard_folder(payloads.root), written)
+            if backup is not None:
+                self._say(
+                    f"database {self.path} moved to layout {self.SCHEMA_VERSION} (runs, samples"
+                    f" and profiles now in {payloads.root.name}/); the old file is kept as"
+                    f" {backup}"
+                )
+            if st is not None:
+                snap = Snapshot(
+                    storage.data or {},
+                    signature(st),
+                    storage.digest,
+                    self.path,
+                    payloads,
+                    self._shards,
+                )
+                with self._cache_lock:
+                    for name in list(self._shards):
+                        if name not in written:
+                            del self._shards[name]
+                    self._snapshot = snap
+
+    def _write_shards(self, tx: Transaction, folder: Path) -> set[str]:
+        """Write the edited shards to new files and name them, with their projects' figures,
+        in the document; the shard files the document now names."""
+        table = tx.table("shards")
+        for project, shard in tx.shards.items():
+            table.remove(where("project") == project)
+            if shard.runs:
+                summary, precision = tx.snap.figures(shard)
+                shard.records.clear()  # built before this write's environments were stored
+                name = write_shard(folder, shard)
+                table.insert(shard_doc(project, name, list(shard.runs), summary, precision))
+                self._shards[name] = shard
+        return {doc["file"] for doc in table.all()}
+
+    def _merge_parked(self, tx: Transaction) -> None:
+        entries = Journal(self._target).entries()
+        runs = [item for _, parked in entries for item in parked]
+        if runs:
+            added = insert_runs(tx, runs, skip_existing=True, missing_project_ok=True)
+            tx.merged = [path for path, _ in entries]
+            self._say(f"merged {added} parked run(s) into database {self.path}")
+
+
+def _migrate(tx: Transaction, snap: Snapshot, target: Path) -> Path | None:
+    """Move an older layout's runs to shards and inline payloads to files; the backup's
+    path, or None."""
+    if snap.sig is None or snap.version >= SCHEMA_VERSION:
+        return None
+    for kind, inline in snap.inline.items():
+        for run_id, doc in inline.items():
+            tx.files.append((kind, run_id, base64.b64decode(doc["data"])))
+    known = {doc["id"] for doc in tx.table("environments").all()}
+    for project in {name for name in snap.run_index.values()}:
+        shard = tx.shard(project)
+        for run_id, doc in list(shard.runs.items()):
+            shard.runs[run_id], env = split_environment(doc)
+            if env is not None and env["id"] not in known:
+                known.add(env["id"])
+                tx.table("environments").insert(env)
+    for name in ("runs", *KINDS):
+        tx.db.drop_table(name)
+    return target.with_name(f"{target.name}.layout{snap.version}.bak")
+
+
+def prepare_run(run: RunResult, samples: np.ndarray | None) -> tuple[RunResult, np.ndarray | None]:
+    """The run as it will be stored: its project checked, an id and start time assigned."""
+    if not run.project:
+        raise InputError("a run must name its project before it is stored")
+    stored = replace(run, id=run.id or uuid.uuid4().hex, started_at=run.started_at or now_iso())
+    return stored, samples
+
+
+def insert_runs(
+    tx: Transaction,
+    prepared: Sequence[tuple[RunResult, np.ndarray | None]],
+    *,
+    skip_existing: bool,
+    missing_project_ok: bool = False,
+) -> int:
+    """Insert runs with their payloads; a run of an unknown project is an InputError, or
+    skipped with `missing_project_ok` (a parked run whose project was deleted since)."""
+    projects = {doc["name"] for doc in tx.table("projects").all()}
+    environments = {doc["id"] for doc in tx.table("environments").all()}
+    new_environments = []
+    added = 0
+    for run, samples in prepared:
+        if run.project not in projects:
+            if missing_project_ok:
+                continue
+            raise InputError(f"no project named '{run.project}'; create it before storing runs")
+        if tx.known(run.id):
+            if skip_existing:
+                continue
+            raise InputError(f"run {run.id} is already stored")
+        tx.added.add(run.id)
+        doc, env = run_doc(run)
+        if env is not None and env["id"] not in environments:
+            environments.add(env["id"])
+            new_environments.append(env)
+        files, counts = encode(run.id, run.layers, samples)
+        tx.files.extend(files)
+        tx.shard(run.project).add(doc, counts)
+        added += 1
+    if new_environments:
+        tx.table("environments").insert_multiple(new_environments)
+    return added
