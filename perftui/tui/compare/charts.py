@@ -15,6 +15,7 @@ from textual.geometry import Size
 from textual.widget import Widget
 
 from perftui.domain.compare import SWEET_MARK, CompareChart, InferenceTime, Side
+from perftui.domain.ticks import row_axis
 from perftui.tui.kit import format as fmt
 from perftui.tui.kit.charts import Chart
 
@@ -35,6 +36,12 @@ def mark_text(text: str) -> str:
     return text.replace(SWEET_MARK, SWEET)
 
 
+def point_mark(text: str) -> str:
+    """A domain mark as drawn on the chart, one cell over its point so that no mark runs
+    into a neighbour: the letter of a compared run, the star for the sweet spot."""
+    return SWEET if SWEET_MARK in text else text
+
+
 def side_text(side: Side, text: str, bold: bool = False) -> Text:
     return Text(text, style=f"{'bold ' if bold else ''}{STYLES[side]}")
 
@@ -51,16 +58,16 @@ def legend(a_name: str, b_name: str, stat: str, width: int = 0) -> Text:
         side_text(Side.A, MARKERS[Side.A]),
         f" A {a_name}   ",
         side_text(Side.B, MARKERS[Side.B]),
-        f" B {b_name}   ",
-        "⠒ runs of one configuration, by batch",
+        f" B {b_name}",
     )
     symbols = Text.assemble(
+        "⠒ one config, by batch   ",
         Text("A B", style="bold"),
         " compared runs   ",
         Text(SWEET, style=SWEET_STYLE),
         " sweet spot   ",
         Text("│", style="dim"),
-        f" {stat} latency threshold",
+        f" {stat} threshold",
     )
     joint = "   " if len(projects) + len(symbols) + 3 <= width else "\n"
     return Text.assemble(projects, joint, symbols)
@@ -88,8 +95,13 @@ class LatencyThroughputChart(Chart):
         plt = self.plt
         data = self.data
         points = data.points
-        x_top = max(p.latency_ms for p in points) * 1.15 or 1.0
-        y_top = max(p.throughput_fps for p in points) * 1.2 or 1.0
+        labelled = self.size.height >= 9
+        # rows of the plot: the widget's less the frame, the x tick labels and the x label
+        y_axis = row_axis(
+            max(p.throughput_fps for p in points) * 1.05, self.size.height - 3 - labelled
+        )
+        # columns of the plot, about: the widget's less the y labels and the frame
+        x_axis = row_axis(max(p.latency_ms for p in points) * 1.1, self.size.width - 8)
         # lines first, then every point over them, then the letters over the points
         for line in data.lines:
             if len(line.points) > 1:
@@ -101,20 +113,22 @@ class LatencyThroughputChart(Chart):
             ys = [p.throughput_fps for p in line.points]
             plt.scatter(xs, ys, marker=MARKERS[line.side], color=PLOT_COLORS[line.side])
         threshold = data.threshold_ms
-        if threshold is not None and threshold <= x_top:
+        if threshold is not None and threshold <= x_axis.top:
             plt.vline(threshold, color=THRESHOLD_COLOR)
         for mark in data.marks:
             plt.text(
-                mark_text(mark.text),
+                point_mark(mark.text),
                 mark.latency_ms,
                 mark.throughput_fps,
                 color=SWEET_PLOT_COLOR if mark.sweet else PLOT_COLORS[mark.side],
                 background="default",
                 style="bold",
             )
-        plt.xlim(0, x_top)
-        plt.ylim(0, y_top)
-        if self.size.height >= 9:
+        plt.xlim(0, x_axis.top)
+        plt.xticks(x_axis.ticks, x_axis.labels)
+        plt.ylim(0, y_axis.top)
+        plt.yticks(y_axis.ticks, y_axis.labels)
+        if labelled:
             plt.xlabel(f"x: {data.stat} latency (ms)   y: throughput (items/s)")
 
 
