@@ -83,6 +83,15 @@ def run_figures(run: RunResult, samples_ms: np.ndarray | None) -> Figures:
     )
 
 
+def figures_once(found: dict[str, Figures], run: RunResult, samples: Samples) -> Figures:
+    """The run's figures, kept in `found` by run id: a stored run never changes, so a screen
+    computes them once however often it redraws."""
+    figures = found.get(run.id)
+    if figures is None:
+        figures = found[run.id] = run_figures(run, samples(run))
+    return figures
+
+
 @dataclass(frozen=True)
 class ConfigGroup:
     """The repetitions of one configuration in one benchmark, and their combined figures:

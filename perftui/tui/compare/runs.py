@@ -69,14 +69,16 @@ def sweet_text(state: SetupState, c: Comparison | None) -> Text:
 def runs_table(
     state: SetupState, c: Comparison | None, *, wide: bool
 ) -> tuple[list[tuple[str, str]], list[tuple[RunKey, list[Cell]]]]:
-    """Both projects' runs, A's first: check box, project, settings, figures, profile, mark
-    (and the start time when `wide`). Failed runs cannot be checked."""
+    """Both projects' runs, A's first: check box, project, settings, figures with their
+    95 % intervals, verdict mark, profile, mark (and the start time when `wide`). Failed runs
+    cannot be checked."""
     columns = [
         ("", "check"),
         ("Project", "project"),
         ("Settings", "config"),
         ("items/s", "fps"),
         (f"{state.stat} ms", "ms"),
+        ("V", "verdict"),
         ("Prof", "prof"),
         ("Mark", "mark"),
     ]
@@ -87,7 +89,9 @@ def runs_table(
     for side in Side:
         runs = state.sides[side]
         for run in runs.runs:
-            ok = run_latency(run, state.stat) is not None
+            latency = run_latency(run, state.stat)
+            ok = latency is not None
+            figures = state.figures(run)
             check = CHECKED if run.id in runs.checked else UNCHECKED
             mark = mark_text(marks.get((side, run.id), ""))
             if runs.pinned == run.id:
@@ -96,8 +100,11 @@ def runs_table(
                 check if ok else Text(" - "),
                 side_text(side, f"{side} {middle_cut(runs.name or '', 14 if wide else 10)}"),
                 cut(short_label(run.config), 22 if wide else 16),
-                right(fmt.fps(run.throughput_fps)) if ok else Text(run.status),
-                right(fmt.ms(run_latency(run, state.stat))),
+                right(fmt.fps_ci(run.throughput_fps, figures.throughput))
+                if ok
+                else Text(run.status),
+                right(fmt.ms_ci(latency, figures.latency.get(state.stat))),
+                fmt.verdict_mark(figures.verdict.status) if run.status == "ok" else "",
                 "yes" if run.layers else "",
                 Text(mark, style=SWEET_STYLE if SWEET in mark else f"bold {STYLES[side]}"),
             ]

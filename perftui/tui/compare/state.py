@@ -22,7 +22,7 @@ from perftui.domain.compare import (
     sort_pairs,
 )
 from perftui.domain.errors import InputError
-from perftui.domain.figures import Samples
+from perftui.domain.figures import Figures, Samples, figures_once
 from perftui.domain.options import parse_threshold
 from perftui.domain.records import RunResult
 
@@ -98,6 +98,11 @@ class SetupState:
     """Why the typed threshold cannot be used (no sweet spot until it is fixed)."""
     samples: Samples = field(default=lambda _run: None, repr=False)
     """A run's raw latencies (the screen reads them from the store), for latency intervals."""
+    _figures: dict[str, Figures] = field(default_factory=dict, repr=False)
+
+    def figures(self, run: RunResult) -> Figures:
+        """A run's figures with their intervals and its verdict, computed once per run."""
+        return figures_once(self._figures, run, self.samples)
 
     def names(self) -> dict[Side, str | None]:
         return {side: runs.name for side, runs in self.sides.items()}

@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from perftui.domain.figures import Figures, Samples, run_figures
+from perftui.domain.figures import Figures, Samples, figures_once
 from perftui.domain.profile import SORT_KEYS, latest_profiled
 from perftui.domain.records import Project, RunResult
 from perftui.domain.series import ok_runs, short_label
@@ -46,10 +46,7 @@ class DetailState:
     def figures(self, run: RunResult) -> Figures:
         """The run's figures with their intervals and its verdict (a stored run never
         changes, so they are computed once per run)."""
-        found = self._figures.get(run.id)
-        if found is None:
-            found = self._figures[run.id] = run_figures(run, self.samples(run))
-        return found
+        return figures_once(self._figures, run, self.samples)
 
     def default_run_id(self) -> str | None:
         """The run shown before any is picked: the newest successful one, else the newest."""
