@@ -33,6 +33,14 @@ def test_a_real_difference_is_stated_with_its_interval():
     assert latency.text.startswith("B's median latency is 2.00x lower")
 
 
+def test_an_interval_that_reaches_zero_is_too_noisy_to_judge():
+    found = difference("throughput", Interval(100, 0, 250, 3), Interval(70, 40, 100, 3))
+    assert found.ratio is None and not found.significant
+    assert found.text == "throughput: too noisy to judge (B/A 0.70x, interval unbounded)"
+    missing = difference("median", None, Interval(5, 4.9, 5.1, 3))
+    assert missing.text == "median: no interval on both sides to judge by"
+
+
 def test_a_difference_within_the_noise_is_no_difference():
     found = difference("throughput", Interval(100, 90, 110, 3), Interval(101, 91, 111, 3))
     assert not found.significant and NO_DIFFERENCE in found.text

@@ -46,7 +46,7 @@ def difference(metric: str, a: Interval | None, b: Interval | None) -> Differenc
     """B/A of a throughput (higher is better) or a latency (lower is better), in words."""
     ratio = ratio_interval(a, b) if a is not None and b is not None else None
     if ratio is None:
-        return Difference(metric, None, f"{metric}: no interval on both sides to judge by")
+        return Difference(metric, None, f"{metric}: {_unjudged(a, b)}")
     if not ratio.significant:
         return Difference(metric, ratio, f"{metric}: {NO_DIFFERENCE}, B/A {_times(*_r(ratio))}")
     if metric == "throughput":
@@ -58,6 +58,13 @@ def difference(metric: str, a: Interval | None, b: Interval | None) -> Differenc
     value, lo, hi = _r(_inverse(ratio)) if better else _r(ratio)
     word = "lower" if better else "higher"
     return Difference(metric, ratio, f"B's {metric} latency is {_times(value, lo, hi, word)}")
+
+
+def _unjudged(a: Interval | None, b: Interval | None) -> str:
+    """Why B/A has no interval: a side without one, or one so noisy that it reaches 0."""
+    if a is None or b is None or min(a.value, b.value) <= 0:
+        return "no interval on both sides to judge by"
+    return f"too noisy to judge (B/A {b.value / a.value:.2f}x, interval unbounded)"
 
 
 def _r(ratio: Ratio) -> tuple[float, float, float]:
