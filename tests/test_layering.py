@@ -137,3 +137,16 @@ def test_domain_imports_no_other_layer():
             if _top_level(module) in DOMAIN_MUST_NOT_IMPORT:
                 wrong.append(f"{path.relative_to(PACKAGE.parent)} imports {module}")
     assert not wrong, "\n".join(wrong)
+
+
+def test_listing_loads_no_numpy(tmp_path: Path):
+    """`perftui --help` and `perftui projects` (the parser, the store's reads, the text
+    tables) run without numpy: it loads only where samples are computed with."""
+    code = (
+        "import sys; from perftui.cli.entry import main;"
+        f" main(['projects', '--db', {str(tmp_path / 'db.json')!r}]);"
+        " import perftui.store.exchange, perftui.cli.textfmt;"
+        " print('\\n'.join(sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert "numpy" not in out.stdout.split()

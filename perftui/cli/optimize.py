@@ -45,7 +45,6 @@ from perftui.cli.common import (
     db_path,
     print_json,
 )
-from perftui.optimize.runner import WARNING_PREFIX
 
 if TYPE_CHECKING:
     from perftui.optimize.project import OptimizeResult
@@ -138,7 +137,13 @@ def report_text(result: OptimizeResult) -> str:
 def cmd_optimize(args: argparse.Namespace) -> int:
     """The work runs in a child (perftui.optimize.worker); this process stores its result."""
     from perftui.domain.options import parse_shapes
-    from perftui.optimize.runner import Finished, OptimizeOptions, OptimizeProcess, Step
+    from perftui.optimize.runner import (
+        WARNING_PREFIX,
+        Finished,
+        OptimizeOptions,
+        OptimizeProcess,
+        Step,
+    )
 
     parse_shapes(args.shape)  # a bad shape is refused before any child starts
     options = OptimizeOptions(

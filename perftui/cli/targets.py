@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any
 
 from perftui.cli.common import (
@@ -76,6 +75,8 @@ def _row(found: Probe) -> dict[str, Any]:
 
 
 def cmd_targets(args: argparse.Namespace) -> int:
+    from concurrent.futures import ThreadPoolExecutor
+
     from perftui.targets.probe import probe
     from perftui.targets.registry import Target
 

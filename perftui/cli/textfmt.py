@@ -6,14 +6,13 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from perftui.domain.context import model_is_int8, runs_notes
-from perftui.domain.figures import ConfigGroup, Samples, group_runs
 from perftui.domain.records import Project, RunResult
-from perftui.domain.uncertainty import Interval
 from perftui.domain.units import ms, spread_text
-from perftui.domain.verdict import STABLE
 
 if TYPE_CHECKING:
+    from perftui.domain.figures import ConfigGroup, Samples
     from perftui.domain.model_info import ModelInfo
+    from perftui.domain.uncertainty import Interval
 
 
 def table(
@@ -102,6 +101,9 @@ def runs_table(
     """The runs, one row per configuration (repetitions combined), each figure with its
     95 % interval; under a run, one line of reasons when it is not stable and one per note
     on its measurement context."""
+    from perftui.domain.figures import group_runs
+    from perftui.domain.verdict import STABLE
+
     groups = group_runs(runs, samples)
     rows = [group_row(i, group) for i, group in enumerate(groups, 1)]
     text = table(RUN_HEADERS, rows, right={0, 2, 5, 6, 7, 8, 9, 10})

@@ -33,17 +33,25 @@ FLAGS = {"max_latency": "--max-latency", "shapes": "--shape"}
 """The flag of a tune form field whose name is not the flag's."""
 
 
-def add_parsers(command: CommandFactory) -> None:
-    from perftui.domain.tune_form import DEFAULT_BUDGET, TUNE_FORM
+class FormDefaults(argparse.HelpFormatter):
+    """Fills a help line's `{field}` with the tune form's default, read only when the help is
+    shown: the form (perftui.domain.tune_form) loads numpy, which no other command's parser
+    needs."""
 
-    d = TUNE_FORM.defaults
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        from perftui.domain.tune_form import DEFAULT_BUDGET, TUNE_FORM
+
+        text = super()._get_help_string(action)
+        return text and text.format_map({**TUNE_FORM.defaults, "budget": DEFAULT_BUDGET})
+
+
+def add_parsers(command: CommandFactory) -> None:
     tune = command("tune", "find the most throughput under a latency budget")
+    tune.formatter_class = FormDefaults
     tune.add_argument("project", help="a benchmarked project (perftui projects lists them)")
     tune.add_argument("--max-latency", required=True, help="latency budget in ms")
-    tune.add_argument("--stat", help=f"median | p90 | p99 (default {d['stat']})")
-    tune.add_argument(
-        "--budget", help=f"time for the search, e.g. 90s, 10m (default {DEFAULT_BUDGET})"
-    )
+    tune.add_argument("--stat", help="median | p90 | p99 (default {stat})")
+    tune.add_argument("--budget", help="time for the search, e.g. 90s, 10m (default {budget})")
     tune.add_argument("--trials", help="configurations to measure at most")
     tune.add_argument(
         "--space",
@@ -52,9 +60,9 @@ def add_parsers(command: CommandFactory) -> None:
         help="knobs to search, e.g. 'batch=1..64 threads=1,2 requests=auto,2,4 hint=throughput "
         "api=async' (lo..hi: powers of two); the rest from the engine and the cores",
     )
-    tune.add_argument("--time", help=f"seconds per trial (default {d['time']})")
-    tune.add_argument("--iterations", help=f"least requests per trial (default {d['iterations']})")
-    tune.add_argument("--warmup", help=f"untimed requests per trial (default {d['warmup']})")
+    tune.add_argument("--time", help="seconds per trial (default {time})")
+    tune.add_argument("--iterations", help="least requests per trial (default {iterations})")
+    tune.add_argument("--warmup", help="untimed requests per trial (default {warmup})")
     tune.add_argument("--shape", action="append", default=[], help="as bench (default: the last)")
     tune.add_argument("--seed", type=int, default=0, help="seed of the search and the inputs")
     tune.add_argument("--json", action="store_true", help="print one JSON document")

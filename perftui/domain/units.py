@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from perftui.domain.uncertainty import Interval
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from perftui.domain.uncertainty import Interval
 
 
 def ms(value: float | None, *, missing: str = "-", whole_from_100: bool = False) -> str:

@@ -7,14 +7,16 @@ from __future__ import annotations
 import base64
 import json
 import os
+import sys
 import zlib
 from collections.abc import Sequence
 from dataclasses import fields
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from perftui.domain.records import LayerProfile
+
+if TYPE_CHECKING:
+    import numpy as np
 
 __all__ = [
     "LAYERS_CODEC",
@@ -49,9 +51,8 @@ def plain(value: Any) -> Any:
         return {str(k): plain(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
         return [plain(v) for v in value]
-    if isinstance(value, np.generic):
-        return value.item()
-    if isinstance(value, np.ndarray):
+    np = sys.modules.get("numpy")  # a numpy value implies numpy is loaded
+    if np is not None and isinstance(value, (np.generic, np.ndarray)):
         return value.tolist()
     if isinstance(value, os.PathLike):
         return os.fspath(value)
@@ -96,12 +97,16 @@ def _unbase64(doc: dict[str, Any], what: str) -> bytes:
 
 def samples_blob(samples_ms: np.ndarray | Sequence[float]) -> tuple[bytes, int]:
     """Latency samples as float32 little-endian, zlib-compressed; (blob, count)."""
+    import numpy as np
+
     arr = np.ascontiguousarray(np.asarray(samples_ms, dtype="<f4").ravel())
     return zlib.compress(arr.tobytes(), 6), int(arr.size)
 
 
 def samples_from_blob(blob: bytes, count: int) -> np.ndarray:
     """The float32 array of `samples_blob`; ValueError if it does not hold `count` samples."""
+    import numpy as np
+
     raw = inflate(blob, count * 4, "samples")
     if len(raw) != count * 4:
         raise ValueError(f"samples count {count} does not match the data ({len(raw) / 4:g})")

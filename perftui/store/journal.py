@@ -12,16 +12,18 @@ import json
 import uuid
 from collections.abc import Sequence
 from pathlib import Path
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from perftui.domain.records import RunResult
 from perftui.store.codec import plain, samples_from_document, samples_to_document
 from perftui.store.files import atomic_write_bytes
 
-__all__ = ["Journal"]
+if TYPE_CHECKING:
+    import numpy as np
 
-Parked = list[tuple[RunResult, np.ndarray | None]]
+    Parked = list[tuple[RunResult, np.ndarray | None]]
+
+__all__ = ["Journal"]
 
 
 class Journal:

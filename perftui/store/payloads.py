@@ -14,12 +14,14 @@ import contextlib
 import os
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from perftui.domain.records import LayerProfile
 from perftui.store.codec import layers_blob, layers_from_blob, samples_blob, samples_from_blob
 from perftui.store.files import atomic_write_bytes
+
+if TYPE_CHECKING:
+    import numpy as np
 
 __all__ = ["KINDS", "Payloads"]
 

@@ -15,9 +15,7 @@ from collections.abc import Sequence
 from dataclasses import fields
 from functools import cached_property
 from pathlib import Path
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from perftui.domain.errors import StoreError
 from perftui.domain.profile import runtime_precision
@@ -28,6 +26,9 @@ from perftui.store.files import Signature, digest, read_bytes
 from perftui.store.layout import doc_key, time_key
 from perftui.store.payloads import KINDS, Payloads
 from perftui.store.shards import Shard, shard_folder
+
+if TYPE_CHECKING:
+    import numpy as np
 
 __all__ = ["Snapshot", "damaged", "load"]
 
