@@ -18,6 +18,7 @@ from perftui.domain.compare import SWEET_MARK, CompareChart, InferenceTime, Side
 from perftui.domain.ticks import row_axis
 from perftui.tui.kit import format as fmt
 from perftui.tui.kit.charts import Chart
+from perftui.tui.kit.fit import distinct
 
 # plotext colour names and the Rich styles that render as the same ANSI colours
 PLOT_COLORS = {Side.A: "cyan", Side.B: "orange"}
@@ -170,8 +171,8 @@ class InferenceChart(Chart):
                 plt.plot([lo, hi], [y + 0.45] * 2, marker="─", color=INTERVAL_COLOR)
                 plt.scatter([lo, hi], [y + 0.45] * 2, marker="┃", color=INTERVAL_COLOR)
         room = max(6, self.size.width // 4)
-        labels = [f"{bar.side} {bar.project}" for bar in bars]
-        labels = [label if len(label) <= room else label[: room - 1] + "…" for label in labels]
+        names = distinct([bar.project for bar in bars], room - 2)
+        labels = [f"{bar.side} {name}" for bar, name in zip(bars, names, strict=True)]
         plt.yticks([2, 1], labels)
         plt.ylim(0.4, 2.6)
         plt.xlim(0, top)

@@ -13,7 +13,7 @@ from perftui.domain.series import short_label
 from perftui.tui.compare.charts import DistributionBars, InferenceChart, side_text
 from perftui.tui.compare.state import SummaryState
 from perftui.tui.kit import format as fmt
-from perftui.tui.kit.fit import cut
+from perftui.tui.kit.fit import cut, distinct
 from perftui.tui.kit.format import escape
 from perftui.tui.kit.tables import (
     CHECKED,
@@ -21,7 +21,6 @@ from perftui.tui.kit.tables import (
     Cell,
     RowTable,
     fill_table,
-    middle_cut,
     right,
 )
 from perftui.tui.kit.tabs import Pane
@@ -154,8 +153,9 @@ class InferencePane(Pane[SummaryState]):
         )
         self.query_one("#cmp-inference-chart", InferenceChart).set_data(data)
         lines: list[Text | str] = []
-        for side, group in zip(Side, c.groups, strict=True):
-            head = side_text(side, f"{side} {middle_cut(c.name(side), 10)}".ljust(13), bold=True)
+        names = distinct([c.name(side) for side in Side], 10)
+        for side, group, name in zip(Side, c.groups, names, strict=True):
+            head = side_text(side, f"{side} {name}".ljust(13), bold=True)
             if group is None or not group.ok_runs:
                 lines.append(Text.assemble(head, "no successful checked run"))
                 continue

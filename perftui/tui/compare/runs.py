@@ -17,8 +17,8 @@ from perftui.tui.compare.charts import (
 )
 from perftui.tui.compare.state import SetupState
 from perftui.tui.kit import format as fmt
-from perftui.tui.kit.fit import cut
-from perftui.tui.kit.tables import CHECKED, UNCHECKED, Cell, middle_cut, right
+from perftui.tui.kit.fit import cut, distinct
+from perftui.tui.kit.tables import CHECKED, UNCHECKED, Cell, right
 
 RunKey = tuple[Side, str]
 """A row of the runs table: the side and the run id."""
@@ -86,7 +86,8 @@ def runs_table(
         columns.append(("When UTC", "when"))
     marks = run_marks(c) if c is not None else {}
     rows: list[tuple[RunKey, list[Cell]]] = []
-    for side in Side:
+    names = distinct([state.sides[side].name or "" for side in Side], 14 if wide else 10)
+    for side, name in zip(Side, names, strict=True):
         runs = state.sides[side]
         for run in runs.runs:
             latency = run_latency(run, state.stat)
@@ -98,7 +99,7 @@ def runs_table(
                 mark = f"{mark} pin".strip()
             cells: list[Cell] = [
                 check if ok else Text(" - "),
-                side_text(side, f"{side} {middle_cut(runs.name or '', 14 if wide else 10)}"),
+                side_text(side, f"{side} {name}"),
                 cut(short_label(run.config), 22 if wide else 16),
                 right(fmt.fps_ci(run.throughput_fps, figures.throughput))
                 if ok

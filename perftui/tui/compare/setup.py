@@ -37,6 +37,7 @@ from perftui.tui.compare.charts import (
 )
 from perftui.tui.compare.runs import RunKey, runs_table, sweet_text
 from perftui.tui.compare.state import SetupState
+from perftui.tui.kit.fit import distinct
 from perftui.tui.kit.format import escape
 from perftui.tui.kit.samples import stored_samples
 from perftui.tui.kit.screen import PerftuiScreen
@@ -144,6 +145,7 @@ class CompareScreen(PerftuiScreen):
 
     def on_resize(self) -> None:
         if self.projects:
+            self.call_after_refresh(self._show_options)  # once the selects have their width
             self.refresh_view()  # the legend and the table's columns follow the width
 
     def _show_title(self) -> None:
@@ -152,6 +154,20 @@ class CompareScreen(PerftuiScreen):
 
     def _select(self, side: Side) -> Select[str]:
         return self.query_one(f"#cmp-{side.value.lower()}", Select)
+
+    def _show_options(self) -> None:
+        """The projects in the A and B selects, cut to their width so names stay apart."""
+        if not self.projects:
+            return
+        names, room = list(self.projects), self._select(Side.A).size.width - 3  # arrow, padding
+        options = list(zip(distinct(names, room) if room > 0 else names, names, strict=True))
+        with self.prevent(Select.Changed):
+            for side in Side:
+                select = self._select(side)
+                value = select.value
+                select.set_options(options)
+                if value in self.projects:
+                    select.value = value
 
     # ------------------------------------------------------------------ data
 
@@ -163,7 +179,7 @@ class CompareScreen(PerftuiScreen):
             self.report(error, "Database")
             return False
         self.projects = {p.name: p for p, _ in summaries}
-        options = [(name, name) for name in self.projects]
+        self._show_options()
         default_a, default_b = default_projects(summaries)
         want_a, want_b = self.wanted
         b = want_b if want_b in self.projects else default_b
@@ -172,11 +188,8 @@ class CompareScreen(PerftuiScreen):
             a = next((n for n in self.projects if n != b), None)
         with self.prevent(Select.Changed):
             for side, name in zip(Side, (a, b), strict=True):
-                select = self._select(side)
-                if options:
-                    select.set_options(options)
                 if name is not None:
-                    select.value = name
+                    self._select(side).value = name
         state = self.state
         for side, name in zip(Side, (a, b), strict=True):
             state.sides[side].name = name

@@ -20,6 +20,7 @@ from perftui.tui.compare.kernel import KernelPane
 from perftui.tui.compare.panes import InferencePane, TypesPane, profile_notice
 from perftui.tui.compare.state import SummaryState
 from perftui.tui.kit import format as fmt
+from perftui.tui.kit.fit import distinct
 from perftui.tui.kit.samples import stored_samples
 from perftui.tui.kit.tabs import Tab, TabbedScreen, tab_bindings
 
@@ -32,33 +33,39 @@ TABS = (
 )
 
 
-def head_text(c: Comparison) -> Text:
-    """One line: each side's compared run and figures, then the sweet spot."""
+def head_text(c: Comparison, width: int) -> Text:
+    """Each side's compared run and figures on one line of `width` cells (the names cut
+    so that they stay apart), then the sweet spot, on a second line if it has no room."""
+    figures = {
+        side: f" {short_label(run.config)} {fmt.fps(run.throughput_fps)} items/s "
+        f"{fmt.ms(run_latency(run, c.stat))} ms"
+        if (run := c.run(side)) is not None
+        else " no run"
+        for side in Side
+    }
+    room = (width - len("  vs  ") - sum(len(f) + 2 for f in figures.values())) // 2
+    names = dict(zip(Side, distinct([c.name(side) for side in Side], max(8, room)), strict=True))
     parts: list[Text | str] = []
     for side in Side:
         if parts:
             parts.append("  vs  ")
-        parts.append(side_text(side, f"{side} {c.name(side)}", bold=True))
-        run = c.run(side)
-        if run is None:
-            parts.append(" no run")
-        else:
-            parts.append(
-                f" {short_label(run.config)} {fmt.fps(run.throughput_fps)} items/s "
-                f"{fmt.ms(run_latency(run, c.stat))} ms"
-            )
-    if c.threshold_ms is not None:
-        spot = c.sweet
-        limit = f"{c.stat} ≤ {threshold_text(c.threshold_ms)} ms"
-        if spot is None:
-            parts.append(f"   no run has {limit}")
-        else:
-            parts += [
-                Text(f"   {SWEET} sweet spot", style=SWEET_STYLE),
-                f" ({limit}): ",
-                side_text(spot.side, f"{spot.side} {c.name(spot.side)}", bold=True),
-            ]
-    return Text.assemble(*parts)
+        parts += [side_text(side, f"{side} {names[side]}", bold=True), figures[side]]
+    line = Text.assemble(*parts)
+    if c.threshold_ms is None:
+        return line
+    spot = c.sweet
+    limit = f"{c.stat} ≤ {threshold_text(c.threshold_ms)} ms"
+    sweet = (
+        Text(f"no run has {limit}")
+        if spot is None
+        else Text.assemble(
+            Text(f"{SWEET} sweet spot", style=SWEET_STYLE),
+            f" ({limit}): ",
+            side_text(spot.side, f"{spot.side} {c.name(spot.side)}", bold=True),
+        )
+    )
+    joint = "   " if len(line) + 3 + len(sweet) <= width else "\n"
+    return Text.assemble(line, joint, sweet)
 
 
 class CompareSummaryScreen(TabbedScreen):
@@ -121,7 +128,7 @@ class CompareSummaryScreen(TabbedScreen):
 
     def compose(self) -> ComposeResult:
         yield Header()
-        yield Static(head_text(self.comparison), id="cmp-head")
+        yield Static(head_text(self.comparison, self.app.size.width - 2), id="cmp-head")
         with self.tabbed_content():
             with TabPane("Performance Summary", id="cmp-summary"):
                 yield TypesPane()
@@ -141,6 +148,7 @@ class CompareSummaryScreen(TabbedScreen):
         self.call_after_refresh(self.focus_table)
 
     def on_resize(self) -> None:
+        self.query_one("#cmp-head", Static).update(head_text(self.comparison, self.size.width - 2))
         self.call_after_refresh(self.redraw_panes)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:

@@ -27,6 +27,50 @@ def cut(text: str, width: int, *, middle: bool = False) -> str:
     return text[: width - 1 - tail] + ELLIPSIS + text[-tail:]
 
 
+SEPARATORS = "-_. "
+
+
+def shared_start(name: str, others: set[str]) -> int:
+    """How many characters of `name` another name starts with too, up to a separator."""
+    same = max(
+        (
+            next(
+                (i for i, (a, b) in enumerate(zip(name, other, strict=False)) if a != b),
+                min(len(name), len(other)),
+            )
+            for other in others - {name}
+        ),
+        default=0,
+    )
+    return max((i + 1 for i, char in enumerate(name[:same]) if char in SEPARATORS), default=0)
+
+
+def distinct(names: Sequence[str], width: int) -> list[str]:
+    """`names` shown together (a table's column, two selects), each in `width` cells and
+    still told apart: the start a name shares with another is cut, not the tail that
+    differs.
+
+    'mobilenet-fp32-int8-ov' and 'mobilenet-fp32-ort' at 12 cells become 'mobi…int8-ov'
+    and 'mobilene…ort': as much of the start as fits, an ellipsis in the shared start (cut
+    at a separator), then the rest; a rest too wide keeps its end. A name that shares no
+    start is cut in the middle (`cut`)."""
+    width = max(1, width)
+    unique = set(names)
+    shown = []
+    for name in names:
+        shared = shared_start(name, unique)
+        rest = name[shared:]
+        if len(name) <= width:
+            shown.append(name)
+        elif not shared:
+            shown.append(cut(name, width, middle=True))
+        elif len(rest) < width:
+            shown.append(name[: width - 1 - len(rest)] + ELLIPSIS + rest)
+        else:
+            shown.append(ELLIPSIS + rest[len(rest) - width + 1 :])
+    return shown
+
+
 def fit_parts(parts: Sequence[tuple[str, int]], width: int, sep: str = "  ") -> list[str]:
     """The parts of a one-line text that fit in `width` cells, in their order.
 

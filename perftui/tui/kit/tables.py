@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import ClassVar
 
 from rich.cells import cell_len
@@ -11,16 +11,10 @@ from rich.text import Text
 from textual.binding import Binding, BindingType
 from textual.widgets import DataTable
 
-from perftui.tui.kit.fit import cut, flex_width
+from perftui.tui.kit.fit import distinct, flex_width
 
 SCROLLBAR = 2
 """Cells a DataTable's vertical scrollbar takes."""
-
-
-def middle_cut(text: str, width: int) -> str:
-    """Cut in the middle: names of one family ('mobilenet-fp32-ov', '...-ort') differ at
-    the end."""
-    return cut(text, width, middle=True)
 
 
 class RowTable(DataTable[str]):
@@ -55,7 +49,7 @@ def fill_table(
     height: int = 0,
     flex: int = 0,
     maximum: int = 48,
-    cutter: Callable[[str, int], str] = middle_cut,
+    marks: int = 0,
 ) -> None:
     """Replace the table's columns and rows: (label, key) columns, (row key, cells) rows.
 
@@ -63,8 +57,9 @@ def fill_table(
     the widest cell it ever had, and a table drawn before it measures new cells keeps the
     old widths. Without `width` a column is as wide as its widest cell. With it, column
     `flex` gets what the others leave of `width` (less the scrollbar when the rows overflow
-    `height`), at most `maximum`, and its longer cells are cut by `cutter` (they are
-    strings). String cells become Text, so names with brackets are never read as markup."""
+    `height`), at most `maximum`, and its longer cells are cut together by `distinct`
+    (they are strings, whose first `marks` cells are a mark kept as is). String cells
+    become Text, so names with brackets are never read as markup."""
     widths = [
         max([cell_len(label)] + [cell_len(str(cells[i])) for _, cells in rows])
         for i, (label, _) in enumerate(columns)
@@ -73,11 +68,15 @@ def fill_table(
         scrollbar = SCROLLBAR if len(rows) > height - 1 else 0
         others = widths[:flex] + widths[flex + 1 :]
         widths[flex] = min(widths[flex], flex_width(width - scrollbar, others, maximum=maximum))
+    if width is not None:
+        texts = [str(cells[flex]) for _, cells in rows]
+        short = distinct([text[marks:] for text in texts], widths[flex] - marks)
+        fitted = [text[:marks] + name for text, name in zip(texts, short, strict=True)]
     table.clear(columns=True)
     for (label, key), column_width in zip(columns, widths, strict=True):
         table.add_column(label, key=key, width=column_width)
-    for key, cells in rows:
+    for n, (key, cells) in enumerate(rows):
         shown = list(cells)
         if width is not None:
-            shown[flex] = cutter(str(shown[flex]), widths[flex])
+            shown[flex] = fitted[n]
         table.add_row(*(Text(cell) if isinstance(cell, str) else cell for cell in shown), key=key)

@@ -185,7 +185,7 @@ class ProjectsScreen(PerftuiScreen):
             width=width,
             height=table.size.height or self.size.height - 3,  # less header, link, footer
             maximum=48,
-            cutter=lambda cell, room: cell[0] + cut(cell[1:], room - 1, middle=True),
+            marks=1,
         )
         if current in self.names:
             table.move_cursor(row=self.names.index(current))
