@@ -149,11 +149,16 @@ def latency_bars(run: RunResult) -> list[tuple[str, float]]:
     ]
 
 
+def bar_runs(runs: Sequence[RunResult], limit: int = 12) -> list[RunResult]:
+    """The newest `limit` successful runs, oldest first: those `throughput_bars` draws."""
+    return sorted(ok_runs(runs), key=lambda r: r.started_at)[-limit:]
+
+
 def throughput_bars(runs: Sequence[RunResult], limit: int = 12) -> list[tuple[str, float]]:
     """Throughput of the newest `limit` successful runs, oldest first, labelled by config.
 
     Repeated labels get '#2', '#3', ... so every bar stays distinguishable."""
-    chosen = sorted(ok_runs(runs), key=lambda r: r.started_at)[-limit:]
+    chosen = bar_runs(runs, limit)
     seen: dict[str, int] = {}
     bars = []
     for run in chosen:

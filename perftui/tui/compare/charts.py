@@ -17,7 +17,7 @@ from textual.widget import Widget
 from perftui.domain.compare import SWEET_MARK, CompareChart, InferenceTime, Side
 from perftui.domain.ticks import row_axis
 from perftui.tui.kit import format as fmt
-from perftui.tui.kit.charts import Chart
+from perftui.tui.kit.charts import INTERVAL_LEGEND, Chart, draw_interval
 from perftui.tui.kit.fit import distinct
 
 # plotext colour names and the Rich styles that render as the same ANSI colours
@@ -29,7 +29,6 @@ MARKERS = {Side.A: "●", Side.B: "◆"}
 BAR_MARKERS = {Side.A: "█", Side.B: "▓"}
 SWEET = "★"
 THRESHOLD_COLOR = "gray"
-INTERVAL_COLOR = "white"
 
 
 def mark_text(text: str) -> str:
@@ -167,9 +166,7 @@ class InferenceChart(Chart):
                 )
         for y, bar in zip((2, 1), bars, strict=True):  # the 95 % interval, over the bars
             if bar.value is not None and bar.interval is not None:
-                lo, hi = bar.interval.lo, bar.interval.hi
-                plt.plot([lo, hi], [y + 0.45] * 2, marker="─", color=INTERVAL_COLOR)
-                plt.scatter([lo, hi], [y + 0.45] * 2, marker="┃", color=INTERVAL_COLOR)
+                draw_interval(plt, y + 0.45, bar.interval)
         room = max(6, self.size.width // 4)
         names = distinct([bar.project for bar in bars], room - 2)
         labels = [f"{bar.side} {name}" for bar, name in zip(bars, names, strict=True)]
@@ -178,7 +175,7 @@ class InferenceChart(Chart):
         plt.xlim(0, top)
         if self.size.height >= 9:
             whiskers = any(bar.interval for bar in bars)
-            plt.xlabel(self.data.unit + ("   ┃─┃ 95 % interval" if whiskers else ""))
+            plt.xlabel(self.data.unit + (f"   {INTERVAL_LEGEND}" if whiskers else ""))
 
 
 class DistributionBars(Widget):

@@ -5,21 +5,27 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from perftui.domain.series import Scaling
-from perftui.tui.kit.charts import Chart
+from perftui.domain.uncertainty import Interval
+from perftui.tui.kit.charts import INTERVAL_LEGEND, Chart, draw_interval
+
+Intervals = Sequence[Interval | None]
+"""The 95 % interval of each point or bar, in their order (None: none known)."""
 
 
 class ScalingChart(Chart):
-    """Throughput (left axis) and median latency (right axis) along a scaling axis."""
+    """Throughput (left axis, with each point's 95 % interval) and median latency (right
+    axis) along a scaling axis."""
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__("scaling", id=id)
         self.scaling: Scaling | None = None
+        self.intervals: list[Interval | None] = []
         self.message = "no successful runs to chart yet"
 
-    def set_scaling(self, scaling: Scaling | None) -> None:
-        if scaling == self.scaling:
+    def set_scaling(self, scaling: Scaling | None, intervals: Intervals = ()) -> None:
+        if scaling == self.scaling and list(intervals) == self.intervals:
             return
-        self.scaling = scaling
+        self.scaling, self.intervals = scaling, list(intervals)
         self.refresh()
 
     def has_data(self) -> bool:
@@ -31,6 +37,9 @@ class ScalingChart(Chart):
         points = self.scaling.points
         xs = list(range(1, len(points) + 1))
         plt.plot(xs, [p.throughput_fps for p in points], marker="hd", color="cyan", label="items/s")
+        known = [(x, i) for x, i in zip(xs, self.intervals, strict=False) if i is not None]
+        for x, interval in known:
+            draw_interval(plt, x, interval, upright=True)
         if not self.narrow:
             plt.plot(
                 xs,
@@ -43,12 +52,13 @@ class ScalingChart(Chart):
             plt.ylabel("items/s", yside="left")
             plt.ylabel("ms", yside="right")
         # both axes start at zero, so a small difference never looks like a big one
-        plt.ylim(0, max(p.throughput_fps for p in points) * 1.1 or 1)
+        top = max([p.throughput_fps for p in points] + [i.hi for _, i in known])
+        plt.ylim(0, top * 1.1 or 1)
         if not self.narrow:
             plt.ylim(0, max(p.latency_ms for p in points) * 1.1 or 1, yside="right")
         plt.xticks(xs, [p.label for p in points])
         plt.xlim(0.5, len(points) + 0.5)
-        plt.xlabel(self.scaling.axis)
+        plt.xlabel(self.scaling.axis + (f"   {INTERVAL_LEGEND}" if known else ""))
 
 
 class BarChart(Chart):
@@ -58,13 +68,19 @@ class BarChart(Chart):
         super().__init__(title, id=id)
         self.unit = unit
         self.bars: list[tuple[str, float]] = []
+        self.intervals: list[Interval | None] = []
         self.message = "nothing to show"
 
-    def set_bars(self, bars: Sequence[tuple[str, float]], title: str | None = None) -> None:
+    def set_bars(
+        self,
+        bars: Sequence[tuple[str, float]],
+        title: str | None = None,
+        intervals: Intervals = (),
+    ) -> None:
         bars, title = list(bars), self.chart_title if title is None else title
-        if bars == self.bars and title == self.chart_title:
+        if bars == self.bars and title == self.chart_title and list(intervals) == self.intervals:
             return
-        self.bars, self.chart_title = bars, title
+        self.bars, self.chart_title, self.intervals = bars, title, list(intervals)
         self.refresh()
 
     def has_data(self) -> bool:
@@ -85,6 +101,11 @@ class BarChart(Chart):
             marker="sd",
             color="cyan",
         )
+        # the 95 % intervals over the bars; bar i (from the top) stands at y = len - i
+        known = [(len(self.bars) - i, x) for i, x in enumerate(self.intervals) if x is not None]
+        for y, interval in known:
+            draw_interval(plt, y + 0.35, interval)
         plt.title(self.chart_title)
-        if self.unit and not self.narrow:
-            plt.xlabel(self.unit)
+        if not self.narrow:
+            legend = f"   {INTERVAL_LEGEND}" if known else ""
+            plt.xlabel((self.unit + legend).strip())

@@ -8,6 +8,7 @@ from textual.widgets import DataTable, Static
 
 from perftui.domain.series import (
     Scaling,
+    bar_runs,
     baseline,
     batch_scaling,
     batches,
@@ -20,6 +21,7 @@ from perftui.domain.series import (
     threads_label,
     throughput_bars,
 )
+from perftui.domain.uncertainty import Interval
 from perftui.tui.detail.charts import BarChart, ScalingChart
 from perftui.tui.detail.state import DetailState
 from perftui.tui.detail.verdict import RunNotice, verdict_notice
@@ -150,6 +152,12 @@ class RunsPane(Pane[DetailState]):
             table.move_cursor(row=ids.index(target), animate=False)
 
 
+def _throughput_intervals(d: DetailState, run_ids: list[str]) -> list[Interval | None]:
+    """The throughput intervals of the runs a chart draws, in its order."""
+    runs = {run.id: run for run in d.runs}
+    return [d.figures(runs[run_id]).throughput for run_id in run_ids]
+
+
 def _one_point(data: Scaling, what: str) -> str:
     """A hint when a scaling chart has a single point (no curve to read)."""
     if len(data.points) != 1:
@@ -185,7 +193,7 @@ class ChartsPane(Pane[DetailState]):
                 f"[b]thread scaling[/] at batch {batch} [dim]({escape(data.settings)})[/]{keys}"
                 + _one_point(data, "thread counts")
             )
-            scaling.set_scaling(data)
+            scaling.set_scaling(data, _throughput_intervals(d, [p.run_id for p in data.points]))
         elif view == "batch":
             values = thread_counts(d.runs)
             threads = values[d.fixed_index % len(values)]
@@ -194,7 +202,7 @@ class ChartsPane(Pane[DetailState]):
                 f"[b]batch scaling[/] at threads {threads_label(threads)} "
                 f"[dim]({escape(data.settings)})[/]{keys}" + _one_point(data, "batch sizes")
             )
-            scaling.set_scaling(data)
+            scaling.set_scaling(data, _throughput_intervals(d, [p.run_id for p in data.points]))
         elif view == "baseline":
             combos = d.baseline_combos()
             batch, threads = combos[d.fixed_index % len(combos)]
@@ -204,8 +212,13 @@ class ChartsPane(Pane[DetailState]):
                 f"[b]baseline[/] batch {batch}, threads {threads_label(threads)}: "
                 f"{fmt.fps(run.throughput_fps)} items/s{keys}"
             )
-            bars.set_bars(latency_bars(run), title="latency (ms)")
+            latency = d.figures(run).latency
+            stats = latency_bars(run)
+            intervals = [latency.get(name) for name, _ in stats]
+            bars.set_bars(stats, title="latency (ms)", intervals=intervals)
         else:
             data = throughput_bars(d.runs, TOP_BARS)
             head.update(f"[b]throughput by run[/], oldest first (last {len(data)}){keys}")
-            bars.set_bars(data, title="throughput (items/s)")
+            shown = [run.id for run in bar_runs(d.runs, TOP_BARS)]
+            intervals = _throughput_intervals(d, shown)
+            bars.set_bars(data, title="throughput (items/s)", intervals=intervals)

@@ -10,10 +10,31 @@ Series use distinct markers as well as colours, so they stay apart with NO_COLOR
 from __future__ import annotations
 
 import time
+from typing import Any
 
 from rich.text import Text
 from textual.app import RenderResult
 from textual_plotext import PlotextPlot
+
+from perftui.domain.uncertainty import Interval
+
+INTERVAL_COLOR = "white"
+INTERVAL_LEGEND = "┃─┃ 95 % interval"
+"""How the charts draw a figure's 95 % interval: whiskers, a line between two end marks."""
+
+
+def draw_interval(
+    plt: Any, at: float, interval: Interval, *, upright: bool = False, yside: str = "left"
+) -> None:
+    """The interval of the figure at `at` as whiskers: along x (┃─┃) for horizontal bars,
+    along y when `upright` (plotext has no error bars: a two-point line and its two ends)."""
+    ends = [interval.lo, interval.hi]
+    if upright:
+        plt.plot([at, at], ends, marker="│", color=INTERVAL_COLOR, yside=yside)
+        plt.scatter([at, at], ends, marker="━", color=INTERVAL_COLOR, yside=yside)
+    else:
+        plt.plot(ends, [at, at], marker="─", color=INTERVAL_COLOR, yside=yside)
+        plt.scatter(ends, [at, at], marker="┃", color=INTERVAL_COLOR, yside=yside)
 
 
 class Chart(PlotextPlot):
