@@ -80,7 +80,8 @@ async def test_screen_and_cli_agree_on_the_sweet_spot(real_db: Path, services):
                 if shown is not None:  # the table marks the same run
                     table = screen.query_one("#cmp-runs", DataTable)
                     row = screen.row_keys.index(shown)
-                    assert "★" in str(table.get_row_at(row)[6])
+                    mark = list(table.columns).index("mark")
+                    assert "★" in str(table.get_row_at(row)[mark])
                 checked.append((stat, threshold, shown))
         everything = list(checked)
         # the same with some runs unchecked: the screen's checked runs are the CLI's --runs

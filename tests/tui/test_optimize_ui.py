@@ -560,6 +560,9 @@ def test_snapshot_result_no_color(snap_compare, db: Path, services, optimizers, 
             lambda: (
                 isinstance(pilot.app.screen, OptimizeScreen)
                 and pilot.app.screen.outcome is not None
+                # the result's notification lands a frame or two after the outcome: wait for
+                # it, so that settle() clears it instead of a picture catching it by chance
+                and bool(pilot.app._notifications)
             ),
         )
 
