@@ -102,8 +102,14 @@ def export(entry: Entry, path: Path) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     with torch.no_grad():
         torch.onnx.export(
-            Wrapped(), args, str(path), input_names=names, output_names=["last_hidden_state"],
-            dynamic_axes=axes, opset_version=17, dynamo=False,
+            Wrapped(),
+            args,
+            str(path),
+            input_names=names,
+            output_names=["last_hidden_state"],
+            dynamic_axes=axes,
+            opset_version=17,
+            dynamo=False,
         )
 
 

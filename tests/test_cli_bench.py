@@ -83,7 +83,7 @@ def test_matrix_is_stored_and_shown(tmp_path: Path):
 
 
 def test_virtual_openvino_devices_and_full_shapes_are_accepted(tmp_path: Path):
-    # AUTO is a device DESIGN.md names, though no engine lists it; a square image shape
+    # AUTO is a device OpenVINO names, though no engine lists it; a square image shape
     # repeats a dimension (224, 224), which must survive parsing
     for device in ("AUTO", "MULTI:CPU"):
         doc = bench_json(

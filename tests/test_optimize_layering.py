@@ -1,4 +1,4 @@
-"""The optimize package keeps DESIGN.md rule 3 and a light `perftui` start-up."""
+"""The optimize package keeps ARCHITECTURE.md rule 3 and a light `perftui` start-up."""
 
 from __future__ import annotations
 

@@ -7,7 +7,7 @@ compiled and run once on the project's engine and device, as a benchmark would, 
 accuracy check runs there too: a model that fails either is not saved. Without `--shape`,
 the shapes of the project's last benchmark are used.
 
-Two steps, so that only the parent process writes the store (DESIGN rule 2): `make_int8`
+Two steps, so that only the parent process writes the store (ARCHITECTURE.md rule 2): `make_int8`
 (in the child, perftui.optimize.worker) quantizes and checks the model in a work folder and
 only reads the store; `publish` (in the parent, perftui.optimize.runner) moves the model to
 ``<database folder>/models/<name>.onnx`` (``.xml`` and ``.bin`` for IR) and stores the

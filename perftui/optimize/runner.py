@@ -6,12 +6,12 @@ result. Used the same way by `perftui optimize` and by the dashboard (from a thr
         ...                          # "ok": the INT8 project is stored, `process.result` holds it
     process.cancel()                 # from any thread: SIGTERM; nothing is kept
 
-The quantization never runs in the caller's process (DESIGN rule 1): the child is
+The quantization never runs in the caller's process (ARCHITECTURE.md rule 1): the child is
 ``python -m perftui.optimize.worker DB WORKDIR`` with the options as JSON on stdin; its
 stderr progress lines (``calibrating 3/16``, ``perftui: warning: ...``) become events as they
 come. It makes the model in WORKDIR, a temporary folder of this side, and hands its result
-back on stdout; this side alone writes the store (DESIGN rule 2): it publishes the model and
-the project (perftui.optimize.project.publish), then removes WORKDIR. Exit 2 gives the
+back on stdout; this side alone writes the store (ARCHITECTURE.md rule 2): it publishes the
+model and the project (perftui.optimize.project.publish), then removes WORKDIR. Exit 2 gives the
 child's one error line, 130 (or death by SIGTERM/SIGINT) a cancel. Only the standard library
 is imported at load time.
 """

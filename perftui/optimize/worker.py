@@ -1,5 +1,5 @@
 """The child process of optimize: makes the INT8 model and hands the result back; it only
-reads the store (DESIGN rule 2: perftui.optimize.runner, its parent, stores the result).
+reads the store (ARCHITECTURE.md rule 2: perftui.optimize.runner, its parent, stores the result).
 
     python -m perftui.optimize.worker DB WORKDIR < options.json
 
