@@ -12,6 +12,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -189,27 +190,33 @@ def _lock_is_free(server: Server) -> bool:
 
 
 def test_the_host_lock_is_held_across_repeat_rounds(server: Server, box: str):
-    process = _bench_in_background(box, "--repeat", "2", "--time", "0.5", "--no-save")
-    workers: set[int] = set()
-    free_between_rounds = []
-    busy_line = ""
+    process = _bench_in_background(box, "--repeat", "2", "--time", "1", "--no-save")
+    first_seen: dict[int, float] = {}
+    free_at: list[float] = []
+    busy: list[str] = []
+    second = threading.Thread(  # a second benchmark on the same host, while polling goes on
+        target=lambda: busy.append(
+            one_error_line(perftui("bench", str(MOBILENET), "--target", box, *QUICK, "--no-save"))
+        )
+    )
     try:
         while process.poll() is None:
-            free = _lock_is_free(server)
-            seen = {p for p in remote_workers(server) if "bench.worker" in command_line(p)}
-            if workers and not (seen - workers) and free and len(workers) < 2:
-                free_between_rounds.append(time.monotonic())
-            if workers and not busy_line:  # a second benchmark on the same host is refused
-                busy_line = one_error_line(
-                    perftui("bench", str(MOBILENET), "--target", box, *QUICK, "--no-save")
-                )
-            workers |= seen
+            now = time.monotonic()
+            if _lock_is_free(server):
+                free_at.append(now)
+            for pid in remote_workers(server):
+                if "bench.worker" in command_line(pid):
+                    first_seen.setdefault(pid, now)
+            if first_seen and not second.is_alive() and not busy:
+                second.start()
             time.sleep(0.02)
         _, err = process.communicate(timeout=60)
+        second.join(timeout=120)
     finally:
         process.kill()
     assert process.returncode == 0, err
-    assert len(workers) == 2  # one worker per round
-    assert free_between_rounds == []
-    assert "target box is busy: another benchmark is running there" in busy_line
+    assert len(first_seen) == 2  # one worker per round
+    round_one, round_two = sorted(first_seen.values())
+    assert [t for t in free_at if round_one < t < round_two] == []  # never free in between
+    assert busy and "target box is busy: another benchmark is running there" in busy[0]
     assert _lock_is_free(server)  # the lease ended with the benchmark

@@ -9,9 +9,10 @@ from textual.widgets import Input
 
 
 async def settle(
-    pilot: Pilot, condition: Callable[[], bool] = lambda: True, tries: int = 100
+    pilot: Pilot, condition: Callable[[], bool] = lambda: True, tries: int = 1500
 ) -> None:
-    """Wait for `condition`, then for the screen to be still: no notifications, no blinking
+    """Wait for `condition` (up to 30 s: a loaded machine takes seconds where an idle one
+    takes milliseconds), then for the screen to be still: no notifications, no blinking
     cursor (a blink caught mid-way makes the picture random)."""
     for _ in range(tries):
         await pilot.pause(0.02)
