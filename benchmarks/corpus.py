@@ -6,10 +6,11 @@ to ONNX with dynamic batch (and sequence) axes, as Hugging Face exports ship. Fo
 script runs, through the real `perftui` entry point:
 
   inspect    `perftui inspect MODEL --json` (FLOPs must be > 0 for these models)
-  ort        `perftui bench MODEL --engine onnxruntime` (short budget)
-  openvino   `perftui bench MODEL --engine openvino`
+  ort        `perftui bench MODEL --engine onnxruntime --api sync,async --profile` (short)
+  openvino   the same with `--engine openvino`
   int8 ort   `perftui optimize` of the ONNX Runtime project (static, random calibration)
   int8 ov    `perftui optimize` of the OpenVINO project (NNCF; same calibration)
+  compare    `perftui compare` of the two engines' projects, and of FP32 and INT8 on OpenVINO
 
 and prints one row per check: ok, or the exit status and the first line of the error. A failure
 here is a bug to turn into a small test. Dynamic dimensions other than the batch are bound by
@@ -139,7 +140,7 @@ def first_error(rc: int, stderr: str) -> str:
 
 
 def check(name: str, model: Path, db: Path, budget: str) -> list[tuple[str, str, float]]:
-    """Run the four checks on one model; returns (check, outcome, seconds) rows."""
+    """Run the checks on one model; returns (check, outcome, seconds) rows."""
     rows: list[tuple[str, str, float]] = []
 
     def timed(label: str, *args: str) -> tuple[int, str, str]:
@@ -157,11 +158,26 @@ def check(name: str, model: Path, db: Path, budget: str) -> list[tuple[str, str,
             rows[-1] = ("inspect", f"FLOPs {flops!r} with {' '.join(flags) or 'no shapes'}", 0.0)
     common = ["--time", budget, "--iterations", "5", "--warmup", "1", "--db", str(db), *flags]
     for engine in ("onnxruntime", "openvino"):
+        # sync and async, with the per-layer profile pass
         project = f"{name}-{engine}"
-        timed(engine, "bench", str(model), "--engine", engine, "--project", project, *common)
+        timed(
+            engine,
+            "bench",
+            str(model),
+            "--engine",
+            engine,
+            "--project",
+            project,
+            "--api",
+            "sync,async",
+            "--profile",
+            *common,
+        )
     for engine, label in (("onnxruntime", "int8 ort"), ("openvino", "int8 ov")):
         # no --shape: optimize reuses the project's; it fails unless the INT8 runs on the engine
         timed(label, "optimize", f"{name}-{engine}", "--db", str(db), "--samples", "4")
+    timed("compare", "compare", f"{name}-onnxruntime", f"{name}-openvino", "--db", str(db))
+    timed("compare ov", "compare", f"{name}-openvino", f"{name}-openvino-int8", "--db", str(db))
     return rows
 
 
