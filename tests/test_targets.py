@@ -190,7 +190,9 @@ def _lock_is_free(server: Server) -> bool:
 
 
 def test_the_host_lock_is_held_across_repeat_rounds(server: Server, box: str):
-    process = _bench_in_background(box, "--repeat", "2", "--time", "1", "--no-save")
+    # rounds long enough that the second benchmark (a python start and an ssh handshake, seconds
+    # on a loaded machine) reaches the host while the first still holds it
+    process = _bench_in_background(box, "--repeat", "2", "--time", "4", "--no-save")
     first_seen: dict[int, float] = {}
     free_at: list[float] = []
     busy: list[str] = []
