@@ -11,7 +11,7 @@ from perftui.domain.distribution import Histogram, Timeline, histogram, over_tim
 from perftui.domain.series import short_label
 from perftui.tui.detail.state import DetailState
 from perftui.tui.kit import format as fmt
-from perftui.tui.kit.charts import Chart
+from perftui.tui.kit.charts import DataChart
 from perftui.tui.kit.format import escape
 from perftui.tui.kit.tabs import Pane
 
@@ -20,19 +20,11 @@ MEDIAN, SLOWEST = "•", "x"
 """Markers of the latency-over-time lines (they read apart without colour)."""
 
 
-class LatencyHistogram(Chart):
+class LatencyHistogram(DataChart[Histogram]):
     """Requests per latency bin."""
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__("latency histogram", id=id)
-        self.data: Histogram | None = None
-
-    def set_data(self, data: Histogram | None, message: str) -> None:
-        self.data, self.message = data, message
-        self.refresh()
-
-    def has_data(self) -> bool:
-        return self.data is not None
 
     def plot(self) -> None:
         assert self.data is not None
@@ -47,19 +39,11 @@ class LatencyHistogram(Chart):
             plt.xlabel(f"latency (ms) · requests per bin{tail}")
 
 
-class LatencyOverTime(Chart):
+class LatencyOverTime(DataChart[Timeline]):
     """The median and the slowest request of consecutive chunks, in the order they ran."""
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__("latency over the run", id=id)
-        self.data: Timeline | None = None
-
-    def set_data(self, data: Timeline | None, message: str) -> None:
-        self.data, self.message = data, message
-        self.refresh()
-
-    def has_data(self) -> bool:
-        return self.data is not None
 
     def plot(self) -> None:
         assert self.data is not None

@@ -10,7 +10,7 @@ Series use distinct markers as well as colours, so they stay apart with NO_COLOR
 from __future__ import annotations
 
 import time
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from rich.text import Text
 from textual.app import RenderResult
@@ -79,3 +79,21 @@ class Chart(PlotextPlot):
     def _title(self, text: str) -> None:
         if self.size.height >= 10:
             self.plt.title(text)
+
+
+T = TypeVar("T")
+
+
+class DataChart(Chart, Generic[T]):
+    """A chart of one data value set from outside, with the message shown when it is None."""
+
+    def __init__(self, title: str = "", *, id: str | None = None) -> None:
+        super().__init__(title, id=id)
+        self.data: T | None = None
+
+    def set_data(self, data: T | None, message: str) -> None:
+        self.data, self.message = data, message
+        self.refresh()
+
+    def has_data(self) -> bool:
+        return self.data is not None
