@@ -119,3 +119,35 @@ def test_ratio_interval_is_significant_only_beyond_the_noise():
     assert not ratio_interval(a, Interval(103.0, 98.0, 108.0, 3)).significant
     faster = ratio_interval(a, Interval(140.0, 135.0, 145.0, 3))
     assert faster.significant and faster.lo < 1.4 < faster.hi
+
+
+def test_ratio_of_two_means_covers_the_true_ratio():
+    """Three repetitions a side, 10 % spread: the Welch interval on the log scale covers
+    the true B/A (1.25) about 95 % of the time."""
+    rng = np.random.default_rng(7)
+    hits = 0
+    for _ in range(TRIALS):
+        a = mean_interval(rng.lognormal(math.log(100.0), 0.1, 3))
+        b = mean_interval(rng.lognormal(math.log(125.0), 0.1, 3))
+        found = ratio_interval(a, b)
+        hits += found.lo <= 1.25 <= found.hi
+    assert 0.90 <= coverage(hits) <= 0.99
+
+
+def test_ratio_of_two_means_is_narrower_than_two_t_intervals_in_quadrature():
+    a, b = mean_interval([100.0, 104.0, 97.0]), mean_interval([120.0, 126.0, 123.0])
+    welch = ratio_interval(a, b)
+    quadrature = ratio_interval(
+        Interval(a.value, a.lo, a.hi, a.n), Interval(b.value, b.lo, b.hi, b.n)
+    )
+    assert welch.value == pytest.approx(quadrature.value)
+    assert welch.hi / welch.lo < quadrature.hi / quadrature.lo
+    assert welch.significant
+
+
+def test_ratio_of_noisy_means_is_judged_where_a_side_reaches_zero():
+    """A side so noisy that its linear interval reaches 0 still has a log-scale error."""
+    a = mean_interval([100.0, 30.0, 160.0])
+    assert a.lo == 0.0
+    found = ratio_interval(a, mean_interval([101.0, 99.0, 100.0]))
+    assert found is not None and not found.significant

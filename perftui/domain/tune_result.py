@@ -99,14 +99,24 @@ class Trial:
 
 
 def _interval_to_wire(x: Interval | None) -> list[Any] | None:
-    return [x.value, x.lo, x.hi, x.n, *x.open_ends] if x else None
+    return [x.value, x.lo, x.hi, x.n, *x.open_ends, x.log_se, x.df] if x else None
 
 
 def _interval_from_wire(data: list[Any] | None) -> Interval | None:
+    """An interval from its list; lists without the standard error (6 items) are older."""
     if data is None:
         return None
-    value, lo, hi, n, open_lo, open_hi = data
-    return Interval(float(value), float(lo), float(hi), int(n), (bool(open_lo), bool(open_hi)))
+    value, lo, hi, n, open_lo, open_hi, *rest = data
+    log_se, df = rest if len(rest) == 2 else (None, None)
+    return Interval(
+        float(value),
+        float(lo),
+        float(hi),
+        int(n),
+        (bool(open_lo), bool(open_hi)),
+        None if log_se is None else float(log_se),
+        None if df is None else int(df),
+    )
 
 
 def judge_trial(

@@ -14,7 +14,11 @@
   a million samples), and a bootstrap is known to under-cover extreme quantiles such as p99.
   It assumes the samples are exchangeable; a window whose latency drifts or swings breaks
   that, and the run's verdict (perftui.domain.verdict) says so.
-- **A ratio B/A**: on the log scale, the two sides' interval half-widths add in quadrature.
+- **A ratio B/A**: on the log scale. Where both sides are means (repetitions or batch
+  means) their standard errors on the log scale combine in a Welch t-interval (the Welch-
+  Satterthwaite degrees of freedom): with three repetitions a side that is about a third
+  narrower than adding two t(2) half-widths, and it never clamps at zero however noisy a side.
+  Otherwise (percentile intervals) the two sides' half-widths add in quadrature.
 """
 
 from __future__ import annotations
@@ -65,6 +69,11 @@ class Interval:
     open_ends: tuple[bool, bool] = (False, False)
     """(lower, upper): True for an end the samples are too few to bound at 95 % (a p99 from
     fewer than 367 samples has no upper bound); the extreme sample then stands in for it."""
+    log_se: float | None = None
+    """For a mean: the standard error of the log of the figure (its relative standard
+    error); None for a percentile."""
+    df: int | None = None
+    """For a mean: the degrees of freedom of its t-interval."""
 
     @property
     def bounded(self) -> bool:
@@ -92,8 +101,12 @@ def mean_interval(values: Sequence[float] | np.ndarray) -> Interval | None:
     if data.size < 2:
         return None
     mean = float(data.mean())
-    half = t_critical(data.size - 1) * float(data.std(ddof=1)) / math.sqrt(data.size)
-    return Interval(mean, max(0.0, mean - half), mean + half, int(data.size))
+    se = float(data.std(ddof=1)) / math.sqrt(data.size)
+    half = t_critical(data.size - 1) * se
+    log_se = se / mean if mean > 0 else None
+    return Interval(
+        mean, max(0.0, mean - half), mean + half, int(data.size), log_se=log_se, df=data.size - 1
+    )
 
 
 def window_rates(
@@ -130,6 +143,8 @@ def throughput_interval(value: float, window_fps: Sequence[float]) -> Interval |
         value * per_item.value / per_item.hi,
         value * per_item.value / lo_time,
         len(window_fps),
+        log_se=per_item.log_se,
+        df=per_item.df,
     )
 
 
@@ -192,13 +207,30 @@ class Ratio:
 
 
 def ratio_interval(a: Interval, b: Interval) -> Ratio | None:
-    """B/A, its interval from the sides' log half-widths added in quadrature."""
-    if min(a.value, b.value, a.lo, b.lo) <= 0:
+    """B/A with its 95 % interval: Welch on the log scale where both sides are means,
+    else their log half-widths in quadrature; None where a side's interval reaches 0."""
+    if min(a.value, b.value) <= 0:
         return None
-
-    def half_log(x: Interval) -> float:
-        return max(math.log(x.hi / x.value), math.log(x.value / x.lo))
-
     ratio = b.value / a.value
-    half = math.hypot(half_log(a), half_log(b))
+    half = _welch_half_log(a, b)
+    if half is None:
+        if min(a.lo, b.lo) <= 0:
+            return None
+        half = math.hypot(_half_log(a), _half_log(b))
     return Ratio(ratio, ratio * math.exp(-half), ratio * math.exp(half))
+
+
+def _half_log(x: Interval) -> float:
+    return max(math.log(x.hi / x.value), math.log(x.value / x.lo))
+
+
+def _welch_half_log(a: Interval, b: Interval) -> float | None:
+    """The Welch t half-width of log(B) - log(A); None unless both sides are means."""
+    if a.log_se is None or b.log_se is None or not a.df or not b.df:
+        return None
+    var_a, var_b = a.log_se**2, b.log_se**2
+    total = var_a + var_b
+    if total == 0:
+        return 0.0
+    df = total**2 / (var_a**2 / a.df + var_b**2 / b.df)
+    return t_critical(max(1, math.floor(df))) * math.sqrt(total)
