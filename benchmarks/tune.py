@@ -5,9 +5,14 @@ For each model: measure the whole grid once through `perftui bench` (batch 1,2,4
 threads 1,2 x streams 1,2 x requests 1,2,4, OpenVINO async), then run `perftui tune` on the
 same space with three latency budgets (the 25th, 50th and 75th percentile of the grid's p90
 latencies). Prints, per case, the tuned throughput over the grid's best under the same
-budget, and the tuning time over the grid's time (both wall clock, each a fresh process).
+budget, whether the two are within noise of each other (their 95 % intervals, B/A as
+`perftui compare` judges it), and the tuning time over the grid's time (both wall clock,
+each a fresh process).
 
-    .venv/bin/python benchmarks/tune.py [--time 1] [--models mobilenet,encoder]
+Models: the shipped samples, and real published architectures (MobileNetV2, DistilBERT)
+where `benchmarks/corpus.py` has exported them to `.corpus/` (it needs torch; CI does not).
+
+    .venv/bin/python benchmarks/tune.py [--time 1] [--models mobilenet,encoder,mobilenet-v2]
 """
 
 from __future__ import annotations
@@ -24,9 +29,15 @@ from pathlib import Path
 import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from perftui.domain.uncertainty import Interval, ratio_interval  # noqa: E402
+
 MODELS = {
     "mobilenet": (ROOT / "sample_models" / "mobilenet_fp32.onnx", []),
     "encoder": (ROOT / "sample_models" / "encoder_fp32.onnx", ["--shape", "seq=16"]),
+    "mobilenet-v2": (ROOT / ".corpus" / "mobilenet-v2.onnx", []),
+    "distilbert-base": (ROOT / ".corpus" / "distilbert-base.onnx", ["--shape", "seq=16"]),
 }
 GRID = {"batch": "1,2,4,8,16", "threads": "1,2", "streams": "1,2", "requests": "1,2,4"}
 SPACE = " ".join(f"{k}={v}" for k, v in GRID.items()) + " hint=throughput api=async"
@@ -55,21 +66,23 @@ def case(name: str, db: Path, seconds: str) -> list[str]:
         "--hint", "throughput", "--api", "async", *timing,
     )  # fmt: skip
     points = [
-        (g["throughput_fps"], g["latency_ms"]["p90"])
+        (g["throughput_fps"], g["latency_ms"]["p90"], g.get("throughput_ci"))
         for g in grid["groups"]
         if g["latency_ms"]["p90"] is not None
     ]
     rows = []
     for share in (25, 50, 75):
-        budget = float(np.percentile([p90 for _, p90 in points], share))
-        best = max(fps for fps, p90 in points if p90 <= budget)
+        budget = float(np.percentile([p90 for _, p90, _ in points], share))
+        best, _, best_ci = max(p for p in points if p[1] <= budget)
         tuned, tune_s = perftui(
             db, "tune", name, "--max-latency", f"{budget:.3f}", "--space", SPACE, *timing
         )
         found = tuned["best"]["throughput_fps"] if tuned["best"] else 0.0
+        found_ci = tuned["best"]["throughput_ci"] if tuned["best"] else None
         rows.append(
-            f"{name:<10} p90<={budget:8.2f} ms  grid best {best:8.1f} fps  tuned {found:8.1f} "
-            f"fps  ratio {found / best:5.2f}  trials {len(tuned['trials']):>2}/{len(points)}  "
+            f"{name:<15} p90<={budget:8.2f} ms  grid best {best:8.1f} fps  tuned {found:8.1f} "
+            f"fps  ratio {found / best:5.2f} ({same(best, best_ci, found, found_ci)})  "
+            f"trials {len(tuned['trials']):>2}/{len(points)}  "
             f"time {tune_s:6.1f}/{grid_s:6.1f} s = {tune_s / grid_s:4.0%}  "
             f"({tuned['stopped_because']})"
         )
@@ -77,10 +90,22 @@ def case(name: str, db: Path, seconds: str) -> list[str]:
     return rows
 
 
+def same(best: float, best_ci: list | None, found: float, found_ci: list | None) -> str:
+    """Whether the tuned best is within noise of the grid's best, from their intervals."""
+    if not found or not best_ci or not found_ci or None in (*best_ci, *found_ci):
+        return "no interval"
+    ratio = ratio_interval(Interval(best, *best_ci, 2), Interval(found, *found_ci, 2))
+    if ratio is None or not ratio.significant:
+        return "within noise"
+    return "better" if ratio.value > 1 else "worse"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--time", default="1", help="seconds per run, grid and trials alike")
-    parser.add_argument("--models", default=",".join(MODELS))
+    parser.add_argument(
+        "--models", default=",".join(m for m, (p, _) in MODELS.items() if p.exists())
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         rows = [

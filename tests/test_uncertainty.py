@@ -11,7 +11,9 @@ from scipy import stats as scipy_stats
 
 from perftui.domain.uncertainty import (
     MIN_WINDOWS,
+    NOISE_FLOOR,
     Interval,
+    Ratio,
     mean_interval,
     quantile_interval,
     ratio_interval,
@@ -151,3 +153,11 @@ def test_ratio_of_noisy_means_is_judged_where_a_side_reaches_zero():
     assert a.lo == 0.0
     found = ratio_interval(a, mean_interval([101.0, 99.0, 100.0]))
     assert found is not None and not found.significant
+
+
+def test_a_ratio_within_the_noise_floor_is_no_difference():
+    """An interval that excludes 1 but stays within 1 +- NOISE_FLOOR claims nothing."""
+    assert not Ratio(1.015, 1.01, 1.02).significant
+    assert not Ratio(0.985, 0.98, 0.99).significant
+    assert Ratio(1.05, 1.0 + NOISE_FLOOR + 0.001, 1.08).significant
+    assert Ratio(0.9, 0.85, 1.0 / (1.0 + NOISE_FLOOR) - 0.001).significant

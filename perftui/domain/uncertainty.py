@@ -192,6 +192,14 @@ def quantile_interval(
     )
 
 
+NOISE_FLOOR = 0.02
+"""B/A within 2 % of 1 is never called a difference. A 95 % interval excludes 1 in one
+A/A comparison out of twenty by construction, and the same configuration measured at two
+moments differs by a few percent (the machine's state drifts between the sides, which
+neither side's own spread can hold); a floor of 2 % keeps those from being claimed while
+costing almost nothing in finding the differences a performance engineer acts on."""
+
+
 @dataclass(frozen=True)
 class Ratio:
     """B/A with its 95 % interval."""
@@ -202,8 +210,9 @@ class Ratio:
 
     @property
     def significant(self) -> bool:
-        """True when the interval excludes 1 (a difference beyond the noise)."""
-        return self.lo > 1.0 or self.hi < 1.0
+        """True when the whole interval lies beyond 1 +- NOISE_FLOOR (a difference beyond
+        the noise)."""
+        return self.lo > 1.0 + NOISE_FLOOR or self.hi < 1.0 / (1.0 + NOISE_FLOOR)
 
 
 def ratio_interval(a: Interval, b: Interval) -> Ratio | None:
