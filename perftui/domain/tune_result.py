@@ -163,7 +163,7 @@ def beats(candidate: Trial, best: Trial | None) -> bool:
         return True
     assert candidate.throughput is not None and best.throughput is not None
     ratio = ratio_interval(best.throughput, candidate.throughput)
-    return ratio.lo > 1.0 if ratio else candidate.fps > best.fps
+    return ratio.significant and ratio.value > 1.0 if ratio else candidate.fps > best.fps
 
 
 def best_trial(trials: Sequence[Trial]) -> Trial | None:
