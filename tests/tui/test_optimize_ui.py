@@ -273,7 +273,8 @@ async def test_success_refreshes_notifies_and_offers_the_benchmark(app, optimize
         steps = text(box, "#opt-steps")
         assert "Accuracy  on 16 held-out inputs: max |diff| 0.469   mean |diff| 0.0887" in steps
         assert "cosine 0.9809   top-1 agreement 81% (13/16)" in steps
-        assert "warning: no --calibration folder" in text(box, "#opt-warning")
+        assert "warning: no Calibration folder" in text(box, "#opt-warning")
+        assert "--calibration" not in text(box, "#opt-warning")
         assert "b benchmark it" in text(box, "#opt-status")
         assert any("Made net-fp32-int8" in n.message for n in app._notifications)
         # the table below already lists it, with the cursor on it
@@ -587,7 +588,8 @@ async def test_a_real_optimization_from_the_projects_screen(tmp_path: Path):
         box = app.screen
         await until(pilot, lambda: box.outcome is not None, tries=600)
         assert box.outcome.status == "ok", box.outcome
-        assert "warning: no --calibration folder" in text(box, "#opt-warning")
+        assert "warning: no Calibration folder" in text(box, "#opt-warning")
+        assert "--calibration" not in text(box, "#opt-warning")
         assert "top-1 agreement" in text(box, "#opt-steps")
         await pilot.press("escape")
         await pilot.pause()

@@ -188,7 +188,7 @@ class OptimizeScreen(FollowingScreen[Finished], ModalScreen[str | None]):
     def _warned(self, message: OptimizeWarned) -> None:
         self.warning = message.text
         warning = self.query_one("#opt-warning", Static)
-        warning.update(f"[b]warning:[/] {escape(message.text)}")
+        warning.update(f"[b]warning:[/] {escape(fmt.said(message.text))}")
         warning.display = True
 
     def child_ended(self, outcome: Finished, app: App[Any]) -> None:
@@ -208,7 +208,7 @@ class OptimizeScreen(FollowingScreen[Finished], ModalScreen[str | None]):
             app.notify("Optimization cancelled; nothing was kept.", title="Optimize")
         elif self.closed:  # else the box shows it
             app.notify(
-                outcome.error or "the optimize process failed",
+                fmt.said(outcome.error or "the optimize process failed"),
                 title=f"Cannot optimize {self.project.name}",
                 severity="error",
                 timeout=10,
@@ -225,7 +225,8 @@ class OptimizeScreen(FollowingScreen[Finished], ModalScreen[str | None]):
             if outcome.status == "cancelled":
                 self._status(f"Cancelled: nothing was kept.  {RETRY_KEYS}")
             else:
-                self._status(f"{escape(outcome.error or 'failed')}\n{RETRY_KEYS}", error=True)
+                error = fmt.said(outcome.error or "failed")
+                self._status(f"{escape(error)}\n{RETRY_KEYS}", error=True)
             return
         from perftui.optimize.accuracy import AccuracyReport
 
