@@ -8,10 +8,9 @@ document id:
 - ``benchmarks``: ``StoredBenchmark.to_dict()``, i.e.
   ``{"id", "project_name", "created_at", **BenchmarkRequest.to_dict()}``.
 - ``environments``: ``{"id", "environment"}``, one per distinct environment.
-- ``shards``: ``{"project", "file", "runs": [run ids], "summary", "precision"}``, one per
-  project with runs: its runs are in ``file`` (perftui.store.shards), and its summary
-  (``ProjectSummary``) and runtime precision are kept up to date by every write, so the
-  projects list and the home screen read this document alone.
+- ``shards``: one entry per project with runs (perftui.store.entries): its runs are in a
+  file of their own (perftui.store.shards), its summary and runtime precision are kept up to
+  date by every write, so the projects list and the home screen read this document alone.
 
 In a shard, a run is ``RunResult.to_dict()`` with ``"layers": null`` and the environment
 moved out of ``"resolved"`` (``"environment": <id>``); its latency samples and layer profile
@@ -27,13 +26,12 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import asdict, replace
+from dataclasses import replace
 from datetime import datetime, timezone
 from typing import Any
 
 from perftui import __version__
 from perftui.domain.records import Project, RunResult, StoredBenchmark
-from perftui.domain.summary import ProjectSummary
 from perftui.store.codec import plain
 
 __all__ = [
@@ -44,7 +42,6 @@ __all__ = [
     "now_iso",
     "project_doc",
     "run_doc",
-    "shard_doc",
     "split_environment",
     "time_key",
 ]
@@ -85,18 +82,6 @@ def split_environment(doc: dict[str, Any]) -> tuple[dict[str, Any], dict[str, An
     env_id = hashlib.sha256(text).hexdigest()[:24]
     slim = {k: v for k, v in resolved.items() if k != "environment"}
     return {**doc, "resolved": slim, "environment": env_id}, {"id": env_id, "environment": env}
-
-
-def shard_doc(
-    project: str, file: str, run_ids: list[str], summary: ProjectSummary, precision: str
-) -> dict[str, Any]:
-    return {
-        "project": project,
-        "file": file,
-        "runs": run_ids,
-        "summary": plain(asdict(summary)),
-        "precision": precision,
-    }
 
 
 def benchmark_doc(benchmark: StoredBenchmark) -> dict[str, Any]:

@@ -4,8 +4,11 @@ database, so the main document stays small and quick to parse.
 ``<db>.d/samples/<run id>.f32.z`` holds float32 little-endian samples, zlib-compressed;
 ``<db>.d/layers/<run id>.json.z`` a zlib-compressed JSON list of ``LayerProfile.to_dict()``.
 A file is written (atomically) before the document that names it is committed, and removed
-after the document that dropped it is: a kill leaves at worst an unreferenced file, which the
-next start-up removes. The run's shard (perftui.store.shards) keeps each payload's count.
+after the document that dropped it is: a kill leaves at worst an unreferenced file. A write
+marks the folder (``pending``) before its first file and clears the mark once it has
+cleaned up, so start-up looks for unreferenced files (a walk over every run's files) only
+after a write that did not finish. The run's shard (perftui.store.shards) keeps each
+payload's count.
 """
 
 from __future__ import annotations
@@ -52,6 +55,21 @@ class Payloads:
 
     def layers(self, run_id: str, count: int) -> list[dict]:
         return layers_from_blob(self.read("layers", run_id), count)
+
+    @property
+    def pending(self) -> Path:
+        """The mark of a write in progress (or killed)."""
+        return self.root / "pending"
+
+    def begin(self) -> None:
+        """Mark a write in progress (before any of its files is written)."""
+        self.root.mkdir(parents=True, exist_ok=True)
+        self.pending.touch()
+
+    def end(self) -> None:
+        """Clear the mark once the write's files are committed or removed."""
+        with contextlib.suppress(OSError):
+            self.pending.unlink()
 
     def write(self, items: Sequence[tuple[str, str, bytes]]) -> None:
         """Write (kind, run id, blob) files; a big batch is made durable with one sync."""

@@ -12,16 +12,15 @@ from __future__ import annotations
 import copy
 import json
 from collections.abc import Sequence
-from dataclasses import fields
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from perftui.domain.errors import StoreError
-from perftui.domain.profile import runtime_precision
 from perftui.domain.records import Project, RunResult, StoredBenchmark
-from perftui.domain.summary import ProjectSummary, summarize
+from perftui.domain.summary import PrecisionSource, ProjectSummary, summarize
 from perftui.store.codec import layers_from_document, samples_from_document
+from perftui.store.entries import stored_figures
 from perftui.store.files import Signature, digest, read_bytes
 from perftui.store.layout import doc_key, time_key
 from perftui.store.payloads import KINDS, Payloads
@@ -32,7 +31,6 @@ if TYPE_CHECKING:
 
 __all__ = ["Snapshot", "damaged", "load"]
 
-SUMMARY_FIELDS = {f.name for f in fields(ProjectSummary)}
 MALFORMED = (KeyError, TypeError, ValueError, AttributeError)
 """What a record's `from_dict` raises on a document of the wrong shape."""
 
@@ -308,16 +306,17 @@ class Snapshot:
         shard = self.shard(project)
         return [] if shard is None else self.shard_runs(shard, with_layers=with_layers)
 
-    def figures(self, shard: Shard) -> tuple[ProjectSummary, str]:
-        """The shard's summary and runtime precision (perftui.domain.profile), which decodes
-        its newest profile alone."""
-        runs = self.shard_runs(shard, with_layers=False)
-        profiled = [r for r in runs if shard.counts["layers"].get(r.id)]
-        newest = max(profiled, key=lambda r: r.started_at, default=None)
-        if newest is not None:
-            whole = self.record(shard, newest.id)
-            runs = [whole if r.id == newest.id else r for r in runs]
-        return summarize(runs), runtime_precision(runs)
+    def figures(self, shard: Shard) -> tuple[ProjectSummary, PrecisionSource]:
+        """The shard's summary and what its runtime precision is read from, computed from
+        its runs (decoding its newest profile alone)."""
+        at = {i: doc.get("started_at") or "" for i, doc in shard.runs.items()}
+        newest = None
+        for run_id in shard.runs:  # the newest profiled; a tie goes to the one stored later
+            if shard.counts["layers"].get(run_id) and (newest is None or at[run_id] >= at[newest]):
+                newest = run_id
+        stored = [self.record(shard, i, with_layers=i == newest) for i in shard.runs]
+        summary = summarize(self.shard_runs(shard, with_layers=False))
+        return summary, PrecisionSource().extend(stored)
 
     # ------------------------------------------------------------------ benchmarks
 
@@ -355,18 +354,19 @@ class Snapshot:
     # ------------------------------------------------------------------ the home screen
 
     def _figures_of(self, project: str) -> tuple[ProjectSummary, str] | None:
-        """A project's stored figures (computed for an older layout); None without runs."""
-        if self.legacy:
-            shard = self.shard(project)
-            return None if shard is None or not shard.runs else self.figures(shard)
-        entry = self.entries.get(project)
-        if entry is None or not entry["runs"]:
+        """A project's stored figures (computed for an older layout, or for an entry a
+        version with other figures wrote); None without runs."""
+        entry = None if self.legacy else self.entries.get(project)
+        if entry is not None and not entry["runs"]:
             return None
-        stored = entry.get("summary")
-        if not isinstance(stored, dict) or set(stored) != SUMMARY_FIELDS:
-            shard = self.shard(project)  # written by a version with other figures
-            return None if shard is None else self.figures(shard)
-        return ProjectSummary(**stored), str(entry.get("precision"))
+        stored = None if entry is None else stored_figures(entry)
+        if stored is not None:
+            return stored
+        shard = self.shard(project)
+        if shard is None or not shard.runs:
+            return None
+        summary, source = self.figures(shard)
+        return summary, source.text
 
     @cached_property
     def precisions(self) -> dict[str, str]:

@@ -27,9 +27,12 @@ from tinydb.table import Table
 
 from perftui.domain.errors import InputError, StoreError
 from perftui.domain.records import RunResult
+from perftui.store.entries import project_figures, shard_doc
 from perftui.store.files import (
     check_writable,
+    digest,
     exclusive_lock,
+    read_bytes,
     read_only,
     remove_orphan_temps,
     signature,
@@ -41,7 +44,6 @@ from perftui.store.layout import (
     meta_doc,
     now_iso,
     run_doc,
-    shard_doc,
     split_environment,
 )
 from perftui.store.payloads import KINDS, Payloads, encode
@@ -68,6 +70,10 @@ class Transaction:
         self.shards: dict[str, Shard] = {}
         """Project name -> its runs as this write leaves them."""
         self.added: set[str] = set()
+        self.new_shards: list[str] = []
+        """The shard files this write has written."""
+        self.appended: dict[str, list[RunResult]] = {}
+        """Project name -> the runs this write adds to it (their figures extend the stored)."""
 
     def table(self, name: str) -> Table:
         return self.db.table(name)
@@ -78,6 +84,12 @@ class Transaction:
             stored = self.snap.shard(project)
             self.shards[project] = stored.copy() if stored is not None else Shard()
         return self.shards[project]
+
+    @property
+    def touches_files(self) -> bool:
+        """Whether the write adds or removes payload or shard files (not only the document;
+        shard files it supersedes are removed by any later write or start-up)."""
+        return bool(self.files or self.dropped or any(s.runs for s in self.shards.values()))
 
     def known(self, run_id: str) -> bool:
         return run_id in self.added or run_id in self.snap.run_index
@@ -131,8 +143,9 @@ class DatabaseFile:
 
     def _start(self) -> None:
         """Once per store, when no other process writes: remove what a killed writer left
-        (temporary files, unreferenced payloads), merge parked runs and migrate an older
-        layout. A read-only database is read as it is."""
+        (temporary files; unreferenced payloads, looked for only when a write did not finish),
+        merge parked runs and migrate an older layout. The snapshot read here is the first
+        read's. A read-only database is read as it is."""
         self._started = True
         target = self._target
         if not target.is_file() and not Journal(target).root.is_dir():
@@ -145,7 +158,12 @@ class DatabaseFile:
             remove_orphan_temps(target)
             payloads = Payloads(target)
             snap = load(target, self.path, self.SCHEMA_VERSION, payloads, None, self._shards)
-            payloads.tidy(snap.payload_ids())
+            if snap.sig is not None:
+                with self._cache_lock:
+                    self._snapshot = snap
+            if payloads.pending.exists() or snap.version < self.SCHEMA_VERSION:
+                payloads.tidy(snap.payload_ids())
+                payloads.end()
             tidy_shards(shard_folder(payloads.root), snap.shard_files())
         if snap.version < self.SCHEMA_VERSION or Journal(target).entries():
             with self._transaction(force=True):
@@ -200,10 +218,14 @@ class DatabaseFile:
             try:
                 if backup is not None:
                     shutil.copy2(target, backup)
+                if tx.touches_files:
+                    payloads.begin()
                 payloads.write(tx.files)
                 written = self._write_shards(tx, shard_folder(payloads.root))
                 st = storage.commit()
             except OSError as exc:
+                if _unchanged(target, snap):  # else the next start-up tidies
+                    self._undo(tx, payloads)
                 raise StoreError(
                     f"cannot write database {self.path} ({exc.strerror or exc});"
                     " it was left unchanged"
@@ -212,6 +234,7 @@ class DatabaseFile:
             Journal(target).discard(tx.merged)
             if tx.shards:
                 tidy_shards(shard_folder(payloads.root), written)
+            payloads.end()
             if backup is not None:
                 self._say(
                     f"database {self.path} moved to layout {self.SCHEMA_VERSION} (runs, samples"
@@ -240,12 +263,24 @@ class DatabaseFile:
         for project, shard in tx.shards.items():
             table.remove(where("project") == project)
             if shard.runs:
-                summary, precision = tx.snap.figures(shard)
+                appended = tx.appended.get(project, ())
+                summary, source = project_figures(tx.snap, project, shard, appended)
                 shard.records.clear()  # built before this write's environments were stored
                 name = write_shard(folder, shard)
-                table.insert(shard_doc(project, name, list(shard.runs), summary, precision))
+                tx.new_shards.append(name)
+                table.insert(shard_doc(project, name, list(shard.runs), summary, source))
                 self._shards[name] = shard
         return {doc["file"] for doc in table.all()}
+
+    def _undo(self, tx: Transaction, payloads: Payloads) -> None:
+        """Remove the files of a write that failed before its document was committed (no
+        document names them), then its mark."""
+        payloads.remove({run_id for _, run_id, _ in tx.files})
+        for name in tx.new_shards:
+            self._shards.pop(name, None)
+            with contextlib.suppress(OSError):
+                (shard_folder(payloads.root) / name).unlink()
+        payloads.end()
 
     def _merge_parked(self, tx: Transaction) -> None:
         entries = Journal(self._target).entries()
@@ -254,6 +289,15 @@ class DatabaseFile:
             added = insert_runs(tx, runs, skip_existing=True, missing_project_ok=True)
             tx.merged = [path for path, _ in entries]
             self._say(f"merged {added} parked run(s) into database {self.path}")
+
+
+def _unchanged(target: Path, snap: Snapshot) -> bool:
+    """Whether the database file is still the version `snap` was read from."""
+    try:
+        got = read_bytes(target, target)
+    except StoreError:
+        return False
+    return digest(got[0]) == snap.digest if got is not None else snap.sig is None
 
 
 def _migrate(tx: Transaction, snap: Snapshot, target: Path) -> Path | None:
@@ -315,6 +359,7 @@ def insert_runs(
         files, counts = encode(run.id, run.layers, samples)
         tx.files.extend(files)
         tx.shard(run.project).add(doc, counts)
+        tx.appended.setdefault(run.project, []).append(run)
         added += 1
     if new_environments:
         tx.table("environments").insert_multiple(new_environments)

@@ -1,0 +1,79 @@
+"""A project's entry in the ``shards`` table: which file holds its runs, and its figures
+(summary and runtime precision) kept up to date by every write, so the projects list and the
+home screen read the main document alone.
+
+An entry is ``{"project", "file", "runs": [run ids], "summary", "precision",
+"precision_source"}``. A write that only adds runs to a project extends the stored figures
+with the new runs (perftui.domain.summary), so appending costs the same whatever the
+project's size; any other edit (a deleted run, a rename, a migration) computes them from the
+project's runs. Entries written before ``precision_source`` existed are read as they are and
+recomputed on the project's next write.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import asdict, fields
+from typing import TYPE_CHECKING, Any
+
+from perftui.domain.records import RunResult
+from perftui.domain.summary import PrecisionSource, ProjectSummary, extend
+from perftui.store.codec import plain
+
+if TYPE_CHECKING:
+    from perftui.store.shards import Shard
+    from perftui.store.snapshot import Snapshot
+
+__all__ = ["project_figures", "shard_doc", "stored_figures", "stored_source"]
+
+SUMMARY_FIELDS = {f.name for f in fields(ProjectSummary)}
+
+
+def shard_doc(
+    project: str, file: str, run_ids: list[str], summary: ProjectSummary, source: PrecisionSource
+) -> dict[str, Any]:
+    return {
+        "project": project,
+        "file": file,
+        "runs": run_ids,
+        "summary": plain(asdict(summary)),
+        "precision": source.text,
+        "precision_source": source.to_dict(),
+    }
+
+
+def stored_figures(entry: dict[str, Any]) -> tuple[ProjectSummary, str] | None:
+    """The entry's summary and precision text; None when a version with other figures
+    wrote it."""
+    stored = entry.get("summary")
+    if not isinstance(stored, dict) or set(stored) != SUMMARY_FIELDS:
+        return None
+    return ProjectSummary(**stored), str(entry.get("precision"))
+
+
+def stored_source(entry: dict[str, Any]) -> PrecisionSource | None:
+    """The entry's precision source; None when it has none (or a malformed one)."""
+    doc = entry.get("precision_source")
+    if not isinstance(doc, dict):
+        return None
+    try:
+        return PrecisionSource.from_dict(doc)
+    except (KeyError, TypeError, ValueError):
+        return None
+
+
+def project_figures(
+    snap: Snapshot, project: str, shard: Shard, appended: Sequence[RunResult]
+) -> tuple[ProjectSummary, PrecisionSource]:
+    """The figures of `shard`, the project's runs as a write leaves them: the stored ones
+    extended with `appended` when that is all the write did, else computed afresh."""
+    entry = snap.entries.get(project) if not snap.legacy else None
+    if entry is not None:
+        figures, source = stored_figures(entry), stored_source(entry)
+        before = entry["runs"]
+        only_added = len(before) + len(appended) == len(shard.runs) and all(
+            run_id in shard.runs for run_id in before
+        )
+        if figures is not None and source is not None and only_added:
+            return extend(figures[0], appended), source.extend(appended)
+    return snap.figures(shard)

@@ -1,0 +1,105 @@
+"""The store's per-project figures kept up to date by appends alone, and start-up upkeep that
+walks the payload files only after a write that did not finish."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from perftui.domain.errors import StoreError
+from perftui.domain.records import LayerProfile
+from perftui.store.database import Store
+from perftui.store.snapshot import Snapshot
+from perftui.store.storage import AtomicJSONStorage
+from tests.test_store import make_project, make_run, read_json
+
+FP32 = (LayerProfile("c", "Conv", "jit", "FP32", "executed", 1.0),)
+
+
+def figures(path: Path, project: str = "p") -> tuple:
+    store = Store(path)
+    (summary,) = [s for p, s in store.summaries() if p.name == project]
+    return summary, store.precisions().get(project)
+
+
+def test_appending_runs_extends_the_figures_without_reading_the_older_runs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "perftui.json"
+    store = Store(path)
+    store.ensure_project(make_project("p"))
+    first = store.add_run(make_run("p", throughput_fps=100.0, started_at="2025-01-01T00:00:00"))
+
+    def read_all(self: Snapshot, shard: object) -> None:
+        raise AssertionError("an append read the project's older runs")
+
+    monkeypatch.setattr(Snapshot, "figures", read_all)
+    fast = make_run("p", throughput_fps=900.0, layers=FP32, started_at="2025-02-01T00:00:00")
+    slow = make_run("p", throughput_fps=5.0, layers=None)
+    stored = Store(path).add_runs([(fast, np.ones(10)), (slow, None)])
+    summary, precision = figures(path)
+    assert summary.runs == 3 and summary.best_throughput_fps == 900.0
+    assert summary.best_throughput_run == stored[0].id and precision == "FP32"
+    monkeypatch.undo()
+    Store(path).delete_run(stored[0].id)  # not an append: computed from the runs
+    summary, precision = figures(path)
+    assert summary.runs == 2 and summary.best_throughput_run == first.id and precision == "I8"
+
+
+def test_figures_written_by_the_previous_version_are_recomputed_on_the_next_append(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "perftui.json"
+    store = Store(path)
+    store.ensure_project(make_project("p"))
+    store.add_run(make_run("p", throughput_fps=100.0, layers=FP32))
+    data = read_json(path)
+    for entry in data["shards"].values():
+        del entry["precision_source"]
+    path.write_text(json.dumps(data))
+    assert figures(path)[1] == "FP32"  # read as it is
+    Store(path).add_run(make_run("p", throughput_fps=50.0, layers=None))
+    summary, precision = figures(path)
+    assert summary.runs == 2 and summary.best_throughput_fps == 100.0 and precision == "FP32"
+    (entry,) = read_json(path)["shards"].values()
+    assert entry["precision_source"]["profile"][1] == "FP32"
+
+
+def test_start_up_removes_unreferenced_payloads_only_after_an_unfinished_write(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "perftui.json"
+    store = Store(path)
+    store.ensure_project(make_project("p"))
+    kept = store.add_run(make_run("p"), np.ones(10))
+    folder = tmp_path / "perftui.json.d"
+    orphan = folder / "samples" / "gone.f32.z"
+    orphan.write_bytes(b"x")
+    assert not (folder / "pending").exists()  # a finished write clears its mark
+    Store(path).projects()
+    assert orphan.exists()  # no write was cut short: no walk over every run's files
+    (folder / "pending").touch()  # as a writer killed mid-write leaves it
+    Store(path).projects()
+    assert not orphan.exists() and not (folder / "pending").exists()
+    assert Store(path).latency_samples(kept.id) is not None
+
+
+def test_a_write_whose_document_cannot_be_committed_removes_the_files_it_wrote(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "perftui.json"
+    store = Store(path)
+    store.ensure_project(make_project("p"))
+    store.add_run(make_run("p"), np.ones(10))
+    before = sorted(p for p in tmp_path.rglob("*") if p.is_file())
+
+    def full_disk(self: AtomicJSONStorage) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(AtomicJSONStorage, "commit", full_disk)
+    with pytest.raises(StoreError, match="No space left"):
+        store.add_run(make_run("p"), np.ones(10))
+    assert sorted(p for p in tmp_path.rglob("*") if p.is_file()) == before

@@ -1,0 +1,71 @@
+"""Per-project figures extended with new runs equal those computed from all the runs."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from perftui.domain.profile import runtime_precision
+from perftui.domain.records import LatencyStats, LayerProfile, RunConfig, RunResult
+from perftui.domain.summary import PrecisionSource, extend, summarize
+
+
+def run(
+    n: int,
+    fps: float = 100.0,
+    median: float = 5.0,
+    *,
+    status: str = "ok",
+    layers: tuple[LayerProfile, ...] | None = None,
+    precision: str | None = None,
+) -> RunResult:
+    return RunResult(
+        config=RunConfig(batch=n),
+        status=status,
+        throughput_fps=fps,
+        latency_ms=LatencyStats(1, median, median, median, median, median, 0.1, 0.01),
+        layers=layers,
+        resolved={"precision": precision} if precision else {},
+        id=f"r{n}",
+        started_at=f"2025-01-{n:02d}T00:00:00+00:00",
+    )
+
+
+def layer(precision: str, status: str = "executed") -> LayerProfile:
+    return LayerProfile("l", "Conv", "jit", precision, status, 1.0)
+
+
+def test_a_summary_extended_with_new_runs_is_the_summary_of_all_of_them() -> None:
+    old = [run(1, 100, 5), run(2, 300, 9), run(3, 50, 2, status="failed")]
+    new = [run(4, 200, 4), run(5, 400, 8), run(6, 10, 1, status="failed")]
+    assert extend(summarize(old), new) == summarize(old + new)
+    assert extend(summarize(old), []) == summarize(old)
+    assert extend(summarize([]), new) == summarize(new)
+    worse = [run(7, 1, 99)]
+    assert extend(summarize(old), worse) == summarize(old + worse)
+
+
+def test_the_precision_source_extended_run_by_run_says_what_runtime_precision_says() -> None:
+    cases = [
+        [run(1, precision="f32"), run(2, layers=(layer("I8"), layer("FP32"), layer("I8")))],
+        [run(1, layers=(layer("I8"),)), run(2, precision="bf16")],
+        [run(2, layers=(layer("I8"),)), run(1, layers=(layer("FP32"),))],  # older added later
+        [run(1, precision="f32"), run(2, layers=(layer("", "not_run"),))],  # names none
+        [run(1, precision="f32"), run(2, precision="model"), run(3, status="failed")],
+        [run(1, status="failed", precision="f16")],
+        [],
+    ]
+    for runs in cases:
+        whole = PrecisionSource().extend(runs)
+        assert whole.text == runtime_precision(runs), runs
+        stepwise = PrecisionSource()
+        for one in runs:
+            stepwise = stepwise.extend([one])
+        assert stepwise == whole
+        assert PrecisionSource.from_dict(whole.to_dict()) == whole
+
+
+def test_only_the_newest_profiled_run_needs_its_layers() -> None:
+    older = run(1, layers=(layer("FP32"),))
+    newer = run(2, layers=(layer("I8"),))
+    source = PrecisionSource().extend([replace(older, layers=None), newer])
+    assert source.text == "I8"
