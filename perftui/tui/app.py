@@ -39,6 +39,7 @@ from perftui.tui.compare.setup import CompareScreen
 from perftui.tui.compare.summary import CompareSummaryScreen
 from perftui.tui.detail.screen import ProjectDetailScreen
 from perftui.tui.kit.dialogs import HelpScreen, StoreErrorScreen, help_for
+from perftui.tui.kit.format import written
 from perftui.tui.kit.requests import last_request
 from perftui.tui.kit.screen import PerftuiScreen, one_line
 from perftui.tui.optimize.dialog import OptimizeDialog
@@ -270,9 +271,10 @@ class PerftuiApp(App[None]):
         except OSError as error:
             self.notify(f"Cannot write the report: {error}", title="Report", severity="error")
             return
+        kinds = {"md": "Markdown", "html": "HTML"}
         self.notify(
-            f"Report written: {paths[0]} (Markdown) and {paths[1].name} (HTML) beside it",
-            title="Report",
+            written([(path, kinds.get(f, f)) for path, f in zip(paths, FORMATS, strict=True)]),
+            title="Report written",
             timeout=12,
         )
 
@@ -283,7 +285,7 @@ class PerftuiApp(App[None]):
         except OSError as error:
             self.notify(f"Cannot save the picture: {error}", severity="error")
             return
-        self.notify(f"Screen saved: {name}", title="Save SVG", timeout=10)
+        self.notify(written([(Path(name), "")]), title="Screen saved (SVG)", timeout=10)
 
     # ------------------------------------------------------------------ help
 

@@ -10,6 +10,7 @@ from perftui.domain.benchform import LABELS
 from perftui.domain.fields import in_form
 from perftui.domain.uncertainty import Interval
 from perftui.domain.verdict import INVALID, NOISY, STABLE
+from perftui.tui.kit.fit import cut
 
 DASH = "—"
 
@@ -108,6 +109,47 @@ def short_path(path: str) -> str:
     except ValueError:
         return path
     return path if rel.startswith("..") else rel
+
+
+TOAST_CELLS = 37
+"""What a toast's line holds at 80 columns (half the screen, less its border and padding)."""
+
+
+def folder(path: str | Path, width: int = TOAST_CELLS) -> str:
+    """A folder as a person reads it in `width` cells: below the current one relative
+    ('./out'), below the home '~/...', and a path still too wide cut in the middle so that
+    its last folder (the one that tells it apart) stays whole."""
+    path = Path(path).absolute()
+    here, home = Path.cwd(), Path.home()
+    if path != here and path.is_relative_to(here):
+        text = f"./{path.relative_to(here)}"
+    elif path.is_relative_to(home):
+        text = str(Path("~") / path.relative_to(home))
+    else:
+        text = str(path)
+    if len(text) <= width:
+        return text
+    last = path.name
+    if len(last) + 2 >= width:
+        return cut(text, width, middle=True)
+    return cut(text[: -len(last)], width - len(last), middle=True) + last
+
+
+def written(paths: list[tuple[Path, str]], width: int = TOAST_CELLS) -> str:
+    """Where files went, in lines of `width` cells: the folder on a line of its own, then
+    the file names (whole: they are what one looks for), one kind each; files that share a
+    name (a report's .md and .html) share the line of their stem."""
+    where = folder(paths[0][0].parent, width - len("in :"))
+    stems = dict.fromkeys(path.stem for path, _ in paths)
+    lines = [f"in {where}:"]
+    for stem in stems:
+        kinds = [(path.suffix, kind) for path, kind in paths if path.stem == stem]
+        if len(kinds) == 1:
+            lines.append(f"{stem}{kinds[0][0]}" + (f" ({kinds[0][1]})" if kinds[0][1] else ""))
+        else:
+            lines.append(stem)
+            lines.append(", ".join(f"{suffix} ({kind})" for suffix, kind in kinds))
+    return "\n".join(lines)
 
 
 def model_name(path: str) -> str:
