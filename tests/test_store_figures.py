@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from perftui.domain.errors import StoreError
+from perftui.domain.figures import run_figures
 from perftui.domain.records import LayerProfile
 from perftui.store.database import Store
 from perftui.store.snapshot import Snapshot
@@ -103,3 +104,28 @@ def test_a_write_whose_document_cannot_be_committed_removes_the_files_it_wrote(
     with pytest.raises(StoreError, match="No space left"):
         store.add_run(make_run("p"), np.ones(10))
     assert sorted(p for p in tmp_path.rglob("*") if p.is_file()) == before
+
+
+def test_the_best_runs_figures_are_read_from_the_document_alone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "perftui.json"
+    store = Store(path)
+    store.ensure_project(make_project("p"))
+    samples = np.random.default_rng(0).gamma(4.0, 1.0, 2000).astype(np.float32)
+    best = store.add_run(make_run("p", throughput_fps=900.0), samples)
+    other = store.add_run(make_run("p", throughput_fps=9.0), samples)
+    expected = run_figures(best, samples)
+    computed = Store(path).figures(other.id)
+    assert computed == run_figures(other, samples)
+
+    def unread(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the figures of a best run read its runs or samples")
+
+    monkeypatch.setattr(Snapshot, "shard", unread)
+    monkeypatch.setattr(Snapshot, "latency_samples", unread)
+    fresh = Store(path)
+    (summary,) = [s for _, s in fresh.summaries()]
+    assert summary.best_throughput_run == best.id
+    assert fresh.figures(best.id) == expected
+    assert fresh.figures("no such run") is None

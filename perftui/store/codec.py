@@ -30,6 +30,7 @@ __all__ = [
     "layers_to_document",
     "plain",
     "samples_blob",
+    "samples_blob_document",
     "samples_from_blob",
     "samples_from_document",
     "samples_to_document",
@@ -116,6 +117,15 @@ def samples_from_blob(blob: bytes, count: int) -> np.ndarray:
 def samples_to_document(samples_ms: np.ndarray | Sequence[float]) -> dict[str, Any]:
     """Latency samples as a JSON-able dict: float32 little-endian -> zlib -> base64."""
     blob, count = samples_blob(samples_ms)
+    data = base64.b64encode(blob).decode("ascii")
+    return {"dtype": "float32", "codec": SAMPLES_CODEC, "count": count, "data": data}
+
+
+def samples_blob_document(blob: bytes, count: int) -> dict[str, Any]:
+    """A stored `samples_blob` as `samples_to_document` encodes it, without inflating it into
+    an array and compressing it again (it is checked to hold `count` samples)."""
+    if len(inflate(blob, count * 4, "samples")) != count * 4:
+        raise ValueError(f"samples count {count} does not match the data")
     data = base64.b64encode(blob).decode("ascii")
     return {"dtype": "float32", "codec": SAMPLES_CODEC, "count": count, "data": data}
 

@@ -7,8 +7,9 @@ perftui.store.layout.
 
 from __future__ import annotations
 
+import contextlib
 import uuid
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from tinydb import where
@@ -16,16 +17,20 @@ from tinydb import where
 from perftui.domain.errors import InputError
 from perftui.domain.records import BenchmarkRequest, Project, RunResult, StoredBenchmark
 from perftui.domain.summary import ProjectSummary
-from perftui.store.codec import samples_to_document
+from perftui.store.entries import stored_best
 from perftui.store.files import LockBusy
 from perftui.store.journal import Journal
 from perftui.store.layout import benchmark_doc, now_iso, project_doc
 from perftui.store.paths import normalize_model_path, same_target
+from perftui.store.run_figures import figures_from_doc
 from perftui.store.shards import Shard
+from perftui.store.stream import stream_runs
 from perftui.store.transaction import DatabaseFile, insert_runs, prepare_run
 
 if TYPE_CHECKING:
     import numpy as np
+
+    from perftui.domain.figures import Figures
 
 __all__ = ["Store"]
 
@@ -246,17 +251,22 @@ class Store(DatabaseFile):
         """The runs of a project, newest first, with their layers ([] if none or unknown)."""
         return self._read().runs(project)
 
+    def stream_runs(
+        self, project: str, *, with_layers: bool = True, with_samples: bool = True
+    ) -> Iterator[tuple[RunResult, dict[str, Any] | None]]:
+        """The runs of a project, newest first, one at a time and kept nowhere (for a pass
+        over the whole database, as export makes), each with its samples in the export's
+        encoding (perftui.store.codec) when asked for and stored."""
+        return stream_runs(
+            self._read(), project, with_layers=with_layers, with_samples=with_samples
+        )
+
     def get_run(self, run_id: str) -> RunResult | None:
         return self._read().run(run_id)
 
     def latency_samples(self, run_id: str) -> np.ndarray | None:
         """The raw per-request latencies (ms, float32) of a run, or None if not stored."""
         return self._read().latency_samples(run_id)
-
-    def samples_document(self, run_id: str) -> dict[str, Any] | None:
-        """A run's samples in the export's encoding (perftui.store.codec), or None."""
-        samples = self.latency_samples(run_id)
-        return None if samples is None else samples_to_document(samples)
 
     def delete_run(self, run_id: str) -> None:
         """Delete a run with its layers and samples; InputError if there is no such run."""
@@ -266,6 +276,26 @@ class Store(DatabaseFile):
                 raise InputError(f"no run with id '{run_id}'")
             db.shard(project).remove([run_id])
             db.dropped.add(run_id)
+
+    def figures(self, run_id: str) -> Figures | None:
+        """A stored run's figures with their intervals and verdict (None without the run):
+        as kept in the document for each project's best runs (the projects list reads no
+        run), else computed from the run and its samples."""
+        snap = self._read()
+        project = snap.run_index.get(run_id)
+        if project is None:
+            return None
+        doc = None if snap.legacy else stored_best(snap.entries.get(project)).get(run_id)
+        if doc is not None:
+            with contextlib.suppress(KeyError, TypeError, ValueError):
+                return figures_from_doc(doc)
+        shard = snap.shard(project)
+        if shard is None or run_id not in shard.runs:
+            return None
+        from perftui.domain.figures import run_figures
+
+        run = snap.record(shard, run_id, with_layers=False)
+        return run_figures(run, snap.latency_samples(run_id))
 
     def summaries(self) -> list[tuple[Project, ProjectSummary]]:
         """Every project (sorted by name) with its summary, from one read."""

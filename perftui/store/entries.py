@@ -3,11 +3,12 @@
 home screen read the main document alone.
 
 An entry is ``{"project", "file", "runs": [run ids], "summary", "precision",
-"precision_source"}``. A write that only adds runs to a project extends the stored figures
-with the new runs (perftui.domain.summary), so appending costs the same whatever the
-project's size; any other edit (a deleted run, a rename, a migration) computes them from the
-project's runs. Entries written before ``precision_source`` existed are read as they are and
-recomputed on the project's next write.
+"precision_source", "best_figures": {"method", "runs": {run id: figures}}}``. A write that
+only adds runs to a project extends the stored figures with the new runs
+(perftui.domain.summary), so appending costs the same whatever the project's size; any other
+edit (a deleted run, a rename, a migration) computes them from the project's runs. The best
+runs' figures (perftui.store.run_figures) are computed when a run becomes a best one. Entries
+written before these existed are read as they are and completed on the project's next write.
 """
 
 from __future__ import annotations
@@ -16,22 +17,38 @@ from collections.abc import Sequence
 from dataclasses import asdict, fields
 from typing import TYPE_CHECKING, Any
 
+from perftui.domain.errors import StoreError
 from perftui.domain.records import RunResult
 from perftui.domain.summary import PrecisionSource, ProjectSummary, extend
 from perftui.store.codec import plain
+from perftui.store.run_figures import figures_doc, method
 
 if TYPE_CHECKING:
+    import numpy as np
+
     from perftui.store.shards import Shard
     from perftui.store.snapshot import Snapshot
 
-__all__ = ["project_figures", "shard_doc", "stored_figures", "stored_source"]
+__all__ = [
+    "best_figures",
+    "project_figures",
+    "shard_doc",
+    "stored_best",
+    "stored_figures",
+    "stored_source",
+]
 
 SUMMARY_FIELDS = {f.name for f in fields(ProjectSummary)}
 
 
 def shard_doc(
-    project: str, file: str, run_ids: list[str], summary: ProjectSummary, source: PrecisionSource
+    project: str,
+    file: str,
+    run_ids: list[str],
+    figures: tuple[ProjectSummary, PrecisionSource],
+    best: dict[str, Any],
 ) -> dict[str, Any]:
+    summary, source = figures
     return {
         "project": project,
         "file": file,
@@ -39,6 +56,7 @@ def shard_doc(
         "summary": plain(asdict(summary)),
         "precision": source.text,
         "precision_source": source.to_dict(),
+        "best_figures": best,
     }
 
 
@@ -62,6 +80,16 @@ def stored_source(entry: dict[str, Any]) -> PrecisionSource | None:
         return None
 
 
+def stored_best(entry: dict[str, Any] | None) -> dict[str, Any]:
+    """Run id -> the figures of the entry's best runs, as stored by this method (perftui.store
+    .run_figures), else nothing."""
+    best = (entry or {}).get("best_figures")
+    if not isinstance(best, dict) or best.get("method") != method():
+        return {}
+    runs = best.get("runs")
+    return runs if isinstance(runs, dict) else {}
+
+
 def project_figures(
     snap: Snapshot, project: str, shard: Shard, appended: Sequence[RunResult]
 ) -> tuple[ProjectSummary, PrecisionSource]:
@@ -77,3 +105,30 @@ def project_figures(
         if figures is not None and source is not None and only_added:
             return extend(figures[0], appended), source.extend(appended)
     return snap.figures(shard)
+
+
+def best_figures(
+    snap: Snapshot,
+    project: str,
+    shard: Shard,
+    summary: ProjectSummary,
+    added: dict[str, tuple[RunResult, np.ndarray | None]],
+) -> dict[str, Any]:
+    """The stored figures of the summary's best runs: kept from the entry when they were
+    best before, else computed from the run and its samples (those `added` by this write
+    are at hand; the others are read)."""
+    known = stored_best(None if snap.legacy else snap.entries.get(project))
+    runs = {}
+    for run_id in filter(None, (summary.best_throughput_run, summary.best_latency_run)):
+        if run_id in known:
+            runs[run_id] = known[run_id]
+        elif run_id in added:
+            runs[run_id] = figures_doc(*added[run_id])
+        else:
+            record = snap.record(shard, run_id, with_layers=False)
+            try:
+                samples = snap.latency_samples(run_id)
+            except StoreError:  # a damaged samples file does not stop the write
+                samples = None
+            runs[run_id] = figures_doc(record, samples)
+    return {"method": method(), "runs": runs}

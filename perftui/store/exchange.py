@@ -98,19 +98,18 @@ def export_chunks(
     store: Store, projects: Sequence[str] | None = None, *, include_samples: bool = True
 ) -> Iterator[str]:
     """The export document as JSON text, one run per line: the chosen projects (all by
-    default) with their runs, newest first. Only one project's runs are held at a time."""
+    default) with their runs, newest first. One run is held at a time (Store.stream_runs)."""
     head = {"perftui_export": EXPORT_FORMAT, "exported_at": now_iso()}
     yield _dumps({**head, "generator": f"perftui {__version__}"})[:-1] + ',"projects":['
     for p, project in enumerate(_selected(store, projects)):
         benchmarks = [b.to_dict() for b in store.project_benchmarks(project.name)]
         fields = _dumps({**project.to_dict(), "benchmarks": benchmarks})
         yield ("," if p else "") + "\n" + fields[:-1] + ',"runs":['
-        for r, run in enumerate(store.runs(project.name)):
+        runs = store.stream_runs(project.name, with_samples=include_samples)
+        for r, (run, samples) in enumerate(runs):
             data = run.to_dict()
-            if include_samples:
-                samples = store.samples_document(run.id)
-                if samples is not None:
-                    data["latency_samples"] = samples
+            if samples is not None:
+                data["latency_samples"] = samples
             yield ("," if r else "") + "\n" + _dumps(data)
         yield "]}"
     yield "\n]}\n"
@@ -138,7 +137,7 @@ def export_csv(store: Store, projects: Sequence[str] | None = None) -> str:
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(CSV_COLUMNS)
     for project in _selected(store, projects):
-        for run in store.runs(project.name):
+        for run, _ in store.stream_runs(project.name, with_layers=False, with_samples=False):
             c = run.config
             lat = run.latency_ms
             stats = (

@@ -209,8 +209,9 @@ class Snapshot:
         """Layout 1's inline payload documents by kind and run id."""
         return self._legacy[1] if self.legacy else {}
 
-    def shard(self, project: str) -> Shard | None:
-        """The project's runs as stored (None if it has none)."""
+    def shard(self, project: str, *, keep: bool = True) -> Shard | None:
+        """The project's runs as stored (None if it has none); `keep=False` reads a file
+        not cached yet without caching it (a reader that passes once over every project)."""
         if self.legacy:
             return self._legacy[0].get(project)
         entry = self.entries.get(project)
@@ -227,7 +228,8 @@ class Snapshot:
             raise damaged(self.shown, f"runs of project {project!r}: {exc.strerror}") from None
         except (KeyError, TypeError, ValueError, RecursionError) as exc:
             raise _malformed(self.shown, f"runs file of project {project!r}", exc) from None
-        self._shards[name] = shard
+        if keep:
+            self._shards[name] = shard
         return shard
 
     def payload_ids(self) -> set[str]:
@@ -268,7 +270,9 @@ class Snapshot:
     def environments(self) -> dict[str, dict[str, Any]]:
         return {d["id"]: d["environment"] for d in self._table("environments").values()}
 
-    def record(self, shard: Shard, run_id: str, *, with_layers: bool = True) -> RunResult:
+    def record(
+        self, shard: Shard, run_id: str, *, with_layers: bool = True, keep: bool = True
+    ) -> RunResult:
         cached = shard.records.get((run_id, with_layers))
         if cached is None and not with_layers:
             cached = shard.records.get((run_id, True))
@@ -283,7 +287,8 @@ class Snapshot:
             result = RunResult.from_dict({**doc, "layers": layers, "resolved": resolved})
         except MALFORMED as exc:
             raise _malformed(self.shown, f"run {run_id}", exc) from None
-        shard.records[(run_id, with_layers)] = result
+        if keep:
+            shard.records[(run_id, with_layers)] = result
         return result
 
     def run(self, run_id: str) -> RunResult | None:
@@ -292,15 +297,19 @@ class Snapshot:
             return None
         return self.record(shard, run_id)
 
-    def shard_runs(self, shard: Shard, *, with_layers: bool = True) -> list[RunResult]:
-        """The shard's runs, newest first (ties: last stored first)."""
+    @staticmethod
+    def newest_first(shard: Shard) -> list[str]:
+        """The shard's run ids, newest first (ties: last stored first)."""
         order = {run_id: n for n, run_id in enumerate(shard.runs)}
-        ids = sorted(
+        return sorted(
             shard.runs,
             key=lambda i: (time_key(shard.runs[i].get("started_at", "")), order[i]),
             reverse=True,
         )
-        return [self.record(shard, i, with_layers=with_layers) for i in ids]
+
+    def shard_runs(self, shard: Shard, *, with_layers: bool = True) -> list[RunResult]:
+        """The shard's runs, newest first (ties: last stored first)."""
+        return [self.record(shard, i, with_layers=with_layers) for i in self.newest_first(shard)]
 
     def runs(self, project: str, *, with_layers: bool = True) -> list[RunResult]:
         shard = self.shard(project)

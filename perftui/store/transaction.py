@@ -27,7 +27,7 @@ from tinydb.table import Table
 
 from perftui.domain.errors import InputError, StoreError
 from perftui.domain.records import RunResult
-from perftui.store.entries import project_figures, shard_doc
+from perftui.store.entries import best_figures, project_figures, shard_doc
 from perftui.store.files import (
     check_writable,
     digest,
@@ -72,8 +72,9 @@ class Transaction:
         self.added: set[str] = set()
         self.new_shards: list[str] = []
         """The shard files this write has written."""
-        self.appended: dict[str, list[RunResult]] = {}
-        """Project name -> the runs this write adds to it (their figures extend the stored)."""
+        self.appended: dict[str, dict[str, tuple[RunResult, np.ndarray | None]]] = {}
+        """Project name -> run id -> a run this write adds to it, with its samples (their
+        figures extend the stored)."""
 
     def table(self, name: str) -> Table:
         return self.db.table(name)
@@ -263,12 +264,13 @@ class DatabaseFile:
         for project, shard in tx.shards.items():
             table.remove(where("project") == project)
             if shard.runs:
-                appended = tx.appended.get(project, ())
-                summary, source = project_figures(tx.snap, project, shard, appended)
+                added = tx.appended.get(project, {})
+                figures = project_figures(tx.snap, project, shard, [r for r, _ in added.values()])
+                best = best_figures(tx.snap, project, shard, figures[0], added)
                 shard.records.clear()  # built before this write's environments were stored
                 name = write_shard(folder, shard)
                 tx.new_shards.append(name)
-                table.insert(shard_doc(project, name, list(shard.runs), summary, source))
+                table.insert(shard_doc(project, name, list(shard.runs), figures, best))
                 self._shards[name] = shard
         return {doc["file"] for doc in table.all()}
 
@@ -359,7 +361,7 @@ def insert_runs(
         files, counts = encode(run.id, run.layers, samples)
         tx.files.extend(files)
         tx.shard(run.project).add(doc, counts)
-        tx.appended.setdefault(run.project, []).append(run)
+        tx.appended.setdefault(run.project, {})[run.id] = (run, samples)
         added += 1
     if new_environments:
         tx.table("environments").insert_multiple(new_environments)

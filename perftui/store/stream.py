@@ -1,0 +1,45 @@
+"""A project's runs one at a time, for a reader that passes once over the whole database
+(export): nothing read is kept, so memory holds one project's run documents and one run's
+payloads however large the database, and stored samples go out as they are stored (checked,
+not decoded and compressed again)."""
+
+from __future__ import annotations
+
+import base64
+from collections.abc import Iterator
+from typing import Any
+
+from perftui.domain.records import RunResult
+from perftui.store.codec import samples_blob_document
+from perftui.store.shards import Shard
+from perftui.store.snapshot import Snapshot, damaged
+
+__all__ = ["stream_runs"]
+
+
+def stream_runs(
+    snap: Snapshot, project: str, *, with_layers: bool, with_samples: bool
+) -> Iterator[tuple[RunResult, dict[str, Any] | None]]:
+    """The project's runs, newest first, each with its samples in the export's encoding
+    (perftui.store.codec) when asked for and stored."""
+    shard = snap.shard(project, keep=False)
+    if shard is None:
+        return
+    for run_id in snap.newest_first(shard):
+        run = snap.record(shard, run_id, with_layers=with_layers, keep=False)
+        yield run, _samples_document(snap, shard, run_id) if with_samples else None
+
+
+def _samples_document(snap: Snapshot, shard: Shard, run_id: str) -> dict[str, Any] | None:
+    count = shard.counts["samples"].get(run_id)
+    if count is None:
+        return None
+    inline = snap.inline.get("samples", {}).get(run_id)
+    try:
+        if inline is not None:
+            blob = base64.b64decode(inline["data"], validate=True)
+        else:
+            blob = snap.payloads.read("samples", run_id)
+        return samples_blob_document(blob, count)
+    except (KeyError, TypeError, ValueError) as exc:
+        raise damaged(snap.shown, f"samples of run {run_id}: {exc}") from None

@@ -1,0 +1,57 @@
+"""Export passes once over the database: one run at a time, kept nowhere, and stored samples
+go out as stored (not decoded and compressed again)."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from perftui.domain.errors import StoreError
+from perftui.store import codec
+from perftui.store.database import Store
+from perftui.store.exchange import write_export
+from perftui.store.payloads import Payloads
+from tests.test_store import make_project, make_run
+
+
+def filled(path: Path) -> tuple[Store, dict[str, np.ndarray]]:
+    store = Store(path)
+    samples = {}
+    for name in ("a", "b"):
+        store.ensure_project(make_project(name, f"/m/{name}"))
+        for n in range(3):
+            values = np.random.default_rng(n).gamma(4.0, 1.0, 500).astype(np.float32)
+            samples[store.add_run(make_run(name), values).id] = values
+    return Store(path), samples
+
+
+def test_export_keeps_no_run_it_read_and_sends_samples_as_stored(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store, samples = filled(tmp_path / "perftui.json")
+
+    def compress_again(*args: object) -> None:
+        raise AssertionError("export compressed stored samples again")
+
+    monkeypatch.setattr(codec, "samples_blob", compress_again)
+    out = io.StringIO()
+    write_export(store, out)
+    assert not store._shards  # nothing read was kept
+    runs = [r for p in json.loads(out.getvalue())["projects"] for r in p["runs"]]
+    assert len(runs) == 6 and all(r["layers"] for r in runs)
+    for run in runs:
+        got = codec.samples_from_document(run["latency_samples"])
+        assert np.array_equal(got, samples[run["id"]])
+
+
+def test_export_refuses_a_samples_file_that_does_not_hold_its_count(tmp_path: Path) -> None:
+    path = tmp_path / "perftui.json"
+    _, samples = filled(path)
+    victim = next(iter(samples))
+    Payloads(path).path("samples", victim).write_bytes(codec.samples_blob(np.ones(3))[0])
+    with pytest.raises(StoreError, match=f"samples of run {victim}"):
+        write_export(Store(path), io.StringIO())
