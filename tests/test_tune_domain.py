@@ -33,6 +33,7 @@ from perftui.domain.tune_space import (
     parse_space,
     powers_of_two,
 )
+from perftui.domain.uncertainty import ratio_interval
 
 
 def test_ranges_are_powers_of_two_ending_at_the_top() -> None:
@@ -168,6 +169,10 @@ def test_trials_are_judged_against_the_budget_with_intervals() -> None:
     assert best_trial([fits, over]) is fits
     stopped = judge_trial(3, RunConfig(), [run(50, 40)], "median", 10.0, stopped_early=True)
     assert stopped.status == STOPPED
+    # a stopped trial's figures are not intervals: unknown, not zero-width
+    assert stopped.to_dict()["throughput_ci"] == [None, None]
+    assert stopped.to_dict()["latency_ci_ms"] == [None, None]
+    assert ratio_interval(fits.throughput, stopped.throughput) is None
 
 
 def test_within_noise_and_beating_beyond_noise() -> None:

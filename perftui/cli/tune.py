@@ -105,11 +105,9 @@ def tune_spec(args: argparse.Namespace) -> TuneSpec:
 
 
 def trial_line(trial: Trial) -> str:
-    from perftui.domain.units import ms
+    from perftui.domain.units import ms, spread_text
 
-    fps = f"{trial.fps:.1f} fps"
-    if trial.throughput and trial.throughput.n > 1:
-        fps += f" ±{trial.throughput.relative:.0%}"
+    fps = f"{trial.fps:.1f} fps{spread_text(trial.throughput)}"
     latency = f"{ms(trial.latency.value)} ms" if trial.latency else "no latency"
     noisy = "" if trial.verdict == "stable" else f" [{trial.verdict}]"
     runs = f" x{len(trial.run_ids)}" if len(trial.run_ids) > 1 else ""
@@ -128,10 +126,9 @@ def _report(outcome: Outcome) -> None:
         print(f"no configuration kept the {outcome.stat} within {outcome.budget_ms:g} ms")
         return
     assert best.throughput is not None
-    print(
-        f"best: {best.config.label()}: {best.fps:.1f} fps "
-        f"(95 % {best.throughput.lo:.1f}..{best.throughput.hi:.1f})"
-    )
+    known = best.throughput.bounded
+    interval = f"95 % {best.throughput.lo:.1f}..{best.throughput.hi:.1f}" if known else "±?"
+    print(f"best: {best.config.label()}: {best.fps:.1f} fps ({interval})")
     for trial in outcome.near:
         print(f"  within noise: {trial_line(trial)}")
 

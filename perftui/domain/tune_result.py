@@ -16,7 +16,7 @@ import numpy as np
 
 from perftui.domain.figures import group_runs
 from perftui.domain.records import AUTO, RunConfig, RunResult
-from perftui.domain.uncertainty import Interval, ratio_interval
+from perftui.domain.uncertainty import Interval, ratio_interval, unknown_interval
 from perftui.domain.verdict import STABLE
 
 STATS = ("median", "p90", "p99")
@@ -132,8 +132,8 @@ def judge_trial(
     if stopped_early:  # a cancelled run: its partial samples say how far over it was
         run, _ = runs[-1]
         value = getattr(run.latency_ms, stat) if run.latency_ms else float("inf")
-        point = Interval(value, value, value, run.iterations)
-        fps = Interval(run.throughput_fps, run.throughput_fps, run.throughput_fps, 1)
+        point = unknown_interval(value, run.iterations)
+        fps = unknown_interval(run.throughput_fps)
         return Trial(number, config, STOPPED, fps, point, "invalid", ("stopped early",), ids)
     # the trial's runs come from separate benchmarks: group them as one configuration
     rekeyed = [(replace(run, benchmark_id="trial"), samples) for run, samples in runs]
@@ -143,13 +143,11 @@ def judge_trial(
     latency = figures.latency.get(stat)
     if latency is None and group.latency_ms(stat) is not None:
         value = float(group.latency_ms(stat) or 0.0)
-        latency = Interval(value, value, value, 1)
+        latency = unknown_interval(value)
     if latency is None or not group.ok_runs:
         reasons = tuple(run.error or run.status for run, _ in runs)
         return Trial(number, config, FAILED, None, None, "invalid", reasons, ids)
-    throughput = figures.throughput or Interval(
-        figures.throughput_fps, figures.throughput_fps, figures.throughput_fps, 1
-    )
+    throughput = figures.throughput or unknown_interval(figures.throughput_fps)
     status = FITS if latency.value <= budget_ms else OVER
     verdict = figures.verdict
     return Trial(number, config, status, throughput, latency, verdict.status, verdict.reasons, ids)

@@ -94,6 +94,12 @@ class Interval:
         return [None if self.open_ends[0] else self.lo, None if self.open_ends[1] else self.hi]
 
 
+def unknown_interval(value: float, n: int = 1) -> Interval:
+    """A figure whose interval is not known: both ends open, so it shows as `±?`, goes to
+    JSON as [null, null] and no ratio is judged from it."""
+    return Interval(value, value, value, n, (True, True))
+
+
 def mean_interval(values: Sequence[float] | np.ndarray) -> Interval | None:
     """The mean of `values` with its t-interval; None for fewer than two values. The values
     are times or rates, never negative, so neither is the lower end."""
@@ -217,8 +223,9 @@ class Ratio:
 
 def ratio_interval(a: Interval, b: Interval) -> Ratio | None:
     """B/A with its 95 % interval: Welch on the log scale where both sides are means,
-    else their log half-widths in quadrature; None where a side's interval reaches 0."""
-    if min(a.value, b.value) <= 0:
+    else their log half-widths in quadrature; None where a side's interval reaches 0 or is
+    not known at all."""
+    if min(a.value, b.value) <= 0 or all(a.open_ends) or all(b.open_ends):
         return None
     ratio = b.value / a.value
     half = _welch_half_log(a, b)

@@ -14,6 +14,7 @@ from perftui.cli.tune import tune_spec as cli_spec
 from perftui.domain.tune_form import TuneSpec
 from perftui.domain.tune_result import Trial
 from perftui.domain.uncertainty import Interval
+from perftui.tui.tune.chart import SWEET, TuneChart
 from perftui.tui.tune.form import TuneForm
 from perftui.tui.tune.live import TuneScreen
 from perftui.tune.search import Outcome
@@ -163,3 +164,22 @@ def test_tune_result_snapshot(snap_compare, app, tunings):
         await settle(pilot, lambda: isinstance(app.screen, TuneScreen) and not app.screen.running)
 
     assert snap_compare(app, terminal_size=(80, 24), run_before=before)
+
+
+async def test_the_chart_shows_the_best_where_a_legend_would_sit(app, tunings) -> None:
+    """The best trial at the top left (least latency, most items/s) is drawn, not hidden
+    under a legend; the key is in the x label."""
+    async with app.run_test(size=(80, 24)) as pilot:
+        form = await open_form(pilot)
+        form.query_one("#t-max_latency", Input).value = "5"
+        await pilot.press("ctrl+r")
+        await settle(pilot, lambda: isinstance(app.screen, TuneScreen) and not app.screen.running)
+        chart = app.screen.query_one(TuneChart)
+        spec = tunings[0].spec
+        best = trial(spec, 1, 900.0, 0.5, 5.0)
+        chart.set_trials([best, trial(spec, 2, 300.0, 4.0, 5.0)], best)
+        await pilot.pause()
+        text = chart.render()
+        drawn = text.plain if hasattr(text, "plain") else str(text)
+        assert SWEET in drawn and "sweet spot" not in drawn
+        assert f"{SWEET} best" in drawn

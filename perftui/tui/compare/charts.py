@@ -15,8 +15,8 @@ from textual.geometry import Size
 from textual.widget import Widget
 
 from perftui.domain.compare import SWEET_MARK, CompareChart, InferenceTime, Side
-from perftui.domain.ticks import row_axis
 from perftui.tui.kit import format as fmt
+from perftui.tui.kit.axes import scatter_axes
 from perftui.tui.kit.charts import INTERVAL_LEGEND, Chart, draw_interval
 from perftui.tui.kit.fit import distinct
 
@@ -96,12 +96,13 @@ class LatencyThroughputChart(Chart):
         data = self.data
         points = data.points
         labelled = self.size.height >= 9
-        # rows of the plot: the widget's less the frame, the x tick labels and the x label
-        y_axis = row_axis(
-            max(p.throughput_fps for p in points) * 1.05, self.size.height - 3 - labelled
+        x_axis, _ = scatter_axes(
+            plt,
+            [p.latency_ms for p in points],
+            [p.throughput_fps for p in points],
+            (self.size.width, self.size.height),
+            labelled,
         )
-        # columns of the plot, about: the widget's less the y labels and the frame
-        x_axis = row_axis(max(p.latency_ms for p in points) * 1.1, self.size.width - 8)
         # lines first, then every point over them, then the letters over the points
         for line in data.lines:
             if len(line.points) > 1:
@@ -124,10 +125,6 @@ class LatencyThroughputChart(Chart):
                 background="default",
                 style="bold",
             )
-        plt.xlim(0, x_axis.top)
-        plt.xticks(x_axis.ticks, x_axis.labels)
-        plt.ylim(0, y_axis.top)
-        plt.yticks(y_axis.ticks, y_axis.labels)
         if labelled:
             plt.xlabel(f"x: {data.stat} latency (ms)   y: throughput (items/s)")
 

@@ -43,8 +43,8 @@ def best_line(outcome: Outcome) -> str:
         return f"{head} No configuration kept the {outcome.stat} within {outcome.budget_ms:g} ms."
     near = len(outcome.near)
     return (
-        f"{head}\nBest {SWEET} {best.config.label()}: {fmt.fps(best.fps)} items/s "
-        f"(95 % {fmt.fps(best.throughput.lo)}..{fmt.fps(best.throughput.hi)}), "
+        f"{head}\nBest {SWEET} {best.config.label()}: "
+        f"{fmt.fps_ci(best.fps, best.throughput)} items/s, "
         f"{outcome.stat} {fmt.ms_ci(best.latency.value if best.latency else None, best.latency)}"
         f" ms; {near} within noise. b: benchmark it longer"
     )
