@@ -36,7 +36,7 @@ from perftui.tui.kit.follower import FollowingScreen, Latest
 from perftui.tui.kit.pacing import redraw_interval
 from perftui.tui.kit.samples import stored_samples
 from perftui.tui.kit.screen import PerftuiScreen, one_line
-from perftui.tui.kit.tables import RowTable, fill_table
+from perftui.tui.kit.tables import Cell, Named, RowTable, fill_table
 from perftui.tui.services import Client
 
 REDRAW_HZ = 2
@@ -116,7 +116,7 @@ class LiveRunScreen(FollowingScreen[None], PerftuiScreen):
         self._tick: protocol.Progress | None = None
         self._charted = 0.0
         self._shown: dict[str, str] = {}
-        self._rows: list[list[str | Text]] = []
+        self._rows: list[list[Cell]] = []
         self._runs_width = 0
         self._multi = len({r.project.name for r in requests}) > 1
 
@@ -198,8 +198,13 @@ class LiveRunScreen(FollowingScreen[None], PerftuiScreen):
         self.app.call_from_thread(self.report, error, "Benchmark")
 
     def _label(self, request: BenchmarkRequest, config: object) -> str:
+        return str(self._named(request, config))
+
+    def _named(self, request: BenchmarkRequest, config: object) -> Named:
+        """A run's project (when the screen runs several) and its settings; the runs table
+        cuts the projects' names together and keeps the settings whole."""
         label = short_label(config)  # type: ignore[arg-type]
-        return f"{request.project.name} {label}" if self._multi else label
+        return Named(request.project.name if self._multi else "", label)
 
     # ------------------------------------------------------------------ UI updates
 
@@ -301,7 +306,8 @@ class LiveRunScreen(FollowingScreen[None], PerftuiScreen):
         stats = run.latency_ms
         figures = run_figures(run, stored_samples(self.store)(run))
         verdict = figures.verdict.status
-        label = self._label(request, run.config)
+        named = self._named(request, run.config)
+        label = str(named)
         if run.status == "ok" and verdict != STABLE:
             self.unsteady.append((label, verdict))
         status = Text(
@@ -311,7 +317,7 @@ class LiveRunScreen(FollowingScreen[None], PerftuiScreen):
         self._rows.append(
             [
                 Text.assemble(f"{index + 1} ", series_key(index)),
-                label,
+                named,
                 status,
                 fmt.fps_ci(run.throughput_fps if ok else None, figures.throughput),
                 fmt.ms_ci(stats.median if stats else None, figures.latency.get("median")),

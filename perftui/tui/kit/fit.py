@@ -71,6 +71,26 @@ def distinct(names: Sequence[str], width: int) -> list[str]:
     return shown
 
 
+def distinct_named(named: Sequence[tuple[str, str]], width: int) -> list[str]:
+    """(name, rest) pairs shown as 'name rest' in `width` cells, e.g. a project and a run's
+    settings ('mobilenet-fp32-ov b1 t:auto'): the names are cut together by `distinct` in
+    what the widest rest leaves (at least half the width, up to 8 cells), then the rests
+    together in what the names leave. Two names that differ in the middle ('...-fp32-ov',
+    '...-int8-ov') are so never cut alike by the settings' tail they share."""
+    width = max(1, width)
+    texts = [f"{name} {rest}".strip() for name, rest in named]
+    if all(len(text) <= width for text in texts):
+        return texts
+    names, rests = [name for name, _ in named], [rest for _, rest in named]
+    if not any(names):
+        return distinct(rests, width)
+    widest = max((len(rest) + 1 for rest in rests if rest), default=0)
+    names = distinct(names, max(min(8, width // 2), width - widest))
+    room = width - max(len(name) for name in names) - 1
+    rests = distinct(rests, room) if room > 0 else [""] * len(rests)
+    return [f"{name} {rest}".strip() for name, rest in zip(names, rests, strict=True)]
+
+
 def fit_parts(parts: Sequence[tuple[str, int]], width: int, sep: str = "  ") -> list[str]:
     """The parts of a one-line text that fit in `width` cells, in their order.
 

@@ -4,14 +4,14 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import ClassVar
+from typing import ClassVar, NamedTuple
 
 from rich.cells import cell_len
 from rich.text import Text
 from textual.binding import Binding, BindingType
 from textual.widgets import DataTable
 
-from perftui.tui.kit.fit import distinct, flex_width
+from perftui.tui.kit.fit import distinct, distinct_named, flex_width
 
 SCROLLBAR = 2
 """Cells a DataTable's vertical scrollbar takes."""
@@ -31,7 +31,19 @@ class RowTable(DataTable[str]):
         super().__init__(id=id, cursor_type="row", zebra_stripes=True)
 
 
-Cell = str | Text
+class Named(NamedTuple):
+    """A cell of the flexible column that names something and then says more of it (a
+    project and a run's settings): the names are cut together, the rest stays whole
+    (`fit.distinct_named`)."""
+
+    name: str
+    rest: str
+
+    def __str__(self) -> str:
+        return f"{self.name} {self.rest}".strip()
+
+
+Cell = str | Text | Named
 CHECKED, UNCHECKED = Text("[x]"), Text("[ ]")
 
 
@@ -58,8 +70,9 @@ def fill_table(
     old widths. Without `width` a column is as wide as its widest cell. With it, column
     `flex` gets what the others leave of `width` (less the scrollbar when the rows overflow
     `height`), at most `maximum`, and its longer cells are cut together by `distinct`
-    (they are strings, whose first `marks` cells are a mark kept as is). String cells
-    become Text, so names with brackets are never read as markup."""
+    (they are strings, whose first `marks` cells are a mark kept as is; `Named` cells keep
+    their rest whole). String cells become Text, so names with brackets are never read as
+    markup."""
     widths = [
         max([cell_len(label)] + [cell_len(str(cells[i])) for _, cells in rows])
         for i, (label, _) in enumerate(columns)
@@ -69,9 +82,13 @@ def fill_table(
         others = widths[:flex] + widths[flex + 1 :]
         widths[flex] = min(widths[flex], flex_width(width - scrollbar, others, maximum=maximum))
     if width is not None:
-        texts = [str(cells[flex]) for _, cells in rows]
-        short = distinct([text[marks:] for text in texts], widths[flex] - marks)
-        fitted = [text[:marks] + name for text, name in zip(texts, short, strict=True)]
+        named = [cells[flex] for _, cells in rows]
+        if named and all(isinstance(cell, Named) for cell in named):
+            fitted = distinct_named(named, widths[flex])  # type: ignore[arg-type]
+        else:
+            texts = [str(cell) for cell in named]
+            short = distinct([text[marks:] for text in texts], widths[flex] - marks)
+            fitted = [text[:marks] + name for text, name in zip(texts, short, strict=True)]
     table.clear(columns=True)
     for (label, key), column_width in zip(columns, widths, strict=True):
         table.add_column(label, key=key, width=column_width)
@@ -79,4 +96,7 @@ def fill_table(
         shown = list(cells)
         if width is not None:
             shown[flex] = fitted[n]
-        table.add_row(*(Text(cell) if isinstance(cell, str) else cell for cell in shown), key=key)
+        table.add_row(
+            *(Text(str(cell)) if isinstance(cell, str | Named) else cell for cell in shown),
+            key=key,
+        )
