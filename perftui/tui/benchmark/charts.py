@@ -6,6 +6,7 @@ from __future__ import annotations
 from rich.text import Text
 
 from perftui.domain.series import LiveLine
+from perftui.domain.ticks import row_axis
 from perftui.tui.kit.charts import Chart
 
 MARKERS = ("hd", "dot", "x", "+", "*", "o", "#", "@")
@@ -32,13 +33,22 @@ class LiveChart(Chart):
         super().__init__(title, id=id)
         self.metric = metric
         self.lines: list[LiveLine] = []
-        self.message = "waiting for the first measurements"
+        self.message = WAITING
 
     def set_lines(self, lines: list[LiveLine]) -> None:
         if lines == self.lines:
             return
         self.lines = lines
         self.refresh()
+
+    def set_message(self, message: str) -> None:
+        """What the chart says while it has no point (e.g. that nothing was measured)."""
+        if message != self.message:
+            self.message = message
+            self.refresh()
+
+    def values(self, line: LiveLine) -> tuple[float, ...]:
+        return line.throughput_fps if self.metric == "throughput" else line.latency_ms
 
     def has_data(self) -> bool:
         return any(line.xs for line in self.lines)
@@ -48,7 +58,7 @@ class LiveChart(Chart):
         for line in self.lines:
             # the run's index picks marker and colour, as in the runs table's key column
             n = line.index
-            ys = line.throughput_fps if self.metric == "throughput" else line.latency_ms
+            ys = self.values(line)
             label = None if self.narrow or len(self.lines) > 6 else line.label
             plt.plot(
                 list(line.xs),
@@ -57,6 +67,28 @@ class LiveChart(Chart):
                 color=COLORS[n % len(COLORS)],
                 label=label,
             )
+        # the y axis is ours, from 0 to above every point of every run: plotext's own
+        # follows the points drawn before, so a new run's first point sat on the old floor
+        top = max((y for line in self.lines for y in self.values(line)), default=0.0)
+        axis = row_axis(top * 1.05, self.size.height - 4 - (not self.narrow))
+        plt.ylim(0, axis.top)
+        plt.yticks(axis.ticks, axis.labels)
         plt.title(self.chart_title)
         if not self.narrow:
             plt.xlabel("seconds measured")
+
+
+WAITING = "waiting for the first measurements"
+
+
+def nothing_measured(statuses: list[str], cancelled: bool) -> str:
+    """What the live charts say when a benchmark ended without one measurement."""
+    failed = statuses.count("failed")
+    if not statuses:
+        return "nothing was measured: the benchmark could not start"
+    if failed == len(statuses):
+        runs = "the run" if failed == 1 else f"all {failed} runs"
+        return f"{runs} failed: nothing was measured"
+    if cancelled:
+        return "cancelled before the first measurement"
+    return "nothing was measured"

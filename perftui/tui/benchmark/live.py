@@ -29,7 +29,7 @@ from perftui.domain.figures import run_figures
 from perftui.domain.records import BenchmarkRequest, RunResult
 from perftui.domain.series import LiveSeries, short_label
 from perftui.domain.verdict import STABLE
-from perftui.tui.benchmark.charts import LiveChart, series_key
+from perftui.tui.benchmark.charts import LiveChart, nothing_measured, series_key
 from perftui.tui.benchmark.notices import LiveBusy, notify_busy, notify_unsteady
 from perftui.tui.kit import format as fmt
 from perftui.tui.kit.follower import FollowingScreen, Latest
@@ -356,6 +356,9 @@ class LiveRunScreen(FollowingScreen[None], PerftuiScreen):
         self._tick = None
         self._redraw(force=True)
         self._timer.stop()
+        message = nothing_measured([r.status for r in self.finished], self.cancel_requested)
+        for chart in self.query(LiveChart):
+            chart.set_message(message)  # shown only by a chart without points
         ok = sum(1 for r in self.finished if r.status == "ok")
         other = len(self.finished) - ok
         verb = "cancelled" if self.cancel_requested else "finished"
