@@ -10,6 +10,7 @@ from perftui.domain.records import LatencyStats, RunConfig, RunResult
 from perftui.domain.tune_result import (
     FITS,
     OVER,
+    STARTUP_TRIALS,
     STOPPED,
     Limits,
     beats,
@@ -200,9 +201,15 @@ def test_stopping_rules() -> None:
     assert stop_reason([a], Limits(trials=1), 0, 1, 10) == "1 trials measured"
     assert "time budget" in (stop_reason([a], Limits(budget_s=10), 9.5, 1, 10) or "")
     assert "every candidate" in (stop_reason([a], Limits(), 0, 1, 0) or "")
-    flat = [a, *(trial(i, 99.0, 5.0) for i in range(2, 8))]
+    flat = [a, *(trial(i, 99.0, 5.0) for i in range(2, 12))]
     assert "did not beat" in (stop_reason(flat, Limits(patience=5), 0, 1, 10) or "")
-    assert stop_reason(flat[:3], Limits(patience=5), 0, 1, 10) is None
+    # not before the sampler has proposed `patience` trials from its model of the space
+    assert stop_reason(flat[: 1 + STARTUP_TRIALS + 4], Limits(patience=5), 0, 1, 10) is None
+    assert stop_reason(flat[: 1 + STARTUP_TRIALS + 5], Limits(patience=5), 0, 1, 10)
+    # a new leader within noise is a gain: the search is still climbing
+    climbing = [a, *(trial(i, 100.0 + i / 10, 5.0) for i in range(2, 12))]
+    assert since_gain(climbing) == 0
+    assert stop_reason(climbing, Limits(patience=5), 0, 1, 10) is None
     assert patience(60) == 7 and patience(8) == 5 and patience(96) == 12 and patience(10_000) == 15
 
 

@@ -30,6 +30,9 @@ EARLY_MIN_SAVING_S = 2.0
 """Stopping costs a fresh worker for the trials after it (a process, the engine's import, a
 compile): not worth it for less measuring time than this."""
 MIN_PATIENCE, MAX_PATIENCE = 5, 15
+STARTUP_TRIALS = 4
+"""Trials the sampler proposes at random before it models the space (after the floor, the
+least-latency configuration, which is measured first)."""
 
 
 @dataclass(frozen=True)
@@ -190,12 +193,13 @@ def patience(candidates: int) -> int:
 
 
 def since_gain(trials: Sequence[Trial]) -> int:
-    """Trials measured since the last one that beat the best beyond noise (all of them
-    while none fits)."""
+    """Trials measured since the last gain (all of them while none fits). A gain is a trial
+    that beats the best beyond noise, or that takes the lead within noise: the search is
+    still climbing there, and stopping would keep a best the next trials may well pass."""
     best: Trial | None = None
     count = 0
     for trial in trials:
-        if beats(trial, best):
+        if beats(trial, best) or (trial.fits and best is not None and trial.fps > best.fps):
             best, count = trial, 0
         else:
             count += 1
@@ -215,15 +219,17 @@ def stop_reason(
     trials: Sequence[Trial], limits: Limits, elapsed_s: float, next_trial_s: float, left: int
 ) -> str | None:
     """Why the search stops now, or None: the trials or the time are spent, no candidate is
-    left, or the last `patience` trials gained nothing beyond noise."""
+    left, or the last `patience` trials gained nothing (never before the sampler has
+    proposed `patience` trials from its model of the space)."""
     if limits.trials is not None and len(trials) >= limits.trials:
         return f"{limits.trials} trials measured"
     if limits.budget_s is not None and elapsed_s + next_trial_s > limits.budget_s:
         return "the time budget is spent"
     if left == 0:
         return "every candidate is measured or pruned"
-    if best_trial(trials) is not None and since_gain(trials) >= limits.patience:
-        return f"{limits.patience} trials in a row did not beat the best beyond noise"
+    modelled = len(trials) - 1 - STARTUP_TRIALS  # trials the sampler proposed from a model
+    if best_trial(trials) is not None and min(since_gain(trials), modelled) >= limits.patience:
+        return f"{limits.patience} trials in a row did not beat the best"
     return None
 
 

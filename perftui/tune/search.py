@@ -31,6 +31,7 @@ from perftui.domain.errors import InputError
 from perftui.domain.records import AUTO, BenchmarkRequest, Project, RunConfig, RunResult
 from perftui.domain.tune_result import (
     FAILED,
+    STARTUP_TRIALS,
     Limits,
     Trial,
     best_trial,
@@ -47,8 +48,6 @@ from perftui.store.database import Store
 TRIALS_PER_WORKER = 4
 """Trials measured in one worker: a fresh process and engine import per trial would cost
 more than a short trial measures."""
-STARTUP_TRIALS = 4
-"""Trials TPE samples at random before it models the space (the floor is the first)."""
 MAX_ASKS = 40
 """Proposals a slot may take before an unmeasured candidate is picked at random instead
 (TPE repeats itself on a small categorical space)."""
