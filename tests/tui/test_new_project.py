@@ -143,3 +143,26 @@ async def test_a_name_nobody_typed_follows_the_model(app, tmp_path: Path):
         await enter(folder / "net.xml")
         await wait_for(pilot, lambda: screen.info is not None and screen.info.path.endswith("xml"))
         assert name.value == "mine"
+
+
+@pytest.mark.parametrize("where", ["#name", "#tree", "#engine"])
+async def test_after_create_the_first_field_of_the_form_has_the_focus(app, tmp_path: Path, where):
+    """Issue 12: the configure screen that Create opens starts on its first field, wherever
+    the focus was in the new-project form."""
+    folder = models(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_screen(app, pilot, folder)
+        path = screen.query_one("#path", Input)
+        path.value = str(folder / "net_fp32.onnx")
+        path.focus()
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: screen.info is not None)
+        screen.query_one(where).focus()
+        await pilot.pause()
+        await pilot.press("ctrl+s")
+        await wait_for(pilot, lambda: isinstance(app.screen, BenchmarkConfigScreen))
+        await pilot.pause(0.2)
+        batch = app.screen.query_one("#f-batch", Input)
+        assert app.screen.focused is batch
+        await pilot.press("ctrl+u", "2")
+        assert batch.value == "2"

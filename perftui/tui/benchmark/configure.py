@@ -42,6 +42,10 @@ class BenchmarkConfigScreen(InspectingScreen):
     """The benchmark form of one project."""
 
     TITLE_TEXT = "Benchmark configuration"
+    AUTO_FOCUS = "#f-batch"
+    """Whenever the form is shown with nothing focused (opened in place of the new-project
+    form, or back from a dialog), its first field takes the focus, not the scrolling box
+    around the fields (Textual's default, which shows no focus)."""
     HELP = (
         "Lists (1,4,8) in batch sizes, threads, streams, requests, hint or API make a matrix: "
         "every combination is one run. Threads 'auto' is the engine's default. A run stops when "
