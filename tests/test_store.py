@@ -98,8 +98,9 @@ def stored_tables(path: Path) -> dict[str, dict]:
     """Every shard's runs, samples and layers counts by run id, merged."""
     merged: dict[str, dict] = {"runs": {}, "samples": {}, "layers": {}}
     for shard in shard_paths(path).values():
-        for name, table in read_json(shard).items():
-            merged[name].update(table)
+        data = read_json(shard)
+        for name, table in merged.items():
+            table.update(data[name])
     return merged
 
 

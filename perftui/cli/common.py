@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from perftui.domain.figures import Samples
+    from perftui.domain.figures import Known, Samples
     from perftui.domain.records import Project, RunResult
     from perftui.store.database import Store
 
@@ -45,21 +45,25 @@ def open_store(args: argparse.Namespace) -> Store:
 
 
 def print_json(document: Any) -> None:
-    json.dump(document, sys.stdout, indent=2)
+    sys.stdout.write(json.dumps(document, indent=2))  # one write: json.dump makes thousands
     sys.stdout.write("\n")
 
 
 def run_document(
-    project: Project, runs: Sequence[RunResult], samples: Samples = lambda _id: None
+    project: Project,
+    runs: Sequence[RunResult],
+    samples: Samples = lambda _id: None,
+    known: Known = lambda _run: None,
 ) -> dict[str, Any]:
     """The bench/show JSON document of the CLI contract. Each run carries its 95 % intervals
-    and verdict (perftui.domain.figures) and the notes on its measurement context
-    (perftui.domain.context); "groups" combines the repetitions of each configuration."""
+    and verdict (perftui.domain.figures: `known`'s, else computed from `samples`) and the
+    notes on its measurement context (perftui.domain.context); "groups" combines the
+    repetitions of each configuration."""
     from perftui.bench.environment import environment
     from perftui.domain.context import model_is_int8, run_notes, runs_notes
     from perftui.domain.figures import PERCENTILES, group_runs
 
-    groups = group_runs(runs, samples)
+    groups = group_runs(runs, samples, known)
     int8 = model_is_int8(runs, project.notes)
     figures = {
         id(run): found

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from perftui.cli.common import (
     EXIT_OK,
@@ -14,6 +15,12 @@ from perftui.cli.common import (
     run_document,
     unknown_project,
 )
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from perftui.domain.figures import Figures
+    from perftui.domain.records import RunResult
 
 
 def add_parsers(command: CommandFactory) -> None:
@@ -77,14 +84,21 @@ def cmd_show(args: argparse.Namespace) -> int:
     if project is None:
         raise unknown_project(store, args.project)
     runs = store.runs(project.name)
+
+    def samples(run: RunResult) -> np.ndarray | None:
+        return store.latency_samples(run.id)
+
+    def known(run: RunResult) -> Figures | None:  # as stored: no samples read
+        return store.figures(run.id)
+
     if args.json:
-        print_json(run_document(project, runs, lambda run: store.latency_samples(run.id)))
+        print_json(run_document(project, runs, samples, known))
         return EXIT_OK
     print(f"{project.name}: {project.model} on {project.engine}/{project.device}")
     if not runs:
         print("no runs yet")
         return EXIT_OK
-    print(runs_table(runs, lambda run: store.latency_samples(run.id), project))
+    print(runs_table(runs, samples, project, known))
     return EXIT_OK
 
 

@@ -10,7 +10,7 @@ from perftui.domain.records import Project, RunResult
 from perftui.domain.units import ms, spread_text
 
 if TYPE_CHECKING:
-    from perftui.domain.figures import ConfigGroup, Samples
+    from perftui.domain.figures import ConfigGroup, Known, Samples
     from perftui.domain.model_info import ModelInfo
     from perftui.domain.uncertainty import Interval
 
@@ -96,15 +96,18 @@ def group_row(index: int, group: ConfigGroup) -> list[str]:
 
 
 def runs_table(
-    runs: Sequence[RunResult], samples: Samples = lambda _id: None, project: Project | None = None
+    runs: Sequence[RunResult],
+    samples: Samples = lambda _id: None,
+    project: Project | None = None,
+    known: Known = lambda _run: None,
 ) -> str:
     """The runs, one row per configuration (repetitions combined), each figure with its
-    95 % interval; under a run, one line of reasons when it is not stable and one per note
-    on its measurement context."""
+    95 % interval (`known`'s, else computed from `samples`); under a run, one line of
+    reasons when it is not stable and one per note on its measurement context."""
     from perftui.domain.figures import group_runs
     from perftui.domain.verdict import STABLE
 
-    groups = group_runs(runs, samples)
+    groups = group_runs(runs, samples, known)
     rows = [group_row(i, group) for i, group in enumerate(groups, 1)]
     text = table(RUN_HEADERS, rows, right={0, 2, 5, 6, 7, 8, 9, 10})
     int8 = model_is_int8(runs, project.notes if project else {})

@@ -158,15 +158,22 @@ def _combined(runs: Sequence[RunResult], members: Sequence[Figures]) -> Figures:
     )
 
 
-def group_runs(runs: Sequence[RunResult], samples: Samples) -> list[ConfigGroup]:
+Known = Callable[[RunResult], "Figures | None"]
+"""A run's figures when they are already known (the store keeps each run's), else None."""
+
+
+def group_runs(
+    runs: Sequence[RunResult], samples: Samples, known: Known = lambda _run: None
+) -> list[ConfigGroup]:
     """The runs grouped by (benchmark, configuration), in the order each group first
-    appears; repetitions in their repeat order."""
+    appears; repetitions in their repeat order. A run's figures are `known`'s, else
+    computed from its samples."""
     keyed: dict[tuple[str, RunConfig], list[RunResult]] = {}
     for run in runs:
         keyed.setdefault((run.benchmark_id, run.config), []).append(run)
     groups = []
     for (_, config), members in keyed.items():
         members.sort(key=lambda r: r.repeat)
-        figures = tuple(run_figures(r, samples(r)) for r in members)
+        figures = tuple(known(r) or run_figures(r, samples(r)) for r in members)
         groups.append(ConfigGroup(config, tuple(members), _combined(members, figures), figures))
     return groups

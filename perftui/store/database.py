@@ -144,6 +144,7 @@ class Store(DatabaseFile):
                 {run_id: {**doc, "project": new} for run_id, doc in moved.runs.items()},
                 moved.counts["samples"],
                 moved.counts["layers"],
+                moved.figures,
             )
 
             def rename(doc: dict[str, Any]) -> None:
@@ -279,21 +280,24 @@ class Store(DatabaseFile):
 
     def figures(self, run_id: str) -> Figures | None:
         """A stored run's figures with their intervals and verdict (None without the run):
-        as kept in the document for each project's best runs (the projects list reads no
-        run), else computed from the run and its samples."""
+        as kept when it was stored (for each project's best runs in the document itself, so
+        the projects list reads no run), else computed from the run and its samples."""
         snap = self._read()
         project = snap.run_index.get(run_id)
         if project is None:
             return None
         doc = None if snap.legacy else stored_best(snap.entries.get(project)).get(run_id)
+        shard = snap.shard(project) if doc is None else None
+        if shard is not None:
+            if run_id not in shard.runs:
+                return None
+            doc = shard.figures.get(run_id)
         if doc is not None:
             with contextlib.suppress(KeyError, TypeError, ValueError):
                 return figures_from_doc(doc)
-        shard = snap.shard(project)
-        if shard is None or run_id not in shard.runs:
-            return None
         from perftui.domain.figures import run_figures
 
+        shard = shard or snap.shard(project)
         run = snap.record(shard, run_id, with_layers=False)
         return run_figures(run, snap.latency_samples(run_id))
 

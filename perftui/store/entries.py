@@ -24,8 +24,6 @@ from perftui.store.codec import plain
 from perftui.store.run_figures import figures_doc, method
 
 if TYPE_CHECKING:
-    import numpy as np
-
     from perftui.store.shards import Shard
     from perftui.store.snapshot import Snapshot
 
@@ -108,27 +106,20 @@ def project_figures(
 
 
 def best_figures(
-    snap: Snapshot,
-    project: str,
-    shard: Shard,
-    summary: ProjectSummary,
-    added: dict[str, tuple[RunResult, np.ndarray | None]],
+    snap: Snapshot, project: str, shard: Shard, summary: ProjectSummary
 ) -> dict[str, Any]:
-    """The stored figures of the summary's best runs: kept from the entry when they were
-    best before, else computed from the run and its samples (those `added` by this write
-    are at hand; the others are read)."""
+    """The stored figures of the summary's best runs: as the shard keeps them, else kept from
+    the entry when they were best before, else computed from the run and its samples."""
     known = stored_best(None if snap.legacy else snap.entries.get(project))
     runs = {}
     for run_id in filter(None, (summary.best_throughput_run, summary.best_latency_run)):
-        if run_id in known:
-            runs[run_id] = known[run_id]
-        elif run_id in added:
-            runs[run_id] = figures_doc(*added[run_id])
-        else:
+        found = shard.figures.get(run_id) or known.get(run_id)
+        if found is None:
             record = snap.record(shard, run_id, with_layers=False)
             try:
                 samples = snap.latency_samples(run_id)
             except StoreError:  # a damaged samples file does not stop the write
                 samples = None
-            runs[run_id] = figures_doc(record, samples)
+            found = figures_doc(record, samples)
+        runs[run_id] = found
     return {"method": method(), "runs": runs}

@@ -2,7 +2,11 @@
 one project parses only that project and a write rewrites only the projects it touches.
 
 ``<db>.d/runs/<uuid>.json`` holds ``{"runs": {run id: run document}, "samples": {run id:
-count}, "layers": {run id: count}}`` (the counts of the run's payload files). A file is never
+count}, "layers": {run id: count}, "figures": {"method", "runs": {run id: figures}}}``: the
+counts of the run's payload files, and each run's figures (perftui.store.run_figures) as
+computed when it was stored, so showing a project's runs reads none of their samples
+(figures of another method, or missing in a shard an earlier version wrote, are computed
+when read). A file is never
 changed: a write puts the project's new runs in a new file, commits the main document that
 names it, and the superseded file is removed later (after `GRACE_S`, so a reader that read
 the main document just before the write still finds the file it names). A kill leaves at
@@ -21,6 +25,7 @@ from typing import Any
 
 from perftui.domain.records import RunResult
 from perftui.store.files import atomic_write_bytes
+from perftui.store.run_figures import method
 
 __all__ = ["GRACE_S", "Shard", "shard_folder", "tidy_shards", "write_shard"]
 
@@ -41,12 +46,15 @@ class Shard:
         runs: dict[str, dict[str, Any]] | None = None,
         samples: dict[str, int] | None = None,
         layers: dict[str, int] | None = None,
+        figures: dict[str, dict[str, Any]] | None = None,
     ) -> None:
         self.runs = runs if runs is not None else {}
         self.counts: dict[str, dict[str, int]] = {
             "samples": samples if samples is not None else {},
             "layers": layers if layers is not None else {},
         }
+        self.figures = figures if figures is not None else {}
+        """Run id -> its stored figures, all of this version's method (`method()`)."""
         self.records: dict[tuple[str, bool], RunResult] = {}
         """(run id, with layers) -> the run as a record."""
 
@@ -57,6 +65,12 @@ class Shard:
         runs, samples, layers = data["runs"], data["samples"], data["layers"]
         if not all(isinstance(x, dict) for x in (runs, samples, layers)):
             raise ValueError("not a table of runs")
+        stored = data.get("figures")
+        figures = {}
+        if isinstance(stored, dict) and stored.get("method") == method():
+            figures = stored["runs"]
+            if not isinstance(figures, dict):
+                raise ValueError("not a table of figures")
         for run_id, doc in runs.items():
             if not (
                 isinstance(doc, dict)
@@ -65,24 +79,34 @@ class Shard:
                 and isinstance(doc.get("config"), dict)
             ):
                 raise ValueError(f"run document {run_id} lacks id/project/config")
-        return cls(runs, samples, layers)
+        return cls(runs, samples, layers, figures)
 
     def blob(self) -> bytes:
-        data = {"runs": self.runs, **self.counts}
+        figures = {"method": method(), "runs": self.figures}
+        data = {"runs": self.runs, **self.counts, "figures": figures}
         return json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
 
     def copy(self) -> Shard:
         """A shard to edit: new tables sharing the (never mutated) documents."""
-        return Shard(dict(self.runs), dict(self.counts["samples"]), dict(self.counts["layers"]))
+        return Shard(
+            dict(self.runs),
+            dict(self.counts["samples"]),
+            dict(self.counts["layers"]),
+            dict(self.figures),
+        )
 
-    def add(self, doc: dict[str, Any], payload_counts: dict[str, int]) -> None:
+    def add(
+        self, doc: dict[str, Any], payload_counts: dict[str, int], figures: dict[str, Any]
+    ) -> None:
         self.runs[doc["id"]] = doc
         for kind, count in payload_counts.items():
             self.counts[kind][doc["id"]] = count
+        self.figures[doc["id"]] = figures
 
     def remove(self, run_ids: Iterable[str]) -> None:
         for run_id in run_ids:
             self.runs.pop(run_id, None)
+            self.figures.pop(run_id, None)
             for table in self.counts.values():
                 table.pop(run_id, None)
 

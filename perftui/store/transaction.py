@@ -47,6 +47,7 @@ from perftui.store.layout import (
     split_environment,
 )
 from perftui.store.payloads import KINDS, Payloads, encode
+from perftui.store.run_figures import figures_doc
 from perftui.store.shards import Shard, shard_folder, tidy_shards, write_shard
 from perftui.store.snapshot import Snapshot, load
 from perftui.store.storage import AtomicJSONStorage, DocumentEncoder
@@ -72,9 +73,8 @@ class Transaction:
         self.added: set[str] = set()
         self.new_shards: list[str] = []
         """The shard files this write has written."""
-        self.appended: dict[str, dict[str, tuple[RunResult, np.ndarray | None]]] = {}
-        """Project name -> run id -> a run this write adds to it, with its samples (their
-        figures extend the stored)."""
+        self.appended: dict[str, list[RunResult]] = {}
+        """Project name -> the runs this write adds to it (their figures extend the stored)."""
 
     def table(self, name: str) -> Table:
         return self.db.table(name)
@@ -264,9 +264,9 @@ class DatabaseFile:
         for project, shard in tx.shards.items():
             table.remove(where("project") == project)
             if shard.runs:
-                added = tx.appended.get(project, {})
-                figures = project_figures(tx.snap, project, shard, [r for r, _ in added.values()])
-                best = best_figures(tx.snap, project, shard, figures[0], added)
+                added = tx.appended.get(project, [])
+                figures = project_figures(tx.snap, project, shard, added)
+                best = best_figures(tx.snap, project, shard, figures[0])
                 shard.records.clear()  # built before this write's environments were stored
                 name = write_shard(folder, shard)
                 tx.new_shards.append(name)
@@ -360,8 +360,8 @@ def insert_runs(
             new_environments.append(env)
         files, counts = encode(run.id, run.layers, samples)
         tx.files.extend(files)
-        tx.shard(run.project).add(doc, counts)
-        tx.appended.setdefault(run.project, {})[run.id] = (run, samples)
+        tx.shard(run.project).add(doc, counts, figures_doc(run, samples))
+        tx.appended.setdefault(run.project, []).append(run)
         added += 1
     if new_environments:
         tx.table("environments").insert_multiple(new_environments)

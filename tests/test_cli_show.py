@@ -1,0 +1,31 @@
+"""`perftui show` reads each run's figures as the store kept them when it was stored: the
+figures are the ones its samples give, and no samples file is opened for them."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+
+from perftui.domain.figures import run_figures
+from perftui.store.database import Store
+from perftui.store.payloads import Payloads
+from tests.cli_helpers import perftui
+from tests.test_store import make_project, make_run
+
+
+def test_show_gives_the_stored_figures_without_reading_samples(tmp_path: Path) -> None:
+    path = tmp_path / "perftui.json"
+    store = Store(path)
+    store.ensure_project(make_project("p"))
+    samples = np.random.default_rng(0).gamma(4.0, 1.0, 3000).astype(np.float32)
+    run = store.add_run(make_run("p"), samples)
+    expected = run_figures(run, samples).to_dict()
+    Payloads(path).path("samples", run.id).unlink()  # reading it would fail
+    for args in (("--json",), ()):
+        result = perftui("show", "p", *args, db=path)
+        assert result.returncode == 0, result.stderr
+    (shown,) = json.loads(perftui("show", "p", "--json", db=path).stdout)["runs"]
+    assert {key: shown[key] for key in expected} == json.loads(json.dumps(expected))
+    assert shown["latency_ci_ms"]["median"][0] is not None
