@@ -8,6 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from textual.widgets import Input
 
 from perftui.tui.app import create_app
 from perftui.tui.benchmark.configure import BenchmarkConfigScreen
@@ -68,7 +69,9 @@ def test_configure(snap_compare, app, size):
         screen = BenchmarkConfigScreen(pilot.app.store.get_project("net-fp32"))
         pilot.app.push_screen(screen)
         await settle(pilot, lambda: screen.info is not None)
-        screen.query_one("#f-batch").value = "1,x"  # one field in error
+        batch = screen.query_one("#f-batch", Input)
+        batch.value = "1,x"  # one field in error
+        batch.action_end()
         await settle(pilot)
 
     assert snap_compare(app, terminal_size=size, run_before=before)
