@@ -26,6 +26,7 @@ from perftui.tui.kit import format as fmt
 from perftui.tui.kit.dialogs import ConfirmScreen
 from perftui.tui.kit.fit import fit_parts
 from perftui.tui.kit.inspection import InspectingScreen
+from perftui.tui.kit.keys import BENCH, TUNE, optimize_key
 from perftui.tui.kit.samples import stored_samples
 from perftui.tui.kit.screen import one_line
 from perftui.tui.kit.tabs import Pane, Tab, TabbedScreen, tab_bindings
@@ -67,28 +68,15 @@ class ProjectDetailScreen(TabbedScreen, InspectingScreen):
     )
     TABS = TABS
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("b", "benchmark", "Bench", id="benchmark"),
+        BENCH,
         Binding("r", "rerun", "Re-run", id="rerun"),
         Binding("R", "rerun_benchmark", "Re-run all", id="rerun_benchmark"),
         Binding("d", "remove", "Remove", id="remove"),
-        Binding(
-            "t",
-            "tune",
-            "Tune",
-            id="tune",
-            show=False,
-            tooltip="Tune: the most throughput under a latency budget",
-        ),
+        TUNE,
         Binding(
             "e", "report", "Report", id="report", tooltip="Write the report (Markdown and HTML)"
         ),
-        Binding(
-            "i",
-            "optimize",
-            "INT8",
-            id="optimize",
-            tooltip="Optimize (INT8): make the INT8 version of this project",
-        ),
+        optimize_key("this project"),
         Binding(
             "v",
             "view",

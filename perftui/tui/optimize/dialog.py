@@ -3,13 +3,9 @@ samples, shapes, name), checked as typed."""
 
 from __future__ import annotations
 
-from typing import ClassVar
-
 from textual import on
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, Vertical
-from textual.screen import ModalScreen
+from textual.containers import Vertical
 from textual.widgets import Footer, Input, Label, Select, Static
 
 from perftui.domain.benchform import form_from_request
@@ -26,6 +22,7 @@ from perftui.optimize.form import (
 from perftui.optimize.runner import OptimizeOptions
 from perftui.tui.kit import format as fmt
 from perftui.tui.kit.format import escape
+from perftui.tui.kit.forms import FormDialog, field_row
 from perftui.tui.kit.requests import last_request
 
 METHOD_NOTES = {
@@ -39,7 +36,18 @@ SAMPLES_NOTE = {
 }
 
 
-class OptimizeDialog(ModalScreen[OptimizeOptions | None]):
+FIELDS = (
+    ("calibration", "Calibration", "folder of .npy/.npz samples"),
+    ("samples", "Samples", "default"),
+    ("shapes", "Shapes", "none"),
+    ("name", "Name", ""),
+)
+"""(field, label, placeholder) of the text fields, below the method."""
+WIDE = {"calibration", "name"}
+"""Fields as wide as the box, with their note on a row of their own."""
+
+
+class OptimizeDialog(FormDialog[OptimizeOptions]):
     """Method, calibration folder, samples, shapes and name of the INT8 project."""
 
     HELP = (
@@ -53,16 +61,11 @@ class OptimizeDialog(ModalScreen[OptimizeOptions | None]):
         "gets the same engine and device."
     )
     TITLE_TEXT = "Optimize (INT8)"
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("ctrl+r", "start", "Start", id="start"),
-        Binding("escape", "cancel", "Cancel", id="cancel"),
-        Binding("f1", "app.help", "Help", id="help"),
-    ]
 
     def __init__(
         self, project: Project, existing: set[str], initial: OptimizeOptions | None = None
     ) -> None:
-        super().__init__(classes="dialog")
+        super().__init__()
         self.project = project
         self.existing = existing
         self.initial = initial
@@ -79,54 +82,23 @@ class OptimizeDialog(ModalScreen[OptimizeOptions | None]):
                 f"is a new project on {p.engine}/{p.device}.",
                 classes="dialog-detail",
             )
-            with Horizontal(classes="form-row"):
-                yield Label("Method", classes="form-label")
-                yield Select(
-                    [("static", "static"), ("dynamic", "dynamic")],
-                    value=values["method"],
-                    allow_blank=False,
-                    id="o-method",
+            method = Select(
+                [("static", "static"), ("dynamic", "dynamic")],
+                value=values["method"],
+                allow_blank=False,
+                id="o-method",
+                compact=True,
+            )
+            yield from field_row("Method", method, "n-method")
+            for name, label, placeholder in FIELDS:
+                field = Input(
+                    values[name],
+                    placeholder=placeholder,
+                    id=f"o-{name}",
                     compact=True,
+                    classes="opt-field wide" if name in WIDE else "opt-field",
                 )
-                yield Static("", id="n-method", classes="field-note")
-            with Horizontal(classes="form-row"):
-                yield Label("Calibration", classes="form-label")
-                yield Input(
-                    values["calibration"],
-                    placeholder="folder of .npy/.npz samples",
-                    id="o-calibration",
-                    compact=True,
-                    classes="opt-field wide",
-                )
-            with Horizontal(classes="form-row"):
-                yield Label("", classes="form-label")
-                yield Static("", id="n-calibration", classes="field-note")
-            with Horizontal(classes="form-row"):
-                yield Label("Samples", classes="form-label")
-                yield Input(
-                    values["samples"],
-                    placeholder="default",
-                    id="o-samples",
-                    compact=True,
-                    classes="opt-field",
-                )
-                yield Static("", id="n-samples", classes="field-note")
-            with Horizontal(classes="form-row"):
-                yield Label("Shapes", classes="form-label")
-                yield Input(
-                    values["shapes"],
-                    placeholder="none",
-                    id="o-shapes",
-                    compact=True,
-                    classes="opt-field",
-                )
-                yield Static("", id="n-shapes", classes="field-note")
-            with Horizontal(classes="form-row"):
-                yield Label("Name", classes="form-label")
-                yield Input(values["name"], id="o-name", compact=True, classes="opt-field wide")
-            with Horizontal(classes="form-row"):
-                yield Label("", classes="form-label")
-                yield Static("", id="n-name", classes="field-note")
+                yield from field_row(label, field, f"n-{name}", note_below=name in WIDE)
         yield Footer(compact=True, show_command_palette=False)
 
     def _initial_values(self) -> dict[str, str]:
@@ -219,6 +191,3 @@ class OptimizeDialog(ModalScreen[OptimizeOptions | None]):
             self.app.bell()
             return
         self.dismiss(options)
-
-    def action_cancel(self) -> None:
-        self.dismiss(None)

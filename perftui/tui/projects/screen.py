@@ -19,6 +19,7 @@ from perftui.tui.kit import format as fmt
 from perftui.tui.kit.dialogs import ConfirmScreen, PromptScreen
 from perftui.tui.kit.fit import cut, room_left
 from perftui.tui.kit.format import escape
+from perftui.tui.kit.keys import BENCH, TUNE, optimize_key
 from perftui.tui.kit.samples import stored_figures
 from perftui.tui.kit.screen import PerftuiScreen
 from perftui.tui.kit.tables import SCROLLBAR, RowTable, fill_table
@@ -52,25 +53,12 @@ class ProjectsScreen(PerftuiScreen):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("n", "new", "New", id="new"),
         Binding("enter,o", "open", "Open", id="open"),
-        Binding("b", "benchmark", "Bench", id="benchmark"),
+        BENCH,
         Binding("m,space", "mark", "Mark", id="mark"),
         Binding("c", "compare", "Compare", id="compare"),
-        Binding(
-            "i",
-            "optimize",
-            "INT8",
-            id="optimize",
-            tooltip="Optimize (INT8): make the INT8 version of the selected project",
-        ),
+        optimize_key("the selected project"),
         Binding("r", "rename", "Rename", id="rename"),
-        Binding(
-            "t",
-            "tune",
-            "Tune",
-            id="tune",
-            show=False,
-            tooltip="Tune: the most throughput under a latency budget",
-        ),
+        TUNE,
         Binding("d", "delete", "Delete", id="delete"),
         Binding("s", "samples", "Samples", id="samples"),
         Binding("q", "app.quit", "Quit", id="quit", show=False),

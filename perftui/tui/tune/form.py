@@ -5,13 +5,9 @@ the CLI make identical searches, and dismisses with it (the app opens the live s
 
 from __future__ import annotations
 
-from typing import ClassVar
-
 from textual import on
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, Vertical
-from textual.screen import ModalScreen
+from textual.containers import Vertical
 from textual.widgets import Footer, Input, Label, Static
 
 from perftui.domain.fields import FieldError
@@ -20,6 +16,7 @@ from perftui.domain.shapes import ShapeBindings
 from perftui.domain.tune_form import DEFAULT_BUDGET, TUNE_FORM, TuneSpec, tune_spec
 from perftui.domain.tune_space import default_space
 from perftui.tui.kit.format import escape
+from perftui.tui.kit.forms import FormDialog, field_row
 
 FIELDS = (
     ("max_latency", "Max latency", "ms, e.g. 5"),
@@ -33,7 +30,7 @@ FIELDS = (
 NOTES = {name: takes for name, _, takes in FIELDS}
 
 
-class TuneForm(ModalScreen[TuneSpec | None]):
+class TuneForm(FormDialog[TuneSpec]):
     HELP = (
         "Searches the project's settings for the most throughput whose latency statistic "
         "stays within the budget, as `perftui tune` does (the same fields, the same search). "
@@ -44,11 +41,6 @@ class TuneForm(ModalScreen[TuneSpec | None]):
         "the best beyond noise."
     )
     TITLE_TEXT = "Tune"
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("ctrl+r", "start", "Start", id="start"),
-        Binding("escape", "cancel", "Cancel", id="cancel"),
-        Binding("f1", "app.help", "Help", id="help"),
-    ]
     DEFAULT_CSS = """
     TuneForm .form-label { width: 13; }
     TuneForm #t-space { width: 1fr; }
@@ -58,7 +50,7 @@ class TuneForm(ModalScreen[TuneSpec | None]):
     def __init__(
         self, project: Project, last_shapes: ShapeBindings | None, cores: int, seed: int = 0
     ) -> None:
-        super().__init__(classes="dialog")
+        super().__init__()
         self.project = project
         self.last_shapes = last_shapes
         self.cores = cores
@@ -77,14 +69,8 @@ class TuneForm(ModalScreen[TuneSpec | None]):
                 classes="dialog-detail",
             )
             for name, label, _ in FIELDS:
-                with Horizontal(classes="form-row"):
-                    yield Label(label, classes="form-label")
-                    yield Input(defaults[name], id=f"t-{name}", compact=True, classes="t-field")
-                    if name != "space":
-                        yield Static("", id=f"n-{name}", classes="field-note")
-            with Horizontal(classes="form-row"):
-                yield Label("", classes="form-label")
-                yield Static("", id="n-space", classes="field-note")
+                field = Input(defaults[name], id=f"t-{name}", compact=True, classes="t-field")
+                yield from field_row(label, field, f"n-{name}", note_below=name == "space")
         yield Footer(compact=True, show_command_palette=False)
 
     def on_mount(self) -> None:
@@ -127,6 +113,3 @@ class TuneForm(ModalScreen[TuneSpec | None]):
             self.app.bell()
             return
         self.dismiss(spec)
-
-    def action_cancel(self) -> None:
-        self.dismiss(None)

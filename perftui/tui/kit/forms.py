@@ -1,0 +1,48 @@
+"""Forms: one way to build a labelled field row, and the base of the form dialogs (tune,
+optimize), whose keys are the same: ctrl+r starts, escape cancels, F1 helps."""
+
+from __future__ import annotations
+
+from typing import ClassVar, TypeVar
+
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal
+from textual.screen import ModalScreen
+from textual.widget import Widget
+from textual.widgets import Label, Static
+
+T = TypeVar("T")
+
+
+def field_row(
+    label: str, field: Widget, note: str | None = None, *, note_below: bool = False
+) -> list[Horizontal]:
+    """The row of one field: its label, the field and, when `note` (an id) is given, the
+    note that says what the field takes or what is wrong with it. A wide field's note goes
+    on a row of its own below it (`note_below`). Yield the rows: `yield from field_row(...)`."""
+    text = Static("", id=note, classes="field-note") if note is not None else None
+    beside = [text] if text is not None and not note_below else []
+    rows = [Horizontal(Label(label, classes="form-label"), field, *beside, classes="form-row")]
+    if text is not None and note_below:
+        rows.append(Horizontal(Label("", classes="form-label"), text, classes="form-row"))
+    return rows
+
+
+class FormDialog(ModalScreen[T | None]):
+    """A form in a dialog box: `action_start` checks it and dismisses with what it asks
+    for; escape dismisses with None."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("ctrl+r", "start", "Start", id="start"),
+        Binding("escape", "cancel", "Cancel", id="cancel"),
+        Binding("f1", "app.help", "Help", id="help"),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__(classes="dialog")
+
+    def action_start(self) -> None:
+        """Check the fields; dismiss with what they ask for."""
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
