@@ -88,3 +88,14 @@ def test_no_dashboard_file_is_over_400_lines():
     for path in sorted(p for p in TUI.rglob("*") if p.suffix in (".py", ".tcss")):
         lines = len(path.read_text().splitlines())
         assert lines <= MAX_LINES, f"{path.relative_to(TUI)}: {lines} lines"
+
+
+def test_field_rows_are_built_one_way():
+    """A labelled field row (label, field, note) is built by kit/forms.field_row; the new
+    project form alone lays out two fields a row (engine and device, name and target)."""
+    allowed = {TUI / "kit" / "forms.py", TUI / "projects" / "new_project.py"}
+    for path in sources():
+        if path not in allowed:
+            assert 'classes="form-label' not in path.read_text(), (
+                f"{path.relative_to(TUI)} builds a field row: use kit/forms.field_row"
+            )

@@ -7,9 +7,9 @@ from typing import TYPE_CHECKING, ClassVar
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, VerticalScroll
+from textual.containers import VerticalScroll
 from textual.content import Content
-from textual.widgets import Checkbox, Footer, Header, Input, Label, Static
+from textual.widgets import Checkbox, Footer, Header, Input, Static
 
 from perftui.domain.benchform import (
     DEFAULTS,
@@ -28,6 +28,7 @@ from perftui.domain.records import BenchmarkRequest, Project
 from perftui.tui.kit import format as fmt
 from perftui.tui.kit.fit import fit_parts
 from perftui.tui.kit.format import escape
+from perftui.tui.kit.forms import field_row
 from perftui.tui.kit.inspection import InspectingScreen
 from perftui.tui.kit.requests import last_request
 from perftui.tui.kit.screen import one_line
@@ -81,24 +82,20 @@ class BenchmarkConfigScreen(InspectingScreen):
         yield Static("Inputs: inspecting…", id="cfg-inputs", classes="dim")
         with VerticalScroll(id="cfg-form"):
             for spec in FIELDS:
-                with Horizontal(classes="form-row", id=f"row-{spec.name}"):
-                    yield Label(spec.label, classes="form-label")
-                    yield Input(
-                        spec.default,
-                        placeholder=spec.placeholder,
-                        id=f"f-{spec.name}",
-                        compact=True,
-                        classes="field",
-                    )
-                    yield Static("", id=f"e-{spec.name}", classes="field-note")
+                field = Input(
+                    spec.default,
+                    placeholder=spec.placeholder,
+                    id=f"f-{spec.name}",
+                    compact=True,
+                    classes="field",
+                )
+                yield from field_row(spec.label, field, f"e-{spec.name}", id=f"row-{spec.name}")
                 if spec.name == "warmup":
-                    with Horizontal(classes="form-row"):
-                        yield Label("Profile", classes="form-label")
-                        yield Checkbox("off", id="profile", compact=True)
-                        yield Static(
-                            "per-layer times, a separate pass (space toggles)",
-                            classes="field-note",
-                        )
+                    yield from field_row(
+                        "Profile",
+                        Checkbox("off", id="profile", compact=True),
+                        text="per-layer times, a separate pass (space toggles)",
+                    )
         yield Static("", id="cfg-plan", classes="status-line")
         yield Footer(compact=True, show_command_palette=False)
 

@@ -15,16 +15,25 @@ T = TypeVar("T")
 
 
 def field_row(
-    label: str, field: Widget, note: str | None = None, *, note_below: bool = False
+    label: str,
+    field: Widget,
+    note: str | None = None,
+    *,
+    text: str = "",
+    note_below: bool = False,
+    id: str | None = None,
 ) -> list[Horizontal]:
-    """The row of one field: its label, the field and, when `note` (an id) is given, the
-    note that says what the field takes or what is wrong with it. A wide field's note goes
-    on a row of its own below it (`note_below`). Yield the rows: `yield from field_row(...)`."""
-    text = Static("", id=note, classes="field-note") if note is not None else None
-    beside = [text] if text is not None and not note_below else []
-    rows = [Horizontal(Label(label, classes="form-label"), field, *beside, classes="form-row")]
-    if text is not None and note_below:
-        rows.append(Horizontal(Label("", classes="form-label"), text, classes="form-row"))
+    """The row of one field: its label, the field and its note (with id `note`, or
+    `text` that never changes), which says what the field takes or what is wrong with it. A
+    wide field's note goes on a row of its own below it (`note_below`). Yield the rows:
+    `yield from field_row(...)`; `id` names the field's row."""
+    written = Static(text, id=note, classes="field-note") if note or text else None
+    beside = [written] if written is not None and not note_below else []
+    rows = [
+        Horizontal(Label(label, classes="form-label"), field, *beside, classes="form-row", id=id)
+    ]
+    if written is not None and note_below:
+        rows.append(Horizontal(Label("", classes="form-label"), written, classes="form-row"))
     return rows
 
 
