@@ -29,6 +29,7 @@ from perftui.domain.records import (
 from perftui.store.codec import samples_from_document, samples_to_document
 from perftui.store.database import Store
 from perftui.store.paths import default_db_path
+from perftui.store.shards import Shard
 from tests.process_helpers import read_line
 
 REPO = Path(__file__).resolve().parents[1]
@@ -94,11 +95,18 @@ def shard_paths(path: Path) -> dict[str, Path]:
     return {e["project"]: folder / e["file"] for e in read_json(path)["shards"].values()}
 
 
+def read_shard(path: Path) -> dict[str, dict]:
+    """A shard file's runs, samples and layers counts by run id (written back with
+    `json.dumps`, these tables are a shard file as an earlier version wrote it)."""
+    shard = Shard.parse(path.read_bytes())
+    return {"runs": shard.runs, **shard.counts}
+
+
 def stored_tables(path: Path) -> dict[str, dict]:
     """Every shard's runs, samples and layers counts by run id, merged."""
     merged: dict[str, dict] = {"runs": {}, "samples": {}, "layers": {}}
     for shard in shard_paths(path).values():
-        data = read_json(shard)
+        data = read_shard(shard)
         for name, table in merged.items():
             table.update(data[name])
     return merged
@@ -331,7 +339,7 @@ def test_malformed_rows_are_clear_errors(store: Store) -> None:
             del doc["configs"]
     store.path.write_text(json.dumps(data))
     shard = shard_paths(store.path)[project.name]
-    runs = read_json(shard)
+    runs = read_shard(shard)
     runs["runs"][run.id]["latency_ms"] = {"mean": "fast"}
     shard.write_text(json.dumps(runs))
     fresh = Store(store.path)
@@ -408,7 +416,7 @@ def test_file_is_plain_tinydb_json(store: Store) -> None:
     run = store.add_run(make_run(), np.ones(3))
     with TinyDB(store.path, access_mode="r") as db:
         assert db.table("projects").all()[0]["name"] == "resnet-fp32"
-        assert db.table("shards").all()[0]["runs"] == [run.id]
+        assert json.loads(db.table("shards").all()[0]["runs"]) == [run.id]
 
 
 # ----------------------------------------------------------------------------- damage

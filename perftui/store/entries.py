@@ -2,17 +2,23 @@
 (summary and runtime precision) kept up to date by every write, so the projects list and the
 home screen read the main document alone.
 
-An entry is ``{"project", "file", "runs": [run ids], "summary", "precision",
+An entry is ``{"project", "file", "runs", "summary", "precision",
 "precision_source", "best_figures": {"method", "runs": {run id: figures}}}``. A write that
 only adds runs to a project extends the stored figures with the new runs
 (perftui.domain.summary), so appending costs the same whatever the project's size; any other
 edit (a deleted run, a rename, a migration) computes them from the project's runs. The best
 runs' figures (perftui.store.run_figures) are computed when a run becomes a best one. Entries
 written before these existed are read as they are and completed on the project's next write.
+
+``runs`` is the JSON text of the list of the project's run ids (a list in entries written
+before): one value to parse and write instead of one per run, so the document costs the same
+to read and write however many runs the database holds; the ids are decoded when a run is
+looked up by id.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from dataclasses import asdict, fields
 from typing import TYPE_CHECKING, Any
@@ -28,8 +34,12 @@ if TYPE_CHECKING:
     from perftui.store.snapshot import Snapshot
 
 __all__ = [
+    "best_at_hand",
     "best_figures",
+    "extended",
+    "listed",
     "project_figures",
+    "run_ids",
     "shard_doc",
     "stored_best",
     "stored_figures",
@@ -39,10 +49,29 @@ __all__ = [
 SUMMARY_FIELDS = {f.name for f in fields(ProjectSummary)}
 
 
+def run_ids(entry: dict[str, Any]) -> list[str]:
+    """The entry's run ids; ValueError if they are not a list of text."""
+    runs = entry["runs"]
+    if isinstance(runs, str):
+        try:
+            runs = json.loads(runs)
+        except (ValueError, RecursionError) as exc:
+            raise ValueError(f"undecodable run ids ({type(exc).__name__})") from None
+    if not isinstance(runs, list) or not all(isinstance(run_id, str) for run_id in runs):
+        raise ValueError("the run ids are not a list of text")
+    return runs
+
+
+def listed(entry: dict[str, Any], run_id: str) -> bool:
+    """Whether the entry lists the run, found in its text without decoding the list."""
+    runs = entry["runs"]
+    return json.dumps(run_id) in runs if isinstance(runs, str) else run_id in runs
+
+
 def shard_doc(
     project: str,
     file: str,
-    run_ids: list[str],
+    ids: list[str],
     figures: tuple[ProjectSummary, PrecisionSource],
     best: dict[str, Any],
 ) -> dict[str, Any]:
@@ -50,7 +79,7 @@ def shard_doc(
     return {
         "project": project,
         "file": file,
-        "runs": run_ids,
+        "runs": json.dumps(ids, separators=(",", ":")),
         "summary": plain(asdict(summary)),
         "precision": source.text,
         "precision_source": source.to_dict(),
@@ -88,6 +117,17 @@ def stored_best(entry: dict[str, Any] | None) -> dict[str, Any]:
     return runs if isinstance(runs, dict) else {}
 
 
+def extended(
+    entry: dict[str, Any], appended: Sequence[RunResult]
+) -> tuple[ProjectSummary, PrecisionSource] | None:
+    """The entry's figures extended with runs added to the project; None when the entry
+    keeps no figures this version can extend."""
+    figures, source = stored_figures(entry), stored_source(entry)
+    if figures is None or source is None:
+        return None
+    return extend(figures[0], appended), source.extend(appended)
+
+
 def project_figures(
     snap: Snapshot, project: str, shard: Shard, appended: Sequence[RunResult]
 ) -> tuple[ProjectSummary, PrecisionSource]:
@@ -95,14 +135,33 @@ def project_figures(
     extended with `appended` when that is all the write did, else computed afresh."""
     entry = snap.entries.get(project) if not snap.legacy else None
     if entry is not None:
-        figures, source = stored_figures(entry), stored_source(entry)
-        before = entry["runs"]
+        before = snap.entry_runs(project)
         only_added = len(before) + len(appended) == len(shard.runs) and all(
             run_id in shard.runs for run_id in before
         )
-        if figures is not None and source is not None and only_added:
-            return extend(figures[0], appended), source.extend(appended)
+        found = extended(entry, appended) if only_added else None
+        if found is not None:
+            return found
     return snap.figures(shard)
+
+
+def _best_ids(summary: ProjectSummary) -> list[str]:
+    return [i for i in (summary.best_throughput_run, summary.best_latency_run) if i]
+
+
+def best_at_hand(
+    entry: dict[str, Any], summary: ProjectSummary, fresh: dict[str, dict[str, Any]]
+) -> dict[str, Any] | None:
+    """The best runs' stored figures from the runs a write adds (`fresh`) and the entry's;
+    None when one is in neither."""
+    known = stored_best(entry)
+    runs = {}
+    for run_id in _best_ids(summary):
+        found = fresh.get(run_id) or known.get(run_id)
+        if found is None:
+            return None
+        runs[run_id] = found
+    return {"method": method(), "runs": runs}
 
 
 def best_figures(
@@ -112,7 +171,7 @@ def best_figures(
     the entry when they were best before, else computed from the run and its samples."""
     known = stored_best(None if snap.legacy else snap.entries.get(project))
     runs = {}
-    for run_id in filter(None, (summary.best_throughput_run, summary.best_latency_run)):
+    for run_id in _best_ids(summary):
         found = shard.figures.get(run_id) or known.get(run_id)
         if found is None:
             record = snap.record(shard, run_id, with_layers=False)

@@ -1,16 +1,19 @@
 """Each project's runs in a file of their own beside the database, so a command that shows
 one project parses only that project and a write rewrites only the projects it touches.
 
-``<db>.d/runs/<uuid>.json`` holds ``{"runs": {run id: run document}, "samples": {run id:
-count}, "layers": {run id: count}, "figures": {"method", "runs": {run id: figures}}}``: the
-counts of the run's payload files, and each run's figures (perftui.store.run_figures) as
-computed when it was stored, so showing a project's runs reads none of their samples
-(figures of another method, or missing in a shard an earlier version wrote, are computed
-when read). A file is never
-changed: a write puts the project's new runs in a new file, commits the main document that
-names it, and the superseded file is removed later (after `GRACE_S`, so a reader that read
-the main document just before the write still finds the file it names). A kill leaves at
-worst an unreferenced file, which start-up removes.
+``<db>.d/runs/<uuid>.json`` is JSON lines: a header ``{"perftui_shard": 2}``, then one line
+per run, ``{"run": run document, "samples": count, "layers": count, "figures": figures,
+"method": ...}`` (the counts of the run's payload files when it has them, and its figures
+(perftui.store.run_figures) as computed when it was stored, so showing a project's runs reads
+none of their samples; figures of another method are computed again when read). Adding runs
+to a project copies its file's bytes and appends their lines, parsing none of the runs
+already there. Files an earlier version wrote (one JSON object of tables ``runs``,
+``samples``, ``layers``) are read too and rewritten as lines by the project's next write.
+
+A file is never changed: a write puts the project's runs in a new file, commits the main
+document that names it, and the superseded file is removed later (after `GRACE_S`, so a
+reader that read the main document just before the write still finds the file it names). A
+kill leaves at worst an unreferenced file, which start-up removes.
 """
 
 from __future__ import annotations
@@ -27,8 +30,18 @@ from perftui.domain.records import RunResult
 from perftui.store.files import atomic_write_bytes
 from perftui.store.run_figures import method
 
-__all__ = ["GRACE_S", "Shard", "shard_folder", "tidy_shards", "write_shard"]
+__all__ = [
+    "GRACE_S",
+    "HEADER",
+    "Shard",
+    "appendable",
+    "line",
+    "shard_folder",
+    "tidy_shards",
+    "write_shard",
+]
 
+HEADER = b'{"perftui_shard":2}\n'
 GRACE_S = 60.0
 """How long a superseded shard file is kept for readers of the document that named it."""
 
@@ -61,7 +74,22 @@ class Shard:
     @classmethod
     def parse(cls, raw: bytes) -> Shard:
         """ValueError (or KeyError/TypeError) if the bytes are not a shard."""
-        data = json.loads(raw)
+        if not raw.startswith(HEADER):
+            return cls._parse_tables(json.loads(raw))
+        lines = raw[len(HEADER) :].splitlines()
+        shard = cls()
+        for item in json.loads(b"[" + b",".join(lines) + b"]"):
+            doc = item["run"]
+            counts = {kind: item[kind] for kind in ("samples", "layers") if kind in item}
+            figures = item.get("figures") if item.get("method") == method() else None
+            shard.add(
+                _checked(doc.get("id") if isinstance(doc, dict) else None, doc), counts, figures
+            )
+        return shard
+
+    @classmethod
+    def _parse_tables(cls, data: dict[str, Any]) -> Shard:
+        """A shard as an earlier version wrote it: one object of tables."""
         runs, samples, layers = data["runs"], data["samples"], data["layers"]
         if not all(isinstance(x, dict) for x in (runs, samples, layers)):
             raise ValueError("not a table of runs")
@@ -72,19 +100,19 @@ class Shard:
             if not isinstance(figures, dict):
                 raise ValueError("not a table of figures")
         for run_id, doc in runs.items():
-            if not (
-                isinstance(doc, dict)
-                and doc.get("id") == run_id
-                and isinstance(doc.get("project"), str)
-                and isinstance(doc.get("config"), dict)
-            ):
-                raise ValueError(f"run document {run_id} lacks id/project/config")
+            _checked(run_id, doc)
         return cls(runs, samples, layers, figures)
 
     def blob(self) -> bytes:
-        figures = {"method": method(), "runs": self.figures}
-        data = {"runs": self.runs, **self.counts, "figures": figures}
-        return json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+        lines = [
+            line(
+                doc,
+                {kind: table[run_id] for kind, table in self.counts.items() if run_id in table},
+                self.figures.get(run_id),
+            )
+            for run_id, doc in self.runs.items()
+        ]
+        return HEADER + b"".join(lines)
 
     def copy(self) -> Shard:
         """A shard to edit: new tables sharing the (never mutated) documents."""
@@ -96,12 +124,13 @@ class Shard:
         )
 
     def add(
-        self, doc: dict[str, Any], payload_counts: dict[str, int], figures: dict[str, Any]
+        self, doc: dict[str, Any], payload_counts: dict[str, int], figures: dict[str, Any] | None
     ) -> None:
         self.runs[doc["id"]] = doc
         for kind, count in payload_counts.items():
             self.counts[kind][doc["id"]] = count
-        self.figures[doc["id"]] = figures
+        if figures is not None:
+            self.figures[doc["id"]] = figures
 
     def remove(self, run_ids: Iterable[str]) -> None:
         for run_id in run_ids:
@@ -111,11 +140,37 @@ class Shard:
                 table.pop(run_id, None)
 
 
-def write_shard(folder: Path, shard: Shard) -> str:
-    """Write the shard under a new name (atomically, before the document names it); the name."""
+def _checked(run_id: Any, doc: Any) -> dict[str, Any]:
+    if not (
+        isinstance(doc, dict)
+        and isinstance(run_id, str)
+        and doc.get("id") == run_id
+        and isinstance(doc.get("project"), str)
+        and isinstance(doc.get("config"), dict)
+    ):
+        raise ValueError(f"run document {run_id} lacks id/project/config")
+    return doc
+
+
+def line(doc: dict[str, Any], counts: dict[str, int], figures: dict[str, Any] | None) -> bytes:
+    """A run's line in a shard file."""
+    item: dict[str, Any] = {"run": doc, **counts}
+    if figures is not None:
+        item.update(figures=figures, method=method())
+    return json.dumps(item, ensure_ascii=False, separators=(",", ":")).encode("utf-8") + b"\n"
+
+
+def appendable(raw: bytes) -> bool:
+    """Whether runs can be added to the shard file `raw` by appending their lines."""
+    return raw.startswith(HEADER)
+
+
+def write_shard(folder: Path, blob: bytes) -> str:
+    """Write a shard file under a new name (atomically, before the document names it); the
+    name."""
     name = f"{uuid.uuid4().hex}.json"
     folder.mkdir(parents=True, exist_ok=True)
-    atomic_write_bytes(folder / name, shard.blob())
+    atomic_write_bytes(folder / name, blob)
     return name
 
 

@@ -20,7 +20,7 @@ from perftui.domain.errors import StoreError
 from perftui.domain.records import Project, RunResult, StoredBenchmark
 from perftui.domain.summary import PrecisionSource, ProjectSummary, summarize
 from perftui.store.codec import layers_from_document, samples_from_document
-from perftui.store.entries import stored_figures
+from perftui.store.entries import listed, run_ids, stored_figures
 from perftui.store.files import Signature, digest, read_bytes
 from perftui.store.layout import doc_key, time_key
 from perftui.store.payloads import KINDS, Payloads
@@ -173,18 +173,32 @@ class Snapshot:
             if not (
                 isinstance(doc.get("project"), str)
                 and isinstance(doc.get("file"), str)
-                and isinstance(doc.get("runs"), list)
+                and isinstance(doc.get("runs"), (list, str))
             ):
                 raise damaged(self.shown, f"shard document {doc_id} lacks project/file/runs")
             found[doc["project"]] = doc
         return found
+
+    def entry_runs(self, project: str) -> list[str]:
+        """The ids of a project's runs as its entry lists them ([] without an entry)."""
+        entry = self.entries.get(project)
+        try:
+            return [] if entry is None else run_ids(entry)
+        except ValueError as exc:
+            raise damaged(self.shown, f"runs of project {project!r}: {exc}") from None
 
     @cached_property
     def run_index(self) -> dict[str, str]:
         """Run id -> its project's name."""
         if self.legacy:
             return {d["id"]: d["project"] for d in self._table("runs").values()}
-        return {run_id: name for name, e in self.entries.items() for run_id in e["runs"]}
+        return {run_id: name for name in self.entries for run_id in self.entry_runs(name)}
+
+    def holds(self, run_id: str) -> bool:
+        """Whether a run of that id is stored, without indexing every run."""
+        if self.legacy or "run_index" in self.__dict__:
+            return run_id in self.run_index
+        return any(listed(entry, run_id) for entry in self.entries.values())
 
     @cached_property
     def _legacy(self) -> tuple[dict[str, Shard], dict[str, dict[str, dict[str, Any]]]]:
@@ -366,7 +380,7 @@ class Snapshot:
         """A project's stored figures (computed for an older layout, or for an entry a
         version with other figures wrote); None without runs."""
         entry = None if self.legacy else self.entries.get(project)
-        if entry is not None and not entry["runs"]:
+        if entry is not None and not self.entry_runs(project):
             return None
         stored = None if entry is None else stored_figures(entry)
         if stored is not None:

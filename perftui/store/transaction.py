@@ -20,14 +20,13 @@ import uuid
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from tinydb import TinyDB, where
+from tinydb import TinyDB
 from tinydb.table import Table
 
 from perftui.domain.errors import InputError, StoreError
 from perftui.domain.records import RunResult
-from perftui.store.entries import best_figures, project_figures, shard_doc
 from perftui.store.files import (
     check_writable,
     digest,
@@ -48,12 +47,16 @@ from perftui.store.layout import (
 )
 from perftui.store.payloads import KINDS, Payloads, encode
 from perftui.store.run_figures import figures_doc
-from perftui.store.shards import Shard, shard_folder, tidy_shards, write_shard
+from perftui.store.shard_writes import write_shards
+from perftui.store.shards import Shard, shard_folder, tidy_shards
 from perftui.store.snapshot import Snapshot, load
 from perftui.store.storage import AtomicJSONStorage, DocumentEncoder
 
 if TYPE_CHECKING:
     import numpy as np
+
+    Pending = tuple[dict[str, Any], dict[str, int], dict[str, Any] | None]
+    """A run added by a write: its document, payload counts and figures."""
 
 __all__ = ["DatabaseFile", "Transaction", "insert_runs", "prepare_run"]
 
@@ -75,25 +78,39 @@ class Transaction:
         """The shard files this write has written."""
         self.appended: dict[str, list[RunResult]] = {}
         """Project name -> the runs this write adds to it (their figures extend the stored)."""
+        self.lines: dict[str, list[Pending]] = {}
+        """Project name -> the runs added to a project whose shard this write does not
+        otherwise edit (appended to its file at the commit: perftui.store.shard_writes)."""
 
     def table(self, name: str) -> Table:
         return self.db.table(name)
 
     def shard(self, project: str) -> Shard:
-        """The project's runs, to edit (written at the commit)."""
+        """The project's runs, to edit (written at the commit), with those added so far."""
         if project not in self.shards:
             stored = self.snap.shard(project)
-            self.shards[project] = stored.copy() if stored is not None else Shard()
+            shard = self.shards[project] = stored.copy() if stored is not None else Shard()
+            for item in self.lines.pop(project, []):
+                shard.add(*item)
         return self.shards[project]
+
+    def add(self, run: RunResult, item: Pending) -> None:
+        """Add a stored run's (document, payload counts, figures) to its project."""
+        if run.project in self.shards:
+            self.shards[run.project].add(*item)
+        else:
+            self.lines.setdefault(run.project, []).append(item)
+        self.appended.setdefault(run.project, []).append(run)
 
     @property
     def touches_files(self) -> bool:
         """Whether the write adds or removes payload or shard files (not only the document;
         shard files it supersedes are removed by any later write or start-up)."""
-        return bool(self.files or self.dropped or any(s.runs for s in self.shards.values()))
+        edits = any(s.runs for s in self.shards.values())
+        return bool(self.files or self.dropped or self.lines or edits)
 
     def known(self, run_id: str) -> bool:
-        return run_id in self.added or run_id in self.snap.run_index
+        return run_id in self.added or self.snap.holds(run_id)
 
 
 class DatabaseFile:
@@ -209,7 +226,7 @@ class DatabaseFile:
             backup = _migrate(tx, snap, target)
             self._merge_parked(tx)
             yield tx
-            if not (storage.dirty or tx.shards or force):
+            if not (storage.dirty or tx.shards or tx.lines or force):
                 return
             if snap.version != self.SCHEMA_VERSION:
                 meta = db.table("meta")
@@ -222,7 +239,7 @@ class DatabaseFile:
                 if tx.touches_files:
                     payloads.begin()
                 payloads.write(tx.files)
-                written = self._write_shards(tx, shard_folder(payloads.root))
+                written = write_shards(tx, shard_folder(payloads.root), self._shards)
                 st = storage.commit()
             except OSError as exc:
                 if _unchanged(target, snap):  # else the next start-up tidies
@@ -233,7 +250,7 @@ class DatabaseFile:
                 ) from None
             payloads.remove(tx.dropped)
             Journal(target).discard(tx.merged)
-            if tx.shards:
+            if tx.shards or tx.new_shards:
                 tidy_shards(shard_folder(payloads.root), written)
             payloads.end()
             if backup is not None:
@@ -256,23 +273,6 @@ class DatabaseFile:
                         if name not in written:
                             del self._shards[name]
                     self._snapshot = snap
-
-    def _write_shards(self, tx: Transaction, folder: Path) -> set[str]:
-        """Write the edited shards to new files and name them, with their projects' figures,
-        in the document; the shard files the document now names."""
-        table = tx.table("shards")
-        for project, shard in tx.shards.items():
-            table.remove(where("project") == project)
-            if shard.runs:
-                added = tx.appended.get(project, [])
-                figures = project_figures(tx.snap, project, shard, added)
-                best = best_figures(tx.snap, project, shard, figures[0])
-                shard.records.clear()  # built before this write's environments were stored
-                name = write_shard(folder, shard)
-                tx.new_shards.append(name)
-                table.insert(shard_doc(project, name, list(shard.runs), figures, best))
-                self._shards[name] = shard
-        return {doc["file"] for doc in table.all()}
 
     def _undo(self, tx: Transaction, payloads: Payloads) -> None:
         """Remove the files of a write that failed before its document was committed (no
@@ -360,8 +360,7 @@ def insert_runs(
             new_environments.append(env)
         files, counts = encode(run.id, run.layers, samples)
         tx.files.extend(files)
-        tx.shard(run.project).add(doc, counts, figures_doc(run, samples))
-        tx.appended.setdefault(run.project, []).append(run)
+        tx.add(run, (doc, counts, figures_doc(run, samples)))
         added += 1
     if new_environments:
         tx.table("environments").insert_multiple(new_environments)

@@ -1,0 +1,74 @@
+"""How a write leaves each project it touches: runs only added are appended to a copy of the
+project's shard file (perftui.store.shards) with its figures extended (perftui.store.entries),
+reading none of the runs already stored; any other edit writes the whole file anew."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from tinydb import where
+from tinydb.table import Table
+
+from perftui.store.entries import (
+    best_at_hand,
+    best_figures,
+    extended,
+    project_figures,
+    shard_doc,
+)
+from perftui.store.shards import Shard, appendable, line, write_shard
+
+if TYPE_CHECKING:
+    from perftui.store.transaction import Pending, Transaction
+
+__all__ = ["write_shards"]
+
+
+def write_shards(tx: Transaction, folder: Path, cache: dict[str, Shard]) -> set[str]:
+    """Write the projects' new shard files and name them, with their figures, in the
+    document (the files written whole are kept in `cache`); the shard files the document
+    now names."""
+    table = tx.table("shards")
+    for project, pending in list(tx.lines.items()):
+        if not _append(tx, project, pending, folder, table):
+            tx.shard(project)  # takes the pending runs: written whole below
+    for project, shard in tx.shards.items():
+        table.remove(where("project") == project)
+        if shard.runs:
+            added = tx.appended.get(project, [])
+            figures = project_figures(tx.snap, project, shard, added)
+            best = best_figures(tx.snap, project, shard, figures[0])
+            shard.records.clear()  # built before this write's environments were stored
+            name = write_shard(folder, shard.blob())
+            tx.new_shards.append(name)
+            table.insert(shard_doc(project, name, list(shard.runs), figures, best))
+            cache[name] = shard
+    return {doc["file"] for doc in table.all()}
+
+
+def _append(
+    tx: Transaction, project: str, pending: list[Pending], folder: Path, table: Table
+) -> bool:
+    """Append the runs to a copy of the project's file when its entry and file allow it
+    (False: they do not, nothing was written)."""
+    entry: dict[str, Any] | None = None if tx.snap.legacy else tx.snap.entries.get(project)
+    if entry is None:
+        return False
+    figures = extended(entry, tx.appended[project])
+    fresh = {doc["id"]: found for doc, _, found in pending if found is not None}
+    best = best_at_hand(entry, figures[0], fresh) if figures is not None else None
+    if figures is None or best is None:
+        return False
+    try:
+        base = (folder / entry["file"]).read_bytes()
+    except OSError:
+        return False  # written whole, which reports what is wrong with it
+    if not appendable(base):
+        return False
+    name = write_shard(folder, base + b"".join(line(*item) for item in pending))
+    tx.new_shards.append(name)
+    ids = tx.snap.entry_runs(project) + [doc["id"] for doc, _, _ in pending]
+    table.remove(where("project") == project)
+    table.insert(shard_doc(project, name, ids, figures, best))
+    return True

@@ -1,0 +1,74 @@
+"""Adding runs costs the same whatever the database holds: the project's shard file is
+copied with the new runs' lines appended (none of its runs parsed), and the document lists
+each project's run ids as one JSON text; files and entries an earlier version wrote are read
+and rewritten by the next write."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from perftui.domain.errors import InputError
+from perftui.store.database import Store
+from perftui.store.shards import HEADER, Shard
+from tests.test_store import make_project, make_run, read_json, read_shard, shard_paths
+
+
+def test_appending_copies_the_shard_file_and_parses_none_of_its_runs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "perftui.json"
+    store = Store(path)
+    store.ensure_project(make_project("p"))
+    first = store.add_runs([(make_run("p"), np.ones(5)), (make_run("p", layers=None), None)])
+    before = shard_paths(path)["p"].read_bytes()
+
+    def parse(raw: bytes) -> Shard:
+        raise AssertionError("an append parsed the stored runs")
+
+    monkeypatch.setattr(Shard, "parse", parse)
+    added = Store(path).add_run(make_run("p", throughput_fps=1e6), np.ones(5))
+    monkeypatch.undo()
+    after = shard_paths(path)["p"].read_bytes()
+    assert after.startswith(before) and after.startswith(HEADER)
+    fresh = Store(path)
+    assert {r.id for r in fresh.runs("p")} == {added.id, *(r.id for r in first)}
+    assert fresh.get_run(added.id) == added
+    (summary,) = [s for _, s in fresh.summaries()]
+    assert summary.runs == 3 and summary.best_throughput_run == added.id
+    with pytest.raises(InputError, match="already stored"):
+        fresh.add_run(added)
+
+
+def test_files_and_entries_an_earlier_version_wrote_are_read_and_rewritten(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "perftui.json"
+    store = Store(path)
+    store.ensure_project(make_project("p"))
+    old = store.add_run(make_run("p"), np.ones(5))
+    shard = shard_paths(path)["p"]
+    shard.write_text(json.dumps(read_shard(shard)))  # one object of tables, as before
+    data = read_json(path)
+    for entry in data["shards"].values():
+        entry["runs"] = json.loads(entry["runs"])  # a list, as before
+    path.write_text(json.dumps(data))
+    assert Store(path).get_run(old.id) == old
+    new = Store(path).add_run(make_run("p"), np.ones(5))
+    assert shard_paths(path)["p"].read_bytes().startswith(HEADER)
+    (entry,) = read_json(path)["shards"].values()
+    assert json.loads(entry["runs"]) == [old.id, new.id]
+    assert [r.id for r in Store(path).runs("p")] == [new.id, old.id]
+
+
+def test_a_shard_reads_back_what_it_was_given() -> None:
+    shard = Shard()
+    for n, counts in enumerate(({"samples": 5, "layers": 2}, {}, {"samples": 0})):
+        doc = {**make_run("p", layers=None).to_dict(), "id": f"r{n}", "layers": None}
+        shard.add(doc, counts, {"n": n} if n != 1 else None)
+    again = Shard.parse(shard.blob())
+    assert again.runs == shard.runs and again.counts == shard.counts
+    assert again.figures == {"r0": {"n": 0}, "r2": {"n": 2}}
