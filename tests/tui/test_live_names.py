@@ -8,7 +8,7 @@ import pytest
 
 from perftui.domain.records import BenchmarkRequest, Budget, Project, RunConfig
 from perftui.tui.benchmark.live import LiveRunScreen
-from perftui.tui.kit.fit import distinct_named
+from perftui.tui.kit.fit import distinct, distinct_named
 from tests.tui.test_live import table_rows, until
 
 pytestmark = pytest.mark.tui
@@ -28,6 +28,18 @@ def test_names_are_cut_together_and_the_settings_kept() -> None:
     shown = distinct_named(long, 20)
     assert shown == ["…fp32-ov b1 t:…async", "…int8-ov b1 t:…async"]
     assert distinct_named([("", "b1 t1"), ("", "b4 t1")], 10) == ["b1 t1", "b4 t1"]
+
+
+def test_the_samples_names_keep_the_part_that_tells_them_apart() -> None:
+    """The four samples: '-fp32-ov' shares its start with '-fp32-ort' and its end with
+    '-int8-ov'; what is kept reaches back to 'fp32-ov', the end no other name has."""
+    samples = ["mobilenet-fp32-ov", "mobilenet-int8-ov", "mobilenet-fp32-ort", "mobilenet-int8-ort"]
+    for width in (8, 10, 12):
+        shown = distinct(samples, width)
+        assert len(set(shown)) == 4 and all(len(s) <= width for s in shown), shown
+    assert distinct(samples, 12) == ["mobi…fp32-ov", "mobi…int8-ov", "mob…fp32-ort", "mob…int8-ort"]
+    named = distinct_named([(name, "b1 t:auto") for name in samples], 21)
+    assert named[:2] == ["mob…fp32-ov b1 t:auto", "mob…int8-ov b1 t:auto"]
 
 
 async def test_the_live_table_tells_projects_of_one_family_apart(app, services):

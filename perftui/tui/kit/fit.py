@@ -45,6 +45,17 @@ def shared_start(name: str, others: set[str]) -> int:
     return max((i + 1 for i, char in enumerate(name[:same]) if char in SEPARATORS), default=0)
 
 
+def unique_tail(name: str, others: set[str]) -> int:
+    """Where the shortest end of `name` that no other name ends with starts, just after a
+    separator: beside 'mobilenet-int8-ov', 'mobilenet-fp32-ov' is told apart by its end
+    'fp32-ov' (it starts at 10). 0 when no such end starts after a separator."""
+    rivals = others - {name}
+    for start in range(len(name) - 1, 0, -1):
+        if name[start - 1] in SEPARATORS and not any(o.endswith(name[start:]) for o in rivals):
+            return start
+    return 0
+
+
 def distinct(names: Sequence[str], width: int) -> list[str]:
     """`names` shown together (a table's column, two selects), each in `width` cells and
     still told apart: the start a name shares with another is cut, not the tail that
@@ -52,13 +63,17 @@ def distinct(names: Sequence[str], width: int) -> list[str]:
 
     'mobilenet-fp32-int8-ov' and 'mobilenet-fp32-ort' at 12 cells become 'mobi…int8-ov'
     and 'mobilene…ort': as much of the start as fits, an ellipsis in the shared start (cut
-    at a separator), then the rest; a rest too wide keeps its end. A name that shares no
-    start is cut in the middle (`cut`)."""
+    at a separator), then the rest; a rest too wide keeps its end. The rest reaches back at
+    least to an end no other name has (`unique_tail`): among '...-fp32-ov', '...-int8-ov'
+    and '...-fp32-ort' the first keeps 'fp32-ov', not the 'ov' after the start it shares
+    with the third. A name that shares no start is cut in the middle (`cut`)."""
     width = max(1, width)
     unique = set(names)
     shown = []
     for name in names:
         shared = shared_start(name, unique)
+        if shared:
+            shared = min(shared, unique_tail(name, unique) or shared)
         rest = name[shared:]
         if len(name) <= width:
             shown.append(name)
