@@ -95,6 +95,15 @@ def shard_paths(path: Path) -> dict[str, Path]:
     return {e["project"]: folder / e["file"] for e in read_json(path)["shards"].values()}
 
 
+def shard_bytes(path: Path) -> dict[str, bytes]:
+    """Project name -> its shard file and the segments appended since, as one."""
+    folder = path.with_name(path.name + ".d") / "runs"
+    return {
+        e["project"]: b"".join((folder / n).read_bytes() for n in [e["file"], *e.get("tail", [])])
+        for e in read_json(path)["shards"].values()
+    }
+
+
 def read_shard(path: Path) -> dict[str, dict]:
     """A shard file's runs, samples and layers counts by run id (written back with
     `json.dumps`, these tables are a shard file as an earlier version wrote it)."""

@@ -13,8 +13,16 @@ import pytest
 
 from perftui.domain.errors import InputError
 from perftui.store.database import Store
+from perftui.store.shard_writes import MAX_TAIL
 from perftui.store.shards import HEADER, Shard
-from tests.test_store import make_project, make_run, read_json, read_shard, shard_paths
+from tests.test_store import (
+    make_project,
+    make_run,
+    read_json,
+    read_shard,
+    shard_bytes,
+    shard_paths,
+)
 
 
 def test_appending_copies_the_shard_file_and_parses_none_of_its_runs(
@@ -24,7 +32,7 @@ def test_appending_copies_the_shard_file_and_parses_none_of_its_runs(
     store = Store(path)
     store.ensure_project(make_project("p"))
     first = store.add_runs([(make_run("p"), np.ones(5)), (make_run("p", layers=None), None)])
-    before = shard_paths(path)["p"].read_bytes()
+    before = shard_bytes(path)["p"]
 
     def parse(raw: bytes) -> Shard:
         raise AssertionError("an append parsed the stored runs")
@@ -32,8 +40,10 @@ def test_appending_copies_the_shard_file_and_parses_none_of_its_runs(
     monkeypatch.setattr(Shard, "parse", parse)
     added = Store(path).add_run(make_run("p", throughput_fps=1e6), np.ones(5))
     monkeypatch.undo()
-    after = shard_paths(path)["p"].read_bytes()
+    after = shard_bytes(path)["p"]
     assert after.startswith(before) and after.startswith(HEADER)
+    (entry,) = read_json(path)["shards"].values()
+    assert len(entry["tail"]) == 1  # the new run's segment alone was written
     fresh = Store(path)
     assert {r.id for r in fresh.runs("p")} == {added.id, *(r.id for r in first)}
     assert fresh.get_run(added.id) == added
@@ -72,3 +82,20 @@ def test_a_shard_reads_back_what_it_was_given() -> None:
     again = Shard.parse(shard.blob())
     assert again.runs == shard.runs and again.counts == shard.counts
     assert again.figures == {"r0": {"n": 0}, "r2": {"n": 2}}
+
+
+def test_segments_are_gathered_into_one_file_again(tmp_path: Path) -> None:
+    path = tmp_path / "perftui.json"
+    store = Store(path)
+    store.ensure_project(make_project("p"))
+    ids = [store.add_run(make_run("p", layers=None)).id]  # written whole: the first
+    tails = []
+    for _ in range(MAX_TAIL + 1):
+        ids.append(Store(path).add_run(make_run("p", layers=None)).id)
+        (entry,) = read_json(path)["shards"].values()
+        tails.append(len(entry["tail"]))
+    assert tails == [*range(1, MAX_TAIL + 1), 0]
+    assert sorted(r.id for r in Store(path).runs("p")) == sorted(ids)
+    Store(path).delete_run(ids[3])
+    (entry,) = read_json(path)["shards"].values()
+    assert entry["tail"] == [] and len(Store(path).runs("p")) == len(ids) - 1

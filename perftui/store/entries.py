@@ -2,13 +2,16 @@
 (summary and runtime precision) kept up to date by every write, so the projects list and the
 home screen read the main document alone.
 
-An entry is ``{"project", "file", "runs", "summary", "precision",
+An entry is ``{"project", "file", "tail", "runs", "summary", "precision",
 "precision_source", "best_figures": {"method", "runs": {run id: figures}}}``. A write that
 only adds runs to a project extends the stored figures with the new runs
 (perftui.domain.summary), so appending costs the same whatever the project's size; any other
 edit (a deleted run, a rename, a migration) computes them from the project's runs. The best
 runs' figures (perftui.store.run_figures) are computed when a run becomes a best one. Entries
 written before these existed are read as they are and completed on the project's next write.
+
+``file`` and ``tail`` name the project's shard files (perftui.store.shards): its file and the
+segments of runs appended since, read as one.
 
 ``runs`` is the JSON text of the list of the project's run ids (a list in entries written
 before): one value to parse and write instead of one per run, so the document costs the same
@@ -37,10 +40,12 @@ __all__ = [
     "best_at_hand",
     "best_figures",
     "extended",
+    "files_of",
     "listed",
     "project_figures",
     "run_ids",
     "shard_doc",
+    "shard_key",
     "stored_best",
     "stored_figures",
     "stored_source",
@@ -62,6 +67,20 @@ def run_ids(entry: dict[str, Any]) -> list[str]:
     return runs
 
 
+def files_of(entry: dict[str, Any]) -> list[str]:
+    """The entry's shard files: the project's file, then the segments appended since;
+    ValueError if the entry names them wrongly."""
+    tail = entry.get("tail", [])
+    if not isinstance(tail, list) or not all(isinstance(name, str) for name in tail):
+        raise ValueError("the appended segments are not a list of file names")
+    return [entry["file"], *tail]
+
+
+def shard_key(entry: dict[str, Any]) -> str:
+    """What a parsed shard is cached by: its files (a file never changes)."""
+    return "+".join(files_of(entry))
+
+
 def listed(entry: dict[str, Any], run_id: str) -> bool:
     """Whether the entry lists the run, found in its text without decoding the list."""
     runs = entry["runs"]
@@ -74,11 +93,13 @@ def shard_doc(
     ids: list[str],
     figures: tuple[ProjectSummary, PrecisionSource],
     best: dict[str, Any],
+    tail: Sequence[str] = (),
 ) -> dict[str, Any]:
     summary, source = figures
     return {
         "project": project,
         "file": file,
+        "tail": list(tail),
         "runs": json.dumps(ids, separators=(",", ":")),
         "summary": plain(asdict(summary)),
         "precision": source.text,

@@ -1,6 +1,7 @@
-"""How a write leaves each project it touches: runs only added are appended to a copy of the
-project's shard file (perftui.store.shards) with its figures extended (perftui.store.entries),
-reading none of the runs already stored; any other edit writes the whole file anew."""
+"""How a write leaves each project it touches: runs only added go to a segment of their own
+beside the project's shard file (perftui.store.shards), its figures extended
+(perftui.store.entries), reading none of the runs already stored; any other edit writes the
+whole file anew."""
 
 from __future__ import annotations
 
@@ -14,15 +15,21 @@ from perftui.store.entries import (
     best_at_hand,
     best_figures,
     extended,
+    files_of,
     project_figures,
     shard_doc,
 )
-from perftui.store.shards import Shard, appendable, line, write_shard
+from perftui.store.shards import HEADER, Shard, appendable, line, write_shard
 
 if TYPE_CHECKING:
     from perftui.store.transaction import Pending, Transaction
 
-__all__ = ["write_shards"]
+__all__ = ["MAX_TAIL", "write_shards"]
+
+MAX_TAIL = 8
+"""Most segments a project's file gathers before an append writes them as one file again:
+appends write only their own runs, and one in this many copies the project's runs (bytes,
+not parsed), so reading a project opens a few files at most."""
 
 
 def write_shards(tx: Transaction, folder: Path, cache: dict[str, Shard]) -> set[str]:
@@ -61,14 +68,21 @@ def _append(
     if figures is None or best is None:
         return False
     try:
-        base = (folder / entry["file"]).read_bytes()
-    except OSError:
-        return False  # written whole, which reports what is wrong with it
-    if not appendable(base):
-        return False
-    name = write_shard(folder, base + b"".join(line(*item) for item in pending))
+        files = files_of(entry)
+        with open(folder / files[0], "rb") as handle:
+            if not appendable(handle.read(len(HEADER))):
+                return False
+        lines = b"".join(line(*item) for item in pending)
+        if len(files) <= MAX_TAIL:  # a segment of the new runs alone
+            name, tail = write_shard(folder, lines), [*files[1:]]
+            tail.append(name)
+        else:  # the file and its segments as one file again
+            whole = b"".join((folder / name).read_bytes() for name in files)
+            name, tail = write_shard(folder, whole + lines), []
+    except (OSError, ValueError):
+        return False  # written whole, which reports what is wrong
     tx.new_shards.append(name)
     ids = tx.snap.entry_runs(project) + [doc["id"] for doc, _, _ in pending]
     table.remove(where("project") == project)
-    table.insert(shard_doc(project, name, ids, figures, best))
+    table.insert(shard_doc(project, files[0] if tail else name, ids, figures, best, tail))
     return True

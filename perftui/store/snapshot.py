@@ -20,7 +20,7 @@ from perftui.domain.errors import StoreError
 from perftui.domain.records import Project, RunResult, StoredBenchmark
 from perftui.domain.summary import PrecisionSource, ProjectSummary, summarize
 from perftui.store.codec import layers_from_document, samples_from_document
-from perftui.store.entries import listed, run_ids, stored_figures
+from perftui.store.entries import files_of, listed, run_ids, shard_key, stored_figures
 from perftui.store.files import Signature, digest, read_bytes
 from perftui.store.layout import doc_key, time_key
 from perftui.store.payloads import KINDS, Payloads
@@ -231,19 +231,22 @@ class Snapshot:
         entry = self.entries.get(project)
         if entry is None:
             return None
-        name = entry["file"]
-        cached = self._shards.get(name)
+        try:
+            key, files = shard_key(entry), files_of(entry)
+        except ValueError as exc:
+            raise damaged(self.shown, f"runs of project {project!r}: {exc}") from None
+        cached = self._shards.get(key)
         if cached is not None:
             return cached
-        path = shard_folder(self.payloads.root) / name
+        folder = shard_folder(self.payloads.root)
         try:
-            shard = Shard.parse(path.read_bytes())
+            shard = Shard.parse(b"".join((folder / name).read_bytes() for name in files))
         except OSError as exc:
             raise damaged(self.shown, f"runs of project {project!r}: {exc.strerror}") from None
         except (KeyError, TypeError, ValueError, RecursionError) as exc:
             raise _malformed(self.shown, f"runs file of project {project!r}", exc) from None
         if keep:
-            self._shards[name] = shard
+            self._shards[key] = shard
         return shard
 
     def payload_ids(self) -> set[str]:
@@ -253,7 +256,15 @@ class Snapshot:
         return set(self.run_index)
 
     def shard_files(self) -> set[str]:
-        return {entry["file"] for entry in self.entries.values()}
+        """The shard files the document names."""
+        try:
+            return {name for entry in self.entries.values() for name in files_of(entry)}
+        except ValueError as exc:
+            raise damaged(self.shown, f"shard files: {exc}") from None
+
+    def shard_keys(self) -> set[str]:
+        """What the shards this document names are cached by."""
+        return {shard_key(entry) for entry in self.entries.values()}
 
     # ------------------------------------------------------------------ runs
 

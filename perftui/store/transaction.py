@@ -27,6 +27,7 @@ from tinydb.table import Table
 
 from perftui.domain.errors import InputError, StoreError
 from perftui.domain.records import RunResult
+from perftui.store.entries import files_of
 from perftui.store.files import (
     check_writable,
     digest,
@@ -239,7 +240,7 @@ class DatabaseFile:
                 if tx.touches_files:
                     payloads.begin()
                 payloads.write(tx.files)
-                written = write_shards(tx, shard_folder(payloads.root), self._shards)
+                write_shards(tx, shard_folder(payloads.root), self._shards)
                 st = storage.commit()
             except OSError as exc:
                 if _unchanged(target, snap):  # else the next start-up tidies
@@ -251,7 +252,8 @@ class DatabaseFile:
             payloads.remove(tx.dropped)
             Journal(target).discard(tx.merged)
             if tx.shards or tx.new_shards:
-                tidy_shards(shard_folder(payloads.root), written)
+                named = {name for doc in db.table("shards").all() for name in files_of(doc)}
+                tidy_shards(shard_folder(payloads.root), named)
             payloads.end()
             if backup is not None:
                 self._say(
@@ -268,10 +270,11 @@ class DatabaseFile:
                     payloads,
                     self._shards,
                 )
+                kept = snap.shard_keys()
                 with self._cache_lock:
-                    for name in list(self._shards):
-                        if name not in written:
-                            del self._shards[name]
+                    for key in list(self._shards):
+                        if key not in kept:
+                            del self._shards[key]
                     self._snapshot = snap
 
     def _undo(self, tx: Transaction, payloads: Payloads) -> None:
