@@ -128,4 +128,5 @@ def test_the_best_runs_figures_are_read_from_the_document_alone(
     (summary,) = [s for _, s in fresh.summaries()]
     assert summary.best_throughput_run == best.id
     assert fresh.figures(best.id) == expected
+    monkeypatch.undo()
     assert fresh.figures("no such run") is None

@@ -200,12 +200,14 @@ class Store(DatabaseFile):
 
     def add_runs(self, items: Iterable[tuple[RunResult, np.ndarray | None]]) -> list[RunResult]:
         """Store several runs in one write, all or none (see `add_run`)."""
-        prepared = [prepare_run(run, samples) for run, samples in items]
+        given = list(items)
+        prepared = [prepare_run(run, samples) for run, samples in given]
         if not prepared:
             return []
+        fresh = {new.id for (new, _), (run, _) in zip(prepared, given, strict=True) if not run.id}
         try:
             with self._transaction() as db:
-                insert_runs(db, prepared, skip_existing=False)
+                insert_runs(db, prepared, skip_existing=False, fresh=fresh)
         except LockBusy as busy:
             parked = Journal(self._target).park(prepared)
             self._say(f"{busy}: {len(prepared)} run(s) kept in {parked}; the next write adds them")
@@ -272,7 +274,7 @@ class Store(DatabaseFile):
     def delete_run(self, run_id: str) -> None:
         """Delete a run with its layers and samples; InputError if there is no such run."""
         with self._transaction() as db:
-            project = db.snap.run_index.get(run_id)
+            project = db.snap.project_of(run_id)
             if project is None or run_id not in db.shard(project).runs:
                 raise InputError(f"no run with id '{run_id}'")
             db.shard(project).remove([run_id])
@@ -283,21 +285,21 @@ class Store(DatabaseFile):
         as kept when it was stored (for each project's best runs in the document itself, so
         the projects list reads no run), else computed from the run and its samples."""
         snap = self._read()
-        project = snap.run_index.get(run_id)
-        if project is None:
+        best = (stored_best(entry).get(run_id) for entry in snap.entries.values())
+        doc = None if snap.legacy else next((found for found in best if found), None)
+        if doc is not None:
+            with contextlib.suppress(KeyError, TypeError, ValueError):
+                return figures_from_doc(doc)
+        project = snap.project_of(run_id)
+        shard = snap.shard(project) if project is not None else None
+        if shard is None or run_id not in shard.runs:
             return None
-        doc = None if snap.legacy else stored_best(snap.entries.get(project)).get(run_id)
-        shard = snap.shard(project) if doc is None else None
-        if shard is not None:
-            if run_id not in shard.runs:
-                return None
-            doc = shard.figures.get(run_id)
+        doc = shard.figures.get(run_id)
         if doc is not None:
             with contextlib.suppress(KeyError, TypeError, ValueError):
                 return figures_from_doc(doc)
         from perftui.domain.figures import run_figures
 
-        shard = shard or snap.shard(project)
         run = snap.record(shard, run_id, with_layers=False)
         return run_figures(run, snap.latency_samples(run_id))
 

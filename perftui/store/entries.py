@@ -2,7 +2,7 @@
 (summary and runtime precision) kept up to date by every write, so the projects list and the
 home screen read the main document alone.
 
-An entry is ``{"project", "file", "tail", "runs", "summary", "precision",
+An entry is ``{"project", "file", "tail", "count", "summary", "precision",
 "precision_source", "best_figures": {"method", "runs": {run id: figures}}}``. A write that
 only adds runs to a project extends the stored figures with the new runs
 (perftui.domain.summary), so appending costs the same whatever the project's size; any other
@@ -13,10 +13,10 @@ written before these existed are read as they are and completed on the project's
 ``file`` and ``tail`` name the project's shard files (perftui.store.shards): its file and the
 segments of runs appended since, read as one.
 
-``runs`` is the JSON text of the list of the project's run ids (a list in entries written
-before): one value to parse and write instead of one per run, so the document costs the same
-to read and write however many runs the database holds; the ids are decoded when a run is
-looked up by id.
+The run ids are in the shard files alone (the entry counts them: ``count``; entries written
+before list them in ``runs``), so the document costs the same to read and write however many
+runs the database holds; a run looked up by id is found in the projects already read, else
+in all of them (perftui.store.snapshot).
 """
 
 from __future__ import annotations
@@ -41,9 +41,8 @@ __all__ = [
     "best_figures",
     "extended",
     "files_of",
-    "listed",
     "project_figures",
-    "run_ids",
+    "run_count",
     "shard_doc",
     "shard_key",
     "stored_best",
@@ -54,17 +53,21 @@ __all__ = [
 SUMMARY_FIELDS = {f.name for f in fields(ProjectSummary)}
 
 
-def run_ids(entry: dict[str, Any]) -> list[str]:
-    """The entry's run ids; ValueError if they are not a list of text."""
-    runs = entry["runs"]
+def run_count(entry: dict[str, Any]) -> int:
+    """How many runs the entry's project holds (entries written before ``count`` list their
+    ids); ValueError if the entry says neither."""
+    count = entry.get("count")
+    if isinstance(count, int) and not isinstance(count, bool):
+        return count
+    runs = entry.get("runs")
     if isinstance(runs, str):
         try:
             runs = json.loads(runs)
-        except (ValueError, RecursionError) as exc:
-            raise ValueError(f"undecodable run ids ({type(exc).__name__})") from None
-    if not isinstance(runs, list) or not all(isinstance(run_id, str) for run_id in runs):
-        raise ValueError("the run ids are not a list of text")
-    return runs
+        except (ValueError, RecursionError):
+            runs = None
+    if not isinstance(runs, list):
+        raise ValueError("the entry counts no runs")
+    return len(runs)
 
 
 def files_of(entry: dict[str, Any]) -> list[str]:
@@ -81,16 +84,10 @@ def shard_key(entry: dict[str, Any]) -> str:
     return "+".join(files_of(entry))
 
 
-def listed(entry: dict[str, Any], run_id: str) -> bool:
-    """Whether the entry lists the run, found in its text without decoding the list."""
-    runs = entry["runs"]
-    return json.dumps(run_id) in runs if isinstance(runs, str) else run_id in runs
-
-
 def shard_doc(
     project: str,
     file: str,
-    ids: list[str],
+    count: int,
     figures: tuple[ProjectSummary, PrecisionSource],
     best: dict[str, Any],
     tail: Sequence[str] = (),
@@ -100,7 +97,7 @@ def shard_doc(
         "project": project,
         "file": file,
         "tail": list(tail),
-        "runs": json.dumps(ids, separators=(",", ":")),
+        "count": count,
         "summary": plain(asdict(summary)),
         "precision": source.text,
         "precision_source": source.to_dict(),
@@ -156,10 +153,11 @@ def project_figures(
     extended with `appended` when that is all the write did, else computed afresh."""
     entry = snap.entries.get(project) if not snap.legacy else None
     if entry is not None:
-        before = snap.entry_runs(project)
-        only_added = len(before) + len(appended) == len(shard.runs) and all(
-            run_id in shard.runs for run_id in before
-        )
+        try:
+            before = run_count(entry)
+        except ValueError:
+            before = -1
+        only_added = not shard.removed and before + len(appended) == len(shard.runs)
         found = extended(entry, appended) if only_added else None
         if found is not None:
             return found

@@ -17,6 +17,7 @@ from perftui.store.entries import (
     extended,
     files_of,
     project_figures,
+    run_count,
     shard_doc,
 )
 from perftui.store.shards import HEADER, Shard, appendable, line, write_shard
@@ -49,7 +50,7 @@ def write_shards(tx: Transaction, folder: Path, cache: dict[str, Shard]) -> set[
             shard.records.clear()  # built before this write's environments were stored
             name = write_shard(folder, shard.blob())
             tx.new_shards.append(name)
-            table.insert(shard_doc(project, name, list(shard.runs), figures, best))
+            table.insert(shard_doc(project, name, len(shard.runs), figures, best))
             cache[name] = shard
     return {doc["file"] for doc in table.all()}
 
@@ -68,7 +69,7 @@ def _append(
     if figures is None or best is None:
         return False
     try:
-        files = files_of(entry)
+        files, count = files_of(entry), run_count(entry) + len(pending)
         with open(folder / files[0], "rb") as handle:
             if not appendable(handle.read(len(HEADER))):
                 return False
@@ -82,7 +83,6 @@ def _append(
     except (OSError, ValueError):
         return False  # written whole, which reports what is wrong
     tx.new_shards.append(name)
-    ids = tx.snap.entry_runs(project) + [doc["id"] for doc, _, _ in pending]
     table.remove(where("project") == project)
-    table.insert(shard_doc(project, files[0] if tail else name, ids, figures, best, tail))
+    table.insert(shard_doc(project, files[0] if tail else name, count, figures, best, tail))
     return True

@@ -68,6 +68,9 @@ class Shard:
         }
         self.figures = figures if figures is not None else {}
         """Run id -> its stored figures, all of this version's method (`method()`)."""
+        self.removed = False
+        """Whether runs were removed from it since it was read (its figures are then
+        computed again, not extended)."""
         self.records: dict[tuple[str, bool], RunResult] = {}
         """(run id, with layers) -> the run as a record."""
 
@@ -133,6 +136,7 @@ class Shard:
             self.figures[doc["id"]] = figures
 
     def remove(self, run_ids: Iterable[str]) -> None:
+        self.removed = True
         for run_id in run_ids:
             self.runs.pop(run_id, None)
             self.figures.pop(run_id, None)

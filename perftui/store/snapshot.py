@@ -20,7 +20,7 @@ from perftui.domain.errors import StoreError
 from perftui.domain.records import Project, RunResult, StoredBenchmark
 from perftui.domain.summary import PrecisionSource, ProjectSummary, summarize
 from perftui.store.codec import layers_from_document, samples_from_document
-from perftui.store.entries import files_of, listed, run_ids, shard_key, stored_figures
+from perftui.store.entries import files_of, run_count, shard_key, stored_figures
 from perftui.store.files import Signature, digest, read_bytes
 from perftui.store.layout import doc_key, time_key
 from perftui.store.payloads import KINDS, Payloads
@@ -173,32 +173,41 @@ class Snapshot:
             if not (
                 isinstance(doc.get("project"), str)
                 and isinstance(doc.get("file"), str)
-                and isinstance(doc.get("runs"), (list, str))
+                and ("count" in doc or "runs" in doc)
             ):
-                raise damaged(self.shown, f"shard document {doc_id} lacks project/file/runs")
+                raise damaged(self.shown, f"shard document {doc_id} lacks project/file/count")
             found[doc["project"]] = doc
         return found
 
-    def entry_runs(self, project: str) -> list[str]:
-        """The ids of a project's runs as its entry lists them ([] without an entry)."""
-        entry = self.entries.get(project)
-        try:
-            return [] if entry is None else run_ids(entry)
-        except ValueError as exc:
-            raise damaged(self.shown, f"runs of project {project!r}: {exc}") from None
-
     @cached_property
     def run_index(self) -> dict[str, str]:
-        """Run id -> its project's name."""
+        """Run id -> its project's name (reading every project's runs)."""
         if self.legacy:
             return {d["id"]: d["project"] for d in self._table("runs").values()}
-        return {run_id: name for name in self.entries for run_id in self.entry_runs(name)}
+        return {
+            run_id: name for name in self.entries for run_id in (self.shard(name) or Shard()).runs
+        }
 
-    def holds(self, run_id: str) -> bool:
-        """Whether a run of that id is stored, without indexing every run."""
-        if self.legacy or "run_index" in self.__dict__:
-            return run_id in self.run_index
-        return any(listed(entry, run_id) for entry in self.entries.values())
+    def project_of(self, run_id: str) -> str | None:
+        """The name of the run's project (None if no project holds it): found among the
+        projects already read, else by reading them all."""
+        if not self.legacy and "run_index" not in self.__dict__:
+            for name, entry in self.entries.items():
+                shard = self._shards.get(shard_key(entry))
+                if shard is not None and run_id in shard.runs:
+                    return name
+        return self.run_index.get(run_id)
+
+    def run_count(self, project: str) -> int:
+        """How many runs the project holds."""
+        entry = None if self.legacy else self.entries.get(project)
+        if entry is None:
+            shard = self.shard(project)
+            return 0 if shard is None else len(shard.runs)
+        try:
+            return run_count(entry)
+        except ValueError as exc:
+            raise damaged(self.shown, f"runs of project {project!r}: {exc}") from None
 
     @cached_property
     def _legacy(self) -> tuple[dict[str, Shard], dict[str, dict[str, dict[str, Any]]]]:
@@ -283,7 +292,7 @@ class Snapshot:
             raise damaged(self.shown, f"{kind} of run {run_id}: {exc}") from None
 
     def latency_samples(self, run_id: str) -> np.ndarray | None:
-        shard = self.shard(self.run_index.get(run_id, ""))
+        shard = self.shard(self.project_of(run_id) or "")
         return None if shard is None else self._payload(shard, "samples", run_id)
 
     @cached_property
@@ -317,7 +326,7 @@ class Snapshot:
         return result
 
     def run(self, run_id: str) -> RunResult | None:
-        shard = self.shard(self.run_index.get(run_id, ""))
+        shard = self.shard(self.project_of(run_id) or "")
         if shard is None or run_id not in shard.runs:
             return None
         return self.record(shard, run_id)
@@ -391,7 +400,7 @@ class Snapshot:
         """A project's stored figures (computed for an older layout, or for an entry a
         version with other figures wrote); None without runs."""
         entry = None if self.legacy else self.entries.get(project)
-        if entry is not None and not self.entry_runs(project):
+        if entry is not None and not self.run_count(project):
             return None
         stored = None if entry is None else stored_figures(entry)
         if stored is not None:

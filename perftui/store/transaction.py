@@ -17,7 +17,7 @@ import os
 import shutil
 import threading
 import uuid
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -111,7 +111,7 @@ class Transaction:
         return bool(self.files or self.dropped or self.lines or edits)
 
     def known(self, run_id: str) -> bool:
-        return run_id in self.added or self.snap.holds(run_id)
+        return run_id in self.added or self.snap.project_of(run_id) is not None
 
 
 class DatabaseFile:
@@ -340,9 +340,12 @@ def insert_runs(
     *,
     skip_existing: bool,
     missing_project_ok: bool = False,
+    fresh: Collection[str] = (),
 ) -> int:
     """Insert runs with their payloads; a run of an unknown project is an InputError, or
-    skipped with `missing_project_ok` (a parked run whose project was deleted since)."""
+    skipped with `missing_project_ok` (a parked run whose project was deleted since). Runs
+    whose ids are `fresh` (just made by `prepare_run`) are not looked for among the stored
+    ones, which could read every project."""
     projects = {doc["name"] for doc in tx.table("projects").all()}
     environments = {doc["id"] for doc in tx.table("environments").all()}
     new_environments = []
@@ -352,7 +355,7 @@ def insert_runs(
             if missing_project_ok:
                 continue
             raise InputError(f"no project named '{run.project}'; create it before storing runs")
-        if tx.known(run.id):
+        if run.id not in fresh and tx.known(run.id):
             if skip_existing:
                 continue
             raise InputError(f"run {run.id} is already stored")
