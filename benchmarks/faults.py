@@ -35,6 +35,7 @@ sys.path.insert(0, str(ROOT))
 
 from perftui.domain.errors import StoreError  # noqa: E402
 from perftui.store.database import Store  # noqa: E402
+from perftui.store.payloads import KINDS, Payloads  # noqa: E402
 
 MODEL = ROOT / "sample_models" / "mobilenet_fp32.onnx"
 ENV = {**os.environ, "PYTHONPATH": str(ROOT)}
@@ -77,9 +78,21 @@ def stored_ids(db: Path) -> set[str] | None:
         return None
 
 
-def kills(folder: Path, count: int, export: Path) -> tuple[int, int]:
-    """(damaged databases, runs lost) over `count` kills during writes and imports."""
-    damaged = lost = 0
+def unreferenced(db: Path, ids: set[str]) -> int:
+    """Payload files of runs the database does not hold (after a start-up has tidied)."""
+    folder = Payloads(db).root
+    return sum(
+        1
+        for kind, suffix in KINDS.items()
+        for path in (folder / kind).glob(f"*{suffix}")
+        if path.name[: -len(suffix)] not in ids
+    )
+
+
+def kills(folder: Path, count: int, export: Path) -> tuple[int, int, int]:
+    """(damaged databases, runs lost, payload files left unreferenced) over `count` kills
+    during writes and imports."""
+    damaged = lost = left = 0
     rng = random.Random(5)
     for i in range(count):
         db = folder / f"kill{i % 10}.json"
@@ -102,7 +115,8 @@ def kills(folder: Path, count: int, export: Path) -> tuple[int, int]:
             damaged += 1
         else:
             lost += len(reported - ids)
-    return damaged, lost
+            left += unreferenced(db, ids)
+    return damaged, lost, left
 
 
 def contention(folder: Path, writers: int, runs: int) -> tuple[int, int]:
@@ -237,12 +251,13 @@ def main() -> None:
             check=True,
             env=ENV,
         )
-        damaged, lost = kills(folder, args.kills, export)
+        damaged, lost, left = kills(folder, args.kills, export)
         c_damaged, c_lost = contention(folder, args.writers, args.runs)
         hostile = hostile_files(folder)
         clean, wrong, written = refusals(folder, hostile)
         total = len(hostile) + len(BAD_BENCH)
         print(f"kill -9 during writes and imports: {args.kills}")
+        print(f"payload files left unreferenced after the next start: {left}")
         print(f"{args.writers} writers x {args.runs} runs: damaged {c_damaged}, runs lost {c_lost}")
         print(f"damaged databases: {damaged + c_damaged}")
         print(f"runs lost: {lost + c_lost}")
