@@ -140,7 +140,7 @@ def test_no_file_until_first_write_then_parents_and_meta(store: Store) -> None:
     store.ensure_project(make_project())
     assert store.path.is_file()
     meta = list(read_json(store.path)["meta"].values())
-    assert meta[0]["schema_version"] == Store.SCHEMA_VERSION == 3
+    assert meta[0]["schema_version"] == Store.SCHEMA_VERSION == 4
 
 
 def test_run_round_trip_every_field(store: Store) -> None:
@@ -591,9 +591,9 @@ def test_permission_denied_is_one_line(tmp_path: Path, monkeypatch) -> None:
 
 def test_newer_schema_is_refused(tmp_path: Path) -> None:
     path = tmp_path / "db.json"
-    content = json.dumps({"meta": {"1": {"schema_version": 4}}, "projects": {}})
+    content = json.dumps({"meta": {"1": {"schema_version": 5}}, "projects": {}})
     path.write_text(content)
-    with pytest.raises(StoreError, match=r"newer perftui \(schema 4") as info:
+    with pytest.raises(StoreError, match=r"newer perftui \(schema 5") as info:
         Store(path).projects()
     assert "\n" not in str(info.value)
     with pytest.raises(StoreError, match="newer"):

@@ -53,26 +53,38 @@ def test_appending_copies_the_shard_file_and_parses_none_of_its_runs(
         fresh.add_run(added)
 
 
-def test_files_and_entries_an_earlier_version_wrote_are_read_and_rewritten(
+def test_a_layout3_database_is_migrated_once_with_a_backup(
     tmp_path: Path,
 ) -> None:
     path = tmp_path / "perftui.json"
     store = Store(path)
-    store.ensure_project(make_project("p"))
+    for name in ("p", "q"):
+        store.ensure_project(make_project(name, f"/m/{name}"))
     old = store.add_run(make_run("p"), np.ones(5))
-    shard = shard_paths(path)["p"]
-    shard.write_text(json.dumps(read_shard(shard)))  # one object of tables, as before
-    data = read_json(path)
+    other = store.add_run(make_run("q"), np.ones(5))
+    data = read_json(path)  # as the previous version wrote it
+    data["meta"]["1"]["schema_version"] = 3
     for entry in data["shards"].values():
-        del entry["count"], entry["tail"]
-        entry["runs"] = [old.id]  # its run ids, as before
+        shard = shard_paths(path)[entry["project"]]
+        shard.write_text(json.dumps(read_shard(shard)))  # one object of tables
+        entry["runs"] = [old.id if entry["project"] == "p" else other.id]
+        for key in ("count", "tail", "precision_source", "best_figures"):
+            del entry[key]
     path.write_text(json.dumps(data))
-    assert Store(path).get_run(old.id) == old
-    new = Store(path).add_run(make_run("p"), np.ones(5))
-    assert shard_paths(path)["p"].read_bytes().startswith(HEADER)
-    (entry,) = read_json(path)["shards"].values()
-    assert entry["count"] == 2 and "runs" not in entry
+    original = path.read_bytes()
+    lines: list[str] = []
+    assert Store(path, notify=lines.append).get_run(old.id) == old
+    new = Store(path, notify=lines.append).add_run(make_run("p"), np.ones(5))
+    assert len(lines) == 1 and "layout 4" in lines[0] and "layout3.bak" in lines[0]
+    assert (tmp_path / "perftui.json.layout3.bak").read_bytes() == original
+    assert all(raw.startswith(HEADER) for raw in shard_bytes(path).values())
+    entries = {e["project"]: e for e in read_json(path)["shards"].values()}
+    assert entries["p"]["count"] == 2 and entries["q"]["count"] == 1
+    assert all("runs" not in e and e["best_figures"]["runs"] for e in entries.values())
     assert [r.id for r in Store(path).runs("p")] == [new.id, old.id]
+    lines.clear()
+    Store(path, notify=lines.append).add_run(make_run("q"))
+    assert not lines  # once
 
 
 def test_a_shard_reads_back_what_it_was_given() -> None:

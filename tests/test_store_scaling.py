@@ -1,4 +1,4 @@
-"""The store's layout 3: runs in a shard file per project and payloads in files beside the
+"""The store's layout 4: runs in a shard file per project and payloads in files beside the
 document, the migration of layout-1 and layout-2 databases (as earlier versions wrote them)
 with a backup, runs parked in the journal when the lock stays taken, and concurrent writers
 in real processes losing nothing."""
@@ -62,10 +62,10 @@ def test_a_layout1_database_is_migrated_once_with_a_backup(tmp_path: Path) -> No
     assert run.layers == layers
     assert run.resolved == {"streams": 2, "environment": {"cpu": "x", "flags": ["avx2"]}}
     assert np.array_equal(store.latency_samples("r1"), samples)
-    assert len(lines) == 1 and "layout 3" in lines[0] and "layout1.bak" in lines[0]
+    assert len(lines) == 1 and "layout 4" in lines[0] and "layout1.bak" in lines[0]
     assert (tmp_path / "perftui.json.layout1.bak").read_bytes() == original
     data = read_json(path)
-    assert data["meta"]["1"]["schema_version"] == 3
+    assert data["meta"]["1"]["schema_version"] == 4
     assert not {"runs", "layers", "samples"} & set(data)
     assert stored_tables(path)["samples"] == {"r1": 500}
     assert [d["environment"] for d in data["environments"].values()] == [
@@ -119,10 +119,10 @@ def test_a_layout2_database_is_migrated_once_with_a_backup(tmp_path: Path) -> No
     assert store.runs("q")[0].resolved["environment"] == {"cpu": "x"}
     assert store.runs("q")[0].layers == make_run().layers
     assert all(np.array_equal(store.latency_samples(i), s) for i, s in samples.items())
-    assert len(lines) == 1 and "layout 3" in lines[0] and "layout2.bak" in lines[0]
+    assert len(lines) == 1 and "layout 4" in lines[0] and "layout2.bak" in lines[0]
     assert (tmp_path / "perftui.json.layout2.bak").read_bytes() == original
     data = read_json(path)
-    assert data["meta"]["1"]["schema_version"] == 3
+    assert data["meta"]["1"]["schema_version"] == 4
     assert not {"runs", "layers", "samples"} & set(data)
     assert sorted(shard_paths(path)) == ["p", "q"]
     summaries = dict((p.name, s) for p, s in store.summaries())

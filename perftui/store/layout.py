@@ -3,7 +3,7 @@
 The public identity of a record is its "id" field, a uuid4 hex string, never a TinyDB
 document id:
 
-- ``meta``: ``{"schema_version": 3, "created_at", "generator"}``, written on the first write.
+- ``meta``: ``{"schema_version": 4, "created_at", "generator"}``, written on the first write.
 - ``projects``: ``Project.to_dict()``, the model as an absolute path.
 - ``benchmarks``: ``StoredBenchmark.to_dict()``, i.e.
   ``{"id", "project_name", "created_at", **BenchmarkRequest.to_dict()}``.
@@ -18,8 +18,10 @@ are files named by run id (perftui.store.payloads).
 
 Layout 1 kept the payloads inline (``"codec"``, ``"data"``: base64 of the same zlib blobs);
 layout 2 kept every run in the document (tables ``runs``, ``layers`` and ``samples`` of
-``{"run_id", "count"}``). The first write by this version moves both to layout 3 and keeps a
-backup of the old file.
+``{"run_id", "count"}``); layout 3 listed each project's run ids in its entry and kept its
+runs as one JSON object of tables. The first write by this version moves each to layout 4
+(shard files of JSON lines, entries that count their runs) and keeps a backup of the old
+file; until then it is read as it is.
 """
 
 from __future__ import annotations
@@ -46,7 +48,7 @@ __all__ = [
     "time_key",
 ]
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 
 
 def now_iso() -> str:
