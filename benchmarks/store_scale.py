@@ -10,7 +10,7 @@ side by side on the large and on an empty database (one project, one run):
 - in process: appending one run (a fresh Store, as a new `bench` opens it), and the home
   screen's first paint data (from a fresh Store: summaries, precisions and the figures of
   each project's best runs, computed from the run and its samples as the dashboard did, or
-  as the store keeps them: Store.figures).
+  as the store keeps them: Store.figures), and again by the store that has just written.
 
 Usage: python benchmarks/store_scale.py [--runs 10000] [--projects 50] [--layers 300]
        [--samples 5000]   (use e.g. --runs 1000 for a quick look)
@@ -132,16 +132,22 @@ def measure(db: Path, a: str, b: str, samples: int) -> dict[str, str]:
     def append() -> None:
         Store(db).add_run(make_run(a, 7, rng, 0), rng.gamma(4.0, 1.0, samples))
 
-    def first_paint(figures: Callable[[Store, str], object]) -> Callable[[], None]:
-        def paint() -> None:  # what the projects list reads (tui/projects/screen.py)
-            fresh = Store(db)
-            for _, summary in fresh.summaries():
-                for run_id in (summary.best_throughput_run, summary.best_latency_run):
-                    if run_id:
-                        figures(fresh, run_id)
-            fresh.precisions()
+    def paint(store: Store, figures: Callable[[Store, str], object]) -> None:
+        for _, summary in store.summaries():  # what the projects list reads
+            for run_id in (summary.best_throughput_run, summary.best_latency_run):
+                if run_id:
+                    figures(store, run_id)
+        store.precisions()
 
-        return paint
+    def first_paint(figures: Callable[[Store, str], object]) -> Callable[[], None]:
+        return lambda: paint(Store(db), figures)
+
+    def after_write() -> float:
+        """The projects list read again by the store that has just written a run."""
+        store = Store(db)
+        paint(store, Store.figures)
+        store.add_run(make_run(a, 7, rng, 0), rng.gamma(4.0, 1.0, samples))
+        return timed(lambda: paint(store, Store.figures))
 
     def computed(store: Store, run_id: str) -> None:  # as tui/kit/samples.stored_figures
         run = store.get_run(run_id)
@@ -157,6 +163,7 @@ def measure(db: Path, a: str, b: str, samples: int) -> dict[str, str]:
         "append one run (in process, median of 5)": f"{appended:.3f} s",
         "home screen data, figures computed": f"{timed(first_paint(computed)):.3f} s",
         "home screen data, Store.figures": f"{timed(first_paint(Store.figures)):.3f} s",
+        "home screen data after a write": f"{after_write():.3f} s",
         "export": f"{export_s:.2f} s",
         "export peak memory": f"{export_mb:.0f} MB",
     }

@@ -195,7 +195,8 @@ class Store(DatabaseFile):
 
     def add_run(self, run: RunResult, samples_ms: np.ndarray | None = None) -> RunResult:
         """Store one run (its project must exist): assigns an id and started_at if empty,
-        keeps layers and raw latency samples in their own tables. Returns the stored run."""
+        keeps its layers and raw latency samples in files beside the database and its
+        figures (intervals and verdict) with it. Returns the stored run."""
         return self.add_runs([(run, samples_ms)])[0]
 
     def add_runs(self, items: Iterable[tuple[RunResult, np.ndarray | None]]) -> list[RunResult]:
