@@ -80,6 +80,7 @@ def _append(
         else:  # the file and its segments as one file again
             whole = b"".join((folder / name).read_bytes() for name in files)
             name, tail = write_shard(folder, whole + lines), []
+            tx.superseded = True
     except (OSError, ValueError):
         return False  # written whole, which reports what is wrong
     tx.new_shards.append(name)

@@ -77,6 +77,9 @@ class Transaction:
         self.added: set[str] = set()
         self.new_shards: list[str] = []
         """The shard files this write has written."""
+        self.superseded = False
+        """Whether it gathered a project's file and segments into one (the old ones are then
+        removed by a tidy, after a grace period)."""
         self.appended: dict[str, list[RunResult]] = {}
         """Project name -> the runs this write adds to it (their figures extend the stored)."""
         self.lines: dict[str, list[Pending]] = {}
@@ -251,7 +254,7 @@ class DatabaseFile:
                 ) from None
             payloads.remove(tx.dropped)
             Journal(target).discard(tx.merged)
-            if tx.shards or tx.new_shards:
+            if tx.shards or tx.superseded:
                 named = {name for doc in db.table("shards").all() for name in files_of(doc)}
                 tidy_shards(shard_folder(payloads.root), named)
             payloads.end()
