@@ -10,16 +10,15 @@ in the document, is read through the same shards, built in memory.
 from __future__ import annotations
 
 import copy
-import json
 from collections.abc import Sequence
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from perftui.domain.errors import StoreError
 from perftui.domain.records import Project, RunResult, StoredBenchmark
 from perftui.domain.summary import PrecisionSource, ProjectSummary, summarize
 from perftui.store.codec import layers_from_document, samples_from_document
+from perftui.store.document import damaged, malformed, parse
 from perftui.store.entries import files_of, run_count, shard_key, stored_figures
 from perftui.store.files import Signature, digest, read_bytes
 from perftui.store.layout import doc_key, time_key
@@ -29,21 +28,10 @@ from perftui.store.shards import Shard, shard_folder
 if TYPE_CHECKING:
     import numpy as np
 
-__all__ = ["Snapshot", "damaged", "load"]
+__all__ = ["Snapshot", "load"]
 
 MALFORMED = (KeyError, TypeError, ValueError, AttributeError)
 """What a record's `from_dict` raises on a document of the wrong shape."""
-
-
-def damaged(path: Path, reason: str) -> StoreError:
-    return StoreError(
-        f"database {path} is damaged ({reason}); it was left untouched"
-        " — move it aside or use --db PATH"
-    )
-
-
-def _malformed(shown: Path, what: str, exc: Exception) -> StoreError:
-    return damaged(shown, f"{what} is malformed ({type(exc).__name__}: {exc})")
 
 
 def load(
@@ -68,53 +56,6 @@ def load(
         reuse.sig = sig
         return reuse
     return Snapshot(parse(raw, shown, schema_version), sig, hashed, shown, payloads, shards)
-
-
-def parse(raw: bytes, shown: Path, schema_version: int) -> dict[str, Any]:
-    """The tables of the file's bytes; StoreError if they are not a perftui database."""
-    if not raw.strip():
-        return {}  # an empty file holds nothing to lose
-    try:
-        data = json.loads(raw.decode("utf-8"))
-    except UnicodeDecodeError:
-        raise damaged(shown, "not UTF-8 text") from None
-    except json.JSONDecodeError as exc:
-        raise damaged(shown, f"{exc.msg} at line {exc.lineno}, column {exc.colno}") from None
-    except RecursionError:
-        raise damaged(shown, "nested too deeply") from None
-    if not isinstance(data, dict):
-        raise damaged(shown, "the top level is not a JSON object")
-    for name, table in data.items():
-        if not isinstance(table, dict) or not all(isinstance(d, dict) for d in table.values()):
-            raise damaged(shown, f"table {name!r} is not a table of documents")
-    meta = list(data.get("meta", {}).values())
-    if not meta:
-        if any(data.values()):
-            raise StoreError(
-                f"database {shown} is not a perftui database (no schema version);"
-                " it was left untouched — use --db PATH"
-            )
-        return data
-    version = meta[0].get("schema_version")
-    if not isinstance(version, int) or isinstance(version, bool) or version < 1:
-        raise damaged(shown, f"bad schema version {version!r}")
-    if version > schema_version:
-        raise StoreError(
-            f"database {shown} was written by a newer perftui (schema {version}; this version"
-            f" reads schema {schema_version}); it was left untouched"
-            " — upgrade perftui or use --db PATH"
-        )
-    for doc_id, doc in data.get("projects", {}).items():
-        if not all(isinstance(doc.get(k), str) for k in ("name", "model", "engine")):
-            raise damaged(shown, f"project document {doc_id} lacks name/model/engine")
-    for doc_id, doc in data.get("runs", {}).items():
-        if not (
-            isinstance(doc.get("id"), str)
-            and isinstance(doc.get("project"), str)
-            and isinstance(doc.get("config"), dict)
-        ):
-            raise damaged(shown, f"run document {doc_id} lacks id/project/config")
-    return data
 
 
 class Snapshot:
@@ -253,7 +194,7 @@ class Snapshot:
         except OSError as exc:
             raise damaged(self.shown, f"runs of project {project!r}: {exc.strerror}") from None
         except (KeyError, TypeError, ValueError, RecursionError) as exc:
-            raise _malformed(self.shown, f"runs file of project {project!r}", exc) from None
+            raise malformed(self.shown, f"runs file of project {project!r}", exc) from None
         if keep:
             self._shards[key] = shard
         return shard
@@ -320,7 +261,7 @@ class Snapshot:
         try:
             result = RunResult.from_dict({**doc, "layers": layers, "resolved": resolved})
         except MALFORMED as exc:
-            raise _malformed(self.shown, f"run {run_id}", exc) from None
+            raise malformed(self.shown, f"run {run_id}", exc) from None
         if keep:
             shard.records[(run_id, with_layers)] = result
         return result
@@ -386,7 +327,7 @@ class Snapshot:
         try:
             result = StoredBenchmark.from_dict(copy.deepcopy(doc))
         except MALFORMED as exc:
-            raise _malformed(self.shown, f"benchmark {benchmark_id}", exc) from None
+            raise malformed(self.shown, f"benchmark {benchmark_id}", exc) from None
         self._benchmarks[benchmark_id] = result
         return result
 

@@ -11,8 +11,9 @@ from typing import Any
 
 from perftui.domain.records import RunResult
 from perftui.store.codec import samples_blob_document
+from perftui.store.document import damaged
 from perftui.store.shards import Shard
-from perftui.store.snapshot import Snapshot, damaged
+from perftui.store.snapshot import Snapshot
 
 __all__ = ["stream_runs"]
 
