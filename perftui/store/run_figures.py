@@ -27,10 +27,16 @@ __all__ = ["figures_doc", "figures_from_doc", "method"]
 METHOD_MODULES = ("perftui.domain.figures", "perftui.domain.uncertainty", "perftui.domain.verdict")
 
 
+FORMAT = b"figures 2"
+"""How figures are written below; part of `method()`, so figures written another way are
+computed again rather than misread."""
+
+
 @functools.cache
 def method() -> str:
-    """A digest of the source of the modules that compute figures (read, not imported)."""
-    digest = hashlib.sha256()
+    """A digest of the source of the modules that compute figures (read, not imported) and
+    of how they are stored."""
+    digest = hashlib.sha256(FORMAT)
     for name in METHOD_MODULES:
         spec = importlib.util.find_spec(name)
         if spec is not None and spec.origin:
@@ -39,18 +45,23 @@ def method() -> str:
     return digest.hexdigest()[:16]
 
 
-def _interval(found: Interval | None) -> dict[str, Any] | None:
+def _interval(found: Interval | None) -> list[Any] | None:
+    """[value, lo, hi, n, lower end open, upper end open, log_se, df]: a list, since the
+    figures of each project's best runs are parsed and written with the document by every
+    write."""
     if found is None:
         return None
-    return {
-        "value": found.value,
-        "lo": found.lo,
-        "hi": found.hi,
-        "n": found.n,
-        "open_ends": list(found.open_ends),
-        "log_se": found.log_se,
-        "df": found.df,
-    }
+    lower, upper = found.open_ends
+    return [
+        found.value,
+        found.lo,
+        found.hi,
+        found.n,
+        int(lower),
+        int(upper),
+        found.log_se,
+        found.df,
+    ]
 
 
 def figures_doc(run: RunResult, samples_ms: np.ndarray | None) -> dict[str, Any]:
@@ -59,10 +70,11 @@ def figures_doc(run: RunResult, samples_ms: np.ndarray | None) -> dict[str, Any]
 
     found = run_figures(run, samples_ms)
     return {
-        "throughput_fps": found.throughput_fps,
-        "throughput": _interval(found.throughput),
-        "latency": {name: _interval(value) for name, value in found.latency.items()},
-        "verdict": {"status": found.verdict.status, "reasons": list(found.verdict.reasons)},
+        "fps": found.throughput_fps,
+        "t": _interval(found.throughput),
+        "l": {name: _interval(value) for name, value in found.latency.items()},
+        "v": found.verdict.status,
+        "r": list(found.verdict.reasons),
     }
 
 
@@ -73,25 +85,18 @@ def figures_from_doc(doc: dict[str, Any]) -> Figures:
     from perftui.domain.uncertainty import Interval
     from perftui.domain.verdict import Verdict
 
-    def interval(value: dict[str, Any] | None) -> Interval | None:
+    def interval(value: list[Any] | None) -> Interval | None:
         if value is None:
             return None
-        lower, upper = value["open_ends"]
+        found, lo, hi, n, lower, upper, log_se, df = value
         return Interval(
-            float(value["value"]),
-            float(value["lo"]),
-            float(value["hi"]),
-            int(value["n"]),
-            (bool(lower), bool(upper)),
-            value["log_se"],
-            value["df"],
+            float(found), float(lo), float(hi), int(n), (bool(lower), bool(upper)), log_se, df
         )
 
-    latency = {str(name): interval(value) for name, value in doc["latency"].items()}
-    verdict = doc["verdict"]
+    latency = {str(name): interval(value) for name, value in doc["l"].items()}
     return Figures(
-        throughput_fps=float(doc["throughput_fps"]),
-        throughput=interval(doc["throughput"]),
+        throughput_fps=float(doc["fps"]),
+        throughput=interval(doc["t"]),
         latency={name: value for name, value in latency.items() if value is not None},
-        verdict=Verdict(str(verdict["status"]), tuple(str(r) for r in verdict["reasons"])),
+        verdict=Verdict(str(doc["v"]), tuple(str(r) for r in doc["r"])),
     )
