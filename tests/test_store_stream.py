@@ -43,6 +43,10 @@ def test_export_keeps_no_run_it_read_and_sends_samples_as_stored(
     assert not store._shards  # nothing read was kept
     runs = [r for p in json.loads(out.getvalue())["projects"] for r in p["runs"]]
     assert len(runs) == 6 and all(r["layers"] for r in runs)
+    stored = {r.id: r for name in ("a", "b") for r in Store(store.path).runs(name)}
+    for run in runs:  # the stored rows, as the records would give them
+        expected = json.loads(json.dumps(stored[run["id"]].to_dict()))
+        assert {k: run[k] for k in expected} == expected
     for run in runs:
         got = codec.samples_from_document(run["latency_samples"])
         assert np.array_equal(got, samples[run["id"]])

@@ -24,7 +24,7 @@ from perftui.store.layout import benchmark_doc, now_iso, project_doc
 from perftui.store.paths import normalize_model_path, same_target
 from perftui.store.run_figures import figures_from_doc
 from perftui.store.shards import Shard
-from perftui.store.stream import stream_runs
+from perftui.store.stream import Rows, stream_runs
 from perftui.store.transaction import DatabaseFile, insert_runs, prepare_run
 
 if TYPE_CHECKING:
@@ -257,10 +257,10 @@ class Store(DatabaseFile):
 
     def stream_runs(
         self, project: str, *, with_layers: bool = True, with_samples: bool = True
-    ) -> Iterator[tuple[RunResult, dict[str, Any] | None]]:
+    ) -> Iterator[tuple[RunResult, Rows | None, dict[str, Any] | None]]:
         """The runs of a project, newest first, one at a time and kept nowhere (for a pass
-        over the whole database, as export makes), each with its samples in the export's
-        encoding (perftui.store.codec) when asked for and stored."""
+        over the whole database, as export makes): each without its layers, with its layer
+        rows and its samples in the export's encoding (perftui.store.stream)."""
         return stream_runs(
             self._read(), project, with_layers=with_layers, with_samples=with_samples
         )

@@ -106,8 +106,8 @@ def export_chunks(
         fields = _dumps({**project.to_dict(), "benchmarks": benchmarks})
         yield ("," if p else "") + "\n" + fields[:-1] + ',"runs":['
         runs = store.stream_runs(project.name, with_samples=include_samples)
-        for r, (run, samples) in enumerate(runs):
-            data = run.to_dict()
+        for r, (run, layers, samples) in enumerate(runs):
+            data = {**run.to_dict(), "layers": layers}
             if samples is not None:
                 data["latency_samples"] = samples
             yield ("," if r else "") + "\n" + _dumps(data)
@@ -137,7 +137,7 @@ def export_csv(store: Store, projects: Sequence[str] | None = None) -> str:
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(CSV_COLUMNS)
     for project in _selected(store, projects):
-        for run, _ in store.stream_runs(project.name, with_layers=False, with_samples=False):
+        for run, _, _ in store.stream_runs(project.name, with_layers=False, with_samples=False):
             c = run.config
             lat = run.latency_ms
             stats = (

@@ -218,7 +218,7 @@ class Snapshot:
 
     # ------------------------------------------------------------------ runs
 
-    def _payload(self, shard: Shard, kind: str, run_id: str) -> Any:
+    def payload(self, shard: Shard, kind: str, run_id: str) -> Any:
         """A run's decoded payload, inline (layout 1) or from its file; None if it has none."""
         count = shard.counts[kind].get(run_id)
         if count is None:
@@ -234,7 +234,7 @@ class Snapshot:
 
     def latency_samples(self, run_id: str) -> np.ndarray | None:
         shard = self.shard(self.project_of(run_id) or "")
-        return None if shard is None else self._payload(shard, "samples", run_id)
+        return None if shard is None else self.payload(shard, "samples", run_id)
 
     @cached_property
     def projects(self) -> dict[str, Project]:
@@ -254,7 +254,7 @@ class Snapshot:
         if cached is not None:
             return cached
         doc = shard.runs[run_id]
-        layers = self._payload(shard, "layers", run_id) if with_layers else None
+        layers = self.payload(shard, "layers", run_id) if with_layers else None
         resolved = copy.deepcopy(doc.get("resolved")) if doc.get("resolved") else {}
         if "environment" in doc:  # shared by the runs that recorded the same one
             resolved["environment"] = self.environments.get(doc["environment"], {})

@@ -15,20 +15,25 @@ from perftui.store.document import damaged
 from perftui.store.shards import Shard
 from perftui.store.snapshot import Snapshot
 
-__all__ = ["stream_runs"]
+__all__ = ["Rows", "stream_runs"]
+
+Rows = list[dict[str, Any]]
 
 
 def stream_runs(
     snap: Snapshot, project: str, *, with_layers: bool, with_samples: bool
-) -> Iterator[tuple[RunResult, dict[str, Any] | None]]:
-    """The project's runs, newest first, each with its samples in the export's encoding
-    (perftui.store.codec) when asked for and stored."""
+) -> Iterator[tuple[RunResult, Rows | None, dict[str, Any] | None]]:
+    """The project's runs, newest first (without their layers), each with its layer
+    profile's rows as stored (`LayerProfile.to_dict()` each, not made into records and back)
+    and its samples in the export's encoding (perftui.store.codec), when asked for and
+    stored."""
     shard = snap.shard(project, keep=False)
     if shard is None:
         return
     for run_id in snap.newest_first(shard):
-        run = snap.record(shard, run_id, with_layers=with_layers, keep=False)
-        yield run, _samples_document(snap, shard, run_id) if with_samples else None
+        run = snap.record(shard, run_id, with_layers=False, keep=False)
+        rows = snap.payload(shard, "layers", run_id) if with_layers else None
+        yield run, rows, _samples_document(snap, shard, run_id) if with_samples else None
 
 
 def _samples_document(snap: Snapshot, shard: Shard, run_id: str) -> dict[str, Any] | None:
