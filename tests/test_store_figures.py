@@ -130,3 +130,17 @@ def test_the_best_runs_figures_are_read_from_the_document_alone(
     assert fresh.figures(best.id) == expected
     monkeypatch.undo()
     assert fresh.figures("no such run") is None
+
+
+def test_a_first_write_killed_before_the_database_existed_leaves_nothing(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "perftui.json"
+    folder = tmp_path / "perftui.json.d"
+    (folder / "samples").mkdir(parents=True)
+    orphan = folder / "samples" / "r1.f32.z"
+    orphan.write_bytes(b"x")
+    (folder / "pending").touch()  # as a first write killed before its document left them
+    assert Store(path).projects() == []
+    assert not orphan.exists() and not (folder / "pending").exists()
+    assert not path.exists()  # a read creates no database

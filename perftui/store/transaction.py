@@ -170,8 +170,10 @@ class DatabaseFile:
         read's. A read-only database is read as it is."""
         self._started = True
         target = self._target
-        if not target.is_file() and not Journal(target).root.is_dir():
-            return
+        if not (
+            target.is_file() or Journal(target).root.is_dir() or Payloads(target).pending.exists()
+        ):
+            return  # nothing there yet (a first write killed early leaves its pending mark)
         if not os.access(target.parent, os.W_OK) or read_only(target):
             return
         with try_lock(target.with_name(target.name + ".lock")) as free:
@@ -187,7 +189,8 @@ class DatabaseFile:
                 payloads.tidy(snap.payload_ids())
                 payloads.end()
             tidy_shards(shard_folder(payloads.root), snap.shard_files())
-        if snap.version < self.SCHEMA_VERSION or Journal(target).entries():
+        migrate = snap.sig is not None and snap.version < self.SCHEMA_VERSION
+        if migrate or Journal(target).entries():
             with self._transaction(force=True):
                 pass
 
