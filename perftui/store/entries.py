@@ -7,16 +7,16 @@ An entry is ``{"project", "file", "tail", "count", "summary", "precision",
 only adds runs to a project extends the stored figures with the new runs
 (perftui.domain.summary), so appending costs the same whatever the project's size; any other
 edit (a deleted run, a rename, a migration) computes them from the project's runs. The best
-runs' figures (perftui.store.run_figures) are computed when a run becomes a best one. Entries
-written before these existed are read as they are and completed on the project's next write.
+runs' figures (perftui.store.run_figures) are computed when a run becomes a best one. A
+layout-3 entry (run ids listed in ``runs``, no precision source or best figures) is read as
+it is until the migration writes it anew (perftui.store.layout).
 
 ``file`` and ``tail`` name the project's shard files (perftui.store.shards): its file and the
 segments of runs appended since, read as one.
 
-The run ids are in the shard files alone (the entry counts them: ``count``; entries written
-before list them in ``runs``), so the document costs the same to read and write however many
-runs the database holds; a run looked up by id is found in the projects already read, else
-in all of them (perftui.store.snapshot).
+The run ids are in the shard files alone (the entry counts them: ``count``), so the
+document costs the same to read and write however many runs the database holds; a run looked
+up by id is found in the projects already read, else in all of them (perftui.store.snapshot).
 """
 
 from __future__ import annotations

@@ -6,9 +6,9 @@ per run, ``{"run": run document, "samples": count, "layers": count, "figures": f
 "method": ...}`` (the counts of the run's payload files when it has them, and its figures
 (perftui.store.run_figures) as computed when it was stored, so showing a project's runs reads
 none of their samples; figures of another method are computed again when read). Adding runs
-to a project copies its file's bytes and appends their lines, parsing none of the runs
-already there. Files an earlier version wrote (one JSON object of tables ``runs``,
-``samples``, ``layers``) are read too and rewritten as lines by the project's next write.
+to a project writes their lines to a segment beside its file (perftui.store.shard_writes),
+parsing none of the runs already there. Files layout 3 wrote (one JSON object of tables
+``runs``, ``samples``, ``layers``) are read too, until the migration writes them as lines.
 
 A file is never changed: a write puts the project's runs in a new file, commits the main
 document that names it, and the superseded file is removed later (after `GRACE_S`, so a
