@@ -169,8 +169,9 @@ class FakeClient:
             self.gate.set()
 
     def events(self) -> Iterator[protocol.Event]:
-        total = len(self.request.configs)
-        for index, config in enumerate(self.request.configs):
+        total = self.request.total_runs
+        for index in range(total):
+            repeat, config = self.request.scheduled(index)
             yield protocol.RunStarted(index, total, config)
             yield protocol.PhaseChanged(index, "timed")
             for n in range(1, self.ticks + 1):
@@ -192,7 +193,7 @@ class FakeClient:
                 100.0 * config.batch + 5,
                 10 + index,
             )
-            run = replace(run, config=config)  # all of the settings asked for
+            run = replace(run, config=config, repeat=repeat)  # all of the settings asked for
             if self.fail_index == index:
                 run = replace(run, status="failed", error="worker died", latency_ms=None)
             swing = 0.3 if self.noisy_index == index else 0.01

@@ -5,6 +5,7 @@ from __future__ import annotations
 import threading
 import time
 from collections import Counter
+from dataclasses import replace
 
 import pytest
 from textual.widgets import DataTable
@@ -73,6 +74,19 @@ async def test_a_benchmark_runs_to_the_end_and_its_runs_are_stored(app, services
         await pilot.press("o")
         await until(pilot, lambda: isinstance(app.screen, ProjectDetailScreen))
         assert app.screen.project_name == "net-int8"
+
+
+async def test_repetitions_count_in_the_progress_and_are_told_apart(app, services):
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        screen = LiveRunScreen([replace(request(app), repeat=2)], validated=True)
+        app.push_screen(screen)
+        await until(pilot, lambda: not screen.running)
+        assert screen.total == 4  # "run 3 of 4", not "of 2"
+        labels = [row[1] for row in table_rows(screen)]
+        assert labels == ["b1 t1 (1/2)", "b4 t1 (1/2)", "b1 t1 (2/2)", "b4 t1 (2/2)"]
+        chart = screen.query_one("#chart-fps", LiveChart)
+        assert [line.label for line in chart.lines] == labels  # four lines, none drawn over
 
 
 async def test_cancel_keeps_the_run_in_progress_as_cancelled(app, services):

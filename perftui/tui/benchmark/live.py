@@ -111,7 +111,7 @@ class LiveRunScreen(FollowingScreen[None], PerftuiScreen):
         self.finished: list[RunResult] = []
         self.unsteady: list[tuple[str, str]] = []
         """(run label, verdict) of the finished runs that are not stable."""
-        self.total = sum(len(r.configs) for r in requests)
+        self.total = sum(r.total_runs for r in requests)
         self._drawn = -1
         self._tick: protocol.Progress | None = None
         self._charted = 0.0
@@ -175,7 +175,7 @@ class LiveRunScreen(FollowingScreen[None], PerftuiScreen):
                 client: Client = services.client(request, store)
             except Exception as error:  # bad model, engine without the device, store error
                 self.post_message(LiveFailed(n, one_line(error)))
-                offset += len(request.configs)
+                offset += request.total_runs
                 continue
             self.attach_child(client)
             for event in client.events():
@@ -189,21 +189,24 @@ class LiveRunScreen(FollowingScreen[None], PerftuiScreen):
                     self.post_message(LiveTick(offset + event.index, event))
                     continue
                 if isinstance(event, protocol.RunStarted):
-                    self.series.start(offset + event.index, self._label(request, event.config))
+                    label = self._label(request, event.config, event.index)
+                    self.series.start(offset + event.index, label)
                 self.post_message(LiveEvent(n, offset + getattr(event, "index", 0), event))
             self.attach_child(None)
-            offset += len(request.configs)
+            offset += request.total_runs
 
     def child_failed(self, error: Exception) -> None:
         self.app.call_from_thread(self.report, error, "Benchmark")
 
-    def _label(self, request: BenchmarkRequest, config: object) -> str:
-        return str(self._named(request, config))
+    def _label(self, request: BenchmarkRequest, config: object, index: int) -> str:
+        return str(self._named(request, config, request.scheduled(index)[0]))
 
-    def _named(self, request: BenchmarkRequest, config: object) -> Named:
-        """A run's project (when the screen runs several) and its settings; the runs table
-        cuts the projects' names together and keeps the settings whole."""
+    def _named(self, request: BenchmarkRequest, config: object, repeat: int) -> Named:
+        """A run's project (when the screen runs several), settings and repetition
+        ('b1 t:auto (2/3)'); the table cuts the names together, keeps the rest whole."""
         label = short_label(config)  # type: ignore[arg-type]
+        if request.rounds > 1:
+            label += f" ({repeat + 1}/{request.rounds})"
         return Named(request.project.name if self._multi else "", label)
 
     # ------------------------------------------------------------------ UI updates
@@ -279,9 +282,8 @@ class LiveRunScreen(FollowingScreen[None], PerftuiScreen):
         event = message.event
         request = self.requests[message.request]
         if isinstance(event, protocol.RunStarted):
-            self._overall(
-                f"run {message.index + 1} of {self.total}: {self._label(request, event.config)}"
-            )
+            label = self._label(request, event.config, event.index)
+            self._overall(f"run {message.index + 1} of {self.total}: {label}")
             self._tick = None
             self._progress("current", 0)
             self._text("current-text", "starting")
@@ -306,7 +308,7 @@ class LiveRunScreen(FollowingScreen[None], PerftuiScreen):
         stats = run.latency_ms
         figures = run_figures(run, stored_samples(self.store)(run))
         verdict = figures.verdict.status
-        named = self._named(request, run.config)
+        named = self._named(request, run.config, run.repeat)
         label = str(named)
         if run.status == "ok" and verdict != STABLE:
             self.unsteady.append((label, verdict))

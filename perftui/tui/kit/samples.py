@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from perftui.domain.errors import StoreError
-from perftui.domain.figures import Figures, Samples, run_figures
+from perftui.domain.figures import Figures, Samples
 from perftui.domain.records import RunResult
 
 if TYPE_CHECKING:
@@ -31,9 +31,9 @@ def stored_samples(store: Store) -> Samples:
 
 
 def stored_figures(store: Store, run_id: str | None) -> Figures | None:
-    """A stored run's figures with their intervals and verdict; None without the run."""
+    """A stored run's figures with their intervals and verdict, as the store keeps them (the
+    projects list then reads no run nor samples); None without the run."""
     try:
-        run = store.get_run(run_id) if run_id else None
+        return store.figures(run_id) if run_id else None
     except StoreError:
         return None
-    return run_figures(run, stored_samples(store)(run)) if run else None
