@@ -9,7 +9,6 @@ Series use distinct markers as well as colours, so they stay apart with NO_COLOR
 
 from __future__ import annotations
 
-import time
 from typing import Any, Generic, TypeVar
 
 from rich.text import Text
@@ -47,8 +46,6 @@ class Chart(PlotextPlot):
         super().__init__(id=id, classes=classes)
         self.chart_title = title
         self.message = "no data yet"
-        self.render_s = 0.0
-        """Seconds the last figure took to build (grows with the chart's size)."""
 
     def has_data(self) -> bool:
         return False
@@ -65,12 +62,9 @@ class Chart(PlotextPlot):
             )
         if width < self.MIN_WIDTH or height < self.MIN_HEIGHT:
             return Text(f"{self.chart_title}: widen the terminal to see this chart", style="dim")
-        start = time.perf_counter()
         self.plt.clear_figure()
         self.plot()
-        figure = super().render()
-        self.render_s = time.perf_counter() - start
-        return figure
+        return super().render()
 
     @property
     def narrow(self) -> bool:
