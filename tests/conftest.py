@@ -20,3 +20,10 @@ def isolated_db(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     path = tmp_path / "perftui-test.json"
     monkeypatch.setenv("PERFTUI_DB", str(path))
     return path
+
+
+@pytest.fixture
+def store(tmp_path: Path):  # -> perftui.store.database.Store, imported only where used
+    from perftui.store.database import Store
+
+    return Store(tmp_path / "data" / "perftui.json")

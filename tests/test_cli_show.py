@@ -12,7 +12,7 @@ from perftui.domain.figures import run_figures
 from perftui.store.database import Store
 from perftui.store.payloads import Payloads
 from tests.cli_helpers import perftui
-from tests.test_store import make_project, make_run
+from tests.store_helpers import make_project, make_run
 
 
 def test_show_gives_the_stored_figures_without_reading_samples(tmp_path: Path) -> None:

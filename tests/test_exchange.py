@@ -23,7 +23,7 @@ from perftui.store.exchange import (
     parse_export,
     write_export,
 )
-from tests.test_store import make_project, make_run
+from tests.store_helpers import make_project, make_run
 
 
 def export_document(store: Store, projects=None, *, include_samples: bool = True) -> dict:

@@ -15,7 +15,7 @@ from perftui.domain.errors import InputError
 from perftui.store.database import Store
 from perftui.store.shard_writes import MAX_TAIL
 from perftui.store.shards import HEADER, Shard
-from tests.test_store import (
+from tests.store_helpers import (
     make_project,
     make_run,
     read_json,

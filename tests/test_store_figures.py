@@ -15,7 +15,7 @@ from perftui.domain.records import LayerProfile
 from perftui.store.database import Store
 from perftui.store.snapshot import Snapshot
 from perftui.store.storage import AtomicJSONStorage
-from tests.test_store import make_project, make_run, read_json
+from tests.store_helpers import make_project, make_run, read_json
 
 FP32 = (LayerProfile("c", "Conv", "jit", "FP32", "executed", 1.0),)
 

@@ -18,7 +18,7 @@ from perftui.domain.records import LayerProfile
 from perftui.store.codec import layers_blob, layers_to_document, samples_blob, samples_to_document
 from perftui.store.database import Store
 from tests.process_helpers import read_line
-from tests.test_store import (
+from tests.store_helpers import (
     REPO,
     make_project,
     make_run,

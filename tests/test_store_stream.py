@@ -15,7 +15,7 @@ from perftui.store import codec
 from perftui.store.database import Store
 from perftui.store.exchange import write_export
 from perftui.store.payloads import Payloads
-from tests.test_store import make_project, make_run
+from tests.store_helpers import make_project, make_run
 
 
 def filled(path: Path) -> tuple[Store, dict[str, np.ndarray]]:
