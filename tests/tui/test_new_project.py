@@ -44,15 +44,20 @@ async def wait_for(pilot, condition, tries: int = 60) -> None:
     raise AssertionError("condition not reached")
 
 
+async def type_model(pilot, screen, model: Path) -> None:
+    """Type the model's path, press Enter and wait for its inspection."""
+    path = screen.query_one("#path", Input)
+    path.value = str(model)
+    path.focus()
+    await pilot.press("enter")
+    await wait_for(pilot, lambda: screen.info is not None)
+
+
 async def test_typed_path_is_inspected_and_created(app, db: Path, tmp_path: Path, services):
     folder = models(tmp_path)
     async with app.run_test(size=(100, 30)) as pilot:
         screen = await open_screen(app, pilot, folder)
-        path = screen.query_one("#path", Input)
-        path.value = str(folder / "net_fp32.onnx")
-        path.focus()
-        await pilot.press("enter")
-        await wait_for(pilot, lambda: screen.info is not None)
+        await type_model(pilot, screen, folder / "net_fp32.onnx")
         info = str(screen.query_one("#info", Static).render())
         assert "input float32 [batch,3,224,224]" in info and "600 M" in info
         assert screen.query_one("#engine", Select).value == "onnxruntime"
@@ -104,11 +109,7 @@ async def test_a_name_clash_is_shown_next_to_the_form(app, tmp_path: Path):
     folder = models(tmp_path)
     async with app.run_test(size=(100, 30)) as pilot:
         screen = await open_screen(app, pilot, folder)
-        path = screen.query_one("#path", Input)
-        path.value = str(folder / "net_fp32.onnx")
-        path.focus()
-        await pilot.press("enter")
-        await wait_for(pilot, lambda: screen.info is not None)
+        await type_model(pilot, screen, folder / "net_fp32.onnx")
         screen.query_one("#name", Input).value = "net-fp32"
         await pilot.press("ctrl+s")
         await pilot.pause()
@@ -152,11 +153,7 @@ async def test_after_create_the_first_field_of_the_form_has_the_focus(app, tmp_p
     folder = models(tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
         screen = await open_screen(app, pilot, folder)
-        path = screen.query_one("#path", Input)
-        path.value = str(folder / "net_fp32.onnx")
-        path.focus()
-        await pilot.press("enter")
-        await wait_for(pilot, lambda: screen.info is not None)
+        await type_model(pilot, screen, folder / "net_fp32.onnx")
         screen.query_one(where).focus()
         await pilot.pause()
         await pilot.press("ctrl+s")
