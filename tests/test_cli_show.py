@@ -29,3 +29,27 @@ def test_show_gives_the_stored_figures_without_reading_samples(tmp_path: Path) -
     (shown,) = json.loads(perftui("show", "p", "--json", db=path).stdout)["runs"]
     assert {key: shown[key] for key in expected} == json.loads(json.dumps(expected))
     assert shown["latency_ci_ms"]["median"][0] is not None
+
+
+def test_json_is_compact_when_piped_and_indented_on_a_terminal(tmp_path: Path) -> None:
+    import io
+
+    from perftui.cli import common
+
+    path = tmp_path / "perftui.json"
+    Store(path).ensure_project(make_project("p"))
+    piped = perftui("show", "p", "--json", db=path).stdout  # stdout is a pipe here
+    assert piped.count("\n") == 1 and json.loads(piped)["runs"] == []
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    shown = Terminal()
+    with_terminal = common.sys.stdout
+    try:
+        common.sys.stdout = shown
+        common.print_json({"a": [1]})
+    finally:
+        common.sys.stdout = with_terminal
+    assert shown.getvalue() == '{\n  "a": [\n    1\n  ]\n}\n'

@@ -45,7 +45,11 @@ def open_store(args: argparse.Namespace) -> Store:
 
 
 def print_json(document: Any) -> None:
-    sys.stdout.write(json.dumps(document, indent=2))  # one write: json.dump makes thousands
+    """The document, indented for a terminal and compact for a pipe or a file (as `gh` does):
+    json's C encoder writes only compact JSON, three times as fast as the indenting one, which
+    took a fifth of `show --json`'s time for a project with profiled runs."""
+    indent = 2 if sys.stdout.isatty() else None
+    sys.stdout.write(json.dumps(document, indent=indent))  # one write: json.dump makes thousands
     sys.stdout.write("\n")
 
 
