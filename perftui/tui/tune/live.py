@@ -17,6 +17,7 @@ from textual.widgets import Footer, Header, Static
 
 from perftui.domain.benchform import form_from_request
 from perftui.domain.records import Budget
+from perftui.domain.series import short_label
 from perftui.domain.tune_form import TuneSpec
 from perftui.domain.tune_result import Trial, best_trial, within_noise
 from perftui.tui.kit import format as fmt
@@ -153,7 +154,7 @@ class TuneScreen(FollowingScreen["Outcome | str"], PerftuiScreen):
                 (
                     SWEET if t is best else "=" if id(t) in near else "",
                     str(t.number),
-                    t.config.label(),
+                    short_label(t.config),
                     fmt.fps_ci(t.fps if t.throughput else None, t.throughput),
                     fmt.ms_ci(t.latency.value if t.latency else None, t.latency),
                     t.status + (f" x{len(t.run_ids)}" if len(t.run_ids) > 1 else ""),
