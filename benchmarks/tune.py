@@ -125,6 +125,7 @@ def side_by_side(
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--time", default="1", help="seconds per run, grid and trials alike")
+    parser.add_argument("--again", type=int, default=3, help="side-by-side runs of each best")
     parser.add_argument(
         "--models", default=",".join(m for m, (p, _) in MODELS.items() if p.exists())
     )
