@@ -13,6 +13,7 @@ from perftui.domain.records import (
     RunConfig,
     RunResult,
 )
+from perftui.store.database import Store
 from perftui.store.shards import Shard
 
 REPO = Path(__file__).resolve().parents[1]
@@ -97,3 +98,11 @@ def stored_tables(path: Path) -> dict[str, dict]:
         for name, table in merged.items():
             table.update(data[name])
     return merged
+
+
+def store_with_project(tmp_path: Path, name: str = "p") -> tuple[Path, Store]:
+    """A new database in `tmp_path` (its path and a Store on it) holding project `name`."""
+    path = tmp_path / "perftui.json"
+    store = Store(path)
+    store.ensure_project(make_project(name))
+    return path, store

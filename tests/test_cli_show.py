@@ -9,16 +9,13 @@ from pathlib import Path
 import numpy as np
 
 from perftui.domain.figures import run_figures
-from perftui.store.database import Store
 from perftui.store.payloads import Payloads
 from tests.cli_helpers import perftui
-from tests.store_helpers import make_project, make_run
+from tests.store_helpers import make_run, store_with_project
 
 
 def test_show_gives_the_stored_figures_without_reading_samples(tmp_path: Path) -> None:
-    path = tmp_path / "perftui.json"
-    store = Store(path)
-    store.ensure_project(make_project("p"))
+    path, store = store_with_project(tmp_path)
     samples = np.random.default_rng(0).gamma(4.0, 1.0, 3000).astype(np.float32)
     run = store.add_run(make_run("p"), samples)
     expected = run_figures(run, samples).to_dict()
@@ -36,8 +33,7 @@ def test_json_is_compact_when_piped_and_indented_on_a_terminal(tmp_path: Path) -
 
     from perftui.cli import common
 
-    path = tmp_path / "perftui.json"
-    Store(path).ensure_project(make_project("p"))
+    path, _ = store_with_project(tmp_path)
     piped = perftui("show", "p", "--json", db=path).stdout  # stdout is a pipe here
     assert piped.count("\n") == 1 and json.loads(piped)["runs"] == []
 

@@ -22,15 +22,14 @@ from tests.store_helpers import (
     read_shard,
     shard_bytes,
     shard_paths,
+    store_with_project,
 )
 
 
 def test_appending_copies_the_shard_file_and_parses_none_of_its_runs(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    path = tmp_path / "perftui.json"
-    store = Store(path)
-    store.ensure_project(make_project("p"))
+    path, store = store_with_project(tmp_path)
     first = store.add_runs([(make_run("p"), np.ones(5)), (make_run("p", layers=None), None)])
     before = shard_bytes(path)["p"]
 
@@ -98,9 +97,7 @@ def test_a_shard_reads_back_what_it_was_given() -> None:
 
 
 def test_segments_are_gathered_into_one_file_again(tmp_path: Path) -> None:
-    path = tmp_path / "perftui.json"
-    store = Store(path)
-    store.ensure_project(make_project("p"))
+    path, store = store_with_project(tmp_path)
     ids = [store.add_run(make_run("p", layers=None)).id]  # written whole: the first
     tails = []
     for _ in range(MAX_TAIL + 1):

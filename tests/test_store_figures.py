@@ -15,7 +15,7 @@ from perftui.domain.records import LayerProfile
 from perftui.store.database import Store
 from perftui.store.snapshot import Snapshot
 from perftui.store.storage import AtomicJSONStorage
-from tests.store_helpers import make_project, make_run, read_json
+from tests.store_helpers import make_run, read_json, store_with_project
 
 FP32 = (LayerProfile("c", "Conv", "jit", "FP32", "executed", 1.0),)
 
@@ -29,9 +29,7 @@ def figures(path: Path, project: str = "p") -> tuple:
 def test_appending_runs_extends_the_figures_without_reading_the_older_runs(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    path = tmp_path / "perftui.json"
-    store = Store(path)
-    store.ensure_project(make_project("p"))
+    path, store = store_with_project(tmp_path)
     first = store.add_run(make_run("p", throughput_fps=100.0, started_at="2025-01-01T00:00:00"))
 
     def read_all(self: Snapshot, shard: object) -> None:
@@ -53,9 +51,7 @@ def test_appending_runs_extends_the_figures_without_reading_the_older_runs(
 def test_figures_written_by_the_previous_version_are_recomputed_on_the_next_append(
     tmp_path: Path,
 ) -> None:
-    path = tmp_path / "perftui.json"
-    store = Store(path)
-    store.ensure_project(make_project("p"))
+    path, store = store_with_project(tmp_path)
     store.add_run(make_run("p", throughput_fps=100.0, layers=FP32))
     data = read_json(path)
     for entry in data["shards"].values():
@@ -72,9 +68,7 @@ def test_figures_written_by_the_previous_version_are_recomputed_on_the_next_appe
 def test_start_up_removes_unreferenced_payloads_only_after_an_unfinished_write(
     tmp_path: Path,
 ) -> None:
-    path = tmp_path / "perftui.json"
-    store = Store(path)
-    store.ensure_project(make_project("p"))
+    path, store = store_with_project(tmp_path)
     kept = store.add_run(make_run("p"), np.ones(10))
     folder = tmp_path / "perftui.json.d"
     orphan = folder / "samples" / "gone.f32.z"
@@ -91,9 +85,7 @@ def test_start_up_removes_unreferenced_payloads_only_after_an_unfinished_write(
 def test_a_write_whose_document_cannot_be_committed_removes_the_files_it_wrote(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    path = tmp_path / "perftui.json"
-    store = Store(path)
-    store.ensure_project(make_project("p"))
+    _, store = store_with_project(tmp_path)
     store.add_run(make_run("p"), np.ones(10))
     before = sorted(p for p in tmp_path.rglob("*") if p.is_file())
 
@@ -109,9 +101,7 @@ def test_a_write_whose_document_cannot_be_committed_removes_the_files_it_wrote(
 def test_the_best_runs_figures_are_read_from_the_document_alone(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    path = tmp_path / "perftui.json"
-    store = Store(path)
-    store.ensure_project(make_project("p"))
+    path, store = store_with_project(tmp_path)
     samples = np.random.default_rng(0).gamma(4.0, 1.0, 2000).astype(np.float32)
     best = store.add_run(make_run("p", throughput_fps=900.0), samples)
     other = store.add_run(make_run("p", throughput_fps=9.0), samples)
