@@ -6,7 +6,7 @@ from __future__ import annotations
 from rich.text import Text
 
 from perftui.domain.series import LiveLine
-from perftui.domain.ticks import row_axis
+from perftui.tui.kit.axes import fit_y
 from perftui.tui.kit.charts import Chart
 
 MARKERS = ("hd", "dot", "x", "+", "*", "o", "#", "@")
@@ -70,9 +70,7 @@ class LiveChart(Chart):
         # the y axis is ours, from 0 to above every point of every run: plotext's own
         # follows the points drawn before, so a new run's first point sat on the old floor
         top = max((y for line in self.lines for y in self.values(line)), default=0.0)
-        axis = row_axis(top * 1.05, self.size.height - 4 - (not self.narrow))
-        plt.ylim(0, axis.top)
-        plt.yticks(axis.ticks, axis.labels)
+        fit_y(plt, top, self.size.height - 4 - (not self.narrow))
         plt.title(self.chart_title)
         if not self.narrow:
             plt.xlabel("seconds measured")

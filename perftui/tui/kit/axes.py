@@ -1,5 +1,5 @@
-"""0-based axes with round, evenly spaced ticks for a latency/throughput scatter
-(perftui.domain.ticks), shared by the compare and tune charts."""
+"""0-based axes with round, evenly spaced ticks (perftui.domain.ticks) set on a plotext
+figure: the y axis of the live charts, both axes of the compare and tune scatters."""
 
 from __future__ import annotations
 
@@ -9,6 +9,22 @@ from typing import Any
 from perftui.domain.ticks import Axis, row_axis
 
 
+def fit_y(plt: Any, top: float, rows: int) -> Axis:
+    """A y axis from 0 to a little above `top` over `rows` rows of the plot."""
+    axis = row_axis(top * 1.05, rows)
+    plt.ylim(0, axis.top)
+    plt.yticks(axis.ticks, axis.labels)
+    return axis
+
+
+def fit_x(plt: Any, top: float, columns: int) -> Axis:
+    """An x axis from 0 to a little beyond `top` over about `columns` columns."""
+    axis = row_axis(top * 1.1, columns)
+    plt.xlim(0, axis.top)
+    plt.xticks(axis.ticks, axis.labels)
+    return axis
+
+
 def scatter_axes(
     plt: Any,
     xs: Sequence[float],
@@ -16,16 +32,11 @@ def scatter_axes(
     size: tuple[int, int],
     labelled: bool,
 ) -> tuple[Axis, Axis]:
-    """Set `plt`'s limits and ticks so that every (x, y) shows with room around it, from
-    0 on both axes; returns the (x, y) axes. `size` is the widget's (width, height);
-    `labelled` whether an x label takes a row."""
+    """Both axes of a scatter in a widget of `size` (width, height), so that every (x, y)
+    shows with room around it; `labelled` whether an x label takes a row. Returns (x, y)."""
     width, height = size
-    # rows of the plot: the widget's less the frame, the x tick labels and the x label
-    y_axis = row_axis(max(ys, default=0.0) * 1.05, height - 3 - labelled)
-    # columns of the plot, about: the widget's less the y labels and the frame
-    x_axis = row_axis(max(xs, default=0.0) * 1.1, width - 8)
-    plt.xlim(0, x_axis.top)
-    plt.xticks(x_axis.ticks, x_axis.labels)
-    plt.ylim(0, y_axis.top)
-    plt.yticks(y_axis.ticks, y_axis.labels)
+    # rows of the plot: the widget's less the frame, the x tick labels and the x label;
+    # columns, about: the widget's less the y labels and the frame
+    y_axis = fit_y(plt, max(ys, default=0.0), height - 3 - labelled)
+    x_axis = fit_x(plt, max(xs, default=0.0), width - 8)
     return x_axis, y_axis
