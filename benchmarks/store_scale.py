@@ -7,13 +7,16 @@ side by side on the large and on an empty database (one project, one run):
 
 - the CLI, each in a fresh process as a person runs it: `projects --json`, `show P --json`
   of a 200-run project, `compare A B --json`, `export` (with its peak memory);
-- in process: appending one run (a fresh Store, as a new `bench` opens it), and the home
-  screen's first paint data (from a fresh Store: summaries, precisions and the figures of
-  each project's best runs, computed from the run and its samples as the dashboard did, or
-  as the store keeps them: Store.figures), and again by the store that has just written.
+- in process: appending one run (a fresh Store, as a new `bench` opens it), alternating
+  between the two databases `--pairs` times (the order flipped every pair, so a drift of the
+  machine falls on both) and reported as the median of the pairs' ratios with their
+  quartiles; and the home screen's first paint data (from a fresh Store: summaries,
+  precisions and the figures of each project's best runs, computed from the run and its
+  samples as the dashboard did, or as the store keeps them: Store.figures), and again by
+  the store that has just written.
 
 Usage: python benchmarks/store_scale.py [--runs 10000] [--projects 50] [--layers 300]
-       [--samples 5000]   (use e.g. --runs 1000 for a quick look)
+       [--samples 5000] [--pairs 21]   (use e.g. --runs 1000 for a quick look)
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
-from statistics import median
+from statistics import fmean, median, quantiles
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -126,11 +129,40 @@ def timed(action) -> float:
     return time.perf_counter() - started
 
 
+def appended(db: Path, project: str, rng: np.random.Generator, samples: int) -> float:
+    """Seconds a fresh Store (as a new `bench` opens it) takes to append one run, made
+    beforehand (the worker's measuring and the environment's reading are not the store's)."""
+    run, latencies = make_run(project, 7, rng, 0), rng.gamma(4.0, 1.0, samples)
+    return timed(lambda: Store(db).add_run(run, latencies))
+
+
+def append_ratio(
+    large: tuple[Path, str], empty: tuple[Path, str], samples: int, pairs: int
+) -> list[str]:
+    """Lines on appending one run to the large database against the empty one: the pairs
+    alternate (large first, then empty first), after one untimed append to each."""
+    rng = np.random.default_rng(3)
+    for db, project in (large, empty):
+        appended(db, project, rng, samples)
+    times: dict[Path, list[float]] = {large[0]: [], empty[0]: []}
+    for n in range(pairs):
+        for db, project in (large, empty) if n % 2 == 0 else (empty, large):
+            times[db].append(appended(db, project, rng, samples))
+    big, small = times[large[0]], times[empty[0]]
+    ratios = sorted(b / s for b, s in zip(big, small, strict=True))
+    low, _, high = quantiles(ratios, n=4)
+    return [
+        f"append one run, large / empty ({pairs} alternating pairs, a fresh Store each):",
+        f"  median ratio {median(ratios):.2f}x, quartiles {low:.2f}x to {high:.2f}x,"
+        f" range {ratios[0]:.2f}x to {ratios[-1]:.2f}x",
+        f"  median {median(big) * 1e3:.1f} ms against {median(small) * 1e3:.1f} ms;"
+        f" mean {fmean(big) * 1e3:.1f} ms against {fmean(small) * 1e3:.1f} ms"
+        f" (ratio of means {fmean(big) / fmean(small):.2f}x)",
+    ]
+
+
 def measure(db: Path, a: str, b: str, samples: int) -> dict[str, str]:
     rng = np.random.default_rng(1)
-
-    def append() -> None:
-        Store(db).add_run(make_run(a, 7, rng, 0), rng.gamma(4.0, 1.0, samples))
 
     def paint(store: Store, figures: Callable[[Store, str], object]) -> None:
         for _, summary in store.summaries():  # what the projects list reads
@@ -155,12 +187,10 @@ def measure(db: Path, a: str, b: str, samples: int) -> dict[str, str]:
             run_figures(run, store.latency_samples(run.id))
 
     export_s, export_mb = timed_cli(db, "export", "-o", os.devnull)
-    appended = median(timed(append) for _ in range(5))
     return {
         "projects --json": f"{timed_cli(db, 'projects', '--json')[0]:.2f} s",
         f"show {a} --json": f"{timed_cli(db, 'show', a, '--json')[0]:.2f} s",
         "compare A B --json": f"{timed_cli(db, 'compare', a, b, '--json')[0]:.2f} s",
-        "append one run (in process, median of 5)": f"{appended:.3f} s",
         "home screen data, figures computed": f"{timed(first_paint(computed)):.3f} s",
         "home screen data, Store.figures": f"{timed(first_paint(Store.figures)):.3f} s",
         "home screen data after a write": f"{after_write():.3f} s",
@@ -175,6 +205,7 @@ def main() -> None:
     parser.add_argument("--projects", type=int, default=50)
     parser.add_argument("--layers", type=int, default=300)
     parser.add_argument("--samples", type=int, default=5000)
+    parser.add_argument("--pairs", type=int, default=21, help="append timings per database")
     args = parser.parse_args()
     # as an installed perftui has them: its start-up is not spent compiling its modules
     compileall.compile_dir(ROOT / "perftui", quiet=1)
@@ -197,6 +228,11 @@ def main() -> None:
         print(f"{'':{width}}  {'large':>10}  {'empty':>10}")
         for key in big:
             print(f"{key:{width}}  {big[key]:>10}  {small[key]:>10}")
+        print(
+            "\n".join(
+                append_ratio((large, names[0]), (empty, "project-00"), args.samples, args.pairs)
+            )
+        )
 
 
 if __name__ == "__main__":
