@@ -1,28 +1,29 @@
 """Do the compare verdicts tell real differences from noise, on this machine, as it is?
 
-For each of `--pairs` pairs, three benchmarks of the shipped encoder through the CLI on a
-temporary database, in a rotating order so that no side is always measured first:
+Three projects of the shipped encoder on ONNX Runtime, one thread, on a temporary database:
+A (seq=128), A' (seq=128 again) and B (seq=100: 1.31x fewer FLOPs than A, `perftui inspect`,
+so about 1.25-1.3x the items/s). For each of `--pairs` pairs, an A/A comparison (A vs A':
+the verdict should say "no difference beyond noise") and an A/B one (the verdict should
+find B faster), in a rotating order, each measured as the design says:
 
-- A: seq=128, A': seq=128 again (an A/A comparison: the same project and configuration
-  measured twice; the verdict should say "no difference beyond noise"),
-- B: seq=100 (a real difference: 1.31x fewer FLOPs than A, `perftui inspect`, so about
-  1.25-1.3x the items/s on one thread; the verdict should find B faster).
+- `paired` (the default): `perftui compare A B --measure R` measures both sides again,
+  alternately, R rounds (default perftui.domain.benchform.MEASURE_ROUNDS), and judges B/A
+  from the rounds' pairs.
+- `repeats`: each side measured on its own with `perftui bench --repeat R` (default
+  REPEAT_SUGGESTED), then `perftui compare` judges the two groups of repetitions.
 
-Each benchmark measures its configuration `--repeat` times, each repetition in a fresh
-worker. The default repeat of `perftui bench` is 1; the repeat suggested for comparisons
-(perftui.domain.benchform.REPEAT_SUGGESTED, 3) is used here, since a comparison of single
-runs holds the noise within each run only. One thread, so the two sides do not differ in how
-they share the CPUs with other work. The budgets are short to keep the whole script to a few
-minutes; a longer --time narrows the intervals within each run, not those between workers.
+One thread, so the two sides do not differ in how they share the CPUs with other work. The
+budgets are short to keep the whole script to minutes; `--time 10` is perftui's default.
 
 Prints, for throughput and for median latency: the share of A/A comparisons that say "no
 difference beyond noise" (target >= 95 %) and the share of A/B that find B better (target
 >= 95 %), each with its outcomes counted (OUTCOMES: a comparison without a verdict counts
-against both targets); the
-observed B/A ratio; the runs' verdicts and the CPU share other processes used meanwhile; the
-wall time of one side of a comparison, and what the default 10 s budget would cost.
+against both targets); the observed B/A ratio; the runs' verdicts and the CPU share other
+processes used meanwhile; the wall time of one comparison, and what perftui's default 10 s
+budget would cost.
 
-Usage: python benchmarks/noise.py [--pairs 20] [--repeat 3] [--time 0.5] [--iterations 50]
+Usage: python benchmarks/noise.py [--design paired|repeats] [--pairs 20] [--rounds R]
+       [--time 2] [--iterations 50]
 """
 
 from __future__ import annotations
@@ -43,7 +44,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from perftui.domain.benchform import REPEAT_SUGGESTED  # noqa: E402
+from perftui.domain.benchform import MEASURE_ROUNDS, REPEAT_SUGGESTED  # noqa: E402
 
 MODEL = ROOT / "sample_models" / "encoder_fp32.onnx"
 SLOW_SEQ, FAST_SEQ = 128, 100
@@ -109,73 +110,92 @@ class Tally:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--design", choices=("paired", "repeats"), default="paired")
     parser.add_argument("--pairs", type=int, default=20)
-    parser.add_argument("--repeat", type=int, default=REPEAT_SUGGESTED)
-    parser.add_argument("--time", type=float, default=0.5, help="timed seconds per run")
+    parser.add_argument("--rounds", type=int, help="rounds (paired) or repeats a side")
+    parser.add_argument("--time", type=float, default=2.0, help="timed seconds per run")
     parser.add_argument("--iterations", type=int, default=50, help="minimum requests per run")
     parser.add_argument("--warmup", type=int, default=10)
     args = parser.parse_args()
+    paired = args.design == "paired"
+    rounds = args.rounds or (MEASURE_ROUNDS if paired else REPEAT_SUGGESTED)
+    budget = ["--time", str(args.time), "--iterations", str(args.iterations)]
+    budget += ["--warmup", str(args.warmup)]
 
-    aa, ab = Tally(), Tally()
-    verdicts: Counter[str] = Counter()
-    others: list[float] = []
-    side_s: list[float] = []
-    per_run_s: list[float] = []
+    tallies = {"aa": Tally(), "ab": Tally()}
+    comparison_s: list[float] = []
+    measuring_s: list[float] = []
+    """Wall time of every command that measures, to tell the cost outside the timed windows."""
     started = time.perf_counter()
     with tempfile.TemporaryDirectory() as folder:
         db = Path(folder) / "noise.json"
 
-        def bench(name: str, seq: int) -> None:
+        def bench(name: str, seq: int, repeat: int) -> float:
             start = time.perf_counter()
-            doc = perftui(
+            perftui(
                 db, "bench", str(MODEL), "--engine", "onnxruntime", "--threads", "1",
-                "--shape", f"seq={seq}", "--repeat", str(args.repeat),
-                "--time", str(args.time), "--iterations", str(args.iterations),
-                "--warmup", str(args.warmup), "--project", name,
+                "--shape", f"seq={seq}", "--repeat", str(repeat), *budget, "--project", name,
             )  # fmt: skip
-            side_s.append(time.perf_counter() - start)
-            timed = 0.0
-            for run in doc["runs"]:
-                verdicts[run["verdict"]["status"]] += 1
-                timed += run["duration_s"]
-                load = run.get("load") or {}
-                if load.get("total_s"):
-                    others.append(max(0.0, load["busy_s"] - load["own_s"]) / load["total_s"])
-            per_run_s.append((side_s[-1] - timed) / len(doc["runs"]))
+            measuring_s.append(time.perf_counter() - start)
+            return measuring_s[-1]
 
+        def compare(kind: str, a: str, b: str, *measure: str) -> str:
+            start = time.perf_counter()
+            found = tallies[kind].add(perftui(db, "compare", a, b, *measure))
+            if measure:
+                comparison_s.append(time.perf_counter() - start)
+                measuring_s.append(comparison_s[-1])
+            return found
+
+        projects = [("a", SLOW_SEQ), ("a-again", SLOW_SEQ), ("b", FAST_SEQ)]
+        if paired:  # the configuration and budget each comparison measures again
+            for name, seq in projects:
+                bench(name, seq, 1)
         for pair in range(args.pairs):
-            sides = [(f"a{pair}", SLOW_SEQ), (f"a{pair}-again", SLOW_SEQ), (f"b{pair}", FAST_SEQ)]
-            for name, seq in sides[pair % 3 :] + sides[: pair % 3]:
-                bench(name, seq)
-            same = aa.add(perftui(db, "compare", f"a{pair}", f"a{pair}-again"))
-            faster = ab.add(perftui(db, "compare", f"a{pair}", f"b{pair}"))
+            if paired:
+                measure = ("--measure", str(rounds))
+                kinds = [("aa", "a", "a-again"), ("ab", "a", "b")][:: 1 if pair % 2 else -1]
+                found = {kind: compare(kind, a, b, *measure) for kind, a, b in kinds}
+            else:
+                names = [(f"{name}{pair}", seq) for name, seq in projects]
+                side_s = [bench(name, seq, rounds) for name, seq in names[pair % 3 :]]
+                side_s += [bench(name, seq, rounds) for name, seq in names[: pair % 3]]
+                comparison_s.append(2 * statistics.median(side_s))
+                found = {
+                    "aa": compare("aa", f"a{pair}", f"a-again{pair}"),
+                    "ab": compare("ab", f"a{pair}", f"b{pair}"),
+                }
             print(
-                f"pair {pair + 1}/{args.pairs}: B/A {same} (A/A), {faster} (A/B)", file=sys.stderr
+                f"pair {pair + 1}/{args.pairs}: B/A {found['aa']} (A/A), {found['ab']} (A/B)",
+                file=sys.stderr,
             )
-    report(args, aa, ab, verdicts, others, side_s, per_run_s, time.perf_counter() - started)
+        runs = [run for name in perftui(db, "projects")["projects"] for run in
+                perftui(db, "show", name["name"])["runs"]]  # fmt: skip
+    elapsed_s = time.perf_counter() - started
+    report(args, rounds, tallies, runs, comparison_s, sum(measuring_s), elapsed_s)
 
 
 def report(
     args: argparse.Namespace,
-    aa: Tally,
-    ab: Tally,
-    verdicts: Counter[str],
-    others: list[float],
-    side_s: list[float],
-    per_run_s: list[float],
+    rounds: int,
+    tallies: dict[str, Tally],
+    runs: list[dict[str, Any]],
+    comparison_s: list[float],
+    measuring_s: float,
     elapsed_s: float,
 ) -> None:
     def pct(value: float) -> str:
         mark = "meets" if value >= TARGET else "MISSES"
         return f"{value:6.1%} ({mark} {TARGET:.0%})"
 
+    aa, ab = tallies["aa"], tallies["ab"]
     geo = math.exp(statistics.fmean(math.log(r) for r in ab.ratios)) if ab.ratios else math.nan
     spread = statistics.stdev(aa.ratios) if len(aa.ratios) > 1 else math.nan
-    runs = sum(verdicts.values())
+    how = "--measure" if args.design == "paired" else "--repeat"
     print(
         f"encoder seq={SLOW_SEQ} (A) vs seq={FAST_SEQ} (B), onnxruntime, 1 thread; "
-        f"--repeat {args.repeat} --time {args.time} --iterations {args.iterations} "
-        f"--warmup {args.warmup}; {args.pairs} pairs, {runs} runs"
+        f"{args.design}: {how} {rounds}, --time {args.time} --iterations {args.iterations} "
+        f"--warmup {args.warmup}; {args.pairs} pairs, {len(runs)} runs"
     )
     for metric, words in (("throughput", "throughput"), ("latency", "median latency")):
         print(f"{words}: A/A says no difference {pct(aa.rate(metric, 'no difference'))} "
@@ -183,15 +203,22 @@ def report(
               f"[{ab.counts(metric)}]")  # fmt: skip
     print(f"observed B/A throughput: {geo:.2f}x (geometric mean over the A/B pairs); "
           f"A/A ratios spread {spread:.2f} (standard deviation)")  # fmt: skip
+    verdicts = Counter(run["verdict"]["status"] for run in runs)
     shares = ", ".join(f"{verdicts[s]} {s}" for s in ("stable", "noisy", "invalid"))
+    others = [
+        max(0.0, load["busy_s"] - load["own_s"]) / load["total_s"]
+        for run in runs
+        if (load := run.get("load") or {}).get("total_s")
+    ]
     load = statistics.fmean(others) if others else math.nan
     print(f"run verdicts: {shares}; other processes used {load:.0%} of the CPUs on average")
-    side, overhead = statistics.median(side_s), statistics.median(per_run_s)
+    per_comparison = 2 * rounds
+    outside = (measuring_s - sum(run["duration_s"] for run in runs)) / len(runs)
     print(
-        f"cost: one side of a comparison took {side:.1f} s here ({args.repeat} runs, about "
-        f"{overhead:.1f} s of each outside the timed window); at the default {DEFAULT_TIME_S:g} s "
-        f"budget, one run costs about {DEFAULT_TIME_S + overhead:.0f} s and one side at "
-        f"--repeat {args.repeat} about {args.repeat * (DEFAULT_TIME_S + overhead):.0f} s"
+        f"cost: one comparison took {statistics.median(comparison_s):.1f} s here "
+        f"({per_comparison} runs, about {outside:.1f} s of each outside the timed window); at "
+        f"the default {DEFAULT_TIME_S:g} s budget one comparison costs about "
+        f"{per_comparison * (DEFAULT_TIME_S + outside):.0f} s"
     )
     print(f"whole script: {elapsed_s / 60:.1f} min")
 

@@ -3,9 +3,12 @@ profile that contradicts the measurement, and repetitions interleaved across the
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 
 from perftui.domain.compare import NO_DIFFERENCE, Side, compare_projects, difference
+from perftui.domain.compare.pairing import paired_runs
 from perftui.domain.records import BenchmarkRequest, LayerProfile, Project, RunConfig, RunResult
 from perftui.domain.stats import latency_stats
 from perftui.domain.uncertainty import Interval
@@ -86,3 +89,46 @@ def test_repetitions_are_interleaved_across_the_matrix():
         (0, 1), (0, 2), (0, 4), (1, 1), (1, 2), (1, 4)
     ]  # fmt: skip
     assert BenchmarkRequest.from_dict(request.to_dict()).repeat == 2
+
+
+def alternated(fps: tuple[float, ...], label: str = "alternated t1", **fields: object):
+    return [
+        run(value, id=f"{fields.get('benchmark_id', 'b')}{i}", repeat=i, resolved={"label": label},
+            **fields)
+        for i, value in enumerate(fps)
+    ]  # fmt: skip
+
+
+def test_sides_measured_alternately_are_judged_by_their_pairs():
+    """Rounds at 100, 80 and 120 (the machine drifting) with B 1.25x A in each: as two
+    groups of means that is no difference; as pairs it is found, and the note says why."""
+    a = alternated((100.0, 80.0, 120.0), benchmark_id="ba")
+    b = alternated((125.0, 100.0, 150.0), benchmark_id="bb")
+    found = compare_projects("a", a, "b", b)
+    assert found.throughput.text.startswith("B is 1.25x faster (1.25-1.25)")
+    assert found.latency.text.startswith("B's median latency is 1.25x lower")
+    assert any("measured alternately, 3 rounds" in note for note in found.measurement_notes)
+    assert not any("one run per side" in note for note in found.notes)
+    unlabelled = compare_projects(
+        "a",
+        [replace(r, resolved={}) for r in a],
+        "b",
+        [replace(r, resolved={}) for r in b],
+    )
+    assert NO_DIFFERENCE in unlabelled.throughput.text
+
+
+def test_runs_of_different_measurements_are_never_paired():
+    a = alternated((100.0, 80.0, 120.0), benchmark_id="ba")
+    b = alternated((125.0, 100.0, 150.0), label="alternated t2", benchmark_id="bb")
+    assert paired_runs(*compare_projects("a", a, "b", b).groups) == []
+
+
+def test_pairs_are_the_rounds_both_sides_finished():
+    a = alternated((100.0, 80.0, 120.0), benchmark_id="ba")
+    b = alternated((125.0, 100.0, 150.0), benchmark_id="bb")
+    b[1] = replace(b[1], status="failed", latency_ms=None)
+    pairs = paired_runs(*compare_projects("a", a, "b", b).groups)
+    assert [(x.repeat, y.repeat) for x, y in pairs] == [(0, 0), (2, 2)]
+    b[2] = replace(b[2], status="cancelled", latency_ms=None)
+    assert paired_runs(*compare_projects("a", a, "b", b).groups) == []

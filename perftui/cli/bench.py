@@ -7,7 +7,6 @@ The flags are the dashboard form's fields, turned into a request by the same bui
 from __future__ import annotations
 
 import argparse
-import signal
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -154,6 +153,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
     from perftui.bench.client import BenchmarkClient
     from perftui.bench.plan import validate_request
     from perftui.bench.protocol import Fatal, RunFinished
+    from perftui.cli.interrupts import StopSignals
     from perftui.cli.progress import ProgressPrinter
     from perftui.cli.targets import bench_target
     from perftui.cli.textfmt import runs_table
@@ -170,35 +170,17 @@ def cmd_bench(args: argparse.Namespace) -> int:
             printer.note(warning if warning.startswith("warning") else f"warning: {warning}")
     samples: dict[int, np.ndarray | None] = {}  # by run object: unsaved runs have no id
 
-    interrupts: list[int] = []
-
-    def on_signal(signum: int, _frame: object) -> None:
-        """Ctrl-C, SIGTERM or a hang-up (SSH drop) cancel; a second Ctrl-C stops at once."""
-        if client.cancelled and signum == signal.SIGINT:
-            client.kill()
-        else:
-            client.cancel()
-        interrupts.append(signum)
-
-    stop_signals = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
-    previous = {signum: signal.signal(signum, on_signal) for signum in stop_signals}
     fatal = None
     try:
-        for event in client.events():
-            if interrupts == [signal.SIGINT]:  # printed here, not in the handler
-                printer.note(
-                    "cancelling: the run in progress stops, finished runs are kept "
-                    "(Ctrl-C again to stop at once)"
-                )
-                interrupts.append(-1)
-            printer.show(event)
-            if isinstance(event, RunFinished):
-                samples[id(event.run)] = event.samples_ms
-            if isinstance(event, Fatal):
-                fatal = event.error
+        with StopSignals(client, printer) as signals:
+            for event in client.events():
+                signals.say_cancelling()
+                printer.show(event)
+                if isinstance(event, RunFinished):
+                    samples[id(event.run)] = event.samples_ms
+                if isinstance(event, Fatal):
+                    fatal = event.error
     finally:
-        for signum, handler in previous.items():
-            signal.signal(signum, handler)
         printer.close()
     if fatal:
         raise CliError(fatal)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 
 from perftui.cli.common import (
+    EXIT_CANCELLED,
     EXIT_OK,
     CliError,
     Command,
@@ -13,6 +14,7 @@ from perftui.cli.common import (
     print_json,
     unknown_project,
 )
+from perftui.domain.benchform import MEASURE_ROUNDS
 
 
 def add_parsers(command: CommandFactory) -> None:
@@ -22,13 +24,22 @@ def add_parsers(command: CommandFactory) -> None:
     compare.add_argument("--threshold", help="latency threshold in ms for the sweet spot")
     compare.add_argument("--stat", default="median", help="median | p90 | p99")
     compare.add_argument("--runs", help="only these run ids (comma-separated; prefixes work)")
+    compare.add_argument(
+        "--measure",
+        nargs="?",
+        const=str(MEASURE_ROUNDS),
+        metavar="N",
+        help="measure both compared configurations again, alternately, N rounds (default "
+        f"{MEASURE_ROUNDS}), and judge B/A from those pairs: the honest way on a busy machine",
+    )
     compare.add_argument("--json", action="store_true")
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
     from perftui.cli.compare_report import comparison_document, comparison_text
+    from perftui.cli.measure import measure_alternately, parse_rounds
     from perftui.domain import options
-    from perftui.domain.compare import LATENCY_STATS, compare_projects
+    from perftui.domain.compare import LATENCY_STATS, Comparison, compare_projects
 
     stat = options.parse_choices(args.stat, "latency statistic", LATENCY_STATS)[0]
     threshold = None
@@ -49,20 +60,29 @@ def cmd_compare(args: argparse.Namespace) -> int:
         ]
         if unknown:
             raise CliError(f"no run of {args.a!r} or {args.b!r} has an id starting {unknown[0]!r}")
-    comparison = compare_projects(
-        args.a,
-        runs[args.a],
-        args.b,
-        runs[args.b],
-        threshold,
-        stat,
-        samples=lambda run: store.latency_samples(run.id),
-    )
+    rounds = parse_rounds(args.measure) if args.measure is not None else 0
+
+    def compared() -> Comparison:
+        return compare_projects(
+            args.a,
+            runs[args.a],
+            args.b,
+            runs[args.b],
+            threshold,
+            stat,
+            samples=lambda run: store.latency_samples(run.id),
+        )
+
+    comparison = compared()
+    cancelled = False
+    if rounds:
+        runs[args.a], runs[args.b], cancelled = measure_alternately(store, comparison, rounds)
+        comparison = compared()
     if args.json:
         print_json(comparison_document(comparison))
     else:
         print(comparison_text(comparison))
-    return EXIT_OK
+    return EXIT_CANCELLED if cancelled else EXIT_OK
 
 
 COMMANDS: dict[str, Command] = {"compare": cmd_compare}

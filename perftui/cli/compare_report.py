@@ -82,6 +82,7 @@ def comparison_document(c: Comparison) -> dict[str, Any]:
         "b": {"project": c.b_name, "run": _run(c.b, c.groups[1])},
         "throughput": _difference(c.throughput),
         "latency": _difference(c.latency),
+        "paired_rounds": c.paired_rounds,
         "layer_types": [
             {
                 "type": r.type,

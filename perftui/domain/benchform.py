@@ -67,6 +67,11 @@ the cheapest. Its throughput interval then covers the noise within the run only.
 REPEAT_SUGGESTED = 3
 """For a comparison: three fresh workers per configuration give an interval that holds the
 noise between processes too (a t-interval over two would be 4.5 times as wide as over three)."""
+MEASURE_ROUNDS = 5
+"""Rounds `perftui compare --measure` runs by default (perftui.domain.compare.pairing). A
+paired t-interval has one degree of freedom fewer than its rounds: with 3 rounds its
+half-width is 4.3 standard errors, with 5 it is 2.8 (benchmarks/noise.py measures what that
+buys on this machine)."""
 
 FIELDS: tuple[FieldSpec, ...] = (
     FieldSpec("batch", "Batch sizes", "1", "e.g. 1,4,8"),

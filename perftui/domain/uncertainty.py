@@ -19,6 +19,10 @@
   Satterthwaite degrees of freedom): with three repetitions a side that is about a third
   narrower than adding two t(2) half-widths, and it never clamps at zero however noisy a side.
   Otherwise (percentile intervals) the two sides' half-widths add in quadrature.
+- **A ratio B/A from pairs**: where A and B were measured alternately (A1 B1 B2 A2 A3 B3 ...,
+  `perftui compare --measure`), the t-interval of the mean of log(B_i/A_i) over the rounds.
+  Each pair ran within seconds, so a drift of the machine between rounds (on a shared server,
+  the larger part of the noise) falls on both sides of a pair and cancels in its ratio.
 """
 
 from __future__ import annotations
@@ -234,6 +238,21 @@ def ratio_interval(a: Interval, b: Interval) -> Ratio | None:
             return None
         half = math.hypot(_half_log(a), _half_log(b))
     return Ratio(ratio, ratio * math.exp(-half), ratio * math.exp(half))
+
+
+def paired_ratio(a_values: Sequence[float], b_values: Sequence[float]) -> Ratio | None:
+    """B/A from pairs (a_values[i], b_values[i]) measured side by side: the geometric mean
+    of the pairs' ratios with the t-interval of their logs (n - 1 degrees of freedom).
+    None for fewer than two pairs or a value that is not positive."""
+    if len(a_values) != len(b_values):
+        raise ValueError("pairs need as many A values as B values")
+    if len(a_values) < 2 or min(*a_values, *b_values) <= 0:
+        return None
+    logs = [math.log(b / a) for a, b in zip(a_values, b_values, strict=True)]
+    mean = math.fsum(logs) / len(logs)
+    sd = math.sqrt(math.fsum((x - mean) ** 2 for x in logs) / (len(logs) - 1))
+    half = t_critical(len(logs) - 1) * sd / math.sqrt(len(logs))
+    return Ratio(math.exp(mean), math.exp(mean - half), math.exp(mean + half))
 
 
 def _half_log(x: Interval) -> float:

@@ -14,6 +14,7 @@ from perftui.domain.compare.layers import (
     join_layers,
     sort_pairs,
 )
+from perftui.domain.compare.pairing import paired_differences, paired_note, paired_runs
 from perftui.domain.compare.sides import Side, run_latency
 from perftui.domain.compare.verdicts import (
     SINGLE_RUNS,
@@ -104,6 +105,9 @@ class Comparison:
     measurement_notes: tuple[str, ...] = ()
     """The notes (among `notes`) on what the measurement can claim: single runs per side,
     a profile that contradicts the measurement."""
+    paired_rounds: int = 0
+    """Rounds of A and B measured alternately that B/A was judged from (0: judged from each
+    side's figures; perftui.domain.compare.pairing)."""
 
     def name(self, side: Side) -> str:
         return self.a_name if side is Side.A else self.b_name
@@ -139,12 +143,18 @@ def compare_projects(
     groups = (group_of(a, a_runs, samples), group_of(b, b_runs, samples))
     fig_a, fig_b = (g.figures if g else None for g in groups)
     throughput = latency = None
+    pairs: list[tuple[RunResult, RunResult]] = []
     notes = []
     if fig_a is not None and fig_b is not None:
-        throughput = difference("throughput", fig_a.throughput, fig_b.throughput)
-        latency = difference(stat, fig_a.latency.get(stat), fig_b.latency.get(stat))
-        if any(len(g.ok_runs) < 2 for g in groups if g is not None):
-            notes.append(SINGLE_RUNS)
+        pairs = paired_runs(*groups)
+        if pairs:
+            throughput, latency = paired_differences(pairs, stat)
+            notes.append(paired_note(pairs))
+        else:
+            throughput = difference("throughput", fig_a.throughput, fig_b.throughput)
+            latency = difference(stat, fig_a.latency.get(stat), fig_b.latency.get(stat))
+            if any(len(g.ok_runs) < 2 for g in groups if g is not None):
+                notes.append(SINGLE_RUNS)
         contradiction = profile_contradiction(a, b, throughput)
         if contradiction:
             notes.append(contradiction)
@@ -177,6 +187,7 @@ def compare_projects(
         latency=latency,
         groups=groups,
         measurement_notes=measurement_notes,
+        paired_rounds=len(pairs),
     )
 
 

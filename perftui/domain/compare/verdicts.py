@@ -18,7 +18,8 @@ from perftui.domain.uncertainty import Interval, Ratio, ratio_interval
 NO_DIFFERENCE = "no difference beyond noise"
 SINGLE_RUNS = (
     "one run per side: the intervals hold the noise within each run only; measure both "
-    "with `perftui bench --repeat 3` to compare across processes"
+    "again with `perftui compare A B --measure` (alternately, judged round by round) to "
+    "compare across processes and moments"
 )
 
 
@@ -47,6 +48,11 @@ def difference(metric: str, a: Interval | None, b: Interval | None) -> Differenc
     ratio = ratio_interval(a, b) if a is not None and b is not None else None
     if ratio is None:
         return Difference(metric, None, f"{metric}: {_unjudged(a, b)}")
+    return judged(metric, ratio)
+
+
+def judged(metric: str, ratio: Ratio) -> Difference:
+    """B/A with its interval in words: which side is better, or no difference."""
     if not ratio.significant:
         return Difference(metric, ratio, f"{metric}: {NO_DIFFERENCE}, B/A {_times(*_r(ratio))}")
     if metric == "throughput":

@@ -1,0 +1,88 @@
+"""A and B measured alternately (`perftui compare --measure`): their runs paired round by
+round, and B/A judged from the pairs (perftui.domain.uncertainty.paired_ratio).
+
+Both sides' benchmarks carry one label, `alternated <token>`, in their runs'
+`resolved["label"]`; round i of A pairs with round i of B (their `repeat`). Runs measured
+apart are never paired, however they happen to line up.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+
+from perftui.domain.compare.sides import run_latency
+from perftui.domain.compare.verdicts import Difference, judged
+from perftui.domain.figures import ConfigGroup
+from perftui.domain.records import BenchmarkRequest, Project, RunResult
+from perftui.domain.uncertainty import paired_ratio
+
+ALTERNATED = "alternated"
+Pair = tuple[RunResult, RunResult]
+
+
+def alternation_label(token: str) -> str:
+    """The label both sides' benchmarks of one alternated measurement carry."""
+    return f"{ALTERNATED} {token}"
+
+
+def measure_request(
+    measured: BenchmarkRequest, project: Project, run: RunResult, rounds: int, token: str
+) -> BenchmarkRequest:
+    """The request that measures `run`'s configuration again, `rounds` times, as its own
+    benchmark (`measured`) measured it: same budget, shapes, data and seed, no profile."""
+    return replace(
+        measured,
+        project=project,
+        configs=(run.config,),
+        repeat=rounds,
+        profile=False,
+        label=alternation_label(token),
+    )
+
+
+def _label(run: RunResult) -> str:
+    label = run.resolved.get("label")
+    return label if isinstance(label, str) else ""
+
+
+def paired_runs(a: ConfigGroup | None, b: ConfigGroup | None) -> list[Pair]:
+    """(A run, B run) of each round both measured successfully, when the two groups were
+    measured alternately with each other; [] otherwise or with fewer than two such rounds."""
+    if a is None or b is None or not a.runs or not b.runs:
+        return []
+    label = _label(a.runs[0])
+    if not label.startswith(ALTERNATED + " "):
+        return []
+    if any(_label(r) != label for r in (*a.runs, *b.runs)):
+        return []
+    b_rounds = {r.repeat: r for r in b.ok_runs}
+    pairs = [(run, b_rounds[run.repeat]) for run in a.ok_runs if run.repeat in b_rounds]
+    return pairs if len(pairs) >= 2 else []
+
+
+def paired_difference(
+    metric: str, pairs: Sequence[Pair], figure: Callable[[RunResult], float | None]
+) -> Difference:
+    """B/A of one figure over the pairs, in words."""
+    values = [(figure(a), figure(b)) for a, b in pairs]
+    known = [(x, y) for x, y in values if x is not None and y is not None]
+    ratio = paired_ratio([x for x, _ in known], [y for _, y in known])
+    if ratio is None:
+        return Difference(metric, None, f"{metric}: no pairs to judge by")
+    return judged(metric, ratio)
+
+
+def paired_differences(pairs: Sequence[Pair], stat: str) -> tuple[Difference, Difference]:
+    """Throughput and the `stat` latency, B/A over the pairs."""
+    return (
+        paired_difference("throughput", pairs, lambda r: r.throughput_fps),
+        paired_difference(stat, pairs, lambda r: run_latency(r, stat)),
+    )
+
+
+def paired_note(pairs: Sequence[Pair]) -> str:
+    return (
+        f"A and B were measured alternately, {len(pairs)} rounds: B/A is judged from the "
+        "rounds' pairs, so a drift of the machine between rounds falls on both sides alike"
+    )
