@@ -8,18 +8,76 @@ Each round of each side is a fresh worker, as every repetition of `perftui bench
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Iterator
 from dataclasses import replace
+from typing import TYPE_CHECKING, Protocol
 
 from perftui.bench import protocol
-from perftui.bench.client import BenchmarkClient
+from perftui.domain.compare import Comparison, Side
+from perftui.domain.compare.pairing import measure_request
+from perftui.domain.errors import InputError
+from perftui.domain.records import BenchmarkRequest, RunResult
+
+if TYPE_CHECKING:
+    from perftui.store.database import Store
+
+
+class Measured(Protocol):
+    """What the alternation needs of a client (perftui.bench.client.BenchmarkClient)."""
+
+    request: BenchmarkRequest
+    runs: list[RunResult]
+
+    @property
+    def total(self) -> int: ...
+
+    @property
+    def cancelled(self) -> bool: ...
+
+    def events(self) -> Iterator[protocol.Event]: ...
+
+    def cancel(self) -> None: ...
+
+    def kill(self) -> None: ...
+
+
+def measure_requests(
+    store: Store, comparison: Comparison, rounds: int
+) -> tuple[BenchmarkRequest, BenchmarkRequest]:
+    """The requests that measure A's and B's compared runs again, `rounds` times each, as
+    their own benchmarks did, under one alternation label; InputError for what cannot be."""
+    if comparison.a_name == comparison.b_name:
+        raise InputError("measuring alternately needs two different projects")
+    token = uuid.uuid4().hex[:12]
+    requests = []
+    for side in Side:
+        name, run = comparison.name(side), comparison.run(side)
+        if run is None:
+            raise InputError(f"{side} ({name}) has no successful run to measure again")
+        project = store.get_project(name)
+        if project is None:
+            raise InputError(f"project {name!r} is gone")
+        if project.target != "local":
+            raise InputError(
+                f"{name} is measured on target {project.target!r}; measuring alternately "
+                "runs on this machine: compare its runs as they are"
+            )
+        benchmark = store.get_benchmark(run.benchmark_id)
+        if benchmark is None:
+            raise InputError(
+                f"{name}'s compared run has no benchmark settings to measure again (an "
+                "imported run?); benchmark the project first"
+            )
+        requests.append(measure_request(benchmark.request, project, run, rounds, token))
+    return requests[0], requests[1]
 
 
 class Alternation:
     """Drives two clients' rounds in turn; yields (side, event) with run indices counted
     over both sides (run 3/10 is the third run of the whole measurement)."""
 
-    def __init__(self, a: BenchmarkClient, b: BenchmarkClient) -> None:
+    def __init__(self, a: Measured, b: Measured) -> None:
         self.clients = (a, b)
         self.total = a.total + b.total
         self._done = 0

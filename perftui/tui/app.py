@@ -42,6 +42,7 @@ from perftui.tui.kit.dialogs import HelpScreen, StoreErrorScreen, help_for
 from perftui.tui.kit.format import written
 from perftui.tui.kit.requests import last_request
 from perftui.tui.kit.screen import PerftuiScreen, one_line
+from perftui.tui.measure.screen import MeasureScreen
 from perftui.tui.optimize.dialog import OptimizeDialog
 from perftui.tui.optimize.progress import OptimizeScreen
 from perftui.tui.projects.new_project import NewProjectScreen
@@ -200,6 +201,10 @@ class PerftuiApp(App[None]):
 
     def compare_summary(self, comparison: Comparison) -> None:
         self.push_screen(CompareSummaryScreen(comparison))
+
+    def measure_alternately(self, comparison: Comparison) -> None:
+        """Measure the comparison's two compared runs again, alternately, and judge them."""
+        self.push_screen(MeasureScreen(comparison))
 
     def optimize_project(self, name: str, initial: OptimizeOptions | None = None) -> None:
         """Ask how to optimize project `name` (as `initial` when given), then run it in the

@@ -17,7 +17,9 @@ from perftui.domain.records import ENGINES, BenchmarkRequest, RunResult
 if TYPE_CHECKING:
     from pathlib import Path
 
+    from perftui.bench.alternate import Alternation
     from perftui.bench.protocol import Event
+    from perftui.domain.compare import Comparison
     from perftui.domain.model_info import ModelInfo
     from perftui.domain.tune_form import TuneSpec
     from perftui.domain.tune_result import Trial
@@ -29,11 +31,20 @@ if TYPE_CHECKING:
 class Client(Protocol):
     """The part of perftui.bench.client.BenchmarkClient the dashboard uses."""
 
+    request: BenchmarkRequest
     runs: list[RunResult]
+
+    @property
+    def total(self) -> int: ...
+
+    @property
+    def cancelled(self) -> bool: ...
 
     def events(self) -> Iterator[Event]: ...
 
     def cancel(self) -> None: ...
+
+    def kill(self) -> None: ...
 
 
 class Optimizer(Protocol):
@@ -97,6 +108,23 @@ def client(request: BenchmarkRequest, store: Store) -> Client:
     return BenchmarkClient(request, store, target_launcher(request, store.path))
 
 
+def measure_requests(
+    store: Store, comparison: Comparison, rounds: int
+) -> tuple[BenchmarkRequest, BenchmarkRequest]:
+    """The requests that measure A's and B's compared runs again, alternately (InputError
+    for what cannot be); `alternate` runs them."""
+    from perftui.bench.alternate import measure_requests as requests
+
+    return requests(store, comparison, rounds)
+
+
+def alternate(a: Client, b: Client) -> Alternation:
+    """Two clients' rounds in turn, A B, B A, ... (`perftui compare --measure`)."""
+    from perftui.bench.alternate import Alternation
+
+    return Alternation(a, b)
+
+
 def target_names(db_path: Path) -> list[str]:
     """The SSH targets configured beside the database at `db_path` (InputError if unreadable)."""
     from perftui.targets.registry import TargetBook
@@ -147,6 +175,10 @@ class Services:
     inspect: Callable[[str], ModelInfo] = inspect
     validate: Callable[[BenchmarkRequest], None] = validate
     client: Callable[[BenchmarkRequest, Store], Client] = client
+    measure_requests: Callable[
+        [Store, Comparison, int], tuple[BenchmarkRequest, BenchmarkRequest]
+    ] = measure_requests
+    alternate: Callable[[Client, Client], Alternation] = alternate
     targets: Callable[[Path], list[str]] = target_names
     optimize: Callable[[OptimizeOptions, Path], Optimizer] = optimize
     busy: Callable[[], list[str]] = busy_reasons

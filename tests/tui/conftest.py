@@ -163,10 +163,21 @@ class FakeClient:
             self.request = replace(self.request, project=project)
             self.benchmark_id = self.store.add_benchmark(self.request)
 
+    @property
+    def total(self) -> int:
+        return self.request.total_runs
+
     def cancel(self) -> None:
         self.cancelled = True
         if self.gate is not None:
             self.gate.set()
+
+    def kill(self) -> None:
+        self.cancel()
+
+    def _label(self) -> dict[str, str]:
+        """The request's label, carried by its runs as the real client does."""
+        return {"label": self.request.label} if self.request.label else {}
 
     def events(self) -> Iterator[protocol.Event]:
         total = self.request.total_runs
@@ -203,6 +214,10 @@ class FakeClient:
                 id="",
                 benchmark_id=getattr(self, "benchmark_id", ""),
                 window_fps=tuple(run.throughput_fps * (1 + swing * (i % 3 - 1)) for i in range(12)),
+                resolved={
+                    **run.resolved,
+                    **({"label": self.request.label} if self.request.label else {}),
+                },
             )
             samples = None
             if run.latency_ms is not None:

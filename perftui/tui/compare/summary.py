@@ -77,9 +77,11 @@ class CompareSummaryScreen(TabbedScreen):
         "number of layers per runtime precision in A and in B; s sorts by the next column, S "
         "reverses; space takes the highlighted type in or out of the distribution bars, a "
         "includes all or none. Inference Time: throughput of A and B, m switches to latency "
-        "(the statistic chosen on the setup screen). Kernel-Level Performance: every layer of "
-        "both versions, paired by name (then original, normalised or scope name); Δ is B "
-        "minus A; 'only A'/'only B' marks a layer one version did not execute; f focuses the "
+        "(the statistic chosen on the setup screen); M measures both compared runs again, "
+        "alternately, and judges B/A round by round (`perftui compare --measure`). "
+        "Kernel-Level Performance: every layer of both versions, paired by name (then "
+        "original, normalised or scope name); Δ is B minus A; 'only A'/'only B' marks a "
+        "layer one version did not execute; f focuses the "
         "minimum |Δ| filter; the pane beside (or below) the table details the highlighted "
         "layer. Latency Distribution: the share of requests at or under each latency (CDF) of "
         "A's and B's compared runs, from their raw samples. Escape goes back to the setup."
@@ -106,6 +108,9 @@ class CompareSummaryScreen(TabbedScreen):
         ),
         Binding("m", "metric", "Thr/Lat", id="metric", tooltip="Throughput or latency bars"),
         Binding("f", "filter", "Filter", id="filter", tooltip="Minimum |Δ| ms of the layers shown"),
+        Binding(
+            "M", "measure", "Measure", id="measure", tooltip="Measure A and B again, alternately"
+        ),
         *tab_bindings(TABS, "Next tab"),
     ]
     TAB_ACTIONS: ClassVar[dict[str, set[str]]] = {
@@ -115,6 +120,7 @@ class CompareSummaryScreen(TabbedScreen):
         "include_all": {"cmp-summary"},
         "metric": {"cmp-inference"},
         "filter": {"cmp-kernel"},
+        "measure": {"cmp-inference"},
     }
 
     def __init__(self, comparison: Comparison, tab: str = "summary") -> None:
@@ -195,6 +201,13 @@ class CompareSummaryScreen(TabbedScreen):
     def action_metric(self) -> None:
         self.state.next_metric()
         self.query_one(InferencePane).redraw()
+
+    def action_measure(self) -> None:
+        c = self.comparison
+        if c.a is None or c.b is None:
+            self.app.notify("A and B each need a successful run to measure again.")
+            return
+        self.perftui.measure_alternately(c)
 
     def action_filter(self) -> None:
         if self.query("#cmp-delta") and self.query_one("#kernel-filter").display:

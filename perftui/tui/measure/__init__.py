@@ -1,0 +1,1 @@
+"""Measuring two projects alternately: `perftui compare A B --measure` in the dashboard."""
