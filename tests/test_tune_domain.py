@@ -7,12 +7,13 @@ import pytest
 
 from perftui.domain.errors import InputError
 from perftui.domain.records import LatencyStats, RunConfig, RunResult
+from perftui.domain.tune_guide import BATCH_EXPONENT, Load, estimate, neighbours, propose
 from perftui.domain.tune_result import (
     FITS,
     OVER,
-    STARTUP_TRIALS,
     STOPPED,
     Limits,
+    Trial,
     beats,
     best_trial,
     clearly_over,
@@ -60,13 +61,13 @@ def test_parse_space_replaces_knobs_and_refuses_bad_items() -> None:
             parse_space(bad, default_space("openvino", 2))
 
 
-def test_candidates_drop_threads_times_streams_beyond_cores() -> None:
+def test_candidates_drop_threads_beyond_cores_and_streams_beyond_threads() -> None:
     space = parse_space(
-        ["batch=1 threads=1,2,4 streams=1,2,4 requests=1"], default_space("openvino", 4)
+        ["batch=1 threads=1,2,4,8 streams=1,2,4 requests=1"], default_space("openvino", 4)
     )
     found = candidates(space, 4)
-    assert all(c.threads * int(c.streams) <= 4 for c in found)
-    assert len(found) == 6 * 2  # (1,1) (1,2) (1,4) (2,1) (2,2) (4,1), two hints each
+    assert all(c.threads <= 4 and int(c.streams) <= c.threads for c in found)
+    assert len(found) == 6 * 2  # (1,1) (2,1) (2,2) (4,1) (4,2) (4,4), two hints each
     with pytest.raises(InputError, match="fits the 1 cores"):
         candidates(parse_space(["threads=2 streams=2"], default_space("openvino", 1)), 1)
     with pytest.raises(InputError, match="batch"):
@@ -185,31 +186,28 @@ def test_within_noise_and_beating_beyond_noise() -> None:
     assert since_gain([trial(1, 100, 50.0)]) == 1  # nothing fits: every trial counts
 
 
-def test_a_noisy_contender_is_repeated_once() -> None:
+def test_a_noisy_best_is_repeated_once() -> None:
     noisy = trial(1, 100.0, 5.0, spread=0.2)
-    assert noisy.verdict != "stable" and needs_repeat(noisy, [noisy])
-    stable = trial(2, 100.0, 5.0)
-    assert not needs_repeat(stable, [stable])
+    assert noisy.verdict != "stable" and needs_repeat(noisy)
+    assert not needs_repeat(trial(2, 100.0, 5.0))
+    assert not needs_repeat(trial(3, 100.0, 50.0, spread=0.2))  # over the budget
     twice = judge_trial(
         1, RunConfig(), [run(100, 5, spread=0.2), run(101, 5, spread=0.2)], "median", 10.0
     )
-    assert len(twice.run_ids) == 2 and not needs_repeat(twice, [twice])
+    assert len(twice.run_ids) == 2 and not needs_repeat(twice)
 
 
 def test_stopping_rules() -> None:
     a = trial(1, 100.0, 5.0)
-    assert stop_reason([a], Limits(trials=1), 0, 1, 10) == "1 trials measured"
-    assert "time budget" in (stop_reason([a], Limits(budget_s=10), 9.5, 1, 10) or "")
-    assert "every candidate" in (stop_reason([a], Limits(), 0, 1, 0) or "")
+    assert stop_reason([a], Limits(trials=1), 0, 1) == "1 trials measured"
+    assert "time budget" in (stop_reason([a], Limits(budget_s=10), 9.5, 1) or "")
     flat = [a, *(trial(i, 99.0, 5.0) for i in range(2, 12))]
-    assert "did not beat" in (stop_reason(flat, Limits(patience=5), 0, 1, 10) or "")
-    # not before the sampler has proposed `patience` trials from its model of the space
-    assert stop_reason(flat[: 1 + STARTUP_TRIALS + 4], Limits(patience=5), 0, 1, 10) is None
-    assert stop_reason(flat[: 1 + STARTUP_TRIALS + 5], Limits(patience=5), 0, 1, 10)
+    assert "did not beat" in (stop_reason(flat, Limits(patience=5), 0, 1) or "")
+    assert stop_reason(flat[:5], Limits(patience=5), 0, 1) is None
     # a new leader within noise is a gain: the search is still climbing
     climbing = [a, *(trial(i, 100.0 + i / 10, 5.0) for i in range(2, 12))]
     assert since_gain(climbing) == 0
-    assert stop_reason(climbing, Limits(patience=5), 0, 1, 10) is None
+    assert stop_reason(climbing, Limits(patience=5), 0, 1) is None
     assert patience(60) == 7 and patience(8) == 5 and patience(96) == 12 and patience(10_000) == 15
 
 
@@ -229,3 +227,54 @@ def test_floor_is_the_least_latency_configuration() -> None:
         RunConfig(batch=1, requests=1, api="async", hint="latency", threads=2),
     ]
     assert floor_config(configs) == configs[3]
+
+
+def cfg(batch: int, threads: int = 2, streams: int = 1, requests: int = 1) -> RunConfig:
+    return RunConfig(batch, threads, streams, requests, hint="throughput", api="async")
+
+
+def measured(number: int, config: RunConfig, fps: float, median: float) -> Trial:
+    return judge_trial(number, config, [run(fps, median)], "median", 6.0)
+
+
+def test_the_model_follows_littles_law_and_the_batch_exponent() -> None:
+    one, queued = Load.of(cfg(8), 2), Load.of(cfg(8, requests=2), 2)
+    assert queued.latency(0.75) == 2 * one.latency(0.75)
+    assert queued.throughput(0.75) == one.throughput(0.75)  # one stream serves one at a time
+    split = Load.of(cfg(8, streams=2, requests=2), 2)  # two streams of one thread each
+    assert split.throughput(0.75) == pytest.approx(one.throughput(0.75))
+    assert Load.of(RunConfig(4, 0, "auto", "auto", api="async"), 4).requests == 1
+    assert Load.of(RunConfig(4, 2, 2, 4, api="sync"), 4).requests == 1
+    floor = measured(1, cfg(1), 100.0, 1.0)
+    guess = estimate(cfg(4), [floor], 2)
+    assert guess is not None
+    assert guess.latency_ms == pytest.approx(floor.latency.value * 4**BATCH_EXPONENT)
+    assert guess.fps == pytest.approx(100.0 * 4 ** (1 - BATCH_EXPONENT), rel=0.01)
+    # two batches measured: the exponent is theirs (latency doubles per doubling: e = 1)
+    guess = estimate(cfg(4), [floor, measured(2, cfg(2), 100.0, 2.0)], 2)
+    assert guess is not None and guess.latency_ms == pytest.approx(2 * 2.0, rel=0.05)
+    assert estimate(cfg(4), [], 2) is None
+
+
+def test_the_guide_explores_each_stream_count_then_climbs_then_stops() -> None:
+    space = [cfg(b, 2, s, r) for b in (1, 2, 4, 8) for s in (1, 2) for r in (1, 2)]
+    floor = measured(1, cfg(1), 1000.0, 1.0)
+    rest = [c for c in space if c != floor.config]
+    # an unmeasured stream count first, requests = streams, the largest batch expected to fit
+    assert propose(rest, [floor], 6.0) == cfg(4, 2, 2, 2)
+    split = measured(2, cfg(4, 2, 2, 2), 1500.0, 3.0)
+    rest.remove(split.config)
+    assert propose(rest, [floor, split], 6.0) in rest
+    # the best's neighbour is measured even where the model expects no gain from it
+    slower = [cfg(1, 2, 1, 2), cfg(1, 2, 1, 4)]  # expected slower than the best
+    assert propose([*slower, cfg(2, 2, 2, 2)], [floor, split], 6.0) == cfg(2, 2, 2, 2)
+    # nothing left that could beat the best by more than the margin: the search stops
+    assert propose(slower, [floor, split], 6.0) is None
+
+
+def test_the_best_s_neighbours_are_one_step_along_one_knob() -> None:
+    space = [cfg(b, 2, s, r) for b in (1, 2, 4, 8) for s in (1, 2) for r in (1, 2, 4)]
+    found = neighbours(cfg(2, 2, 1, 2), space)
+    assert set(found) == {
+        cfg(1, 2, 1, 2), cfg(4, 2, 1, 2), cfg(2, 2, 1, 1), cfg(2, 2, 1, 4), cfg(2, 2, 2, 2)
+    }  # fmt: skip

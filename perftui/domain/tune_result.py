@@ -30,9 +30,6 @@ EARLY_MIN_SAVING_S = 2.0
 """Stopping costs a fresh worker for the trials after it (a process, the engine's import, a
 compile): not worth it for less measuring time than this."""
 MIN_PATIENCE, MAX_PATIENCE = 5, 15
-STARTUP_TRIALS = 4
-"""Trials the sampler proposes at random before it models the space (after the floor, the
-least-latency configuration, which is measured first)."""
 
 
 @dataclass(frozen=True)
@@ -177,13 +174,10 @@ def within_noise(best: Trial, trials: Sequence[Trial]) -> list[Trial]:
     return [t for t in trials if t.fits and t is not best and not beats(best, t)]
 
 
-def needs_repeat(trial: Trial, trials: Sequence[Trial]) -> bool:
-    """A fitting trial measured once whose verdict is not stable, and which is the best or
-    within noise of it: one more measurement, so a lucky noisy run cannot win alone."""
-    if not trial.fits or len(trial.run_ids) > 1 or trial.verdict == STABLE:
-        return False
-    best = best_trial(trials)
-    return best is not None and (trial is best or trial in within_noise(best, trials))
+def needs_repeat(trial: Trial) -> bool:
+    """A fitting trial measured once whose verdict is not stable: the search measures its
+    best once more before it ends on it, so a lucky noisy run cannot win alone."""
+    return trial.fits and len(trial.run_ids) == 1 and trial.verdict != STABLE
 
 
 def patience(candidates: int) -> int:
@@ -216,19 +210,16 @@ class Limits:
 
 
 def stop_reason(
-    trials: Sequence[Trial], limits: Limits, elapsed_s: float, next_trial_s: float, left: int
+    trials: Sequence[Trial], limits: Limits, elapsed_s: float, next_trial_s: float
 ) -> str | None:
-    """Why the search stops now, or None: the trials or the time are spent, no candidate is
-    left, or the last `patience` trials gained nothing (never before the sampler has
-    proposed `patience` trials from its model of the space)."""
+    """Why the search stops now, or None: the trials or the time are spent, or the last
+    `patience` trials gained nothing (perftui.domain.tune_guide says when the rest cannot
+    win; this is the backstop where its model is wrong)."""
     if limits.trials is not None and len(trials) >= limits.trials:
         return f"{limits.trials} trials measured"
     if limits.budget_s is not None and elapsed_s + next_trial_s > limits.budget_s:
         return "the time budget is spent"
-    if left == 0:
-        return "every candidate is measured or pruned"
-    modelled = len(trials) - 1 - STARTUP_TRIALS  # trials the sampler proposed from a model
-    if best_trial(trials) is not None and min(since_gain(trials), modelled) >= limits.patience:
+    if best_trial(trials) is not None and since_gain(trials) >= limits.patience:
         return f"{limits.patience} trials in a row did not beat the best"
     return None
 

@@ -2,7 +2,9 @@
 be pruned without measuring.
 
 Domain knowledge that cuts the space (OpenVINO's throughput notes, perftui's own runs):
-- threads x streams beyond the machine's cores only oversubscribes it, so those are dropped;
+- OpenVINO's threads are the compiled model's total (INFERENCE_NUM_THREADS, shared by its
+  streams), so threads beyond the machine's cores only oversubscribe it and a stream without
+  a thread of its own cannot run beside the others: both are dropped;
 - latency rises with the batch and with the requests in flight, the rest held equal, so once
   a configuration is over the latency budget, every larger batch or request count with the
   same other settings is too (`dominated`).
@@ -124,18 +126,20 @@ def candidates(
     kept = tuple(dict.fromkeys(c for c in configs if fits_cores(c, cores)))
     if not kept:
         raise InputError(
-            f"no configuration of the space fits the {cores} cores (threads x streams at most "
-            f"{cores}): {space.text()}"
+            f"no configuration of the space fits the {cores} cores (threads at most {cores}, "
+            f"streams at most the threads): {space.text()}"
         )
     return kept
 
 
 def fits_cores(config: RunConfig, cores: int) -> bool:
-    """threads x streams within the cores; an "auto" or engine-default side is the engine's
-    to fit."""
-    if config.threads <= 0 or config.streams == AUTO:
+    """Threads (the total the streams share) within the cores, and no more streams than
+    threads; an "auto" or engine-default value is the engine's to fit."""
+    if config.threads <= 0:
         return True
-    return config.threads * int(config.streams) <= cores
+    return config.threads <= cores and (
+        config.streams == AUTO or int(config.streams) <= config.threads
+    )
 
 
 def _same_but_load(a: RunConfig, b: RunConfig) -> bool:

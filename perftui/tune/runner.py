@@ -7,9 +7,9 @@ worker):
     process.outcome                   # the end: best, within noise, why it stopped
     process.cancel()                  # from any thread: finished trials are kept
 
-The search runs in a child (`python -m perftui.tune.worker`, which measures in benchmark
-workers of its own); this side alone writes the store: the child hands each trial's
-benchmark and runs over the pipe and they are stored here as they come.
+The search runs in a child (`python -m perftui.tune.worker`, which measures its trials
+itself); this side alone writes the store: the child hands each trial's benchmark and runs
+over the pipe and they are stored here as they come.
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ from perftui.tune.search import Outcome
 
 
 def cores() -> int:
-    """The cores this process may run on (the search's threads x streams bound)."""
+    """The cores this process may run on (the search's bound on threads)."""
     try:
         return len(os.sched_getaffinity(0))
     except AttributeError:  # not on Linux

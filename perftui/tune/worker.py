@@ -1,9 +1,10 @@
 """The tune child process: `python -m perftui.tune.worker`.
 
 Reads one JSON object from stdin (a perftui.domain.tune_form.TuneSpec) and runs the search
-(perftui.tune.search.Tuner), whose trials it measures in benchmark workers of its own. It
-never opens the store (one writer): what would be stored goes to stdout as JSON lines for the
-parent (perftui.tune.runner) to store:
+(perftui.tune.search.Tuner), whose trials it measures itself, one after another, as a
+benchmark worker measures its runs (perftui.tune.measure). It never opens the store (one
+writer): what would be stored goes to the events stream (what was stdout; anything the
+engine prints goes to stderr) as JSON lines for the parent (perftui.tune.runner) to store:
 
   {"event": "benchmark", "id": key, "request": {BenchmarkRequest}}  a trial batch's request
   {"event": "run", "run": {RunResult}, "samples": base64 float32 ms | null}   (of the last)
@@ -26,6 +27,7 @@ from typing import Any, TextIO
 import numpy as np
 
 from perftui.bench.protocol import samples_to_wire
+from perftui.bench.worker import _event_stream as event_stream
 from perftui.domain.errors import InputError
 from perftui.domain.records import BenchmarkRequest, Project, RunResult
 from perftui.domain.tune_form import TuneSpec
@@ -59,19 +61,18 @@ class PipeSink:
 
 
 def main() -> None:
-    sink = PipeSink(sys.stdout)
-    sys.stdout = sys.stderr  # anything else printed cannot corrupt the event stream
+    sink = PipeSink(event_stream())
     spec = TuneSpec.from_dict(json.loads(sys.stdin.readline()))
 
     def on_trial(trial: Any) -> None:
         sink.emit({"event": "trial", "trial": trial.to_wire()})
 
-    tuner = Tuner(
-        spec.request, spec.candidates, spec.stat, spec.budget_ms, spec.limits, sink, on_trial
-    )
-    for signum in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(signum, lambda *_: tuner.cancel())
     try:
+        tuner = Tuner(
+            spec.request, spec.candidates, spec.stat, spec.budget_ms, spec.limits, sink, on_trial
+        )
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(signum, lambda *_: tuner.cancel())
         outcome = tuner.run()
     except InputError as error:
         sink.emit({"event": "fatal", "error": str(error)})

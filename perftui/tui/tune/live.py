@@ -27,7 +27,7 @@ from perftui.tui.kit.tables import RowTable, fill_table
 from perftui.tui.tune.chart import SWEET, TuneChart
 
 if TYPE_CHECKING:
-    from perftui.tune.search import Outcome  # optuna: loaded with the first search only
+    from perftui.tune.search import Outcome  # numpy: loaded with the first search only
 
 
 class TrialLanded(Message):

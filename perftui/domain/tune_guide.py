@@ -1,0 +1,208 @@
+"""Which configuration a tune measures next, and when the rest cannot win: a performance
+engineer's model of the space, refitted on every trial. It only orders and stops the
+search; every figure a tune reports is measured.
+
+The model, for an async queue of `requests` on `streams` sharing `threads` (OpenVINO's
+INFERENCE_NUM_THREADS is the compiled model's total):
+- a request's service time grows with the batch as batch**e, e fitted from two measured
+  batches of the same settings (else BATCH_EXPONENT), and with the streams sharing the
+  threads as streams / threads;
+- min(requests, streams) requests are served at once and the rest wait, so latency is the
+  service time x ceil(requests / streams) and throughput min(requests, streams) x batch /
+  service time (Little's law).
+An unmeasured configuration is estimated from its nearest measured ones by these ratios.
+How well the threads scale inside one request is what the model cannot know, so each
+stream count at the most threads is measured once before the model is trusted.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from perftui.domain.records import AUTO, RunConfig
+from perftui.domain.tune_result import FAILED, Trial, best_trial
+
+BATCH_EXPONENT = 0.75
+"""Latency ~ batch**e before two batches of a configuration are measured: e was 0.6 to 0.9
+from batch 1 to 8 on the four models of benchmarks/tune.py (throughput rises as batch**0.25
+until the knee, where e reaches 1)."""
+EXPONENT_RANGE = (0.3, 1.5)
+FIT_SLACK = 1.1
+"""A configuration is worth measuring while its estimated latency is within the budget x
+this: an estimate is a few tens of percent off, and one trial over the budget costs less
+than a best never measured."""
+GAIN_MARGIN = 0.03
+"""The search stops when no configuration left is expected to beat the best by more than
+this: the 2 % noise floor of perftui.domain.uncertainty and a little."""
+PAIR_DISTANCE = 2.0
+"""How far a measured configuration with other threads or streams is, per knob, against 1
+per other knob and per doubling of the batch: thread scaling is the model's weakest part."""
+
+
+@dataclass(frozen=True)
+class Load:
+    """A configuration's knobs as numbers: auto streams count as 1, auto requests as the
+    streams (the engine's optimal number), default threads as `threads`."""
+
+    batch: int
+    threads: int
+    streams: int
+    requests: int
+
+    @classmethod
+    def of(cls, config: RunConfig, threads: int) -> Load:
+        streams = 1 if config.streams == AUTO else int(config.streams)
+        if config.api == "sync":
+            requests = 1
+        else:
+            requests = streams if config.requests == AUTO else int(config.requests)
+        return cls(config.batch, config.threads or threads, streams, requests)
+
+    def service(self, exponent: float) -> float:
+        return self.batch**exponent * self.streams / self.threads
+
+    def latency(self, exponent: float) -> float:
+        return self.service(exponent) * math.ceil(self.requests / self.streams)
+
+    def throughput(self, exponent: float) -> float:
+        return min(self.requests, self.streams) * self.batch / self.service(exponent)
+
+
+@dataclass(frozen=True)
+class Estimate:
+    fps: float
+    latency_ms: float
+
+
+def _measured(trials: Sequence[Trial]) -> list[Trial]:
+    return [t for t in trials if t.status != FAILED and t.latency is not None and t.fps > 0]
+
+
+def _family(config: RunConfig) -> tuple[object, ...]:
+    """Everything but the batch."""
+    return (config.threads, config.streams, config.requests, config.hint, config.api)
+
+
+def distance(a: RunConfig, b: RunConfig) -> float:
+    """How far apart two configurations are for the model (see PAIR_DISTANCE)."""
+    far = abs(math.log2(a.batch / b.batch))
+    far += PAIR_DISTANCE * ((a.threads != b.threads) + (a.streams != b.streams))
+    return far + (a.requests != b.requests) + (a.hint != b.hint) + (a.api != b.api)
+
+
+def exponent(config: RunConfig, ref: Trial, trials: Sequence[Trial]) -> float:
+    """The batch exponent from `ref` towards `config`: fitted on `ref` and the measured
+    batch of its family nearest to `config`'s, else BATCH_EXPONENT."""
+    others = [
+        t
+        for t in _measured(trials)
+        if _family(t.config) == _family(ref.config) and t.config.batch != ref.config.batch
+    ]
+    if not others or ref.latency is None:
+        return BATCH_EXPONENT
+    near = min(others, key=lambda t: abs(math.log2(t.config.batch / config.batch)))
+    assert near.latency is not None
+    slope = math.log(near.latency.value / ref.latency.value) / math.log(
+        near.config.batch / ref.config.batch
+    )
+    return min(max(slope, EXPONENT_RANGE[0]), EXPONENT_RANGE[1])
+
+
+def estimate(config: RunConfig, trials: Sequence[Trial], threads: int) -> Estimate | None:
+    """`config`'s throughput and latency scaled from its nearest measured configurations, or
+    None before any is measured. The throughput is the most any of them gives (a reference
+    past the knee of the batch curve would hide the peak), the latency their geometric
+    mean."""
+    measured = _measured(trials)
+    if not measured:
+        return None
+    nearest = min(distance(config, t.config) for t in measured)
+    logs_fps, logs_ms = [], []
+    target = Load.of(config, threads)
+    for ref in (t for t in measured if distance(config, t.config) == nearest):
+        assert ref.latency is not None
+        e = exponent(config, ref, trials)
+        source = Load.of(ref.config, threads)
+        logs_fps.append(math.log(ref.fps * target.throughput(e) / source.throughput(e)))
+        logs_ms.append(math.log(ref.latency.value * target.latency(e) / source.latency(e)))
+    return Estimate(math.exp(max(logs_fps)), math.exp(sum(logs_ms) / len(logs_ms)))
+
+
+def _most_threads(configs: Sequence[RunConfig]) -> int:
+    return max((c.threads for c in configs), default=1) or 1
+
+
+def unexplored(open_configs: Sequence[RunConfig], trials: Sequence[Trial]) -> list[RunConfig]:
+    """The open configurations at the most threads whose stream count no trial has measured
+    yet, with requests = streams where the space has that (else all their requests)."""
+    top = _most_threads(open_configs)
+    seen = {(t.config.threads, t.config.streams) for t in trials}
+    fresh = [c for c in open_configs if c.threads == top and (c.threads, c.streams) not in seen]
+    if not fresh:
+        return []
+    streams = min((c.streams for c in fresh), key=lambda s: 1 if s == AUTO else int(s))
+    fresh = [c for c in fresh if c.streams == streams]
+    matched = [c for c in fresh if Load.of(c, top).requests == Load.of(c, top).streams]
+    return matched or fresh
+
+
+def propose(
+    open_configs: Sequence[RunConfig], trials: Sequence[Trial], budget_ms: float
+) -> RunConfig | None:
+    """The configuration to measure next: an unexplored stream count first, else the one
+    with the most throughput expected within the budget; None when none is expected to
+    beat the best by more than GAIN_MARGIN."""
+    threads = _most_threads([*open_configs, *(t.config for t in trials)])
+    pool = unexplored(open_configs, trials)
+    exploring = bool(pool)
+    pool = pool or list(open_configs)
+    scored = []
+    for config in pool:
+        guess = estimate(config, trials, threads)
+        if guess is None:
+            return config
+        if guess.latency_ms <= budget_ms * FIT_SLACK:
+            scored.append((guess, config))
+    best = best_trial(trials)
+    floor = 0.0 if exploring or best is None else best.fps * (1 + GAIN_MARGIN)
+    hopeful = [(g, c) for g, c in scored if g.fps > floor]
+    if not hopeful and exploring:
+        return unexplored_fallback(pool, trials, threads)
+    if not hopeful and best is not None:
+        hopeful = [(g, c) for g, c in scored if c in neighbours(best.config, open_configs)]
+    return max(hopeful, key=lambda gc: (gc[0].fps, -gc[0].latency_ms))[1] if hopeful else None
+
+
+def neighbours(config: RunConfig, configs: Sequence[RunConfig]) -> list[RunConfig]:
+    """The configurations one step from `config` along one knob (the next batch, requests,
+    streams or threads value up or down): the model is rough near a knee, so the best's
+    neighbours are measured before the search trusts it."""
+    found = []
+    for knob in ("batch", "requests", "streams", "threads"):
+        values = sorted({getattr(c, knob) for c in configs} | {getattr(config, knob)}, key=_order)
+        at = values.index(getattr(config, knob))
+        steps = {values[i] for i in (at - 1, at + 1) if 0 <= i < len(values)}
+        found += [c for c in configs if getattr(c, knob) in steps and _only(c, config, knob)]
+    return found
+
+
+def _order(value: int | str) -> float:
+    return 0.0 if value == AUTO else float(value)
+
+
+def _only(a: RunConfig, b: RunConfig, knob: str) -> bool:
+    """`a` and `b` differ in `knob` alone."""
+    others = ("batch", "threads", "streams", "requests", "hint", "api")
+    return all(getattr(a, k) == getattr(b, k) for k in others if k != knob)
+
+
+def unexplored_fallback(
+    pool: Sequence[RunConfig], trials: Sequence[Trial], threads: int
+) -> RunConfig | None:
+    """An unexplored stream count none of whose batches is expected to fit: its lowest
+    latency configuration, measured once so the model learns its threads' scaling."""
+    guesses = [(estimate(c, trials, threads), c) for c in pool]
+    known = [(g.latency_ms, c.batch, c) for g, c in guesses if g is not None]
+    return min(known, key=lambda k: (k[0], k[1]))[2] if known else None
