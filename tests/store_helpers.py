@@ -83,6 +83,16 @@ def shard_bytes(path: Path) -> dict[str, bytes]:
     }
 
 
+def entries_inlined(path: Path) -> dict:
+    """The document with each project's figures in its entry instead of a figures file, as
+    entries were written before."""
+    data = read_json(path)
+    folder = path.with_name(path.name + ".d") / "figures"
+    for entry in data["shards"].values():
+        entry.update(json.loads((folder / entry.pop("figures")).read_bytes()))
+    return data
+
+
 def read_shard(path: Path) -> dict[str, dict]:
     """A shard file's runs, samples and layers counts by run id (written back with
     `json.dumps`, these tables are a shard file as an earlier version wrote it)."""

@@ -16,6 +16,7 @@ from perftui.store.database import Store
 from perftui.store.shard_writes import MAX_TAIL
 from perftui.store.shards import HEADER, Shard
 from tests.store_helpers import (
+    entries_inlined,
     make_project,
     make_run,
     read_json,
@@ -61,7 +62,7 @@ def test_a_layout3_database_is_migrated_once_with_a_backup(
         store.ensure_project(make_project(name, f"/m/{name}"))
     old = store.add_run(make_run("p"), np.ones(5))
     other = store.add_run(make_run("q"), np.ones(5))
-    data = read_json(path)  # as the previous version wrote it
+    data = entries_inlined(path)  # as the previous version wrote it
     data["meta"]["1"]["schema_version"] = 3
     for entry in data["shards"].values():
         shard = shard_paths(path)[entry["project"]]
@@ -77,7 +78,7 @@ def test_a_layout3_database_is_migrated_once_with_a_backup(
     assert len(lines) == 1 and "layout 4" in lines[0] and "layout3.bak" in lines[0]
     assert (tmp_path / "perftui.json.layout3.bak").read_bytes() == original
     assert all(raw.startswith(HEADER) for raw in shard_bytes(path).values())
-    entries = {e["project"]: e for e in read_json(path)["shards"].values()}
+    entries = {e["project"]: e for e in entries_inlined(path)["shards"].values()}
     assert entries["p"]["count"] == 2 and entries["q"]["count"] == 1
     assert all("runs" not in e and e["best_figures"]["runs"] for e in entries.values())
     assert [r.id for r in Store(path).runs("p")] == [new.id, old.id]

@@ -15,7 +15,7 @@ from perftui.domain.records import LayerProfile
 from perftui.store.database import Store
 from perftui.store.snapshot import Snapshot
 from perftui.store.storage import AtomicJSONStorage
-from tests.store_helpers import make_run, read_json, store_with_project
+from tests.store_helpers import entries_inlined, make_run, store_with_project
 
 FP32 = (LayerProfile("c", "Conv", "jit", "FP32", "executed", 1.0),)
 
@@ -53,7 +53,7 @@ def test_figures_written_by_the_previous_version_are_recomputed_on_the_next_appe
 ) -> None:
     path, store = store_with_project(tmp_path)
     store.add_run(make_run("p", throughput_fps=100.0, layers=FP32))
-    data = read_json(path)
+    data = entries_inlined(path)
     for entry in data["shards"].values():
         del entry["precision_source"]
     path.write_text(json.dumps(data))
@@ -61,7 +61,7 @@ def test_figures_written_by_the_previous_version_are_recomputed_on_the_next_appe
     Store(path).add_run(make_run("p", throughput_fps=50.0, layers=None))
     summary, precision = figures(path)
     assert summary.runs == 2 and summary.best_throughput_fps == 100.0 and precision == "FP32"
-    (entry,) = read_json(path)["shards"].values()
+    (entry,) = entries_inlined(path)["shards"].values()
     assert entry["precision_source"]["profile"][1] == "FP32"
 
 

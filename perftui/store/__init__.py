@@ -4,11 +4,12 @@ The names most callers need are importable from here; the modules hold one job e
 `database` (the Store's records API), `transaction` (cached reads and the locked write),
 `document` (the main document's bytes parsed and checked), `snapshot` (a parsed version of
 the file and its typed records), `shards` (each project's runs) and `shard_writes` (how a
-write leaves them), `entries` (each project's figures in the document), `run_figures` (a
-run's figures as stored), `stream` (one run at a time, for export), `payloads` (samples and
-profiles in files), `journal` (runs parked while the lock was taken), `layout` (the tables'
-documents), `codec` (stored values and blobs), `storage` (the buffered TinyDB storage),
-`files` (locking, atomic writes), `paths`, and `exchange` (export/import documents).
+write leaves them), `entries` (each project's entry in the document) and `entry_figures`
+(the file of its figures that it names), `run_figures` (a run's figures as stored), `stream`
+(one run at a time, for export), `payloads` (samples and profiles in files), `journal` (runs
+parked while the lock was taken), `layout` (the tables' documents), `codec` (stored values
+and blobs), `storage` (the buffered TinyDB storage), `files` (locking, atomic writes),
+`paths`, and `exchange` (export/import documents).
 """
 
 from perftui.store.database import Store

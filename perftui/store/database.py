@@ -286,7 +286,7 @@ class Store(DatabaseFile):
         as kept when it was stored (for each project's best runs in the document itself, so
         the projects list reads no run), else computed from the run and its samples."""
         snap = self._read()
-        best = (stored_best(entry).get(run_id) for entry in snap.entries.values())
+        best = (stored_best(snap.entry_figures(name)).get(run_id) for name in snap.entries)
         doc = None if snap.legacy else next((found for found in best if found), None)
         if doc is not None:
             with contextlib.suppress(KeyError, TypeError, ValueError):

@@ -1,22 +1,24 @@
-"""A project's entry in the ``shards`` table: which file holds its runs, and its figures
+"""A project's entry in the ``shards`` table: which files hold its runs and its figures
 (summary and runtime precision) kept up to date by every write, so the projects list and the
-home screen read the main document alone.
+home screen read the main document and one small file per project alone.
 
-An entry is ``{"project", "file", "tail", "count", "summary", "precision",
-"precision_source", "best_figures": {"method", "runs": {run id: figures}}}``. A write that
-only adds runs to a project extends the stored figures with the new runs
-(perftui.domain.summary), so appending costs the same whatever the project's size; any other
-edit (a deleted run, a rename, a migration) computes them from the project's runs. The best
-runs' figures (perftui.store.run_figures) are computed when a run becomes a best one. A
-layout-3 entry (run ids listed in ``runs``, no precision source or best figures) is read as
-it is until the migration writes it anew (perftui.store.layout).
+An entry is ``{"project", "file", "tail", "count", "figures"}``: ``figures`` names the file of
+its figures (perftui.store.entry_figures), ``{"summary", "precision", "precision_source",
+"best_figures": {"method", "runs": {run id: figures}}}``, which entries written before kept
+in themselves. A write that only adds runs to a project extends the stored figures with the
+new runs (perftui.domain.summary), so appending costs the same whatever the project's size;
+any other edit (a deleted run, a rename, a migration) computes them from the project's runs.
+The best runs' figures (perftui.store.run_figures) are computed when a run becomes a best
+one. A layout-3 entry (run ids listed in ``runs``, no precision source or best figures) is
+read as it is until the migration writes it anew (perftui.store.layout).
 
 ``file`` and ``tail`` name the project's shard files (perftui.store.shards): its file and the
 segments of runs appended since, read as one.
 
-The run ids are in the shard files alone (the entry counts them: ``count``), so the
-document costs the same to read and write however many runs the database holds; a run looked
-up by id is found in the projects already read, else in all of them (perftui.store.snapshot).
+The run ids are in the shard files alone (the entry counts them: ``count``), and the figures
+in their files, so the document costs the same to read and write however many runs the
+database holds; a run looked up by id is found in the projects already read, else in all of
+them (perftui.store.snapshot).
 """
 
 from __future__ import annotations
@@ -40,6 +42,7 @@ __all__ = [
     "best_at_hand",
     "best_figures",
     "extended",
+    "figures_part",
     "files_of",
     "project_figures",
     "run_count",
@@ -85,19 +88,23 @@ def shard_key(entry: dict[str, Any]) -> str:
 
 
 def shard_doc(
-    project: str,
-    file: str,
-    count: int,
-    figures: tuple[ProjectSummary, PrecisionSource],
-    best: dict[str, Any],
-    tail: Sequence[str] = (),
+    project: str, file: str, count: int, figures_file: str, tail: Sequence[str] = ()
 ) -> dict[str, Any]:
-    summary, source = figures
     return {
         "project": project,
         "file": file,
         "tail": list(tail),
         "count": count,
+        "figures": figures_file,
+    }
+
+
+def figures_part(
+    figures: tuple[ProjectSummary, PrecisionSource], best: dict[str, Any]
+) -> dict[str, Any]:
+    """A project's figures as its figures file keeps them."""
+    summary, source = figures
+    return {
         "summary": plain(asdict(summary)),
         "precision": source.text,
         "precision_source": source.to_dict(),
@@ -105,18 +112,18 @@ def shard_doc(
     }
 
 
-def stored_figures(entry: dict[str, Any]) -> tuple[ProjectSummary, str] | None:
-    """The entry's summary and precision text; None when a version with other figures
-    wrote it."""
-    stored = entry.get("summary")
+def stored_figures(part: dict[str, Any]) -> tuple[ProjectSummary, str] | None:
+    """The summary and precision text of a project's stored figures (`Snapshot.
+    entry_figures`); None when a version with other figures wrote them."""
+    stored = part.get("summary")
     if not isinstance(stored, dict) or set(stored) != SUMMARY_FIELDS:
         return None
-    return ProjectSummary(**stored), str(entry.get("precision"))
+    return ProjectSummary(**stored), str(part.get("precision"))
 
 
-def stored_source(entry: dict[str, Any]) -> PrecisionSource | None:
-    """The entry's precision source; None when it has none (or a malformed one)."""
-    doc = entry.get("precision_source")
+def stored_source(part: dict[str, Any]) -> PrecisionSource | None:
+    """The stored figures' precision source; None when they have none (or a malformed one)."""
+    doc = part.get("precision_source")
     if not isinstance(doc, dict):
         return None
     try:
@@ -125,10 +132,10 @@ def stored_source(entry: dict[str, Any]) -> PrecisionSource | None:
         return None
 
 
-def stored_best(entry: dict[str, Any] | None) -> dict[str, Any]:
-    """Run id -> the figures of the entry's best runs, as stored by this method (perftui.store
-    .run_figures), else nothing."""
-    best = (entry or {}).get("best_figures")
+def stored_best(part: dict[str, Any]) -> dict[str, Any]:
+    """Run id -> the figures of the project's best runs, as stored by this method
+    (perftui.store.run_figures), else nothing."""
+    best = part.get("best_figures")
     if not isinstance(best, dict) or best.get("method") != method():
         return {}
     runs = best.get("runs")
@@ -136,11 +143,11 @@ def stored_best(entry: dict[str, Any] | None) -> dict[str, Any]:
 
 
 def extended(
-    entry: dict[str, Any], appended: Sequence[RunResult]
+    part: dict[str, Any], appended: Sequence[RunResult]
 ) -> tuple[ProjectSummary, PrecisionSource] | None:
-    """The entry's figures extended with runs added to the project; None when the entry
-    keeps no figures this version can extend."""
-    figures, source = stored_figures(entry), stored_source(entry)
+    """The stored figures extended with runs added to the project; None when they are none
+    this version can extend."""
+    figures, source = stored_figures(part), stored_source(part)
     if figures is None or source is None:
         return None
     return extend(figures[0], appended), source.extend(appended)
@@ -158,7 +165,7 @@ def project_figures(
         except ValueError:
             before = -1
         only_added = not shard.removed and before + len(appended) == len(shard.runs)
-        found = extended(entry, appended) if only_added else None
+        found = extended(snap.entry_figures(project), appended) if only_added else None
         if found is not None:
             return found
     return snap.figures(shard)
@@ -169,11 +176,11 @@ def _best_ids(summary: ProjectSummary) -> list[str]:
 
 
 def best_at_hand(
-    entry: dict[str, Any], summary: ProjectSummary, fresh: dict[str, dict[str, Any]]
+    part: dict[str, Any], summary: ProjectSummary, fresh: dict[str, dict[str, Any]]
 ) -> dict[str, Any] | None:
-    """The best runs' stored figures from the runs a write adds (`fresh`) and the entry's;
-    None when one is in neither."""
-    known = stored_best(entry)
+    """The best runs' stored figures from the runs a write adds (`fresh`) and the stored
+    ones (`part`); None when one is in neither."""
+    known = stored_best(part)
     runs = {}
     for run_id in _best_ids(summary):
         found = fresh.get(run_id) or known.get(run_id)
@@ -188,7 +195,7 @@ def best_figures(
 ) -> dict[str, Any]:
     """The stored figures of the summary's best runs: as the shard keeps them, else kept from
     the entry when they were best before, else computed from the run and its samples."""
-    known = stored_best(None if snap.legacy else snap.entries.get(project))
+    known = stored_best(snap.entry_figures(project))
     runs = {}
     for run_id in _best_ids(summary):
         found = shard.figures.get(run_id) or known.get(run_id)

@@ -9,8 +9,9 @@ document id:
   ``{"id", "project_name", "created_at", **BenchmarkRequest.to_dict()}``.
 - ``environments``: ``{"id", "environment"}``, one per distinct environment.
 - ``shards``: one entry per project with runs (perftui.store.entries): its runs are in a
-  file of their own (perftui.store.shards), its summary and runtime precision are kept up to
-  date by every write, so the projects list and the home screen read this document alone.
+  file of their own (perftui.store.shards), its summary and runtime precision, kept up to
+  date by every write, in a small file it names (perftui.store.entry_figures), so the
+  projects list and the home screen read this document and those files alone.
 
 In a shard, a run is ``RunResult.to_dict()`` with ``"layers": null`` and the environment
 moved out of ``"resolved"`` (``"environment": <id>``); its latency samples and layer profile

@@ -1,7 +1,8 @@
 """How a write leaves each project it touches: runs only added go to a segment of their own
 beside the project's shard file (perftui.store.shards), its figures extended
 (perftui.store.entries), reading none of the runs already stored; any other edit writes the
-whole file anew."""
+whole file anew. Either way the project's figures go to a new figures file
+(perftui.store.entry_figures)."""
 
 from __future__ import annotations
 
@@ -15,12 +16,15 @@ from perftui.store.entries import (
     best_at_hand,
     best_figures,
     extended,
+    figures_part,
     files_of,
     project_figures,
     run_count,
     shard_doc,
 )
-from perftui.store.shards import HEADER, Shard, appendable, line, write_shard
+from perftui.store.entry_figures import FIGURES_FIELDS, figures_folder
+from perftui.store.shards import HEADER, Shard, appendable, line, shard_folder, write_shard
+from perftui.store.storage import dump_json
 
 if TYPE_CHECKING:
     from perftui.store.transaction import Pending, Transaction
@@ -33,13 +37,13 @@ appends write only their own runs, and one in this many copies the project's run
 not parsed), so reading a project opens a few files at most."""
 
 
-def write_shards(tx: Transaction, folder: Path, cache: dict[str, Shard]) -> set[str]:
-    """Write the projects' new shard files and name them, with their figures, in the
-    document (the files written whole are kept in `cache`); the shard files the document
-    now names."""
+def write_shards(tx: Transaction, root: Path, cache: dict[str, Shard]) -> None:
+    """Write the projects' new shard and figures files under the payload folder `root` and
+    name them in the document (the shard files written whole are kept in `cache`)."""
     table = tx.table("shards")
+    folder = shard_folder(root)
     for project, pending in list(tx.lines.items()):
-        if not _append(tx, project, pending, folder, table):
+        if not _append(tx, project, pending, root, table):
             tx.shard(project)  # takes the pending runs: written whole below
     for project, shard in tx.shards.items():
         table.remove(where("project") == project)
@@ -50,24 +54,49 @@ def write_shards(tx: Transaction, folder: Path, cache: dict[str, Shard]) -> set[
             shard.records.clear()  # built before this write's environments were stored
             name = write_shard(folder, shard.blob())
             tx.new_shards.append(name)
-            table.insert(shard_doc(project, name, len(shard.runs), figures, best))
+            kept = _write_figures(tx, root, figures_part(figures, best))
+            table.insert(shard_doc(project, name, len(shard.runs), kept))
             cache[name] = shard
-    return {doc["file"] for doc in table.all()}
+    if any(_inline(entry) for entry in tx.snap.entries.values()):
+        _move_figures(tx, root, table)
+
+
+def _inline(entry: dict[str, Any]) -> bool:
+    """Whether a layout-4 entry keeps its figures itself, as entries were written before."""
+    return "figures" not in entry and "count" in entry
+
+
+def _move_figures(tx: Transaction, root: Path, table: Table) -> None:
+    """Move the figures of entries written before to files (once)."""
+    for doc in table.all():
+        if _inline(doc):
+            part = {key: doc[key] for key in FIGURES_FIELDS if key in doc}
+            kept = {k: v for k, v in doc.items() if k not in FIGURES_FIELDS}
+            table.remove(doc_ids=[doc.doc_id])
+            table.insert({**kept, "figures": _write_figures(tx, root, part)})
+
+
+def _write_figures(tx: Transaction, root: Path, part: dict[str, Any]) -> str:
+    name = write_shard(figures_folder(root), dump_json(part))
+    tx.new_figures.append(name)
+    return name
 
 
 def _append(
-    tx: Transaction, project: str, pending: list[Pending], folder: Path, table: Table
+    tx: Transaction, project: str, pending: list[Pending], root: Path, table: Table
 ) -> bool:
     """Append the runs to a copy of the project's file when its entry and file allow it
     (False: they do not, nothing was written)."""
     entry: dict[str, Any] | None = None if tx.snap.legacy else tx.snap.entries.get(project)
     if entry is None:
         return False
-    figures = extended(entry, tx.appended[project])
+    part = tx.snap.entry_figures(project)
+    figures = extended(part, tx.appended[project])
     fresh = {doc["id"]: found for doc, _, found in pending if found is not None}
-    best = best_at_hand(entry, figures[0], fresh) if figures is not None else None
+    best = best_at_hand(part, figures[0], fresh) if figures is not None else None
     if figures is None or best is None:
         return False
+    folder = shard_folder(root)
     try:
         files, count = files_of(entry), run_count(entry) + len(pending)
         with open(folder / files[0], "rb") as handle:
@@ -84,6 +113,7 @@ def _append(
     except (OSError, ValueError):
         return False  # written whole, which reports what is wrong
     tx.new_shards.append(name)
+    kept = _write_figures(tx, root, figures_part(figures, best))
     table.remove(where("project") == project)
-    table.insert(shard_doc(project, files[0] if tail else name, count, figures, best, tail))
+    table.insert(shard_doc(project, files[0] if tail else name, count, kept, tail))
     return True

@@ -20,6 +20,7 @@ from perftui.domain.summary import PrecisionSource, ProjectSummary, summarize
 from perftui.store.codec import layers_from_document, samples_from_document
 from perftui.store.document import damaged, malformed, parse
 from perftui.store.entries import files_of, run_count, shard_key, stored_figures
+from perftui.store.entry_figures import figures_folder, read_figures
 from perftui.store.files import Signature, digest, read_bytes
 from perftui.store.layout import doc_key, time_key
 from perftui.store.payloads import KINDS, Payloads
@@ -41,21 +42,23 @@ def load(
     payloads: Payloads,
     reuse: Snapshot | None = None,
     shards: dict[str, Shard] | None = None,
+    figures: dict[str, dict[str, Any]] | None = None,
 ) -> Snapshot:
     """Read and validate the database file (an empty snapshot if it does not exist).
 
     `reuse` is returned instead of parsing again when the bytes are the same as its own;
-    `shards` caches parsed shard files by name (they never change).
+    `shards` and `figures` cache parsed shard and figures files by name (they never change).
     """
     got = read_bytes(path, shown)
     if got is None:
-        return Snapshot({}, None, None, shown, payloads, shards)
+        return Snapshot({}, None, None, shown, payloads, shards, figures)
     raw, sig = got
     hashed = digest(raw)
     if reuse is not None and reuse.digest == hashed:
         reuse.sig = sig
         return reuse
-    return Snapshot(parse(raw, shown, schema_version), sig, hashed, shown, payloads, shards)
+    data = parse(raw, shown, schema_version)
+    return Snapshot(data, sig, hashed, shown, payloads, shards, figures)
 
 
 class Snapshot:
@@ -73,6 +76,7 @@ class Snapshot:
         shown: Path,
         payloads: Payloads,
         shards: dict[str, Shard] | None = None,
+        figures: dict[str, dict[str, Any]] | None = None,
     ) -> None:
         self.data = data
         self.shown = shown
@@ -80,6 +84,7 @@ class Snapshot:
         self.sig = sig
         self.digest = hashed
         self._shards = shards if shards is not None else {}
+        self._figures = figures if figures is not None else {}
         self._benchmarks: dict[str, StoredBenchmark] = {}
 
     def writable_copy(self, deep_tables: Sequence[str] = ()) -> dict[str, Any]:
@@ -216,6 +221,27 @@ class Snapshot:
         """What the shards this document names are cached by."""
         return {shard_key(entry) for entry in self.entries.values()}
 
+    def figures_files(self) -> set[str]:
+        """The figures files the document names."""
+        return {e["figures"] for e in self.entries.values() if isinstance(e.get("figures"), str)}
+
+    def entry_figures(self, project: str) -> dict[str, Any]:
+        """The project's stored figures (perftui.store.entry_figures): from its figures file,
+        or its entry itself as written before; empty when it keeps none that can be read."""
+        entry = None if self.legacy else self.entries.get(project)
+        if entry is None:
+            return {}
+        name = entry.get("figures")
+        if not isinstance(name, str):
+            return entry
+        found = self._figures.get(name)
+        if found is None:
+            found = read_figures(figures_folder(self.payloads.root), name)
+            if found is None:
+                return {}
+            self._figures[name] = found
+        return found
+
     # ------------------------------------------------------------------ runs
 
     def payload(self, shard: Shard, kind: str, run_id: str) -> Any:
@@ -343,7 +369,7 @@ class Snapshot:
         entry = None if self.legacy else self.entries.get(project)
         if entry is not None and not self.run_count(project):
             return None
-        stored = None if entry is None else stored_figures(entry)
+        stored = None if entry is None else stored_figures(self.entry_figures(project))
         if stored is not None:
             return stored
         shard = self.shard(project)

@@ -28,6 +28,7 @@ from tinydb.table import Table
 from perftui.domain.errors import InputError, StoreError
 from perftui.domain.records import RunResult
 from perftui.store.entries import files_of
+from perftui.store.entry_figures import figures_folder
 from perftui.store.files import (
     check_writable,
     digest,
@@ -77,6 +78,8 @@ class Transaction:
         self.added: set[str] = set()
         self.new_shards: list[str] = []
         """The shard files this write has written."""
+        self.new_figures: list[str] = []
+        """The figures files (perftui.store.entry_figures) this write has written."""
         self.superseded = False
         """Whether it gathered a project's file and segments into one (the old ones are then
         removed by a tidy, after a grace period)."""
@@ -132,6 +135,8 @@ class DatabaseFile:
         self._snapshot: Snapshot | None = None
         self._shards: dict[str, Shard] = {}
         """Parsed shard files by name (a file never changes), shared by the snapshots."""
+        self._figures: dict[str, dict[str, Any]] = {}
+        """Parsed figures files by name, likewise."""
         self._encoder = DocumentEncoder()
         self._cache_lock = threading.Lock()
         self._started = False
@@ -155,13 +160,17 @@ class DatabaseFile:
         snap = self._snapshot
         if snap is not None and sig is not None and snap.sig == sig:
             return snap
-        snap = load(
-            self.path, self.path, self.SCHEMA_VERSION, Payloads(self._target), snap, self._shards
-        )
+        snap = self._load(self.path, snap)
         if snap.sig is not None:
             with self._cache_lock:
                 self._snapshot = snap
         return snap
+
+    def _load(self, path: Path, reuse: Snapshot | None) -> Snapshot:
+        payloads = Payloads(self._target)
+        return load(
+            path, self.path, self.SCHEMA_VERSION, payloads, reuse, self._shards, self._figures
+        )
 
     def _start(self) -> None:
         """Once per store, when no other process writes: remove what a killed writer left
@@ -181,7 +190,7 @@ class DatabaseFile:
                 return
             remove_orphan_temps(target)
             payloads = Payloads(target)
-            snap = load(target, self.path, self.SCHEMA_VERSION, payloads, None, self._shards)
+            snap = self._load(target, None)
             if snap.sig is not None:
                 with self._cache_lock:
                     self._snapshot = snap
@@ -189,6 +198,7 @@ class DatabaseFile:
                 payloads.tidy(snap.payload_ids())
                 payloads.end()
             tidy_shards(shard_folder(payloads.root), snap.shard_files())
+            tidy_shards(figures_folder(payloads.root), snap.figures_files())
         migrate = snap.sig is not None and snap.version < self.SCHEMA_VERSION
         if migrate or Journal(target).entries():
             with self._transaction(force=True):
@@ -223,9 +233,7 @@ class DatabaseFile:
         lock_path = target.with_name(target.name + ".lock")
         payloads = Payloads(target)
         with exclusive_lock(lock_path, self.path, self.LOCK_TIMEOUT_S, self.notify):
-            snap = load(
-                target, self.path, self.SCHEMA_VERSION, payloads, self._snapshot, self._shards
-            )
+            snap = self._load(target, self._snapshot)
             data = snap.writable_copy(edits_in_place)
             db = TinyDB(target, data=data, encoder=self._encoder, storage=AtomicJSONStorage)
             storage: AtomicJSONStorage = db.storage  # type: ignore[assignment]
@@ -246,7 +254,7 @@ class DatabaseFile:
                 if tx.touches_files:
                     payloads.begin()
                 payloads.write(tx.files)
-                write_shards(tx, shard_folder(payloads.root), self._shards)
+                write_shards(tx, payloads.root, self._shards)
                 st = storage.commit()
             except OSError as exc:
                 if _unchanged(target, snap):  # else the next start-up tidies
@@ -257,9 +265,13 @@ class DatabaseFile:
                 ) from None
             payloads.remove(tx.dropped)
             Journal(target).discard(tx.merged)
+            entries = db.table("shards").all()
             if tx.shards or tx.superseded:
-                named = {name for doc in db.table("shards").all() for name in files_of(doc)}
+                named = {name for doc in entries for name in files_of(doc)}
                 tidy_shards(shard_folder(payloads.root), named)
+            if tx.new_figures:  # those it replaced, once no reader may still want them
+                named = {doc.get("figures") for doc in entries}
+                tidy_shards(figures_folder(payloads.root), named)
             payloads.end()
             if backup is not None:
                 self._say(
@@ -275,12 +287,16 @@ class DatabaseFile:
                     self.path,
                     payloads,
                     self._shards,
+                    self._figures,
                 )
-                kept = snap.shard_keys()
+                kept, figures = snap.shard_keys(), snap.figures_files()
                 with self._cache_lock:
                     for key in list(self._shards):
                         if key not in kept:
                             del self._shards[key]
+                    for key in list(self._figures):
+                        if key not in figures:
+                            del self._figures[key]
                     self._snapshot = snap
 
     def _undo(self, tx: Transaction, payloads: Payloads) -> None:
@@ -289,8 +305,13 @@ class DatabaseFile:
         payloads.remove({run_id for _, run_id, _ in tx.files})
         for name in tx.new_shards:
             self._shards.pop(name, None)
-            with contextlib.suppress(OSError):
-                (shard_folder(payloads.root) / name).unlink()
+        for folder, names in (
+            (shard_folder(payloads.root), tx.new_shards),
+            (figures_folder(payloads.root), tx.new_figures),
+        ):
+            for name in names:
+                with contextlib.suppress(OSError):
+                    (folder / name).unlink()
         payloads.end()
 
     def _merge_parked(self, tx: Transaction) -> None:
