@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
@@ -278,3 +280,36 @@ def test_the_best_s_neighbours_are_one_step_along_one_knob() -> None:
     assert set(found) == {
         cfg(1, 2, 1, 2), cfg(4, 2, 1, 2), cfg(2, 2, 1, 1), cfg(2, 2, 1, 4), cfg(2, 2, 2, 2)
     }  # fmt: skip
+
+
+def test_the_search_repeats_a_noisy_best_and_stops_when_nothing_can_beat_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The loop of perftui.tune.search on made-up measurements: latency doubles per batch
+    doubling, throughput peaks at batch 4, and every run of batch 4 is noisy."""
+    from perftui.domain.records import BenchmarkRequest, Budget, Project
+    from perftui.tune import search
+
+    measured_configs: list[RunConfig] = []
+
+    class Fake:
+        cancelled = False
+
+        def __init__(self, *_: object) -> None: ...
+
+        def measure(self, config: RunConfig, _sink: object) -> tuple[RunResult, np.ndarray, bool]:
+            measured_configs.append(config)
+            fps = {1: 100.0, 2: 180.0, 4: 300.0, 8: 280.0}[config.batch] / config.requests
+            result, samples = run(
+                fps, config.batch * config.requests, spread=0.01 + (config.batch == 4) * 0.2
+            )
+            return replace(result, config=config), samples, False
+
+    monkeypatch.setattr(search, "Measurer", Fake)
+    space = [cfg(b, 1, 1, r) for b in (1, 2, 4, 8) for r in (1, 2)]
+    request = BenchmarkRequest(Project("p", "m.onnx", "openvino", "CPU"), space, Budget())
+    outcome = search.Tuner(request, space, "median", 5.0, Limits(patience=5), None).run()
+    assert outcome.best is not None and outcome.best.config == cfg(4, 1, 1, 1)
+    assert len(outcome.best.run_ids) == 2 and measured_configs.count(cfg(4, 1, 1, 1)) == 2
+    assert outcome.reason == search.CONVERGED
+    assert len(outcome.trials) < len(space)

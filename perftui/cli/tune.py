@@ -64,7 +64,13 @@ def add_parsers(command: CommandFactory) -> None:
     tune.add_argument("--iterations", help="least requests per trial (default {iterations})")
     tune.add_argument("--warmup", help="untimed requests per trial (default {warmup})")
     tune.add_argument("--shape", action="append", default=[], help="as bench (default: the last)")
-    tune.add_argument("--seed", type=int, default=0, help="seed of the search and the inputs")
+    tune.add_argument(
+        "--seed",
+        type=int,
+        default=0,
+        help="seed of the inputs (the search itself has no chance in it: the same "
+        "measurements replay the same search)",
+    )
     tune.add_argument("--json", action="store_true", help="print one JSON document")
 
 
