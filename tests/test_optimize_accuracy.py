@@ -8,6 +8,7 @@ import pytest
 from perftui.domain.errors import InputError
 from perftui.optimize.accuracy import (
     AccuracyReport,
+    OutputAccuracy,
     compare_output,
     compare_outputs,
     cosine_similarity,
@@ -87,6 +88,7 @@ def test_report_headline_is_the_worst_output_and_round_trips():
         "mean_abs_diff",
         "cosine_similarity",
         "top1_agreement",
+        "caution",
         "outputs",
     }
     assert AccuracyReport.from_dict(doc) == report
@@ -97,3 +99,18 @@ def test_report_without_classifier_outputs():
     report = compare_outputs(["h"], [[np.ones((1, 2, 3))]], [[np.ones((1, 2, 3))]], "calibration")
     assert report.top1_agreement is None and report.max_abs_diff == 0.0
     assert "top-1" not in report.summary() and report.to_dict()["top1_agreement"] is None
+
+
+def report(cosine: float, top1: float | None = None) -> AccuracyReport:
+    out = OutputAccuracy("logits", (1, 10), 10, 0.1, 0.01, cosine, cosine, top1, None, None)
+    return AccuracyReport("held-out", 8, (out,))
+
+
+def test_outputs_that_stray_from_fp32_carry_a_caution():
+    assert report(0.9995).caution() is None
+    assert report(0.9995, top1=1.0).caution() is None
+    far = report(0.679).caution()
+    assert far is not None and "cosine 0.6790" in far and "may not be usable" in far
+    assert "top-1 agreement 50%" in (report(0.995, top1=0.5).caution() or "")
+    assert report(0.679).to_dict()["caution"] == far
+    assert AccuracyReport("held-out", 0, ()).caution() is None

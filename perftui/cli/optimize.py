@@ -13,6 +13,7 @@ with ``--json`` one document::
      benchmarking the INT8 project, "" if it needs none),
      "accuracy": {"inputs": "calibration"|"held-out", "samples", "max_abs_diff",
                   "mean_abs_diff", "cosine_similarity", "top1_agreement": float|null,
+                  "caution": str|null (outputs that stray from FP32's, in words),
                   "outputs": [{"name", "shape", "elements", "max_abs_diff", "mean_abs_diff",
                                "cosine_similarity", "cosine_min", "top1_agreement",
                                "top1_matches", "top1_rows"}]}}
@@ -125,6 +126,8 @@ def report_text(result: OptimizeResult) -> str:
             )
     if result.warning:
         lines.append(f"warning: {result.warning}")
+    if caution := accuracy.caution():
+        lines.append(f"caution: {caution}")
     shape = f" --shape {q(result.shapes)}" if result.shapes else ""
     lines.append(
         f"next: perftui bench {q(project.model)} --project {q(project.name)}"

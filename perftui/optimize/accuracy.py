@@ -27,6 +27,12 @@ from perftui.domain.errors import InputError
 from perftui.optimize.on_engine import open_model
 from perftui.optimize.quantize import Progress, error_line, quiet
 
+COSINE_FLOOR = 0.99
+"""Outputs whose cosine to FP32's is under this are far enough off to question the model
+(the sample models' INT8 give 0.999 and more; GPT-2 with random calibration gave 0.68)."""
+TOP1_FLOOR = 0.9
+"""A classifier whose INT8 top-1 agrees with FP32's on fewer than this share of samples."""
+
 
 @dataclass(frozen=True)
 class OutputAccuracy:
@@ -114,6 +120,7 @@ class AccuracyReport:
             "mean_abs_diff": self.mean_abs_diff,
             "cosine_similarity": self.cosine_similarity,
             "top1_agreement": self.top1_agreement,
+            "caution": self.caution(),
             "outputs": [o.to_dict() for o in self.outputs],
         }
 
@@ -123,6 +130,21 @@ class AccuracyReport:
             inputs=str(data.get("inputs", "")),
             samples=int(data.get("samples", 0)),
             outputs=tuple(OutputAccuracy.from_dict(o) for o in data.get("outputs") or ()),
+        )
+
+    def caution(self) -> str | None:
+        """What the speed of an INT8 model whose outputs stray from FP32's is worth, in one
+        line; None when they agree (cosine >= COSINE_FLOOR, top-1 >= TOP1_FLOOR)."""
+        top1 = self.top1_agreement
+        strays = self.cosine_similarity < COSINE_FLOOR or (top1 is not None and top1 < TOP1_FLOOR)
+        if not self.outputs or not strays:
+            return None
+        found = f"cosine {self.cosine_similarity:.4f}"
+        if top1 is not None:
+            found += f", top-1 agreement {100 * top1:.0f}%"
+        return (
+            f"the INT8 outputs stray from FP32's ({found}): its speed is that of a model that "
+            "may not be usable; quantize with real samples (--calibration DIR) or keep FP32"
         )
 
     def summary(self) -> str:

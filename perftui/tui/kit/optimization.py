@@ -36,6 +36,8 @@ def accuracy_lines(report: AccuracyReport, indent: str) -> list[str]:
                 f"{indent}{escape(out.name)}: max {out.max_abs_diff:.3g}  mean "
                 f"{out.mean_abs_diff:.3g}  cos {out.cosine_similarity:.4f}{top1}"
             )
+    if caution := report.caution():
+        lines.append(f"{indent}[b]caution:[/] {escape(caution)}")
     return lines
 
 
