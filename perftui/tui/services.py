@@ -12,13 +12,13 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
-from perftui.domain.records import ENGINES, BenchmarkRequest, RunResult
+from perftui.bench.alternate import Measured
+from perftui.domain.records import ENGINES, BenchmarkRequest
 
 if TYPE_CHECKING:
     from pathlib import Path
 
     from perftui.bench.alternate import Alternation
-    from perftui.bench.protocol import Event
     from perftui.domain.compare import Comparison
     from perftui.domain.model_info import ModelInfo
     from perftui.domain.tune_form import TuneSpec
@@ -28,23 +28,9 @@ if TYPE_CHECKING:
     from perftui.tune.search import Outcome
 
 
-class Client(Protocol):
-    """The part of perftui.bench.client.BenchmarkClient the dashboard uses."""
-
-    request: BenchmarkRequest
-    runs: list[RunResult]
-
-    @property
-    def total(self) -> int: ...
-
-    @property
-    def cancelled(self) -> bool: ...
-
-    def events(self) -> Iterator[Event]: ...
-
-    def cancel(self) -> None: ...
-
-    def kill(self) -> None: ...
+Client = Measured
+"""The part of perftui.bench.client.BenchmarkClient the dashboard uses (the part the
+alternation of `compare --measure` uses too)."""
 
 
 class Optimizer(Protocol):
