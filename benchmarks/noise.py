@@ -13,7 +13,8 @@ find B faster), in a rotating order, each measured as the design says:
   REPEAT_SUGGESTED), then `perftui compare` judges the two groups of repetitions.
 
 One thread, so the two sides do not differ in how they share the CPUs with other work. The
-budgets are short to keep the whole script to minutes; `--time 10` is perftui's default.
+paired design runs `compare --measure` as it is by default (rounds of 2 s runs); `--time`
+changes the runs' length (and that of the `repeats` design's runs, 2 s when not given).
 
 Prints, for throughput and for median latency: the share of A/A comparisons that say "no
 difference beyond noise" (target >= 95 %) and the share of A/B that find B better (target
@@ -23,7 +24,7 @@ processes used meanwhile; the wall time of one comparison, and what perftui's de
 budget would cost.
 
 Usage: python benchmarks/noise.py [--design paired|repeats] [--pairs 20] [--rounds R]
-       [--time 2] [--iterations 50]
+       [--time S] [--iterations 50]
 """
 
 from __future__ import annotations
@@ -44,7 +45,11 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from perftui.domain.benchform import MEASURE_ROUNDS, REPEAT_SUGGESTED  # noqa: E402
+from perftui.domain.benchform import (  # noqa: E402
+    MEASURE_ROUNDS,
+    MEASURE_TIME_S,
+    REPEAT_SUGGESTED,
+)
 
 MODEL = ROOT / "sample_models" / "encoder_fp32.onnx"
 SLOW_SEQ, FAST_SEQ = 128, 100
@@ -113,13 +118,16 @@ def main() -> None:
     parser.add_argument("--design", choices=("paired", "repeats"), default="paired")
     parser.add_argument("--pairs", type=int, default=20)
     parser.add_argument("--rounds", type=int, help="rounds (paired) or repeats a side")
-    parser.add_argument("--time", type=float, default=2.0, help="timed seconds per run")
+    parser.add_argument(
+        "--time", type=float, help="timed seconds per run (default: compare --measure's, 2 s)"
+    )
     parser.add_argument("--iterations", type=int, default=50, help="minimum requests per run")
     parser.add_argument("--warmup", type=int, default=10)
     args = parser.parse_args()
     paired = args.design == "paired"
     rounds = args.rounds or (MEASURE_ROUNDS if paired else REPEAT_SUGGESTED)
-    budget = ["--time", str(args.time), "--iterations", str(args.iterations)]
+    seconds = args.time or MEASURE_TIME_S
+    budget = ["--time", str(seconds), "--iterations", str(args.iterations)]
     budget += ["--warmup", str(args.warmup)]
 
     tallies = {"aa": Tally(), "ab": Tally()}
@@ -154,6 +162,7 @@ def main() -> None:
         for pair in range(args.pairs):
             if paired:
                 measure = ("--measure", str(rounds))
+                measure += ("--time", str(args.time)) if args.time else ()
                 kinds = [("aa", "a", "a-again"), ("ab", "a", "b")][:: 1 if pair % 2 else -1]
                 found = {kind: compare(kind, a, b, *measure) for kind, a, b in kinds}
             else:
@@ -194,7 +203,8 @@ def report(
     how = "--measure" if args.design == "paired" else "--repeat"
     print(
         f"encoder seq={SLOW_SEQ} (A) vs seq={FAST_SEQ} (B), onnxruntime, 1 thread; "
-        f"{args.design}: {how} {rounds}, --time {args.time} --iterations {args.iterations} "
+        f"{args.design}: {how} {rounds}, --time {args.time or MEASURE_TIME_S:g} "
+        f"--iterations {args.iterations} "
         f"--warmup {args.warmup}; {args.pairs} pairs, {len(runs)} runs"
     )
     for metric, words in (("throughput", "throughput"), ("latency", "median latency")):

@@ -30,7 +30,7 @@ def run_count(db: Path, project: str) -> int:
 def test_measure_runs_both_sides_alternately_and_judges_the_pairs(tmp_path: Path):
     db = tmp_path / "db.json"
     two_projects(db)
-    done = perftui("compare", "long", "short", "--measure", "2", "--json", db=db)
+    done = perftui("compare", "long", "short", "--measure", "2", "--time", "0.2", "--json", db=db)
     assert done.returncode == 0, done.stderr
     found = json.loads(done.stdout)
     assert found["paired_rounds"] == 2
@@ -73,3 +73,16 @@ def test_a_model_that_moved_is_refused_with_nothing_stored(tmp_path: Path):
     assert run_count(db, "gone") == 1 and run_count(db, "here") == 1
     same = one_error_line(perftui("compare", "here", "here", "--measure", db=db))
     assert "two different projects" in same
+
+
+def test_a_bad_run_length_is_refused_before_measuring(tmp_path: Path):
+    db = tmp_path / "db.json"
+    two_projects(db)
+    alone = one_error_line(perftui("compare", "long", "short", "--time", "1", db=db))
+    assert "give --measure too" in alone
+    for bad in ("0", "-1", "x", "1e9"):
+        line = one_error_line(
+            perftui("compare", "long", "short", "--measure", "--time", bad, db=db)
+        )
+        assert line.startswith("perftui: error: --time:")
+    assert run_count(db, "long") == 1 and run_count(db, "short") == 1

@@ -14,6 +14,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Protocol
 
 from perftui.bench import protocol
+from perftui.domain.benchform import MEASURE_TIME_S
 from perftui.domain.compare import Comparison, Side
 from perftui.domain.compare.pairing import measure_request
 from perftui.domain.errors import InputError
@@ -43,10 +44,11 @@ class Measured(Protocol):
 
 
 def measure_requests(
-    store: Store, comparison: Comparison, rounds: int
+    store: Store, comparison: Comparison, rounds: int, time_s: float = MEASURE_TIME_S
 ) -> tuple[BenchmarkRequest, BenchmarkRequest]:
-    """The requests that measure A's and B's compared runs again, `rounds` times each, as
-    their own benchmarks did, under one alternation label; InputError for what cannot be."""
+    """The requests that measure A's and B's compared runs again, `rounds` times each for
+    `time_s`, otherwise as their own benchmarks did, under one alternation label; InputError
+    for what cannot be."""
     if comparison.a_name == comparison.b_name:
         raise InputError("measuring alternately needs two different projects")
     token = uuid.uuid4().hex[:12]
@@ -69,7 +71,7 @@ def measure_requests(
                 f"{name}'s compared run has no benchmark settings to measure again (an "
                 "imported run?); benchmark the project first"
             )
-        requests.append(measure_request(benchmark.request, project, run, rounds, token))
+        requests.append(measure_request(benchmark.request, project, run, rounds, token, time_s))
     return requests[0], requests[1]
 
 

@@ -14,7 +14,7 @@ from perftui.cli.common import (
     print_json,
     unknown_project,
 )
-from perftui.domain.benchform import MEASURE_ROUNDS
+from perftui.domain.benchform import MEASURE_ROUNDS, MEASURE_TIME_S
 
 
 def add_parsers(command: CommandFactory) -> None:
@@ -32,12 +32,18 @@ def add_parsers(command: CommandFactory) -> None:
         help="measure both compared configurations again, alternately, N rounds (default "
         f"{MEASURE_ROUNDS}), and judge B/A from those pairs: the honest way on a busy machine",
     )
+    compare.add_argument(
+        "--time",
+        metavar="S",
+        help=f"timed seconds of each --measure run (default {MEASURE_TIME_S:g}: rounds, not "
+        "long runs, narrow B/A)",
+    )
     compare.add_argument("--json", action="store_true")
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
     from perftui.cli.compare_report import comparison_document, comparison_text
-    from perftui.cli.measure import measure_alternately, parse_rounds
+    from perftui.cli.measure import measure_alternately, parse_rounds, parse_time
     from perftui.domain import options
     from perftui.domain.compare import LATENCY_STATS, Comparison, compare_projects
 
@@ -61,6 +67,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
         if unknown:
             raise CliError(f"no run of {args.a!r} or {args.b!r} has an id starting {unknown[0]!r}")
     rounds = parse_rounds(args.measure) if args.measure is not None else 0
+    time_s = parse_time(args.time, rounds)
 
     def compared() -> Comparison:
         return compare_projects(
@@ -76,7 +83,8 @@ def cmd_compare(args: argparse.Namespace) -> int:
     comparison = compared()
     cancelled = False
     if rounds:
-        runs[args.a], runs[args.b], cancelled = measure_alternately(store, comparison, rounds)
+        measured = measure_alternately(store, comparison, rounds, time_s)
+        runs[args.a], runs[args.b], cancelled = measured
         comparison = compared()
     if args.json:
         print_json(comparison_document(comparison))

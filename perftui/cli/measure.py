@@ -8,6 +8,7 @@ import sys
 from typing import TYPE_CHECKING
 
 from perftui.cli.common import CliError
+from perftui.domain.benchform import MEASURE_TIME_S
 from perftui.domain.compare import Comparison, Side
 from perftui.domain.errors import InputError
 
@@ -31,8 +32,26 @@ def parse_rounds(text: str) -> int:
     return rounds
 
 
+MAX_TIME_S = 3600.0
+
+
+def parse_time(text: str | None, rounds: int) -> float:
+    """--time: the timed seconds of each --measure run (MEASURE_TIME_S when not given)."""
+    if text is None:
+        return MEASURE_TIME_S
+    if not rounds:
+        raise CliError("--time: it sets the length of the runs of --measure; give --measure too")
+    try:
+        seconds = float(text)
+    except ValueError:
+        seconds = 0.0
+    if not 0 < seconds <= MAX_TIME_S:
+        raise CliError(f"--time: {text!r} is not a number of seconds above 0 and up to 3600")
+    return seconds
+
+
 def measure_alternately(
-    store: Store, comparison: Comparison, rounds: int
+    store: Store, comparison: Comparison, rounds: int, time_s: float = MEASURE_TIME_S
 ) -> tuple[list[RunResult], list[RunResult], bool]:
     """A's and B's new runs, and whether the measurement was cancelled. Bad input (a model
     that moved, a setting this machine cannot honour) is refused before anything is stored."""
@@ -45,7 +64,7 @@ def measure_alternately(
     from perftui.cli.progress import ProgressPrinter
 
     try:
-        requests = measure_requests(store, comparison, rounds)
+        requests = measure_requests(store, comparison, rounds, time_s)
     except InputError as error:
         raise CliError(f"--measure: {error}") from None
     for request in requests:
@@ -54,7 +73,7 @@ def measure_alternately(
     printer = ProgressPrinter(sys.stderr, alternation.total)
     printer.note(
         f"measuring A ({comparison.a_name}) and B ({comparison.b_name}) alternately, "
-        f"{rounds} rounds"
+        f"{rounds} rounds of {time_s:g} s"
     )
     warning = busy_warning()
     if warning:

@@ -8,6 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from perftui.domain.benchform import MEASURE_ROUNDS, MEASURE_TIME_S
 from perftui.domain.compare import compare_projects
 from perftui.domain.records import BenchmarkRequest, Budget, Project, RunConfig
 from perftui.store import Store
@@ -42,7 +43,7 @@ async def measured(tmp_path: Path, with_benchmark: bool = True):
         app.measure_alternately(comparison)
         screen = app.screen
         assert isinstance(screen, MeasureScreen)
-        for _ in range(200):
+        for _ in range(1500):  # up to 30 s on a busy machine
             await pilot.pause(0.02)
             if not screen.running:
                 break
@@ -55,13 +56,15 @@ async def measured(tmp_path: Path, with_benchmark: bool = True):
 
 async def test_both_sides_are_measured_alternately_and_judged_by_pairs(tmp_path: Path):
     store, services, status, rows, notes = await measured(tmp_path)
-    assert rows == 10
+    assert rows == 2 * MEASURE_ROUNDS
     names = [c.request.project.name for c in services.clients]
     assert names == ["fp32", "int8"]
-    assert all(c.request.repeat == 5 and c.request.label.startswith("alternated ") for c in
-               services.clients)  # fmt: skip
-    assert len(store.runs("fp32")) == 6 and len(store.runs("int8")) == 6
-    assert "5 rounds paired" in status
+    for client in services.clients:
+        assert client.request.repeat == MEASURE_ROUNDS
+        assert client.request.budget.time_s == MEASURE_TIME_S
+        assert client.request.label.startswith("alternated ")
+    assert len(store.runs("fp32")) == len(store.runs("int8")) == 1 + MEASURE_ROUNDS
+    assert f"{MEASURE_ROUNDS} rounds paired" in status
     assert any("throughput" in n or "B is" in n for n in notes)
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 
+from perftui.domain.benchform import MEASURE_TIME_S
 from perftui.domain.compare.sides import run_latency
 from perftui.domain.compare.verdicts import Difference, judged
 from perftui.domain.figures import ConfigGroup
@@ -27,14 +28,21 @@ def alternation_label(token: str) -> str:
 
 
 def measure_request(
-    measured: BenchmarkRequest, project: Project, run: RunResult, rounds: int, token: str
+    measured: BenchmarkRequest,
+    project: Project,
+    run: RunResult,
+    rounds: int,
+    token: str,
+    time_s: float = MEASURE_TIME_S,
 ) -> BenchmarkRequest:
-    """The request that measures `run`'s configuration again, `rounds` times, as its own
-    benchmark (`measured`) measured it: same budget, shapes, data and seed, no profile."""
+    """The request that measures `run`'s configuration again, `rounds` times for `time_s`
+    each, as its own benchmark (`measured`) measured it otherwise: iterations, warm-up,
+    shapes, data and seed; no profile."""
     return replace(
         measured,
         project=project,
         configs=(run.config,),
+        budget=replace(measured.budget, time_s=time_s),
         repeat=rounds,
         profile=False,
         label=alternation_label(token),

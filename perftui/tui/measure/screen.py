@@ -15,7 +15,7 @@ from textual.message import Message
 from textual.widgets import Footer, Header, Static
 
 from perftui.bench import protocol
-from perftui.domain.benchform import MEASURE_ROUNDS
+from perftui.domain.benchform import MEASURE_ROUNDS, MEASURE_TIME_S
 from perftui.domain.compare import Comparison, Side, compare_projects
 from perftui.domain.figures import run_figures
 from perftui.domain.records import RunResult
@@ -38,8 +38,10 @@ class MeasureScreen(FollowingScreen["Comparison | str"], PerftuiScreen):
     HELP = (
         "A's and B's compared runs are measured again, alternately: A then B in round 1, B "
         f"then A in round 2, and so on, {MEASURE_ROUNDS} rounds, each run a fresh benchmark "
-        "worker with the settings of the run it repeats. A shared machine's speed drifts "
-        "between moments by more than many differences worth finding; the two runs of a "
+        f"worker measuring for {MEASURE_TIME_S:g} s with the settings of the run it repeats "
+        "(two workers differ by more than a longer run averages away). A shared machine's "
+        "speed drifts between moments by more than many differences worth finding; the two "
+        "runs of a "
         "round are seconds apart, so B/A judged round by round cancels that drift. Each run "
         "is stored in its project as it lands; cancel (x) keeps the finished ones. The table "
         f"gives each run's figures with their 95 % intervals and its verdict "
