@@ -209,7 +209,7 @@ def run_request(
     emit(protocol.BenchmarkDone(cancel.requested))
 
 
-def _event_stream() -> TextIO:
+def event_stream() -> TextIO:
     """Keep the real stdout for events and point fd 1 at stderr for library chatter."""
     events_fd = os.dup(sys.stdout.fileno())
     sys.stdout.flush()
@@ -218,7 +218,7 @@ def _event_stream() -> TextIO:
 
 
 def main() -> None:
-    events = _event_stream()
+    events = event_stream()
 
     def emit(event: protocol.Event) -> None:
         events.write(protocol.encode(event) + "\n")

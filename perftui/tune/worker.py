@@ -27,7 +27,7 @@ from typing import Any, TextIO
 import numpy as np
 
 from perftui.bench.protocol import samples_to_wire
-from perftui.bench.worker import _event_stream as event_stream
+from perftui.bench.worker import event_stream
 from perftui.domain.errors import InputError
 from perftui.domain.records import BenchmarkRequest, Project, RunResult
 from perftui.domain.tune_form import TuneSpec
