@@ -3,6 +3,7 @@ lines: in the project detail's Summary and in the optimize box's result."""
 
 from __future__ import annotations
 
+import textwrap
 from typing import TYPE_CHECKING
 
 from perftui.tui.kit import format as fmt
@@ -11,6 +12,10 @@ from perftui.tui.kit.format import escape
 if TYPE_CHECKING:
     from perftui.optimize.accuracy import AccuracyReport
     from perftui.optimize.notes import Optimization
+
+
+CAUTION_WIDTH = 60
+"""The caution's lines are cut to this width, each indented as the figures above it."""
 
 
 def accuracy_lines(report: AccuracyReport, indent: str) -> list[str]:
@@ -37,7 +42,9 @@ def accuracy_lines(report: AccuracyReport, indent: str) -> list[str]:
                 f"{out.mean_abs_diff:.3g}  cos {out.cosine_similarity:.4f}{top1}"
             )
     if caution := report.caution():
-        lines.append(f"{indent}[b]caution:[/] {escape(caution)}")
+        first, *rest = textwrap.wrap(caution, CAUTION_WIDTH, initial_indent="caution: ")
+        lines.append(f"{indent}[b]caution:[/]{escape(first.removeprefix('caution:'))}")
+        lines += [f"{indent}{escape(line)}" for line in rest]
     return lines
 
 
