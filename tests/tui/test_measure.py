@@ -74,3 +74,20 @@ async def test_a_side_without_benchmark_settings_is_refused_with_nothing_stored(
     assert "no benchmark settings" in status
     assert any("no benchmark settings" in n for n in notes)
     assert len(store.runs("fp32")) == 1 and len(store.runs("int8")) == 1
+
+
+async def test_m_on_the_inference_tab_opens_the_measurement(tmp_path: Path):
+    """The runs have no layer profile, which hides the layer tabs' keys, not this one."""
+    store = two_benchmarked(tmp_path / "db.json")
+    comparison = compare_projects("fp32", store.runs("fp32"), "int8", store.runs("int8"))
+    app = create_app(tmp_path / "db.json", FakeServices(ticks=1))
+    async with app.run_test(size=(80, 24)) as pilot:
+        app.compare_summary(comparison)
+        await pilot.pause()
+        await pilot.press("M")  # on the first tab: not offered
+        assert not isinstance(app.screen, MeasureScreen)
+        await pilot.press("]")
+        await pilot.pause()
+        await pilot.press("M")
+        await pilot.pause()
+        assert isinstance(app.screen, MeasureScreen)

@@ -160,7 +160,7 @@ class CompareSummaryScreen(TabbedScreen):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if (
             action in self.TAB_ACTIONS
-            and action != "metric"
+            and action not in ("metric", "measure")
             and self.is_mounted
             and profile_notice(self.comparison) is not None
         ):
