@@ -9,9 +9,9 @@ budget, and the tuning time over the grid's time (both wall clock, each a fresh 
 
 The grid and the tune are measured minutes apart, and a shared machine drifts by more than
 the differences a tune looks for in that time. So each case then measures the grid's best
-and the tuned best again side by side (alternating, `--again` runs each) and prints that
-ratio with its 95 % interval and its verdict as `perftui compare` words it: the figure to
-judge the tune by.
+and the tuned best again side by side (alternately, `--again` rounds, default 10) and
+prints the ratio judged from the rounds' pairs with its 95 % interval and its verdict, as
+`perftui compare --measure` judges: the figure to judge the tune by.
 
 Models: the shipped samples, and real published architectures (MobileNetV2, DistilBERT)
 where `benchmarks/corpus.py` has exported them to `.corpus/` (it needs torch; CI does not).
@@ -35,7 +35,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from perftui.domain.uncertainty import mean_interval, ratio_interval  # noqa: E402
+from perftui.domain.uncertainty import paired_ratio  # noqa: E402
 
 MODELS = {
     "mobilenet": (ROOT / "sample_models" / "mobilenet_fp32.onnx", []),
@@ -101,21 +101,28 @@ def config_flags(config: dict) -> list[str]:
 
 
 def side_by_side(
-    db: Path, name: str, grid: dict, tuned: dict, timing: list[str], repeats: int
+    db: Path, name: str, grid: dict, tuned: dict, timing: list[str], rounds: int
 ) -> str:
+    """The tuned best over the grid's best, measured alternately for `rounds` rounds (grid
+    then tuned, then tuned then grid, ...) and judged from the rounds' pairs, as `perftui
+    compare --measure` judges (perftui.domain.uncertainty.paired_ratio)."""
     model, shape = MODELS[name]
-    """The tuned best over the grid's best, measured alternately `repeats` times each."""
     if grid == tuned:
         return "the same configuration"
-    fps: dict[str, list[float]] = {"grid": [], "tuned": []}
-    for n in range(2 * repeats):
-        side, config = (("grid", grid), ("tuned", tuned))[n % 2]
-        doc, _ = perftui(
-            db, "bench", str(model), "--project", name, *shape, *config_flags(config), *timing
-        )
-        fps[side] += [r["throughput_fps"] for r in doc["runs"] if r["status"] == "ok"]
-    a, b = mean_interval(fps["grid"]), mean_interval(fps["tuned"])
-    ratio = ratio_interval(a, b) if a and b else None
+    pairs: list[dict[str, float]] = []
+    for n in range(rounds):
+        order = (("grid", grid), ("tuned", tuned))[:: 1 if n % 2 == 0 else -1]
+        found: dict[str, float] = {}
+        for side, config in order:
+            doc, _ = perftui(
+                db, "bench", str(model), "--project", name, *shape, *config_flags(config), *timing
+            )
+            ok = [r["throughput_fps"] for r in doc["runs"] if r["status"] == "ok"]
+            if ok:
+                found[side] = ok[0]
+        if len(found) == 2:
+            pairs.append(found)
+    ratio = paired_ratio([p["grid"] for p in pairs], [p["tuned"] for p in pairs])
     if ratio is None:
         return "no interval"
     verdict = "within noise" if not ratio.significant else "better" if ratio.value > 1 else "WORSE"
@@ -125,7 +132,7 @@ def side_by_side(
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--time", default="1", help="seconds per run, grid and trials alike")
-    parser.add_argument("--again", type=int, default=3, help="side-by-side runs of each best")
+    parser.add_argument("--again", type=int, default=10, help="side-by-side rounds (pairs)")
     parser.add_argument(
         "--models", default=",".join(m for m, (p, _) in MODELS.items() if p.exists())
     )
