@@ -9,6 +9,7 @@ from typing import Any
 
 from perftui.bench import protocol
 from perftui.bench.alternate import Alternation
+from perftui.domain.compare import Side
 from perftui.domain.records import BenchmarkRequest, Project, RunConfig, RunResult
 
 
@@ -51,7 +52,8 @@ def test_rounds_alternate_which_side_goes_first():
     events = list(Alternation(a, b).events())  # type: ignore[arg-type]
     assert log == ["A1", "B1", "B2", "A2", "A3", "B3"]
     finished = [(side, e.index) for side, e in events if isinstance(e, protocol.RunFinished)]
-    assert finished == [(0, 0), (1, 1), (1, 2), (0, 3), (0, 4), (1, 5)]
+    A, B = Side.A, Side.B
+    assert finished == [(A, 0), (B, 1), (B, 2), (A, 3), (A, 4), (B, 5)]
     assert all(e.total == 6 for _, e in events if isinstance(e, protocol.RunStarted))
     assert a.closed and b.closed
 
@@ -72,4 +74,4 @@ def test_a_fatal_error_ends_the_measurement():
     a, b = ScriptedClient("A", 3, log), ScriptedClient("B", 3, log, fatal_round=1)
     events = list(Alternation(a, b).events())  # type: ignore[arg-type]
     assert log == ["A1", "B1"]
-    assert isinstance(events[-1][1], protocol.Fatal) and events[-1][0] == 1
+    assert isinstance(events[-1][1], protocol.Fatal) and events[-1][0] is Side.B

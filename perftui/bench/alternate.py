@@ -84,6 +84,9 @@ class Alternation:
         self.total = a.total + b.total
         self._done = 0
 
+    def client(self, side: Side) -> Measured:
+        return self.clients[0] if side is Side.A else self.clients[1]
+
     @property
     def cancelled(self) -> bool:
         return any(client.cancelled for client in self.clients)
@@ -96,30 +99,30 @@ class Alternation:
         for client in self.clients:
             client.kill()
 
-    def events(self) -> Iterator[tuple[int, protocol.Event]]:
-        """Every event of both benchmarks, round by round; a Fatal or a cancel ends the
-        measurement (the side that has not started its round is not started)."""
-        streams = [client.events() for client in self.clients]
+    def events(self) -> Iterator[tuple[Side, protocol.Event]]:
+        """Every event of both benchmarks with its side, round by round; a Fatal or a cancel
+        ends the measurement (the side that has not started its round is not started)."""
+        streams = {side: self.client(side).events() for side in Side}
         rounds = max(client.request.rounds for client in self.clients)
         try:
             for number in range(rounds):
-                for side in (0, 1) if number % 2 == 0 else (1, 0):
+                for side in (Side.A, Side.B) if number % 2 == 0 else (Side.B, Side.A):
                     for event in self._round(side, streams[side]):
                         yield side, event
                         if isinstance(event, protocol.Fatal):
                             return
                     if self.cancelled:
                         return
-            for stream in streams:  # each side's last worker says it is done and exits
+            for stream in streams.values():  # each side's last worker says it is done, exits
                 for _ in stream:
                     pass
         finally:
-            for stream in streams:
+            for stream in streams.values():
                 stream.close()
 
-    def _round(self, side: int, stream: Iterator[protocol.Event]) -> Iterator[protocol.Event]:
+    def _round(self, side: Side, stream: Iterator[protocol.Event]) -> Iterator[protocol.Event]:
         """One side's events up to the end of its round (its last configuration's run)."""
-        per_round = len(self.clients[side].request.configs)
+        per_round = len(self.client(side).request.configs)
         for event in stream:
             if isinstance(event, protocol.RunStarted):
                 yield replace(event, index=self._done, total=self.total)

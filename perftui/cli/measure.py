@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from perftui.cli.common import CliError
 from perftui.domain.benchform import MEASURE_TIME_S
-from perftui.domain.compare import Comparison, Side
+from perftui.domain.compare import Comparison
 from perftui.domain.errors import InputError
 
 if TYPE_CHECKING:
@@ -85,7 +85,7 @@ def measure_alternately(
                 signals.say_cancelling()
                 printer.show(event)
                 if isinstance(event, Fatal):
-                    fatal = f"{Side.A if side == 0 else Side.B}: {event.error}"
+                    fatal = f"{side}: {event.error}"
     finally:
         printer.close()
     if fatal:

@@ -17,7 +17,7 @@ from textual.widgets import Footer, Header, Static
 from perftui.bench import protocol
 from perftui.domain.benchform import MEASURE_ROUNDS, MEASURE_TIME_S
 from perftui.domain.compare import Comparison, Side, compare_projects
-from perftui.domain.figures import run_figures
+from perftui.domain.figures import Figures, figures_once
 from perftui.domain.records import RunResult
 from perftui.domain.series import short_label
 from perftui.tui.kit import format as fmt
@@ -68,6 +68,8 @@ class MeasureScreen(FollowingScreen["Comparison | str"], PerftuiScreen):
         self.comparison = comparison
         self.rounds = rounds
         self.landed: list[tuple[Side, RunResult]] = []
+        self.figures: dict[str, Figures] = {}
+        """Each landed run's figures by id, computed once however often the table redraws."""
         self.progress = (0, 2 * rounds)
 
     def compose(self) -> ComposeResult:
@@ -89,11 +91,10 @@ class MeasureScreen(FollowingScreen["Comparison | str"], PerftuiScreen):
             services.validate(request)
         alternation = services.alternate(*(services.client(r, store) for r in requests))
         self.attach_child(alternation)
-        for index, event in alternation.events():
+        for side, event in alternation.events():
             if isinstance(event, protocol.Fatal):
                 return event.error
             if isinstance(event, protocol.RunFinished):
-                side = Side.A if index == 0 else Side.B
                 self.post_message(RunLanded(side, event.run, event.index + 1, alternation.total))
         a, b = (client.runs for client in alternation.clients)
         c = self.comparison
@@ -140,7 +141,7 @@ class MeasureScreen(FollowingScreen["Comparison | str"], PerftuiScreen):
         samples = stored_samples(self.store)
         rows = []
         for number, (side, run) in enumerate(self.landed):
-            figures = run_figures(run, samples(run))
+            figures = figures_once(self.figures, run, samples)
             median = run.latency_ms.median if run.latency_ms else None
             cells = (
                 str(run.repeat + 1),
