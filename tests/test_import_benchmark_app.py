@@ -6,10 +6,13 @@ import json
 import shutil
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
+from perftui.domain.compare import run_latency
+from perftui.domain.records import LatencyStats, RunConfig, RunResult
 from perftui.store import Store
 from tests.cli_helpers import one_error_line, perftui
 from tests.conftest import MOBILENET_IR
@@ -41,8 +44,28 @@ def test_a_benchmark_app_report_lands_in_a_project(report_folder: Path, isolated
     assert run.layers and len(run.layers) > 10  # the counters report beside it
     assert any(layer.precision == "FP32" for layer in run.layers)
     assert run.resolved["benchmark_app"]["unreported"] == ["p90", "p99", "stdev", "cv"]
+    assert run.latency_ms.p90 is None and run.latency_ms.p99 is None  # unknown, not 0 ms
+    shown = perftui("show", "ba", "--json")
+    [group] = json.loads(shown.stdout)["groups"]
+    assert group["latency_ms"]["p99"] is None and group["latency_ms"]["median"] > 0
     project = Store(isolated_db).get_project("ba")
     assert project is not None and project.engine == "openvino" and project.device == "CPU"
+
+
+def test_statistics_stored_as_0_before_none_existed_read_as_unknown():
+    """Imports made before the unreported statistics were None stored them as 0: a p90 of
+    0 ms would pass any latency budget and win any latency comparison."""
+    stored = RunResult(
+        config=RunConfig(),
+        latency_ms=LatencyStats(1.0, 2.0, 2.0, 0.0, 0.0, 3.0, 0.0, 0.0),
+        resolved={"benchmark_app": {"unreported": ["p90", "p99", "stdev", "cv"]}},
+    ).to_dict()
+    run = RunResult.from_dict(stored)
+    assert run.latency_ms == LatencyStats(1.0, 2.0, 2.0, None, None, 3.0, None, None)
+    assert run_latency(run, "p90") is None and run_latency(run, "median") == 2.0
+    assert RunResult.from_dict(run.to_dict()) == run
+    ours = replace(run, resolved={}, latency_ms=replace(run.latency_ms, p90=0.5))
+    assert RunResult.from_dict(ours.to_dict()).latency_ms.p90 == 0.5
 
 
 def test_a_broken_benchmark_app_report_is_refused(tmp_path: Path, isolated_db: Path):

@@ -111,7 +111,7 @@ class ConfigGroup:
     def latency_ms(self, name: str) -> float | None:
         """A latency statistic (a LatencyStats field) of the configuration: the mean over
         its successful repetitions; None without one."""
-        values = [getattr(r.latency_ms, name) for r in self.ok_runs if r.latency_ms]
+        values = [v for r in self.ok_runs if (v := getattr(r.latency_ms, name)) is not None]
         return sum(values) / len(values) if values else None
 
     @property
@@ -132,7 +132,7 @@ def _combined(runs: Sequence[RunResult], members: Sequence[Figures]) -> Figures:
     throughputs = [r.throughput_fps for r, _ in ok]
     latency = {}
     for name in PERCENTILES:
-        values = [getattr(r.latency_ms, name) for r, _ in ok]
+        values = [v for r, _ in ok if (v := getattr(r.latency_ms, name)) is not None]
         found = mean_interval(values)
         if found is not None:
             latency[name] = found

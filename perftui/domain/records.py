@@ -7,6 +7,7 @@ how they are stored.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
@@ -93,23 +94,38 @@ class Budget:
 
 @dataclass(frozen=True)
 class LatencyStats:
-    """Per-request latency summary in milliseconds (percentiles by nearest rank)."""
+    """Per-request latency summary in milliseconds (percentiles by nearest rank).
+
+    A statistic the source did not report (benchmark_app reports no p90, p99 or spread) is
+    None, never 0: a missing p90 must not pass a latency budget or show as 0.00 ms."""
 
     min: float
     mean: float
     median: float
-    p90: float
-    p99: float
+    p90: float | None
+    p99: float | None
     max: float
-    stdev: float
-    cv: float
+    stdev: float | None
+    cv: float | None
 
-    def to_dict(self) -> dict[str, float]:
+    def to_dict(self) -> dict[str, float | None]:
         return asdict(self)
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> LatencyStats:
-        return cls(**{k: float(data.get(k, 0.0)) for k in cls.__dataclass_fields__})
+    def from_dict(cls, data: dict[str, Any], unreported: Iterable[str] = ()) -> LatencyStats:
+        """`unreported` names statistics to read as None whatever the data holds."""
+
+        def value(name: str) -> float | None:
+            raw = None if name in unreported else data.get(name)
+            if raw is None:
+                return None if name in OPTIONAL_STATS else 0.0
+            return float(raw)
+
+        return cls(**{name: value(name) for name in cls.__dataclass_fields__})
+
+
+OPTIONAL_STATS = ("p90", "p99", "stdev", "cv")
+"""The LatencyStats fields a source may leave unreported (None)."""
 
 
 @dataclass(frozen=True)
@@ -216,7 +232,7 @@ class RunResult:
             first_inference_ms=float(data.get("first_inference_ms", 0.0)),
             compile_ms=float(data.get("compile_ms", 0.0)),
             read_ms=float(data.get("read_ms", 0.0)),
-            latency_ms=LatencyStats.from_dict(latency) if latency else None,
+            latency_ms=LatencyStats.from_dict(latency, _unreported(data)) if latency else None,
             layers=tuple(LayerProfile.from_dict(x) for x in layers) if layers is not None else None,
             resolved=dict(data.get("resolved") or {}),
             repeat=int(data.get("repeat", 0)),
@@ -227,6 +243,13 @@ class RunResult:
             benchmark_id=str(data.get("benchmark_id", "")),
             started_at=str(data.get("started_at", "")),
         )
+
+
+def _unreported(run: dict[str, Any]) -> tuple[str, ...]:
+    """The statistics a stored run's source did not report: benchmark_app imports made
+    before None existed stored them as 0 and named them here."""
+    source = (run.get("resolved") or {}).get("benchmark_app")
+    return tuple(source.get("unreported") or ()) if isinstance(source, dict) else ()
 
 
 @dataclass(frozen=True)

@@ -139,7 +139,7 @@ def latency_bars(run: RunResult) -> list[tuple[str, float]]:
     s = run.latency_ms
     if s is None:
         return []
-    return [
+    bars = [
         ("min", s.min),
         ("median", s.median),
         ("mean", s.mean),
@@ -147,6 +147,7 @@ def latency_bars(run: RunResult) -> list[tuple[str, float]]:
         ("p99", s.p99),
         ("max", s.max),
     ]
+    return [(label, value) for label, value in bars if value is not None]
 
 
 def bar_runs(runs: Sequence[RunResult], limit: int = 12) -> list[RunResult]:

@@ -10,7 +10,7 @@ cpu_time in ms, exec_type. The Python tool's average report keeps only the first
 averages into a list of lists), so the detailed or sorted report is read before it.
 
 benchmark_app reports min, mean, median and max latency only: p90, p99 and the spread are
-not known, are stored as 0 and listed under resolved["benchmark_app"]["unreported"].
+not known, are stored as None and listed under resolved["benchmark_app"]["unreported"].
 """
 
 from __future__ import annotations
@@ -21,7 +21,15 @@ from pathlib import Path
 from typing import Any
 
 from perftui.domain.errors import InputError
-from perftui.domain.records import HINTS, LatencyStats, LayerProfile, Project, RunConfig, RunResult
+from perftui.domain.records import (
+    HINTS,
+    OPTIONAL_STATS,
+    LatencyStats,
+    LayerProfile,
+    Project,
+    RunConfig,
+    RunResult,
+)
 
 REPORT = "benchmark_report.json"
 COUNTERS = (  # the first found is read (see the module's docstring)
@@ -29,7 +37,6 @@ COUNTERS = (  # the first found is read (see the module's docstring)
     "benchmark_sorted_report.json",
     "benchmark_average_counters_report.json",
 )
-UNREPORTED = ("p90", "p99", "stdev", "cv")
 _STATUS = {"EXECUTED": "executed", "NOT_RUN": "not_run", "OPTIMIZED_OUT": "optimized_out"}
 
 
@@ -175,7 +182,7 @@ def records(
             "benchmark_app": {
                 "report": source,
                 "cmd_options": options,
-                "unreported": list(UNREPORTED),
+                "unreported": list(OPTIONAL_STATS),
             },
         },
         project=project.name,

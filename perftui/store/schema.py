@@ -16,7 +16,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from perftui.domain.errors import InputError
-from perftui.domain.records import APIS, ENGINES, HINTS, PRECISIONS, RUN_STATUSES
+from perftui.domain.records import APIS, ENGINES, HINTS, OPTIONAL_STATS, PRECISIONS, RUN_STATUSES
 from perftui.store.layout import time_key
 
 __all__ = [
@@ -217,7 +217,10 @@ config = record(
 )
 
 latency = record(
-    {key: number() for key in ("min", "mean", "median", "p90", "p99", "max", "stdev", "cv")}
+    {
+        key: optional(number()) if key in OPTIONAL_STATS else number()
+        for key in ("min", "mean", "median", "p90", "p99", "max", "stdev", "cv")
+    }
 )
 
 layer = record(

@@ -26,9 +26,11 @@ class Side(str, Enum):
 
 
 def run_latency(run: RunResult, stat: str) -> float | None:
-    """The run's latency statistic in ms, or None for a run without measurements."""
+    """The run's latency statistic in ms, or None for a run without measurements or whose
+    source did not report that statistic."""
     if stat not in LATENCY_STATS:
         raise ValueError(f"unknown latency statistic {stat!r}; one of {', '.join(LATENCY_STATS)}")
     if run.status != "ok" or run.latency_ms is None:
         return None
-    return float(getattr(run.latency_ms, stat))
+    value = getattr(run.latency_ms, stat)
+    return None if value is None else float(value)

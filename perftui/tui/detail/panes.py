@@ -78,7 +78,7 @@ class SummaryPane(Pane[DetailState]):
                 st = run.latency_ms
                 lines.append(
                     f"[b]Latency[/]   min {fmt.ms(st.min)}  p90 {fmt.ms(st.p90)}  "
-                    f"p99 {fmt.ms(st.p99)}  max {fmt.ms(st.max)}  cv {st.cv * 100:.1f}%"
+                    f"p99 {fmt.ms(st.p99)}  max {fmt.ms(st.max)}  cv {fmt.pct(st.cv)}"
                 )
             lines.append(
                 f"[b]Phases[/]    compile {fmt.ms(run.compile_ms)} ms   first inference "
