@@ -11,7 +11,9 @@ The grid and the tune are measured minutes apart, and a shared machine drifts by
 the differences a tune looks for in that time. So each case then measures the grid's best
 and the tuned best again side by side (alternately, `--again` rounds, default 10) and
 prints the ratio judged from the rounds' pairs with its 95 % interval and its verdict, as
-`perftui compare --measure` judges: the figure to judge the tune by.
+`perftui compare --measure` judges: the figure to judge the tune by. Beside it, the median
+p90 of each side's rounds (grid/tuned): whether the grid's best still meets the budget
+when measured again.
 
 Models: the shipped samples, and real published architectures (MobileNetV2, DistilBERT)
 where `benchmarks/corpus.py` has exported them to `.corpus/` (it needs torch; CI does not).
@@ -82,17 +84,23 @@ def case(name: str, db: Path, seconds: str, repeats: int) -> list[str]:
             db, "tune", name, "--max-latency", f"{budget:.3f}", "--space", SPACE, *timing
         )
         found = tuned["best"]["throughput_fps"] if tuned["best"] else 0.0
-        again = "no tuned best"
+        again, chosen = "no tuned best", "-"
         if tuned["best"]:
+            chosen = short(tuned["best"]["config"])
             again = side_by_side(db, name, best_config, tuned["best"]["config"], timing, repeats)
         rows.append(
-            f"{name:<15} p90<={budget:8.2f} ms  grid best {best:8.1f}  tuned {found:8.1f} fps "
-            f"= {found / best:4.2f}; again side by side: {again}  "
+            f"{name:<15} p90<={budget:8.2f} ms  grid best {best:8.1f} ({short(best_config)})  "
+            f"tuned {found:8.1f} fps ({chosen}) = {found / best:4.2f}; "
+            f"again side by side: {again}  "
             f"trials {len(tuned['trials']):>2}/{len(points)}  "
             f"time {tune_s:5.1f}/{grid_s:5.1f} s = {tune_s / grid_s:4.0%}"
         )
         print(rows[-1], flush=True)
     return rows
+
+
+def short(config: dict) -> str:
+    return "b{batch} t{threads} s{streams} r{requests}".format(**config)
 
 
 def config_flags(config: dict) -> list[str]:
@@ -110,6 +118,7 @@ def side_by_side(
     if grid == tuned:
         return "the same configuration"
     pairs: list[dict[str, float]] = []
+    p90s: dict[str, list[float]] = {"grid": [], "tuned": []}
     for n in range(rounds):
         order = (("grid", grid), ("tuned", tuned))[:: 1 if n % 2 == 0 else -1]
         found: dict[str, float] = {}
@@ -120,13 +129,15 @@ def side_by_side(
             ok = [r["throughput_fps"] for r in doc["runs"] if r["status"] == "ok"]
             if ok:
                 found[side] = ok[0]
+                p90s[side] += [r["latency_ms"]["p90"] for r in doc["runs"] if r["status"] == "ok"]
         if len(found) == 2:
             pairs.append(found)
     ratio = paired_ratio([p["grid"] for p in pairs], [p["tuned"] for p in pairs])
     if ratio is None:
         return "no interval"
     verdict = "within noise" if not ratio.significant else "better" if ratio.value > 1 else "WORSE"
-    return f"{ratio.value:4.2f} ({ratio.lo:.2f}-{ratio.hi:.2f}) {verdict}"
+    p90 = "/".join(f"{np.median(p90s[side]):.2f}" for side in ("grid", "tuned"))
+    return f"{ratio.value:4.2f} ({ratio.lo:.2f}-{ratio.hi:.2f}) {verdict}, p90 {p90} ms"
 
 
 def main() -> None:

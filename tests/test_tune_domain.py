@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import replace
 
 import numpy as np
@@ -9,7 +10,15 @@ import pytest
 
 from perftui.domain.errors import InputError
 from perftui.domain.records import LatencyStats, RunConfig, RunResult
-from perftui.domain.tune_guide import BATCH_EXPONENT, Load, estimate, neighbours, propose
+from perftui.domain.tune_guide import (
+    BATCH_EXPONENT,
+    REQUEST_GAIN,
+    Load,
+    estimate,
+    neighbours,
+    propose,
+    request_gain,
+)
 from perftui.domain.tune_result import (
     FITS,
     OVER,
@@ -241,10 +250,13 @@ def measured(number: int, config: RunConfig, fps: float, median: float) -> Trial
 
 def test_the_model_follows_littles_law_and_the_batch_exponent() -> None:
     one, queued = Load.of(cfg(8), 2), Load.of(cfg(8, requests=2), 2)
-    assert queued.latency(0.75) == 2 * one.latency(0.75)
-    assert queued.throughput(0.75) == one.throughput(0.75)  # one stream serves one at a time
+    assert queued.latency(0.75, 0.0) == 2 * one.latency(0.75, 0.0)
+    assert queued.throughput(0.75, 0.0) == one.throughput(0.75, 0.0)  # one at a time
+    # a queued request hides the gap between two: more throughput, and Little's law
+    assert queued.throughput(0.75, 0.5) == pytest.approx(2**0.5 * one.throughput(0.75, 0.5))
+    assert queued.latency(0.75, 0.5) == pytest.approx(2 / 2**0.5 * one.latency(0.75, 0.5))
     split = Load.of(cfg(8, streams=2, requests=2), 2)  # two streams of one thread each
-    assert split.throughput(0.75) == pytest.approx(one.throughput(0.75))
+    assert split.throughput(0.75, 0.5) == pytest.approx(one.throughput(0.75, 0.5))
     assert Load.of(RunConfig(4, 0, "auto", "auto", api="async"), 4).requests == 1
     assert Load.of(RunConfig(4, 2, 2, 4, api="sync"), 4).requests == 1
     floor = measured(1, cfg(1), 100.0, 1.0)
@@ -256,6 +268,17 @@ def test_the_model_follows_littles_law_and_the_batch_exponent() -> None:
     guess = estimate(cfg(4), [floor, measured(2, cfg(2), 100.0, 2.0)], 2)
     assert guess is not None and guess.latency_ms == pytest.approx(2 * 2.0, rel=0.05)
     assert estimate(cfg(4), [], 2) is None
+
+
+def test_the_gain_of_queued_requests_is_fitted_from_two_request_counts() -> None:
+    few = measured(1, cfg(2, 2, 1, 1), 1000.0, 2.0)
+    more = measured(2, cfg(2, 2, 1, 2), 1200.0, 3.3)
+    assert request_gain(cfg(4, 2, 1, 4), [few], 2) == REQUEST_GAIN  # nothing to fit yet
+    gain = request_gain(cfg(4, 2, 1, 4), [few, more], 2)  # fitted at batch 2, used at 4
+    assert gain == pytest.approx(math.log(1.2) / math.log(2), rel=0.05)
+    assert request_gain(cfg(4, 2, 2, 4), [few, more], 2) == REQUEST_GAIN  # other streams
+    guess = estimate(cfg(2, 2, 1, 4), [few, more], 2)
+    assert guess is not None and guess.fps == pytest.approx(1000 * 4**gain, rel=0.05)
 
 
 def test_the_guide_explores_each_stream_count_then_climbs_then_stops() -> None:
@@ -270,7 +293,7 @@ def test_the_guide_explores_each_stream_count_then_climbs_then_stops() -> None:
     # the best's neighbour is measured even where the model expects no gain from it
     slower = [cfg(1, 2, 1, 2), cfg(1, 2, 1, 4)]  # expected slower than the best
     assert propose([*slower, cfg(2, 2, 2, 2)], [floor, split], 6.0) == cfg(2, 2, 2, 2)
-    # nothing left that could beat the best by more than the margin: the search stops
+    # nothing left expected to come near the best: the search stops
     assert propose(slower, [floor, split], 6.0) is None
 
 

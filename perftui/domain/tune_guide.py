@@ -7,9 +7,11 @@ INFERENCE_NUM_THREADS is the compiled model's total):
 - a request's service time grows with the batch as batch**e, e fitted from two measured
   batches of the same settings (else BATCH_EXPONENT), and with the streams sharing the
   threads as streams / threads;
-- min(requests, streams) requests are served at once and the rest wait, so latency is the
-  service time x ceil(requests / streams) and throughput min(requests, streams) x batch /
-  service time (Little's law).
+- min(requests, streams) requests are served at once and the rest wait; a request waiting
+  behind a busy stream hides the gap between two of its requests (the engine's scheduling,
+  copying inputs), so throughput is min(requests, streams) x batch / service time x
+  (requests per stream)**g, g fitted from two measured request counts (else REQUEST_GAIN);
+- latency is the requests in flight over the rate they are served at (Little's law).
 An unmeasured configuration is estimated from its nearest measured ones by these ratios.
 How well the threads scale inside one request is what the model cannot know, so each
 stream count at the most threads is measured once before the model is trusted.
@@ -29,13 +31,24 @@ BATCH_EXPONENT = 0.75
 from batch 1 to 8 on the four models of benchmarks/tune.py (throughput rises as batch**0.25
 until the knee, where e reaches 1)."""
 EXPONENT_RANGE = (0.3, 1.5)
-FIT_SLACK = 1.1
+REQUEST_GAIN = 0.15
+"""Throughput ~ (requests per stream)**g before two request counts of a configuration are
+measured: g was 0 to 0.4 on the models of benchmarks/tune.py (most for the small ones, whose
+requests are short), so the search expects a little and measures whether it is there."""
+GAIN_RANGE = (0.0, 1.0)
+REACH = 2.0
+"""An estimate draws on every measured configuration within this distance of the nearest
+one, each weighted half as much per unit of distance: one noisy trial (a 1 s run on a
+shared machine can be 30 % off) must not steer the search alone."""
+FIT_SLACK = 1.25
 """A configuration is worth measuring while its estimated latency is within the budget x
 this: an estimate is a few tens of percent off, and one trial over the budget costs less
 than a best never measured."""
-GAIN_MARGIN = 0.03
-"""The search stops when no configuration left is expected to beat the best by more than
-this: the 2 % noise floor of perftui.domain.uncertainty and a little."""
+WORTH_TRYING = 0.95
+"""The search measures a configuration while its expected throughput is at least the best's
+x this, and stops when none is: estimates are rougher than 5 %, and replaying the search on
+measured grids (benchmarks/tune_replay.py) missed the grid's best about half as often as
+when it stopped on expecting no gain (15 and 5 of 36 cases, against 4 and 3)."""
 PAIR_DISTANCE = 2.0
 """How far a measured configuration with other threads or streams is, per knob, against 1
 per other knob and per doubling of the batch: thread scaling is the model's weakest part."""
@@ -60,14 +73,20 @@ class Load:
             requests = streams if config.requests == AUTO else int(config.requests)
         return cls(config.batch, config.threads or threads, streams, requests)
 
+    @property
+    def queued(self) -> float:
+        """Requests per stream, at least 1."""
+        return max(self.requests, self.streams) / self.streams
+
     def service(self, exponent: float) -> float:
         return self.batch**exponent * self.streams / self.threads
 
-    def latency(self, exponent: float) -> float:
-        return self.service(exponent) * math.ceil(self.requests / self.streams)
+    def throughput(self, exponent: float, gain: float) -> float:
+        busy = min(self.requests, self.streams)
+        return busy * self.batch / self.service(exponent) * self.queued**gain
 
-    def throughput(self, exponent: float) -> float:
-        return min(self.requests, self.streams) * self.batch / self.service(exponent)
+    def latency(self, exponent: float, gain: float) -> float:
+        return self.requests * self.batch / self.throughput(exponent, gain)
 
 
 @dataclass(frozen=True)
@@ -83,6 +102,11 @@ def _measured(trials: Sequence[Trial]) -> list[Trial]:
 def _family(config: RunConfig) -> tuple[object, ...]:
     """Everything but the batch."""
     return (config.threads, config.streams, config.requests, config.hint, config.api)
+
+
+def _place(config: RunConfig) -> tuple[object, ...]:
+    """What the batch and the requests run on: the threads, streams, hint and api."""
+    return (config.threads, config.streams, config.hint, config.api)
 
 
 def distance(a: RunConfig, b: RunConfig) -> float:
@@ -110,24 +134,49 @@ def exponent(config: RunConfig, ref: Trial, trials: Sequence[Trial]) -> float:
     return min(max(slope, EXPONENT_RANGE[0]), EXPONENT_RANGE[1])
 
 
+def request_gain(config: RunConfig, trials: Sequence[Trial], threads: int) -> float:
+    """The gain g of queued requests for `config`: fitted on the measured pair of the same
+    threads and streams that differ only in their requests (nearest `config`'s batch),
+    else REQUEST_GAIN."""
+    measured = [t for t in _measured(trials) if _place(t.config) == _place(config)]
+    pairs = [
+        (a, b)
+        for a in measured
+        for b in measured
+        if a.config.requests != b.config.requests
+        and _only(a.config, b.config, "requests")
+        and Load.of(a.config, threads).queued < Load.of(b.config, threads).queued
+    ]
+    if not pairs:
+        return REQUEST_GAIN
+    a, b = min(pairs, key=lambda ab: abs(math.log2(ab[0].config.batch / config.batch)))
+    low, high = Load.of(a.config, threads), Load.of(b.config, threads)
+    served = min(high.requests, high.streams) / min(low.requests, low.streams)
+    gain = math.log(b.fps / a.fps / served) / math.log(high.queued / low.queued)
+    return min(max(gain, GAIN_RANGE[0]), GAIN_RANGE[1])
+
+
 def estimate(config: RunConfig, trials: Sequence[Trial], threads: int) -> Estimate | None:
-    """`config`'s throughput and latency scaled from its nearest measured configurations, or
-    None before any is measured. The throughput is the most any of them gives (a reference
-    past the knee of the batch curve would hide the peak), the latency their geometric
-    mean."""
+    """`config`'s throughput and latency scaled from its nearest measured configurations
+    (those within REACH of the nearest), or None before any is measured. The throughput is
+    the most any of them gives (a reference past the knee of the batch curve would hide the
+    peak), the latency their geometric mean weighted by nearness."""
     measured = _measured(trials)
     if not measured:
         return None
     nearest = min(distance(config, t.config) for t in measured)
-    logs_fps, logs_ms = [], []
+    logs_fps, logs_ms, weights = [], [], []
     target = Load.of(config, threads)
-    for ref in (t for t in measured if distance(config, t.config) == nearest):
+    g = request_gain(config, trials, threads)
+    for ref in (t for t in measured if distance(config, t.config) <= nearest + REACH):
         assert ref.latency is not None
         e = exponent(config, ref, trials)
         source = Load.of(ref.config, threads)
-        logs_fps.append(math.log(ref.fps * target.throughput(e) / source.throughput(e)))
-        logs_ms.append(math.log(ref.latency.value * target.latency(e) / source.latency(e)))
-    return Estimate(math.exp(max(logs_fps)), math.exp(sum(logs_ms) / len(logs_ms)))
+        weights.append(0.5 ** (distance(config, ref.config) - nearest))
+        logs_fps.append(math.log(ref.fps * target.throughput(e, g) / source.throughput(e, g)))
+        logs_ms.append(math.log(ref.latency.value * target.latency(e, g) / source.latency(e, g)))
+    log_ms = sum(w * x for w, x in zip(weights, logs_ms, strict=True)) / sum(weights)
+    return Estimate(math.exp(max(logs_fps)), math.exp(log_ms))
 
 
 def _most_threads(configs: Sequence[RunConfig]) -> int:
@@ -153,7 +202,7 @@ def propose(
 ) -> RunConfig | None:
     """The configuration to measure next: an unexplored stream count first, else the one
     with the most throughput expected within the budget; None when none is expected to
-    beat the best by more than GAIN_MARGIN."""
+    reach the best's throughput x WORTH_TRYING."""
     threads = _most_threads([*open_configs, *(t.config for t in trials)])
     pool = unexplored(open_configs, trials)
     exploring = bool(pool)
@@ -166,7 +215,7 @@ def propose(
         if guess.latency_ms <= budget_ms * FIT_SLACK:
             scored.append((guess, config))
     best = best_trial(trials)
-    floor = 0.0 if exploring or best is None else best.fps * (1 + GAIN_MARGIN)
+    floor = 0.0 if exploring or best is None else best.fps * WORTH_TRYING
     hopeful = [(g, c) for g, c in scored if g.fps > floor]
     if not hopeful and exploring:
         return unexplored_fallback(pool, trials, threads)
