@@ -132,3 +132,22 @@ def test_pairs_are_the_rounds_both_sides_finished():
     assert [(x.repeat, y.repeat) for x, y in pairs] == [(0, 0), (2, 2)]
     b[2] = replace(b[2], status="cancelled", latency_ms=None)
     assert paired_runs(*compare_projects("a", a, "b", b).groups) == []
+
+
+def test_a_plain_comparison_shows_the_latest_alternated_measurement():
+    """After `compare --measure`, `compare A B` judges its pairs, not each side's fastest
+    run measured apart; a pin or a latency threshold still picks as asked."""
+    apart = run(300.0, id="fast", benchmark_id="apart")
+    older = alternated((90.0, 95.0), label="alternated t0", benchmark_id="oa", started_at="1")
+    older_b = alternated((99.0, 97.0), label="alternated t0", benchmark_id="ob", started_at="1")
+    a = alternated((100.0, 80.0, 120.0), benchmark_id="ba", started_at="2")
+    b = alternated((125.0, 100.0, 150.0), benchmark_id="bb", started_at="2")
+    found = compare_projects("a", [apart, *older, *a], "b", [*b, *older_b])
+    assert found.a is not None and found.a.id == "ba0" and found.paired_rounds == 3
+    assert found.throughput.text.startswith("B is 1.25x faster")
+    pinned = compare_projects("a", [apart, *a], "b", b, a_pinned="fast")
+    assert pinned.a is not None and pinned.a.id == "fast" and pinned.paired_rounds == 0
+    under = compare_projects("a", [apart, *a], "b", b, threshold_ms=1000.0)
+    assert under.a is not None and under.a.id == "fast"
+    one_side = compare_projects("a", [apart, *a], "b", older_b[:1])
+    assert one_side.a is not None and one_side.a.id == "fast"  # no shared alternation

@@ -281,7 +281,7 @@ def test_the_gain_of_queued_requests_is_fitted_from_two_request_counts() -> None
     assert guess is not None and guess.fps == pytest.approx(1000 * 4**gain, rel=0.05)
 
 
-def test_the_guide_explores_each_stream_count_then_climbs_then_stops() -> None:
+def test_the_guide_explores_streams_and_queued_requests_then_climbs_then_stops() -> None:
     space = [cfg(b, 2, s, r) for b in (1, 2, 4, 8) for s in (1, 2) for r in (1, 2)]
     floor = measured(1, cfg(1), 1000.0, 1.0)
     rest = [c for c in space if c != floor.config]
@@ -289,12 +289,17 @@ def test_the_guide_explores_each_stream_count_then_climbs_then_stops() -> None:
     assert propose(rest, [floor], 6.0) == cfg(4, 2, 2, 2)
     split = measured(2, cfg(4, 2, 2, 2), 1500.0, 3.0)
     rest.remove(split.config)
-    assert propose(rest, [floor, split], 6.0) in rest
+    # then a request queued beyond the one stream: what queuing adds is the other unknown
+    queued = propose(rest, [floor, split], 6.0)
+    assert queued is not None and (queued.streams, queued.requests) == (1, 2)
+    trials = [floor, split, measured(3, queued, 1100.0, 2.0)]
+    rest.remove(queued)
+    assert propose(rest, trials, 6.0) in rest
     # the best's neighbour is measured even where the model expects no gain from it
-    slower = [cfg(1, 2, 1, 2), cfg(1, 2, 1, 4)]  # expected slower than the best
-    assert propose([*slower, cfg(2, 2, 2, 2)], [floor, split], 6.0) == cfg(2, 2, 2, 2)
+    slower = [c for c in (cfg(1, 2, 1, 2), cfg(1, 2, 1, 4)) if c != queued]
+    assert propose([*slower, cfg(2, 2, 2, 2)], trials, 6.0) == cfg(2, 2, 2, 2)
     # nothing left expected to come near the best: the search stops
-    assert propose(slower, [floor, split], 6.0) is None
+    assert propose(slower, trials, 6.0) is None
 
 
 def test_the_best_s_neighbours_are_one_step_along_one_knob() -> None:

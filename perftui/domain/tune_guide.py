@@ -46,9 +46,10 @@ this: an estimate is a few tens of percent off, and one trial over the budget co
 than a best never measured."""
 WORTH_TRYING = 0.95
 """The search measures a configuration while its expected throughput is at least the best's
-x this, and stops when none is: estimates are rougher than 5 %, and replaying the search on
-measured grids (benchmarks/tune_replay.py) missed the grid's best about half as often as
-when it stopped on expecting no gain (15 and 5 of 36 cases, against 4 and 3)."""
+x this, and stops when none is: estimates are rougher than 5 %. Replayed on two measured
+grids (benchmarks/tune_replay.py), the search ended below 0.95 of the grid's best in 6 and
+2 of 36 cases, against 15 and 5 when it stopped on expecting no gain of 3 % (and had no
+REACH, no queued-request gain or exploration)."""
 PAIR_DISTANCE = 2.0
 """How far a measured configuration with other threads or streams is, per knob, against 1
 per other knob and per doubling of the batch: thread scaling is the model's weakest part."""
@@ -184,17 +185,25 @@ def _most_threads(configs: Sequence[RunConfig]) -> int:
 
 
 def unexplored(open_configs: Sequence[RunConfig], trials: Sequence[Trial]) -> list[RunConfig]:
-    """The open configurations at the most threads whose stream count no trial has measured
-    yet, with requests = streams where the space has that (else all their requests)."""
+    """The open configurations at the most threads of a kind no trial has measured yet: a
+    stream count with requests = streams (else all its requests up to the streams), then
+    the same with the fewest requests queued beyond the streams. What queued requests add
+    is the model's other unknown: for a small model's small batches it can be 30 %."""
     top = _most_threads(open_configs)
-    seen = {(t.config.threads, t.config.streams) for t in trials}
-    fresh = [c for c in open_configs if c.threads == top and (c.threads, c.streams) not in seen]
+
+    def kind(config: RunConfig) -> tuple[float, bool]:
+        load = Load.of(config, top)
+        return load.streams, load.queued > 1
+
+    seen = {kind(t.config) for t in trials if t.config.threads == top}
+    fresh = [c for c in open_configs if c.threads == top and kind(c) not in seen]
     if not fresh:
         return []
-    streams = min((c.streams for c in fresh), key=lambda s: 1 if s == AUTO else int(s))
-    fresh = [c for c in fresh if c.streams == streams]
-    matched = [c for c in fresh if Load.of(c, top).requests == Load.of(c, top).streams]
-    return matched or fresh
+    first = min((kind(c) for c in fresh), key=lambda k: (k[1], k[0]))  # streams first
+    fresh = [c for c in fresh if kind(c) == first]
+    requests = [Load.of(c, top).requests for c in fresh]
+    want = min(requests) if first[1] else max(requests)
+    return [c for c, r in zip(fresh, requests, strict=True) if r == want]
 
 
 def propose(
@@ -250,8 +259,8 @@ def _only(a: RunConfig, b: RunConfig, knob: str) -> bool:
 def unexplored_fallback(
     pool: Sequence[RunConfig], trials: Sequence[Trial], threads: int
 ) -> RunConfig | None:
-    """An unexplored stream count none of whose batches is expected to fit: its lowest
-    latency configuration, measured once so the model learns its threads' scaling."""
+    """An unexplored kind (see `unexplored`) none of whose batches is expected to fit: its
+    lowest latency configuration, measured once so the model learns its scaling."""
     guesses = [(estimate(c, trials, threads), c) for c in pool]
     known = [(g.latency_ms, c.batch, c) for g, c in guesses if g is not None]
     return min(known, key=lambda k: (k[0], k[1]))[2] if known else None

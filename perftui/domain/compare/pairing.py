@@ -69,6 +69,30 @@ def paired_runs(a: ConfigGroup | None, b: ConfigGroup | None) -> list[Pair]:
     return pairs if len(pairs) >= 2 else []
 
 
+def latest_alternation(
+    a_runs: Sequence[RunResult], b_runs: Sequence[RunResult]
+) -> tuple[str, str] | None:
+    """The ids of A's and B's first finished round of the latest alternated measurement
+    the two sides share, or None: what a comparison shows by default once `compare
+    --measure` has measured the pair, rather than each side's fastest run, measured apart."""
+    started: dict[str, str] = {}
+    firsts: list[dict[str, RunResult]] = [{}, {}]
+    for side, runs in enumerate((a_runs, b_runs)):
+        for run in runs:
+            label = _label(run)
+            if run.status != "ok" or not label.startswith(ALTERNATED + " "):
+                continue
+            started[label] = max(started.get(label, ""), run.started_at)
+            first = firsts[side].get(label)
+            if first is None or run.repeat < first.repeat:
+                firsts[side][label] = run
+    shared = [label for label in firsts[0] if label in firsts[1]]
+    if not shared:
+        return None
+    label = max(shared, key=lambda found: started[found])
+    return firsts[0][label].id, firsts[1][label].id
+
+
 def paired_difference(
     metric: str, pairs: Sequence[Pair], figure: Callable[[RunResult], float | None]
 ) -> Difference:

@@ -14,7 +14,12 @@ from perftui.domain.compare.layers import (
     join_layers,
     sort_pairs,
 )
-from perftui.domain.compare.pairing import paired_differences, paired_note, paired_runs
+from perftui.domain.compare.pairing import (
+    latest_alternation,
+    paired_differences,
+    paired_note,
+    paired_runs,
+)
 from perftui.domain.compare.sides import Side, run_latency
 from perftui.domain.compare.verdicts import (
     SINGLE_RUNS,
@@ -131,13 +136,16 @@ def compare_projects(
     """Everything `perftui compare` and the compare screen show, from the selected runs.
 
     A pinned run id makes that run its side's compared run; the sweet spot never depends on
-    pins (it is searched among all the given runs). `samples` gives a run's raw latencies,
-    for the latency intervals."""
+    pins (it is searched among all the given runs). With no pins and no threshold, the
+    latest measurement of A and B alternated (`compare --measure`) is compared, if any.
+    `samples` gives a run's raw latencies, for the latency intervals."""
     candidates = [Candidate(Side.A, r) for r in a_runs] + [Candidate(Side.B, r) for r in b_runs]
     sweet = sweet_spot(candidates, threshold_ms, stat) if threshold_ms is not None else None
     side_runs = {Side.A: a_runs, Side.B: b_runs}
     if sweet is not None:
         sweet = _with_noise(sweet, candidates, side_runs, threshold_ms, samples)
+    if threshold_ms is None and a_pinned is None and b_pinned is None:
+        a_pinned, b_pinned = latest_alternation(a_runs, b_runs) or (None, None)
     a = pick_run(a_runs, threshold_ms, stat, a_pinned)
     b = pick_run(b_runs, threshold_ms, stat, b_pinned)
     groups = (group_of(a, a_runs, samples), group_of(b, b_runs, samples))
