@@ -197,10 +197,13 @@ def test_within_noise_and_beating_beyond_noise() -> None:
     assert since_gain([trial(1, 100, 50.0)]) == 1  # nothing fits: every trial counts
 
 
-def test_a_noisy_best_is_repeated_once() -> None:
+def test_a_best_measured_once_is_repeated_once() -> None:
+    """Stable or not: one 1 s run on a shared machine can be 20 % off while its windows
+    agree, and the best of many single runs is the luckiest of them."""
     noisy = trial(1, 100.0, 5.0, spread=0.2)
     assert noisy.verdict != "stable" and needs_repeat(noisy)
-    assert not needs_repeat(trial(2, 100.0, 5.0))
+    stable = trial(2, 100.0, 5.0)
+    assert stable.verdict == "stable" and needs_repeat(stable)
     assert not needs_repeat(trial(3, 100.0, 50.0, spread=0.2))  # over the budget
     twice = judge_trial(
         1, RunConfig(), [run(100, 5, spread=0.2), run(101, 5, spread=0.2)], "median", 10.0

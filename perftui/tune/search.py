@@ -5,7 +5,7 @@ perftui.domain.tune_result judges it.
 The search is deterministic: the same space, budget and measurements replay the same
 search. What cannot fit the budget is pruned before it is measured
 (perftui.domain.tune_space.dominated), a trial clearly over the budget is stopped early,
-and a noisy best is measured again before the search ends on it. (Optuna's seeded TPE
+and the best is measured again before the search ends on it. (Optuna's seeded TPE
 sampler did this before: on a 45-configuration space it spent its random start and more on
 configurations a model rules out, and took 21 to 53 % of the grid's time; see
 benchmarks/tune.py.)
