@@ -33,7 +33,8 @@ from perftui.domain.tune_result import (
     needs_repeat,
     patience,
     since_gain,
-    stop_reason,
+    spent,
+    stalled,
     within_noise,
 )
 from perftui.domain.tune_space import (
@@ -213,15 +214,15 @@ def test_a_best_measured_once_is_repeated_once() -> None:
 
 def test_stopping_rules() -> None:
     a = trial(1, 100.0, 5.0)
-    assert stop_reason([a], Limits(trials=1), 0, 1) == "1 trials measured"
-    assert "time budget" in (stop_reason([a], Limits(budget_s=10), 9.5, 1) or "")
+    assert spent([a], Limits(trials=1), 0, 1) == "1 trials measured"
+    assert "time budget" in (spent([a], Limits(budget_s=10), 9.5, 1) or "")
     flat = [a, *(trial(i, 99.0, 5.0) for i in range(2, 12))]
-    assert "did not beat" in (stop_reason(flat, Limits(patience=5), 0, 1) or "")
-    assert stop_reason(flat[:5], Limits(patience=5), 0, 1) is None
+    assert "did not beat" in (stalled(flat, Limits(patience=5)) or "")
+    assert stalled(flat[:5], Limits(patience=5)) is None
     # a new leader within noise is a gain: the search is still climbing
     climbing = [a, *(trial(i, 100.0 + i / 10, 5.0) for i in range(2, 12))]
     assert since_gain(climbing) == 0
-    assert stop_reason(climbing, Limits(patience=5), 0, 1) is None
+    assert stalled(climbing, Limits(patience=5)) is None
     assert patience(60) == 7 and patience(8) == 5 and patience(96) == 12 and patience(10_000) == 15
 
 
@@ -344,3 +345,9 @@ def test_the_search_repeats_a_noisy_best_and_stops_when_nothing_can_beat_it(
     assert len(outcome.best.run_ids) == 2 and measured_configs.count(cfg(4, 1, 1, 1)) == 2
     assert outcome.reason == search.CONVERGED
     assert len(outcome.trials) < len(space)
+    # a search that stalls (patience) still measures its best again before it ends on it
+    measured_configs.clear()
+    tired = search.Tuner(request, space, "median", 5.0, Limits(patience=1), None).run()
+    assert "did not beat" in tired.reason and tired.best is not None
+    assert len(tired.best.run_ids) == 2
+    assert measured_configs.count(tired.best.config) == 2

@@ -211,18 +211,24 @@ class Limits:
     patience: int = MIN_PATIENCE
 
 
-def stop_reason(
+def spent(
     trials: Sequence[Trial], limits: Limits, elapsed_s: float, next_trial_s: float
 ) -> str | None:
-    """Why the search stops now, or None: the trials or the time are spent, or the last
-    `patience` trials gained nothing (perftui.domain.tune_guide says when the rest cannot
-    win; this is the backstop where its model is wrong)."""
+    """Why the search must stop now, or None: the trials or the time are spent."""
     if limits.trials is not None and len(trials) >= limits.trials:
         return f"{limits.trials} trials measured"
     if limits.budget_s is not None and elapsed_s + next_trial_s > limits.budget_s:
         return "the time budget is spent"
+    return None
+
+
+def stalled(trials: Sequence[Trial], limits: Limits) -> str | None:
+    """Why the search should end, or None: the last `patience` trials gained nothing
+    (perftui.domain.tune_guide says when the rest cannot win; this is the backstop where
+    its model is wrong). Unlike `spent`, the best is still measured again first."""
     if best_trial(trials) is not None and since_gain(trials) >= limits.patience:
         return f"{limits.patience} trials in a row did not beat the best"
+    return None
     return None
 
 

@@ -33,7 +33,8 @@ from perftui.domain.tune_result import (
     floor_config,
     judge_trial,
     needs_repeat,
-    stop_reason,
+    spent,
+    stalled,
     within_noise,
 )
 from perftui.domain.tune_space import dominated
@@ -156,12 +157,16 @@ class Tuner:
 
     def _next(self, trials: Sequence[Trial]) -> _Slot | None:
         """The model's next configuration; when it expects nothing better, the best again
-        if it is noisy and measured once; None when the search has converged."""
+        (`_repeat`); None when the search has converged."""
         config = propose(self._open(), trials, self.budget_ms)
-        if config is not None:
-            slot = _Slot(next(self._numbers), config)
-            self._slots[config] = slot
-            return slot
+        if config is None:
+            return self._repeat(trials)
+        slot = _Slot(next(self._numbers), config)
+        self._slots[config] = slot
+        return slot
+
+    def _repeat(self, trials: Sequence[Trial]) -> _Slot | None:
+        """The best's slot when it was measured once, to measure it again; else None."""
         best = best_trial(trials)
         return self._slots[best.config] if best and needs_repeat(best) else None
 
@@ -173,10 +178,13 @@ class Tuner:
         while not self.cancelled:
             trials = sorted(self._trials.values(), key=lambda t: t.number)
             elapsed = time.monotonic() - started
-            found = stop_reason(trials, self.limits, elapsed, per_trial_s)
-            slot = None if found else self._next(trials)
+            reason = spent(trials, self.limits, elapsed, per_trial_s) or ""
+            if reason:
+                break
+            stall = stalled(trials, self.limits)
+            slot = self._repeat(trials) if stall else self._next(trials)
             if slot is None:
-                reason = found or CONVERGED
+                reason = stall or CONVERGED
                 break
             before = time.monotonic()
             measured = self.measurer.measure(slot.config, self.store)
