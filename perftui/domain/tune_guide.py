@@ -13,8 +13,9 @@ INFERENCE_NUM_THREADS is the compiled model's total):
   (requests per stream)**g, g fitted from two measured request counts (else REQUEST_GAIN);
 - latency is the requests in flight over the rate they are served at (Little's law).
 An unmeasured configuration is estimated from its nearest measured ones by these ratios.
-How well the threads scale inside one request is what the model cannot know, so each
-stream count at the most threads is measured once before the model is trusted.
+How well the threads scale inside one request, and what queued requests add, are what the
+model cannot know, so each stream count at the most threads is measured once with requests
+= streams and once with requests queued beyond them before the model is trusted.
 """
 
 from __future__ import annotations
