@@ -196,6 +196,8 @@ def test_within_noise_and_beating_beyond_noise() -> None:
     assert within_noise(far, [a, close, far]) == []
     assert since_gain([a, close, far, close]) == 1
     assert since_gain([trial(1, 100, 50.0)]) == 1  # nothing fits: every trial counts
+    over = [trial(n, 200.0, 50.0) for n in (5, 6, 7)]
+    assert since_gain([a, *over]) == 0  # trials over the budget find its edge: no stall
 
 
 def test_a_best_measured_once_is_repeated_once() -> None:

@@ -189,15 +189,17 @@ def patience(candidates: int) -> int:
 
 
 def since_gain(trials: Sequence[Trial]) -> int:
-    """Trials measured since the last gain (all of them while none fits). A gain is a trial
-    that beats the best beyond noise, or that takes the lead within noise: the search is
-    still climbing there, and stopping would keep a best the next trials may well pass."""
+    """Fitting trials measured since the last gain (all trials while none fits). A gain is a
+    trial that beats the best beyond noise, or that takes the lead within noise: the search
+    is still climbing there, and stopping would keep a best the next trials may well pass.
+    A trial over the budget does not count: it finds the budget's edge and prunes all that
+    is larger, and five of them in a row ended a DistilBERT tune on its first trial."""
     best: Trial | None = None
     count = 0
     for trial in trials:
         if beats(trial, best) or (trial.fits and best is not None and trial.fps > best.fps):
             best, count = trial, 0
-        else:
+        elif trial.fits or best is None:
             count += 1
     return count
 
