@@ -20,7 +20,7 @@ Needs torch and transformers, which CI does not install; run it from its own env
 
   python3 -m venv .venv-corpus
   .venv-corpus/bin/pip install torch==2.13.0 transformers onnx onnxscript -e .
-  .venv-corpus/bin/python benchmarks/corpus.py [--only bert,vit] [--skip-build] [--time 1]
+  .venv-corpus/bin/python benchmarks/corpus.py [--only bert,vit] [--rebuild] [--time 1]
 
 Exported models are cached in `.corpus/` (git-ignored); `--rebuild` exports them again.
 """
