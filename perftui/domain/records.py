@@ -7,7 +7,7 @@ how they are stored.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Collection
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
@@ -112,7 +112,7 @@ class LatencyStats:
         return asdict(self)
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any], unreported: Iterable[str] = ()) -> LatencyStats:
+    def from_dict(cls, data: dict[str, Any], unreported: Collection[str] = ()) -> LatencyStats:
         """`unreported` names statistics to read as None whatever the data holds."""
 
         def value(name: str) -> float | None:

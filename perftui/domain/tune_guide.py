@@ -145,8 +145,7 @@ def request_gain(config: RunConfig, trials: Sequence[Trial], threads: int) -> fl
         (a, b)
         for a in measured
         for b in measured
-        if a.config.requests != b.config.requests
-        and _only(a.config, b.config, "requests")
+        if _only(a.config, b.config, "requests")
         and Load.of(a.config, threads).queued < Load.of(b.config, threads).queued
     ]
     if not pairs:

@@ -231,7 +231,6 @@ def stalled(trials: Sequence[Trial], limits: Limits) -> str | None:
     if best_trial(trials) is not None and since_gain(trials) >= limits.patience:
         return f"{limits.patience} trials in a row did not beat the best"
     return None
-    return None
 
 
 def clearly_over(stat: str, budget_ms: float, tick_ms: Sequence[float], left_s: float) -> bool:

@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 from perftui.domain.benchform import MEASURE_TIME_S
-from perftui.domain.compare.sides import run_latency
+from perftui.domain.compare.sides import Side, run_latency
 from perftui.domain.compare.verdicts import Difference, judged
 from perftui.domain.figures import ConfigGroup
 from perftui.domain.records import BenchmarkRequest, Project, RunResult
@@ -49,9 +49,10 @@ def measure_request(
     )
 
 
-def _label(run: RunResult) -> str:
+def _alternation(run: RunResult) -> str:
+    """The run's alternation label (`alternation_label`), or "" for a run measured apart."""
     label = run.resolved.get("label")
-    return label if isinstance(label, str) else ""
+    return label if isinstance(label, str) and label.startswith(ALTERNATED + " ") else ""
 
 
 def paired_runs(a: ConfigGroup | None, b: ConfigGroup | None) -> list[Pair]:
@@ -59,10 +60,8 @@ def paired_runs(a: ConfigGroup | None, b: ConfigGroup | None) -> list[Pair]:
     measured alternately with each other; [] otherwise or with fewer than two such rounds."""
     if a is None or b is None or not a.runs or not b.runs:
         return []
-    label = _label(a.runs[0])
-    if not label.startswith(ALTERNATED + " "):
-        return []
-    if any(_label(r) != label for r in (*a.runs, *b.runs)):
+    label = _alternation(a.runs[0])
+    if not label or any(_alternation(r) != label for r in (*a.runs, *b.runs)):
         return []
     b_rounds = {r.repeat: r for r in b.ok_runs}
     pairs = [(run, b_rounds[run.repeat]) for run in a.ok_runs if run.repeat in b_rounds]
@@ -76,21 +75,21 @@ def latest_alternation(
     the two sides share, or None: what a comparison shows by default once `compare
     --measure` has measured the pair, rather than each side's fastest run, measured apart."""
     started: dict[str, str] = {}
-    firsts: list[dict[str, RunResult]] = [{}, {}]
-    for side, runs in enumerate((a_runs, b_runs)):
+    firsts: dict[Side, dict[str, RunResult]] = {Side.A: {}, Side.B: {}}
+    for side, runs in zip(Side, (a_runs, b_runs), strict=True):
         for run in runs:
-            label = _label(run)
-            if run.status != "ok" or not label.startswith(ALTERNATED + " "):
+            label = _alternation(run)
+            if run.status != "ok" or not label:
                 continue
             started[label] = max(started.get(label, ""), run.started_at)
             first = firsts[side].get(label)
             if first is None or run.repeat < first.repeat:
                 firsts[side][label] = run
-    shared = [label for label in firsts[0] if label in firsts[1]]
+    shared = [label for label in firsts[Side.A] if label in firsts[Side.B]]
     if not shared:
         return None
     label = max(shared, key=lambda found: started[found])
-    return firsts[0][label].id, firsts[1][label].id
+    return firsts[Side.A][label].id, firsts[Side.B][label].id
 
 
 def paired_difference(

@@ -41,10 +41,9 @@ class MeasureScreen(FollowingScreen["Comparison | str"], PerftuiScreen):
         f"worker measuring for {MEASURE_TIME_S:g} s with the settings of the run it repeats "
         "(two workers differ by more than a longer run averages away). A shared machine's "
         "speed drifts between moments by more than many differences worth finding; the two "
-        "runs of a "
-        "round are seconds apart, so B/A judged round by round cancels that drift. Each run "
-        "is stored in its project as it lands; cancel (x) keeps the finished ones. The table "
-        f"gives each run's figures with their 95 % intervals and its verdict "
+        "runs of a round are seconds apart, so B/A judged round by round cancels that drift. "
+        "Each run is stored in its project as it lands; cancel (x) keeps the finished ones. "
+        "The table gives each run's figures with their 95 % intervals and its verdict "
         f"({fmt.VERDICT_LEGEND}). `perftui compare A B --measure` does the same."
     )
     BINDINGS: ClassVar[list[BindingType]] = [Binding("x", "cancel", "Cancel", id="cancel")]
