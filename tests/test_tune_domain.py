@@ -32,6 +32,7 @@ from perftui.domain.tune_result import (
     judge_trial,
     needs_repeat,
     patience,
+    scout_budget,
     since_gain,
     spent,
     stalled,
@@ -214,6 +215,14 @@ def test_a_best_measured_once_is_repeated_once() -> None:
     assert len(twice.run_ids) == 2 and not needs_repeat(twice)
 
 
+def test_a_scout_run_is_half_as_long_yet_keeps_enough_requests_for_an_interval() -> None:
+    from perftui.domain.records import Budget
+
+    assert scout_budget(Budget(time_s=3.0, iterations=50, warmup=5)) == Budget(1.5, 25, 5)
+    assert scout_budget(Budget(time_s=1.0, iterations=30)).iterations == 20  # 4 windows of 5
+    assert scout_budget(Budget(time_s=1.0, iterations=8)).iterations == 8  # never more
+
+
 def test_stopping_rules() -> None:
     a = trial(1, 100.0, 5.0)
     assert spent([a], Limits(trials=1), 0, 1) == "1 trials measured"
@@ -325,14 +334,18 @@ def test_the_search_repeats_a_noisy_best_and_stops_when_nothing_can_beat_it(
     from perftui.tune import search
 
     measured_configs: list[RunConfig] = []
+    budgets: list[Budget] = []
 
     class Fake:
         cancelled = False
 
         def __init__(self, *_: object) -> None: ...
 
-        def measure(self, config: RunConfig, _sink: object) -> tuple[RunResult, np.ndarray, bool]:
+        def measure(
+            self, config: RunConfig, _sink: object, budget: Budget
+        ) -> tuple[RunResult, np.ndarray, bool]:
             measured_configs.append(config)
+            budgets.append(budget)
             fps = {1: 100.0, 2: 180.0, 4: 300.0, 8: 280.0}[config.batch] / config.requests
             result, samples = run(
                 fps, config.batch * config.requests, spread=0.01 + (config.batch == 4) * 0.2
@@ -345,6 +358,9 @@ def test_the_search_repeats_a_noisy_best_and_stops_when_nothing_can_beat_it(
     outcome = search.Tuner(request, space, "median", 5.0, Limits(patience=5), None).run()
     assert outcome.best is not None and outcome.best.config == cfg(4, 1, 1, 1)
     assert len(outcome.best.run_ids) == 2 and measured_configs.count(cfg(4, 1, 1, 1)) == 2
+    # every first run is a scout; only the best's second run has the full length
+    full = [c for c, b in zip(measured_configs, budgets, strict=True) if b == request.budget]
+    assert full == [cfg(4, 1, 1, 1)] and scout_budget(request.budget) in budgets
     assert outcome.reason == search.CONVERGED
     assert len(outcome.trials) < len(space)
     # a search that stalls (patience) still measures its best again before it ends on it

@@ -15,8 +15,14 @@ from typing import Any
 import numpy as np
 
 from perftui.domain.figures import group_runs
-from perftui.domain.records import AUTO, RunConfig, RunResult
-from perftui.domain.uncertainty import Interval, ratio_interval, unknown_interval
+from perftui.domain.records import AUTO, Budget, RunConfig, RunResult
+from perftui.domain.uncertainty import (
+    MIN_WINDOW_REQUESTS,
+    MIN_WINDOWS,
+    Interval,
+    ratio_interval,
+    unknown_interval,
+)
 
 STATS = ("median", "p90", "p99")
 FITS, OVER, STOPPED, FAILED = "fits", "over", "stopped early", "failed"
@@ -29,6 +35,19 @@ EARLY_MIN_SAVING_S = 2.0
 """Stopping costs a fresh worker for the trials after it (a process, the engine's import, a
 compile): not worth it for less measuring time than this."""
 MIN_PATIENCE, MAX_PATIENCE = 5, 15
+SCOUT_SHARE = 0.5
+"""A trial's first run measures for this share of the run's time and iterations: most
+trials only rule a configuration out, and only the best is measured at the full length
+(`needs_repeat`). On benchmarks/tune.py's grids a tune of 13 to 15 trials took 26 to 27 %
+of the grid's time with full-length first runs."""
+
+
+def scout_budget(budget: Budget) -> Budget:
+    """The budget of a trial's first run (SCOUT_SHARE of `budget`), never so short that its
+    run has too few requests for a throughput interval."""
+    enough = MIN_WINDOWS * MIN_WINDOW_REQUESTS
+    iterations = max(round(budget.iterations * SCOUT_SHARE), min(enough, budget.iterations))
+    return replace(budget, time_s=budget.time_s * SCOUT_SHARE, iterations=iterations)
 
 
 @dataclass(frozen=True)
@@ -174,11 +193,12 @@ def within_noise(best: Trial, trials: Sequence[Trial]) -> list[Trial]:
 
 
 def needs_repeat(trial: Trial) -> bool:
-    """A fitting trial measured once: the search measures its best once more before it
-    ends on it, so a lucky run cannot win alone. Even a stable one: the best of many single
-    runs is the luckiest of them, and on a shared machine two 1 s runs of one configuration
-    differ by up to 20 % while each run's windows agree (benchmarks/tune.py measured a best
-    that won by one run 0.84x of the one it beat, measured again side by side)."""
+    """A fitting trial measured once (its scout run, see SCOUT_SHARE): the search measures
+    its best once more, at the full length, before it ends on it, so a lucky run cannot win
+    alone. Even a stable one: the best of many single runs is the luckiest of them, and on a
+    shared machine two 1 s runs of one configuration differ by up to 20 % while each run's
+    windows agree (benchmarks/tune.py measured a best that won by one run 0.84x of the one
+    it beat, measured again side by side)."""
     return trial.fits and len(trial.run_ids) == 1
 
 

@@ -5,7 +5,8 @@ perftui.domain.tune_result judges it.
 The search is deterministic: the same space, budget and measurements replay the same
 search. What cannot fit the budget is pruned before it is measured
 (perftui.domain.tune_space.dominated), a trial clearly over the budget is stopped early,
-and the best is measured again before the search ends on it. (Optuna's seeded TPE
+each trial is first measured for half the run's length (a scout run), and the best is
+measured again, at the full length, before the search ends on it. (Optuna's seeded TPE
 sampler did this before: on a 45-configuration space it spent its random start and more on
 configurations a model rules out, and took 21 to 53 % of the grid's time; see
 benchmarks/tune.py.)
@@ -33,6 +34,7 @@ from perftui.domain.tune_result import (
     floor_config,
     judge_trial,
     needs_repeat,
+    scout_budget,
     spent,
     stalled,
     within_noise,
@@ -134,7 +136,8 @@ class Tuner:
         when even it is over the budget beyond noise, so nothing is stored. Else it is
         stored and becomes the first trial."""
         config = floor_config(self.candidates)
-        found = self.measurer.measure(config, None)
+        scout = scout_budget(self.request.budget)
+        found = self.measurer.measure(config, None, scout)
         if found is None:
             raise InputError("the search was cancelled before its first trial finished")
         run, samples, _ = found
@@ -149,7 +152,7 @@ class Tuner:
         if trial.status == FAILED:
             raise InputError(f"the first trial failed: {'; '.join(trial.reasons)}")
         if self.store is not None:
-            request = replace(self.request, configs=(config,))
+            request = replace(self.request, configs=(config,), budget=scout)
             bid = self.store.add_benchmark(request)
             slot.runs = [(self.store.add_run(replace(run, benchmark_id=bid), samples), samples)]
         self._slots[config] = slot
@@ -187,7 +190,8 @@ class Tuner:
                 reason = stall or CONVERGED
                 break
             before = time.monotonic()
-            measured = self.measurer.measure(slot.config, self.store)
+            budget = self.request.budget if slot.runs else scout_budget(self.request.budget)
+            measured = self.measurer.measure(slot.config, self.store, budget)
             per_trial_s = time.monotonic() - before
             if measured is None:  # cancelled
                 if not slot.runs:
