@@ -50,6 +50,7 @@ SPACE = " ".join(f"{k}={v}" for k, v in GRID.items()) + " hint=throughput api=as
 
 
 def perftui(db: Path, *args: str) -> tuple[dict, float]:
+    """The command's JSON and wall time; a refusal (exit 2) as {"refused": its line}."""
     started = time.monotonic()
     result = subprocess.run(
         [sys.executable, "-m", "perftui", *args, "--json"],
@@ -58,6 +59,8 @@ def perftui(db: Path, *args: str) -> tuple[dict, float]:
         env={**os.environ, "PERFTUI_DB": str(db)},
     )
     wall = time.monotonic() - started
+    if result.returncode == 2:
+        return {"refused": result.stderr.strip()}, wall
     if result.returncode not in (0, 1) or not result.stdout.strip():
         sys.exit(f"perftui {' '.join(args)} failed: {result.stderr.strip()[-400:]}")
     return json.loads(result.stdout), wall
@@ -83,6 +86,10 @@ def case(name: str, db: Path, seconds: str, repeats: int) -> list[str]:
         tuned, tune_s = perftui(
             db, "tune", name, "--max-latency", f"{budget:.3f}", "--space", SPACE, *timing
         )
+        if "refused" in tuned:
+            rows.append(f"{name:<15} p90<={budget:8.2f} ms  REFUSED: {tuned['refused']}")
+            print(rows[-1], flush=True)
+            continue
         found = tuned["best"]["throughput_fps"] if tuned["best"] else 0.0
         again, chosen = "no tuned best", "-"
         if tuned["best"]:

@@ -369,3 +369,40 @@ def test_the_search_repeats_a_noisy_best_and_stops_when_nothing_can_beat_it(
     assert "did not beat" in tired.reason and tired.best is not None
     assert len(tired.best.run_ids) == 2
     assert measured_configs.count(tired.best.config) == 2
+
+
+@pytest.mark.parametrize("second_ms", [1.0, 40.0])
+def test_a_refusal_waits_for_a_full_length_run(
+    monkeypatch: pytest.MonkeyPatch, second_ms: float
+) -> None:
+    """The least-latency configuration's scout run over the budget beyond noise is measured
+    once more at the full length, and that run decides: refused, or the first trial."""
+    from perftui.domain.records import BenchmarkRequest, Budget, Project
+    from perftui.tune import search
+
+    budgets: list[Budget] = []
+
+    class Fake:
+        cancelled = False
+
+        def __init__(self, *_: object) -> None: ...
+
+        def measure(
+            self, config: RunConfig, _sink: object, budget: Budget
+        ) -> tuple[RunResult, np.ndarray, bool]:
+            budgets.append(budget)
+            median = 40.0 if len(budgets) == 1 else second_ms
+            result, samples = run(1000 / median, median, rid=f"r{len(budgets)}")
+            return replace(result, config=config), samples, False
+
+    monkeypatch.setattr(search, "Measurer", Fake)
+    space = [cfg(1), cfg(2)]
+    request = BenchmarkRequest(Project("p", "m.onnx", "openvino", "CPU"), space, Budget())
+    tuner = search.Tuner(request, space, "median", 5.0, Limits(trials=1), None)
+    if second_ms > 5.0:
+        with pytest.raises(InputError, match="below the fastest median seen, 40"):
+            tuner.run()
+    else:
+        first = tuner.run().trials[0]
+        assert first.number == 1 and first.fits and first.run_ids == ("r2",)
+    assert budgets == [scout_budget(request.budget), request.budget]
