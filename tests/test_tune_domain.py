@@ -31,8 +31,9 @@ from perftui.domain.tune_result import (
     floor_config,
     judge_trial,
     needs_repeat,
+    on_the_edge,
     patience,
-    scout_budget,
+    run_budget,
     since_gain,
     spent,
     stalled,
@@ -215,12 +216,12 @@ def test_a_best_measured_once_is_repeated_once() -> None:
     assert len(twice.run_ids) == 2 and not needs_repeat(twice)
 
 
-def test_a_scout_run_is_half_as_long_yet_keeps_enough_requests_for_an_interval() -> None:
+def test_a_trial_s_run_is_half_as_long_yet_keeps_enough_requests_for_an_interval() -> None:
     from perftui.domain.records import Budget
 
-    assert scout_budget(Budget(time_s=3.0, iterations=50, warmup=5)) == Budget(1.5, 25, 5)
-    assert scout_budget(Budget(time_s=1.0, iterations=30)).iterations == 20  # 4 windows of 5
-    assert scout_budget(Budget(time_s=1.0, iterations=8)).iterations == 8  # never more
+    assert run_budget(Budget(time_s=3.0, iterations=50, warmup=5)) == Budget(1.5, 25, 5)
+    assert run_budget(Budget(time_s=1.0, iterations=30)).iterations == 20  # 4 windows of 5
+    assert run_budget(Budget(time_s=1.0, iterations=8)).iterations == 8  # never more
 
 
 def test_stopping_rules() -> None:
@@ -358,9 +359,7 @@ def test_the_search_repeats_a_noisy_best_and_stops_when_nothing_can_beat_it(
     outcome = search.Tuner(request, space, "median", 5.0, Limits(patience=5), None).run()
     assert outcome.best is not None and outcome.best.config == cfg(4, 1, 1, 1)
     assert len(outcome.best.run_ids) == 2 and measured_configs.count(cfg(4, 1, 1, 1)) == 2
-    # every first run is a scout; only the best's second run has the full length
-    full = [c for c, b in zip(measured_configs, budgets, strict=True) if b == request.budget]
-    assert full == [cfg(4, 1, 1, 1)] and scout_budget(request.budget) in budgets
+    assert set(budgets) == {run_budget(request.budget)}  # half the asked time, each run
     assert outcome.reason == search.CONVERGED
     assert len(outcome.trials) < len(space)
     # a search that stalls (patience) still measures its best again before it ends on it
@@ -375,8 +374,8 @@ def test_the_search_repeats_a_noisy_best_and_stops_when_nothing_can_beat_it(
 def test_a_refusal_waits_for_a_full_length_run(
     monkeypatch: pytest.MonkeyPatch, second_ms: float
 ) -> None:
-    """The least-latency configuration's scout run over the budget beyond noise is measured
-    once more at the full length, and that run decides: refused, or the first trial."""
+    """The least-latency configuration's run over the budget beyond noise is measured once
+    more, and the second run decides: refused, or the first trial."""
     from perftui.domain.records import BenchmarkRequest, Budget, Project
     from perftui.tune import search
 
@@ -405,4 +404,18 @@ def test_a_refusal_waits_for_a_full_length_run(
     else:
         first = tuner.run().trials[0]
         assert first.number == 1 and first.fits and first.run_ids == ("r2",)
-    assert budgets == [scout_budget(request.budget), request.budget]
+    assert budgets == [run_budget(request.budget)] * 2
+
+
+def test_a_trial_just_over_the_budget_that_would_win_is_measured_again() -> None:
+    fitting = trial(2, 200.0, 10.0)
+    assert fitting.latency is not None
+    budget = fitting.latency.value * 0.999  # just under the trial's median
+    edge = judge_trial(2, RunConfig(), [run(200.0, 10.0)], "median", budget)
+    best = trial(1, 100.0, 5.0, budget)
+    assert edge.status == OVER and edge.latency is not None and edge.latency.lo <= budget
+    assert on_the_edge(edge, best, budget) and on_the_edge(edge, None, budget)
+    assert not on_the_edge(trial(3, 200.0, 12.0, budget), best, budget)  # beyond noise
+    assert not on_the_edge(replace(edge, throughput=best.throughput), best, budget)  # no win
+    assert not on_the_edge(best, None, budget)  # fits
+    assert not on_the_edge(replace(edge, run_ids=("r", "r2")), best, budget)  # measured twice

@@ -60,8 +60,12 @@ def add_parsers(command: CommandFactory) -> None:
         help="knobs to search, e.g. 'batch=1..64 threads=1,2 requests=auto,2,4 hint=throughput "
         "api=async' (lo..hi: powers of two); the rest from the engine and the cores",
     )
-    tune.add_argument("--time", help="seconds per trial (default {time})")
-    tune.add_argument("--iterations", help="least requests per trial (default {iterations})")
+    tune.add_argument(
+        "--time", help="seconds per trial, in runs of half; most trials take one (default {time})"
+    )
+    tune.add_argument(
+        "--iterations", help="least requests per trial, as --time (default {iterations})"
+    )
     tune.add_argument("--warmup", help="untimed requests per trial (default {warmup})")
     tune.add_argument("--shape", action="append", default=[], help="as bench (default: the last)")
     tune.add_argument(

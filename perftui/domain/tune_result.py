@@ -35,19 +35,20 @@ EARLY_MIN_SAVING_S = 2.0
 """Stopping costs a fresh worker for the trials after it (a process, the engine's import, a
 compile): not worth it for less measuring time than this."""
 MIN_PATIENCE, MAX_PATIENCE = 5, 15
-SCOUT_SHARE = 0.5
-"""A trial's first run measures for this share of the run's time and iterations: most
-trials only rule a configuration out, and only the best is measured at the full length
-(`needs_repeat`). On benchmarks/tune.py's grids a tune of 13 to 15 trials took 26 to 27 %
-of the grid's time with full-length first runs."""
+RUN_SHARE = 0.5
+"""A trial is measured in runs of this share of the asked time and iterations, and a
+contender (`needs_repeat`, `on_the_edge`) gets a second run: its two runs take the asked
+time, and their spread shows. Most trials only rule a configuration out. On
+benchmarks/tune.py's grids, tunes of 13 to 15 trials took 26 to 27 % of the grid's time
+when each trial's first run was of the full length."""
 
 
-def scout_budget(budget: Budget) -> Budget:
-    """The budget of a trial's first run (SCOUT_SHARE of `budget`), never so short that its
+def run_budget(budget: Budget) -> Budget:
+    """The budget of each of a trial's runs (RUN_SHARE of `budget`), never so short that a
     run has too few requests for a throughput interval."""
     enough = MIN_WINDOWS * MIN_WINDOW_REQUESTS
-    iterations = max(round(budget.iterations * SCOUT_SHARE), min(enough, budget.iterations))
-    return replace(budget, time_s=budget.time_s * SCOUT_SHARE, iterations=iterations)
+    iterations = max(round(budget.iterations * RUN_SHARE), min(enough, budget.iterations))
+    return replace(budget, time_s=budget.time_s * RUN_SHARE, iterations=iterations)
 
 
 @dataclass(frozen=True)
@@ -193,13 +194,23 @@ def within_noise(best: Trial, trials: Sequence[Trial]) -> list[Trial]:
 
 
 def needs_repeat(trial: Trial) -> bool:
-    """A fitting trial measured once (its scout run, see SCOUT_SHARE): the search measures
-    its best once more, at the full length, before it ends on it, so a lucky run cannot win
-    alone. Even a stable one: the best of many single runs is the luckiest of them, and on a
-    shared machine two 1 s runs of one configuration differ by up to 20 % while each run's
-    windows agree (benchmarks/tune.py measured a best that won by one run 0.84x of the one
-    it beat, measured again side by side)."""
+    """A fitting trial measured once: the search measures its best once more before it
+    ends on it, so a lucky run cannot win alone. Even a stable one: the best of many single
+    runs is the luckiest of them, and on a shared machine two 1 s runs of one configuration
+    differ by up to 20 % while each run's windows agree (benchmarks/tune.py measured a best
+    that won by one run 0.84x of the one it beat, measured again side by side)."""
     return trial.fits and len(trial.run_ids) == 1
+
+
+def on_the_edge(trial: Trial, best: Trial | None, budget_ms: float) -> bool:
+    """A trial measured once over the budget, but not beyond noise, that would be the best
+    if it fitted: whether it fits is a coin toss, and it decides the search (a trial over
+    the budget prunes all that is larger), so it is measured once more before it is ruled
+    out. benchmarks/tune.py saw a grid's best, p90 27.2 ms against a budget of 27.6 ms,
+    lost to one run over the budget."""
+    if trial.status != OVER or len(trial.run_ids) != 1 or trial.latency is None:
+        return False
+    return trial.latency.lo <= budget_ms and (best is None or trial.fps > best.fps)
 
 
 def patience(candidates: int) -> int:

@@ -5,11 +5,11 @@ perftui.domain.tune_result judges it.
 The search is deterministic: the same space, budget and measurements replay the same
 search. What cannot fit the budget is pruned before it is measured
 (perftui.domain.tune_space.dominated), a trial clearly over the budget is stopped early,
-each trial is first measured for half the run's length (a scout run), and the best is
-measured again, at the full length, before the search ends on it. (Optuna's seeded TPE
-sampler did this before: on a 45-configuration space it spent its random start and more on
-configurations a model rules out, and took 21 to 53 % of the grid's time; see
-benchmarks/tune.py.)
+each trial is measured in a run of half the asked length, and a contender (the best before
+the search ends on it, a trial just over the budget that would be the best) in a second.
+(Optuna's seeded TPE sampler did this before: on a 45-configuration space it spent its
+random start and more on configurations a model rules out, and took 21 to 53 % of the
+grid's time; see benchmarks/tune.py.)
 
 The runs go to a `Sink` (the store's add_benchmark/add_run): the store itself in-process,
 or the tune child's event pipe (perftui.tune.worker), whose parent stores them.
@@ -24,7 +24,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from perftui.domain.errors import InputError
-from perftui.domain.records import BenchmarkRequest, Budget, RunConfig, RunResult
+from perftui.domain.records import BenchmarkRequest, RunConfig, RunResult
 from perftui.domain.tune_guide import propose
 from perftui.domain.tune_result import (
     FAILED,
@@ -34,7 +34,8 @@ from perftui.domain.tune_result import (
     floor_config,
     judge_trial,
     needs_repeat,
-    scout_budget,
+    on_the_edge,
+    run_budget,
     spent,
     stalled,
     within_noise,
@@ -115,6 +116,7 @@ class Tuner:
         self.store = store
         self.on_trial = on_trial
         self.measurer = Measurer(request, stat, budget_ms)
+        self.run_budget = run_budget(request.budget)
         self._slots: dict[RunConfig, _Slot] = {}
         self._trials: dict[RunConfig, Trial] = {}
         self._numbers = itertools.count(1)
@@ -140,15 +142,13 @@ class Tuner:
     def floor(self) -> Trial:
         """Measure the configuration with the least latency to expect, unsaved; InputError
         when even it is over the budget beyond noise, so nothing is stored. Else it is
-        stored and becomes the first trial. A refusal is final, so a scout run over the
-        budget is measured once more at the full length, and that run decides: a fresh
-        engine's short first run on a shared machine was once 10x its usual p90."""
+        stored and becomes the first trial. A refusal is final, so a run over the budget is
+        measured once more, and the second run decides: a fresh engine's first half-second
+        run on a shared machine once read 10x its usual p90."""
         config = floor_config(self.candidates)
-        budget = scout_budget(self.request.budget)
-        trial, run, samples = self._floor_run(config, budget)
-        if _beyond(trial, self.budget_ms) and budget != self.request.budget:
-            budget = self.request.budget
-            trial, run, samples = self._floor_run(config, budget)
+        trial, run, samples = self._floor_run(config)
+        if _beyond(trial, self.budget_ms):
+            trial, run, samples = self._floor_run(config)
         if _beyond(trial, self.budget_ms):
             assert trial.latency is not None
             raise InputError(
@@ -160,21 +160,25 @@ class Tuner:
             raise InputError(f"the first trial failed: {'; '.join(trial.reasons)}")
         slot = _Slot(next(self._numbers), config, [(run, samples)])
         if self.store is not None:
-            request = replace(self.request, configs=(config,), budget=budget)
+            request = replace(self.request, configs=(config,), budget=self.run_budget)
             bid = self.store.add_benchmark(request)
             slot.runs = [(self.store.add_run(replace(run, benchmark_id=bid), samples), samples)]
         self._slots[config] = slot
         return self._judge(slot, False)
 
-    def _floor_run(
-        self, config: RunConfig, budget: Budget
-    ) -> tuple[Trial, RunResult, np.ndarray | None]:
-        found = self.measurer.measure(config, None, budget)
+    def _floor_run(self, config: RunConfig) -> tuple[Trial, RunResult, np.ndarray | None]:
+        found = self.measurer.measure(config, None, self.run_budget)
         if found is None:
             raise InputError("the search was cancelled before its first trial finished")
         run, samples, _ = found
         trial = judge_trial(0, config, [(run, samples)], self.stat, self.budget_ms)
         return trial, run, samples
+
+    def _edge(self, trials: Sequence[Trial]) -> _Slot | None:
+        """The fastest trial `on_the_edge` of the budget, to measure it again; else None."""
+        best = best_trial(trials)
+        edge = [t for t in trials if on_the_edge(t, best, self.budget_ms)]
+        return self._slots[max(edge, key=lambda t: t.fps).config] if edge else None
 
     def _next(self, trials: Sequence[Trial]) -> _Slot | None:
         """The model's next configuration; when it expects nothing better, the best again
@@ -203,13 +207,12 @@ class Tuner:
             if reason:
                 break
             stall = stalled(trials, self.limits)
-            slot = self._repeat(trials) if stall else self._next(trials)
+            slot = self._edge(trials) or (self._repeat(trials) if stall else self._next(trials))
             if slot is None:
                 reason = stall or CONVERGED
                 break
             before = time.monotonic()
-            budget = self.request.budget if slot.runs else scout_budget(self.request.budget)
-            measured = self.measurer.measure(slot.config, self.store, budget)
+            measured = self.measurer.measure(slot.config, self.store, self.run_budget)
             per_trial_s = time.monotonic() - before
             if measured is None:  # cancelled
                 if not slot.runs:

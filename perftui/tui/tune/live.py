@@ -55,7 +55,9 @@ class TuneScreen(FollowingScreen["Outcome | str"], PerftuiScreen):
     TITLE_TEXT = "Tune"
     HELP = (
         "The search runs in a separate process, which measures each trial in a benchmark "
-        "worker; every trial is stored in the project as it lands. The chart puts each trial "
+        "worker; every trial is stored in the project as it lands. A trial is a run of half "
+        "the asked time; a contender (the best before the search ends on it, a trial just "
+        "over the budget that would be the best) gets a second. The chart puts each trial "
         "at its latency (the budget's statistic) and throughput: o within the budget, x over "
         f"it, {SWEET} the best so far (the sweet spot); the vertical line is the budget. The "
         "table gives each trial's figures with their 95 % intervals (±) and its verdict "
