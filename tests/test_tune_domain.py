@@ -415,7 +415,8 @@ def test_a_trial_just_over_the_budget_that_would_win_is_measured_again() -> None
     best = trial(1, 100.0, 5.0, budget)
     assert edge.status == OVER and edge.latency is not None and edge.latency.lo <= budget
     assert on_the_edge(edge, best, budget) and on_the_edge(edge, None, budget)
-    assert not on_the_edge(trial(3, 200.0, 12.0, budget), best, budget)  # beyond noise
+    assert on_the_edge(trial(3, 200.0, 11.5, budget), best, budget)  # a run away
+    assert not on_the_edge(trial(3, 200.0, 13.0, budget), best, budget)  # beyond
     assert not on_the_edge(replace(edge, throughput=best.throughput), best, budget)  # no win
     assert not on_the_edge(best, None, budget)  # fits
     assert not on_the_edge(replace(edge, run_ids=("r", "r2")), best, budget)  # measured twice
