@@ -420,3 +420,33 @@ def test_a_trial_just_over_the_budget_that_would_win_is_measured_again() -> None
     assert not on_the_edge(replace(edge, throughput=best.throughput), best, budget)  # no win
     assert not on_the_edge(best, None, budget)  # fits
     assert not on_the_edge(replace(edge, run_ids=("r", "r2")), best, budget)  # measured twice
+
+
+def test_a_trial_on_the_edge_is_measured_again_before_the_search_ends(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Batch 4 is the best, but its first run reads 10 % over the budget: it is measured
+    once more before the search ends, fits, and wins."""
+    from perftui.domain.records import BenchmarkRequest, Budget, Project
+    from perftui.tune import search
+
+    measured_configs: list[RunConfig] = []
+
+    class Fake:
+        cancelled = False
+
+        def __init__(self, *_: object) -> None: ...
+
+        def measure(self, config: RunConfig, *_: object) -> tuple[RunResult, np.ndarray, bool]:
+            measured_configs.append(config)
+            median = {1: 2.0, 2: 4.0, 4: 11.0 if config not in measured_configs[:-1] else 8.0}
+            fps = {1: 100.0, 2: 180.0, 4: 300.0}[config.batch]
+            result, samples = run(fps, median[config.batch], rid=f"r{len(measured_configs)}")
+            return replace(result, config=config), samples, False
+
+    monkeypatch.setattr(search, "Measurer", Fake)
+    space = [cfg(b, 1, 1, 1) for b in (1, 2, 4)]
+    request = BenchmarkRequest(Project("p", "m.onnx", "openvino", "CPU"), space, Budget())
+    outcome = search.Tuner(request, space, "median", 10.0, Limits(patience=5), None).run()
+    assert measured_configs.count(cfg(4, 1, 1, 1)) == 2
+    assert outcome.best is not None and outcome.best.config == cfg(4, 1, 1, 1)

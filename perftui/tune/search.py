@@ -174,12 +174,6 @@ class Tuner:
         trial = judge_trial(0, config, [(run, samples)], self.stat, self.budget_ms)
         return trial, run, samples
 
-    def _edge(self, trials: Sequence[Trial]) -> _Slot | None:
-        """The fastest trial `on_the_edge` of the budget, to measure it again; else None."""
-        best = best_trial(trials)
-        edge = [t for t in trials if on_the_edge(t, best, self.budget_ms)]
-        return self._slots[max(edge, key=lambda t: t.fps).config] if edge else None
-
     def _next(self, trials: Sequence[Trial]) -> _Slot | None:
         """The model's next configuration; when it expects nothing better, the best again
         (`_repeat`); None when the search has converged."""
@@ -191,9 +185,15 @@ class Tuner:
         return slot
 
     def _repeat(self, trials: Sequence[Trial]) -> _Slot | None:
-        """The best's slot when it was measured once, to measure it again; else None."""
+        """What to measure a second time before the search ends: the best when it was
+        measured once, else the fastest trial on the budget's edge that would beat it (only
+        now: the best has climbed, and most edge trials no longer would); None when
+        neither is left."""
         best = best_trial(trials)
-        return self._slots[best.config] if best and needs_repeat(best) else None
+        if best is not None and needs_repeat(best):
+            return self._slots[best.config]
+        edge = [t for t in trials if on_the_edge(t, best, self.budget_ms)]
+        return self._slots[max(edge, key=lambda t: t.fps).config] if edge else None
 
     def run(self) -> Outcome:
         started = time.monotonic()
@@ -207,7 +207,7 @@ class Tuner:
             if reason:
                 break
             stall = stalled(trials, self.limits)
-            slot = self._edge(trials) or (self._repeat(trials) if stall else self._next(trials))
+            slot = self._repeat(trials) if stall else self._next(trials)
             if slot is None:
                 reason = stall or CONVERGED
                 break
