@@ -3,13 +3,21 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import replace
 
 import numpy as np
 import pytest
 
 from perftui.domain.errors import InputError
-from perftui.domain.records import LatencyStats, RunConfig, RunResult
+from perftui.domain.records import (
+    BenchmarkRequest,
+    Budget,
+    LatencyStats,
+    Project,
+    RunConfig,
+    RunResult,
+)
 from perftui.domain.tune_guide import (
     BATCH_EXPONENT,
     REQUEST_GAIN,
@@ -217,8 +225,6 @@ def test_a_best_measured_once_is_repeated_once() -> None:
 
 
 def test_a_trial_s_run_is_half_as_long_yet_keeps_enough_requests_for_an_interval() -> None:
-    from perftui.domain.records import Budget
-
     assert run_budget(Budget(time_s=3.0, iterations=50, warmup=5)) == Budget(1.5, 25, 5)
     assert run_budget(Budget(time_s=1.0, iterations=30)).iterations == 20  # 4 windows of 5
     assert run_budget(Budget(time_s=1.0, iterations=8)).iterations == 8  # never more
@@ -326,85 +332,89 @@ def test_the_best_s_neighbours_are_one_step_along_one_knob() -> None:
     }  # fmt: skip
 
 
+Answer = Callable[[RunConfig, int], tuple[float, float, float]]
+"""A made-up measurement: (fps, median ms, spread) for a configuration and the number of
+the run (1 for the search's first)."""
+
+
+def fake_search(
+    monkeypatch: pytest.MonkeyPatch, space: list[RunConfig], budget_ms: float, answer: Answer
+) -> tuple[Callable[[Limits], object], list[tuple[RunConfig, Budget]]]:
+    """A tune of `space` whose measurer answers each run with `answer`, and the log of what
+    it measured: (configuration, the run's budget)."""
+    from perftui.tune import search
+
+    log: list[tuple[RunConfig, Budget]] = []
+
+    class Fake:
+        cancelled = False
+
+        def __init__(self, *_: object) -> None: ...
+
+        def measure(
+            self, config: RunConfig, _sink: object, budget: Budget
+        ) -> tuple[RunResult, np.ndarray, bool]:
+            log.append((config, budget))
+            fps, median, spread = answer(config, len(log))
+            result, samples = run(fps, median, spread=spread, rid=f"r{len(log)}")
+            return replace(result, config=config), samples, False
+
+    monkeypatch.setattr(search, "Measurer", Fake)
+    request = BenchmarkRequest(Project("p", "m.onnx", "openvino", "CPU"), space, Budget())
+
+    def tune(limits: Limits) -> search.Outcome:
+        return search.Tuner(request, space, "median", budget_ms, limits, None).run()
+
+    return tune, log
+
+
 def test_the_search_repeats_a_noisy_best_and_stops_when_nothing_can_beat_it(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """The loop of perftui.tune.search on made-up measurements: latency doubles per batch
     doubling, throughput peaks at batch 4, and every run of batch 4 is noisy."""
-    from perftui.domain.records import BenchmarkRequest, Budget, Project
-    from perftui.tune import search
+    from perftui.tune.search import CONVERGED
 
-    measured_configs: list[RunConfig] = []
-    budgets: list[Budget] = []
+    def answer(config: RunConfig, _n: int) -> tuple[float, float, float]:
+        fps = {1: 100.0, 2: 180.0, 4: 300.0, 8: 280.0}[config.batch] / config.requests
+        return fps, config.batch * config.requests, 0.01 + (config.batch == 4) * 0.2
 
-    class Fake:
-        cancelled = False
-
-        def __init__(self, *_: object) -> None: ...
-
-        def measure(
-            self, config: RunConfig, _sink: object, budget: Budget
-        ) -> tuple[RunResult, np.ndarray, bool]:
-            measured_configs.append(config)
-            budgets.append(budget)
-            fps = {1: 100.0, 2: 180.0, 4: 300.0, 8: 280.0}[config.batch] / config.requests
-            result, samples = run(
-                fps, config.batch * config.requests, spread=0.01 + (config.batch == 4) * 0.2
-            )
-            return replace(result, config=config), samples, False
-
-    monkeypatch.setattr(search, "Measurer", Fake)
     space = [cfg(b, 1, 1, r) for b in (1, 2, 4, 8) for r in (1, 2)]
-    request = BenchmarkRequest(Project("p", "m.onnx", "openvino", "CPU"), space, Budget())
-    outcome = search.Tuner(request, space, "median", 5.0, Limits(patience=5), None).run()
+    tune, log = fake_search(monkeypatch, space, 5.0, answer)
+    outcome = tune(Limits(patience=5))
+    measured = [config for config, _ in log]
     assert outcome.best is not None and outcome.best.config == cfg(4, 1, 1, 1)
-    assert len(outcome.best.run_ids) == 2 and measured_configs.count(cfg(4, 1, 1, 1)) == 2
-    assert set(budgets) == {run_budget(request.budget)}  # half the asked time, each run
-    assert outcome.reason == search.CONVERGED
+    assert len(outcome.best.run_ids) == 2 and measured.count(cfg(4, 1, 1, 1)) == 2
+    assert {b for _, b in log} == {run_budget(Budget())}  # half the asked time, each run
+    assert outcome.reason == CONVERGED
     assert len(outcome.trials) < len(space)
     # a search that stalls (patience) still measures its best again before it ends on it
-    measured_configs.clear()
-    tired = search.Tuner(request, space, "median", 5.0, Limits(patience=1), None).run()
+    log.clear()
+    tired = tune(Limits(patience=1))
     assert "did not beat" in tired.reason and tired.best is not None
     assert len(tired.best.run_ids) == 2
-    assert measured_configs.count(tired.best.config) == 2
+    assert [config for config, _ in log].count(tired.best.config) == 2
 
 
 @pytest.mark.parametrize("second_ms", [1.0, 40.0])
-def test_a_refusal_waits_for_a_full_length_run(
+def test_a_refusal_waits_for_a_second_run(
     monkeypatch: pytest.MonkeyPatch, second_ms: float
 ) -> None:
     """The least-latency configuration's run over the budget beyond noise is measured once
     more, and the second run decides: refused, or the first trial."""
-    from perftui.domain.records import BenchmarkRequest, Budget, Project
-    from perftui.tune import search
 
-    budgets: list[Budget] = []
+    def answer(_config: RunConfig, n: int) -> tuple[float, float, float]:
+        median = 40.0 if n == 1 else second_ms
+        return 1000 / median, median, 0.01
 
-    class Fake:
-        cancelled = False
-
-        def __init__(self, *_: object) -> None: ...
-
-        def measure(
-            self, config: RunConfig, _sink: object, budget: Budget
-        ) -> tuple[RunResult, np.ndarray, bool]:
-            budgets.append(budget)
-            median = 40.0 if len(budgets) == 1 else second_ms
-            result, samples = run(1000 / median, median, rid=f"r{len(budgets)}")
-            return replace(result, config=config), samples, False
-
-    monkeypatch.setattr(search, "Measurer", Fake)
-    space = [cfg(1), cfg(2)]
-    request = BenchmarkRequest(Project("p", "m.onnx", "openvino", "CPU"), space, Budget())
-    tuner = search.Tuner(request, space, "median", 5.0, Limits(trials=1), None)
+    tune, log = fake_search(monkeypatch, [cfg(1), cfg(2)], 5.0, answer)
     if second_ms > 5.0:
         with pytest.raises(InputError, match="below the fastest median seen, 40"):
-            tuner.run()
+            tune(Limits(trials=1))
     else:
-        first = tuner.run().trials[0]
+        first = tune(Limits(trials=1)).trials[0]
         assert first.number == 1 and first.fits and first.run_ids == ("r2",)
-    assert budgets == [run_budget(request.budget)] * 2
+    assert [b for _, b in log] == [run_budget(Budget())] * 2
 
 
 def test_a_trial_just_over_the_budget_that_would_win_is_measured_again() -> None:
@@ -427,26 +437,15 @@ def test_a_trial_on_the_edge_is_measured_again_before_the_search_ends(
 ) -> None:
     """Batch 4 is the best, but its first run reads 10 % over the budget: it is measured
     once more before the search ends, fits, and wins."""
-    from perftui.domain.records import BenchmarkRequest, Budget, Project
-    from perftui.tune import search
+    firsts: set[RunConfig] = set()
 
-    measured_configs: list[RunConfig] = []
+    def answer(config: RunConfig, _n: int) -> tuple[float, float, float]:
+        again = config in firsts
+        firsts.add(config)
+        median = {1: 2.0, 2: 4.0, 4: 8.0 if again else 11.0}[config.batch]
+        return {1: 100.0, 2: 180.0, 4: 300.0}[config.batch], median, 0.01
 
-    class Fake:
-        cancelled = False
-
-        def __init__(self, *_: object) -> None: ...
-
-        def measure(self, config: RunConfig, *_: object) -> tuple[RunResult, np.ndarray, bool]:
-            measured_configs.append(config)
-            median = {1: 2.0, 2: 4.0, 4: 11.0 if config not in measured_configs[:-1] else 8.0}
-            fps = {1: 100.0, 2: 180.0, 4: 300.0}[config.batch]
-            result, samples = run(fps, median[config.batch], rid=f"r{len(measured_configs)}")
-            return replace(result, config=config), samples, False
-
-    monkeypatch.setattr(search, "Measurer", Fake)
-    space = [cfg(b, 1, 1, 1) for b in (1, 2, 4)]
-    request = BenchmarkRequest(Project("p", "m.onnx", "openvino", "CPU"), space, Budget())
-    outcome = search.Tuner(request, space, "median", 10.0, Limits(patience=5), None).run()
-    assert measured_configs.count(cfg(4, 1, 1, 1)) == 2
+    tune, log = fake_search(monkeypatch, [cfg(b, 1, 1, 1) for b in (1, 2, 4)], 10.0, answer)
+    outcome = tune(Limits(patience=5))
+    assert [config for config, _ in log].count(cfg(4, 1, 1, 1)) == 2
     assert outcome.best is not None and outcome.best.config == cfg(4, 1, 1, 1)
