@@ -47,6 +47,10 @@ async def measured(tmp_path: Path, with_benchmark: bool = True):
             await pilot.pause(0.02)
             if not screen.running:
                 break
+        for _ in range(1500):  # the notice can land after the screen stops running
+            if app._notifications:
+                break
+            await pilot.pause(0.02)
         notes = [n.message for n in app._notifications]
         await settle(pilot)
         status = str(screen.query_one("#measure-status").render())

@@ -23,7 +23,7 @@ FIELDS = (
     ("stat", "Statistic", "median, p90 or p99"),
     ("budget", "Time budget", f"e.g. 90s, 10m (empty: {DEFAULT_BUDGET}, or the trials)"),
     ("trials", "Trials", "configurations at most (empty: no limit)"),
-    ("time", "Time/trial", "seconds measured per trial"),
+    ("time", "Time/trial", "seconds per trial, in runs of half"),
     ("space", "Space", "KNOB=VALUES, e.g. batch=1..16 threads=1,2"),
 )
 """(field, label, what it takes); the names are perftui.domain.tune_form's."""
