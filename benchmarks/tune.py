@@ -50,7 +50,7 @@ SPACE = " ".join(f"{k}={v}" for k, v in GRID.items()) + " hint=throughput api=as
 
 
 def perftui(db: Path, *args: str) -> tuple[dict, float]:
-    """The command's JSON and wall time; a refusal (exit 2) as {"refused": its line}."""
+    """The command's JSON and wall time; a tune's refusal (exit 2) as {"refused": its line}."""
     started = time.monotonic()
     result = subprocess.run(
         [sys.executable, "-m", "perftui", *args, "--json"],
@@ -59,7 +59,7 @@ def perftui(db: Path, *args: str) -> tuple[dict, float]:
         env={**os.environ, "PERFTUI_DB": str(db)},
     )
     wall = time.monotonic() - started
-    if result.returncode == 2:
+    if result.returncode == 2 and args[0] == "tune":
         return {"refused": result.stderr.strip()}, wall
     if result.returncode not in (0, 1) or not result.stdout.strip():
         sys.exit(f"perftui {' '.join(args)} failed: {result.stderr.strip()[-400:]}")

@@ -58,6 +58,7 @@ from perftui.domain.tune_space import (
     powers_of_two,
 )
 from perftui.domain.uncertainty import ratio_interval
+from perftui.tune.search import Outcome
 
 
 def test_ranges_are_powers_of_two_ending_at_the_top() -> None:
@@ -339,7 +340,7 @@ the run (1 for the search's first)."""
 
 def fake_search(
     monkeypatch: pytest.MonkeyPatch, space: list[RunConfig], budget_ms: float, answer: Answer
-) -> tuple[Callable[[Limits], object], list[tuple[RunConfig, Budget]]]:
+) -> tuple[Callable[[Limits], Outcome], list[tuple[RunConfig, Budget]]]:
     """A tune of `space` whose measurer answers each run with `answer`, and the log of what
     it measured: (configuration, the run's budget)."""
     from perftui.tune import search
@@ -362,7 +363,7 @@ def fake_search(
     monkeypatch.setattr(search, "Measurer", Fake)
     request = BenchmarkRequest(Project("p", "m.onnx", "openvino", "CPU"), space, Budget())
 
-    def tune(limits: Limits) -> search.Outcome:
+    def tune(limits: Limits) -> Outcome:
         return search.Tuner(request, space, "median", budget_ms, limits, None).run()
 
     return tune, log

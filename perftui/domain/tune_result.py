@@ -210,11 +210,11 @@ def needs_repeat(trial: Trial) -> bool:
 
 
 def on_the_edge(trial: Trial, best: Trial | None, budget_ms: float) -> bool:
-    """A trial measured once over the budget, but within RUN_TO_RUN of it, that would be
-    the best if it fitted: whether it fits is a coin toss, so it is measured once more
-    before the search ends (and if it fits, what it pruned is open again).
-    benchmarks/tune.py saw a grid's best, p90 27.2 ms against a budget of 27.6 ms, lost to
-    one run over the budget."""
+    """A trial measured once over the budget, whose latency interval reaches within
+    RUN_TO_RUN of it, that would be the best if it fitted: whether it fits is a coin toss,
+    so it is measured once more before the search ends (if it fits, it can win, and unless
+    the search stalled, what it pruned is open to the search again). benchmarks/tune.py saw
+    a grid's best, p90 27.2 ms against a budget of 27.6 ms, lost to one run over it."""
     if trial.status != OVER or len(trial.run_ids) != 1 or trial.latency is None:
         return False
     near = trial.latency.lo <= budget_ms * (1 + RUN_TO_RUN)
