@@ -50,7 +50,7 @@ class Replay:
     def cancel(self) -> None:
         self.cancelled = True
 
-    def measure(self, config: RunConfig, *_: object) -> tuple[RunResult, None, bool]:
+    def measure(self, config: RunConfig, _sink: object) -> tuple[RunResult, None, bool]:
         return replace(self.runs[key(config)], config=config), None, False
 
 

@@ -350,12 +350,11 @@ def fake_search(
     class Fake:
         cancelled = False
 
-        def __init__(self, *_: object) -> None: ...
+        def __init__(self, request: BenchmarkRequest, *_: object) -> None:
+            self.budget = request.budget
 
-        def measure(
-            self, config: RunConfig, _sink: object, budget: Budget
-        ) -> tuple[RunResult, np.ndarray, bool]:
-            log.append((config, budget))
+        def measure(self, config: RunConfig, _sink: object) -> tuple[RunResult, np.ndarray, bool]:
+            log.append((config, self.budget))
             fps, median, spread = answer(config, len(log))
             result, samples = run(fps, median, spread=spread, rid=f"r{len(log)}")
             return replace(result, config=config), samples, False

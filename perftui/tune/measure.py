@@ -18,7 +18,7 @@ from perftui.bench.environment import environment
 from perftui.bench.inputs import InputSource
 from perftui.bench.worker import Cancellation, measure_run
 from perftui.domain.errors import InputError
-from perftui.domain.records import BenchmarkRequest, Budget, Project, RunConfig, RunResult
+from perftui.domain.records import BenchmarkRequest, Project, RunConfig, RunResult
 from perftui.domain.tune_result import clearly_over
 from perftui.engines import get_engine
 
@@ -67,13 +67,13 @@ class Measurer:
     def _environment(self) -> dict[str, Any]:
         return environment()
 
-    def measure(self, config: RunConfig, sink: Sink | None, budget: Budget) -> Measured | None:
-        """`config`'s run for `budget`, stored in `sink` as a benchmark of its own; None
-        when the search was cancelled before the run finished."""
+    def measure(self, config: RunConfig, sink: Sink | None) -> Measured | None:
+        """`config`'s run, stored in `sink` as a benchmark of its own; None when the search
+        was cancelled before the run finished."""
         if self.cancelled:
             return None
         self._cancel = Cancellation()
-        request = replace(self.request, configs=(config,), budget=budget)
+        request = replace(self.request, configs=(config,))
         ticks: list[float] = []
         stopped = False
 

@@ -110,13 +110,13 @@ class Tuner:
         store: Sink | None,
         on_trial: Callable[[Trial], None] = lambda _t: None,
     ) -> None:
-        self.request = request
+        # every run of a trial is measured for RUN_SHARE of the asked budget
+        self.request = replace(request, budget=run_budget(request.budget))
         self.candidates = tuple(candidates)
         self.stat, self.budget_ms, self.limits = stat, budget_ms, limits
         self.store = store
         self.on_trial = on_trial
-        self.measurer = Measurer(request, stat, budget_ms)
-        self.run_budget = run_budget(request.budget)
+        self.measurer = Measurer(self.request, stat, budget_ms)
         self._floor_s = 0.0
         self._slots: dict[RunConfig, _Slot] = {}
         self._trials: dict[RunConfig, Trial] = {}
@@ -161,7 +161,7 @@ class Tuner:
             raise InputError(f"the first trial failed: {'; '.join(trial.reasons)}")
         slot = _Slot(next(self._numbers), config, [(run, samples)])
         if self.store is not None:
-            request = replace(self.request, configs=(config,), budget=self.run_budget)
+            request = replace(self.request, configs=(config,))
             bid = self.store.add_benchmark(request)
             slot.runs = [(self.store.add_run(replace(run, benchmark_id=bid), samples), samples)]
         self._slots[config] = slot
@@ -169,7 +169,7 @@ class Tuner:
 
     def _floor_run(self, config: RunConfig) -> tuple[Trial, RunResult, np.ndarray | None]:
         before = time.monotonic()
-        found = self.measurer.measure(config, None, self.run_budget)
+        found = self.measurer.measure(config, None)
         self._floor_s = time.monotonic() - before
         if found is None:
             raise InputError("the search was cancelled before its first trial finished")
@@ -215,7 +215,7 @@ class Tuner:
                 reason = stall or CONVERGED
                 break
             before = time.monotonic()
-            measured = self.measurer.measure(slot.config, self.store, self.run_budget)
+            measured = self.measurer.measure(slot.config, self.store)
             per_trial_s = time.monotonic() - before
             if measured is None:  # cancelled
                 if not slot.runs:
