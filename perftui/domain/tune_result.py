@@ -42,8 +42,6 @@ time, and their spread shows. Most trials only rule a configuration out. On
 benchmarks/tune.py's grids, tunes of 13 to 15 trials took 26 to 27 % of the grid's time
 when each trial's first run was of the full length, and 9 to 25 % with half-length runs
 (the big batches of DistilBERT are bound by the iterations, not shortened)."""
-
-
 RUN_TO_RUN = 0.2
 """How far apart two runs of one configuration can be on a shared machine while each run's
 own windows agree: the p90 of a configuration measured again side by side in
