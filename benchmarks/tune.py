@@ -5,7 +5,9 @@ For each model: measure the whole grid once through `perftui bench` (batch 1,2,4
 threads 1,2 x streams 1,2 x requests 1,2,4, OpenVINO async), then run `perftui tune` on the
 same space with three latency budgets (the 25th, 50th and 75th percentile of the grid's p90
 latencies). Prints, per case, the tuned throughput over the grid's best under the same
-budget, and the tuning time over the grid's time (both wall clock, each a fresh process).
+budget, whether the tune measured the grid's best at all (a miss is then the search's or
+the pick's), and the tuning time over the grid's time (both wall clock, each a fresh
+process).
 
 The grid and the tune are measured minutes apart, and a shared machine drifts by more than
 the differences a tune looks for in that time. So each case then measures the grid's best
@@ -91,6 +93,8 @@ def case(name: str, db: Path, seconds: str, repeats: int) -> list[str]:
             print(rows[-1], flush=True)
             continue
         found = tuned["best"]["throughput_fps"] if tuned["best"] else 0.0
+        tried = [t for t in tuned["trials"] if short(t["config"]) == short(best_config)]
+        seen = f"tried, {len(tried[0]['run_ids'])} run(s)" if tried else "not tried"
         again, chosen = "no tuned best", "-"
         if tuned["best"]:
             chosen = short(tuned["best"]["config"])
@@ -99,7 +103,7 @@ def case(name: str, db: Path, seconds: str, repeats: int) -> list[str]:
             )
         rows.append(
             f"{name:<15} p90<={budget:8.2f} ms  grid best {best:8.1f} ({short(best_config)})  "
-            f"tuned {found:8.1f} fps ({chosen}) = {found / best:4.2f}; "
+            f"tuned {found:8.1f} fps ({chosen}) = {found / best:4.2f}; grid's best {seen}; "
             f"again side by side: {again}  "
             f"trials {len(tuned['trials']):>2}/{len(points)}  "
             f"time {tune_s:5.1f}/{grid_s:5.1f} s = {tune_s / grid_s:4.0%}"

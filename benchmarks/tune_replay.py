@@ -12,6 +12,13 @@ grid's latencies. A case where the replay ends below the grid's best is the sear
 
 --save measures each model's grid once (the grid of benchmarks/tune.py, a minute or two per
 model) and keeps the runs; --grids replays saved grids, in seconds.
+
+--noise SIGMA replays a machine that is not quiet: each run's throughput is the grid's times
+a log-normal factor of that spread (its latencies divided by it), times a drift that walks
+by --drift per run, over --seeds seeds. Each case then prints how often the search ended
+below 0.95 of the grid's best, or on a configuration the grid puts over the budget, and how
+many runs it measured: a model of noise, to weigh one way of searching against another
+before benchmarks/tune.py measures it.
 """
 
 from __future__ import annotations
@@ -30,8 +37,9 @@ sys.path.insert(0, str(ROOT))
 
 from tune import GRID, MODELS, perftui  # noqa: E402  (benchmarks/tune.py, beside this)
 
+from perftui.domain.errors import InputError  # noqa: E402
 from perftui.domain.records import BenchmarkRequest, Project, RunConfig, RunResult  # noqa: E402
-from perftui.domain.tune_result import Limits, patience  # noqa: E402
+from perftui.domain.tune_result import Limits, default_trials, patience  # noqa: E402
 from perftui.tune.search import Tuner  # noqa: E402
 
 
@@ -40,18 +48,43 @@ def key(config: RunConfig) -> tuple[object, ...]:
 
 
 class Replay:
-    """Stands in for perftui.tune.measure.Measurer: each configuration's run is the grid's."""
+    """Stands in for perftui.tune.measure.Measurer: each configuration's run is the grid's,
+    scaled by noise and drift where `rng` is given."""
 
     cancelled = False
 
-    def __init__(self, runs: list[RunResult]) -> None:
+    def __init__(
+        self,
+        runs: list[RunResult],
+        rng: np.random.Generator | None = None,
+        noise: float = 0.0,
+        drift: float = 0.0,
+    ) -> None:
         self.runs = {key(run.config): run for run in runs}
+        self.rng, self.noise, self.drift = rng, noise, drift
+        self.level = 1.0
+        self.count = 0
 
     def cancel(self) -> None:
         self.cancelled = True
 
     def measure(self, config: RunConfig, _sink: object) -> tuple[RunResult, None, bool]:
-        return replace(self.runs[key(config)], config=config), None, False
+        self.count += 1
+        run = replace(self.runs[key(config)], config=config, id=f"r{self.count}")
+        if self.rng is None or run.latency_ms is None:
+            return run, None, False
+        self.level *= float(np.exp(self.rng.normal(0.0, self.drift)))
+        factor = self.level * float(np.exp(self.rng.normal(0.0, self.noise)))
+        stats = run.latency_ms
+        names = ("min", "mean", "median", "p90", "p99", "max")
+        slower = {n: None if (v := getattr(stats, n)) is None else v / factor for n in names}
+        return (
+            replace(
+                run, throughput_fps=run.throughput_fps * factor, latency_ms=replace(stats, **slower)
+            ),
+            None,
+            False,
+        )
 
 
 def measure_grids(names: list[str], seconds: str) -> dict[str, list[dict]]:
@@ -70,6 +103,44 @@ def measure_grids(names: list[str], seconds: str) -> dict[str, list[dict]]:
     return grids
 
 
+def search_limits(candidates: int) -> Limits:
+    """A tune's limits when neither --trials nor --budget is given (the bench's)."""
+    return Limits(trials=default_trials(candidates), patience=patience(candidates))
+
+
+def noisy(
+    name: str, runs: list[RunResult], stat: str, noise: float, drift: float, seeds: int
+) -> list[str]:
+    """Each case replayed on `seeds` noisy machines: misses and runs measured."""
+    ok = [r for r in runs if r.status == "ok" and r.latency_ms is not None]
+    latency = {key(r.config): getattr(r.latency_ms, stat) for r in ok}
+    fps = {key(r.config): r.throughput_fps for r in ok}
+    configs = tuple(r.config for r in runs)
+    request = BenchmarkRequest(Project(name, str(MODELS[name][0]), "openvino"), configs)
+    rows = []
+    for share in range(10, 100, 10):
+        budget = float(np.percentile(list(latency.values()), share))
+        best = max(fps[k] for k in fps if latency[k] <= budget)
+        misses, counts = 0, []
+        for seed in range(seeds):
+            limits = search_limits(len(configs))
+            tuner = Tuner(request, configs, stat, budget, limits, None)
+            replay = Replay(runs, np.random.default_rng(seed), noise, drift)
+            tuner.measurer = replay  # type: ignore[assignment]
+            try:
+                found = tuner.run().best
+            except InputError:
+                found = None
+            truly = found is not None and latency[key(found.config)] <= budget
+            misses += not truly or fps[key(found.config)] < 0.95 * best  # type: ignore[union-attr]
+            counts.append(replay.count)
+        rows.append(
+            f"{name:<15} {stat}<={budget:8.2f} ms  misses {misses:>2}/{seeds}  "
+            f"runs {np.mean(counts):5.1f} (most {max(counts)})"
+        )
+    return rows
+
+
 def replay(name: str, runs: list[RunResult], stat: str) -> list[str]:
     ok = [r for r in runs if r.status == "ok" and r.latency_ms is not None]
     latency = {key(r.config): getattr(r.latency_ms, stat) for r in ok}
@@ -80,7 +151,7 @@ def replay(name: str, runs: list[RunResult], stat: str) -> list[str]:
         budget = float(np.percentile(list(latency.values()), share))
         fitting = [r for r in ok if latency[key(r.config)] <= budget]
         best = max(fitting, key=lambda r: r.throughput_fps)
-        tuner = Tuner(request, configs, stat, budget, Limits(patience=patience(len(configs))), None)
+        tuner = Tuner(request, configs, stat, budget, search_limits(len(configs)), None)
         tuner.measurer = Replay(runs)  # type: ignore[assignment]
         outcome = tuner.run()
         found = outcome.best
@@ -100,6 +171,9 @@ def main() -> None:
     parser.add_argument("--grids", type=Path, help="replay the grids saved here")
     parser.add_argument("--time", default="1", help="seconds per grid run (--save)")
     parser.add_argument("--stat", default="p90", choices=("median", "p90", "p99"))
+    parser.add_argument("--noise", type=float, default=0.0, help="log spread of a run")
+    parser.add_argument("--drift", type=float, default=0.0, help="log step of the drift")
+    parser.add_argument("--seeds", type=int, default=20, help="noisy replays per case")
     parser.add_argument(
         "--models", default=",".join(m for m, (p, _) in MODELS.items() if p.exists())
     )
@@ -109,11 +183,16 @@ def main() -> None:
     if args.save:
         args.save.write_text(json.dumps(measure_grids(args.models.split(","), args.time)))
     grids = json.loads((args.grids or args.save).read_text())
-    rows = [
-        row
-        for name, runs in grids.items()
-        for row in replay(name, [RunResult.from_dict(r) for r in runs], args.stat)
-    ]
+    found = {name: [RunResult.from_dict(r) for r in runs] for name, runs in grids.items()}
+    if args.noise or args.drift:
+        rows = [
+            row
+            for name, runs in found.items()
+            for row in noisy(name, runs, args.stat, args.noise, args.drift, args.seeds)
+        ]
+        print("\n".join(rows))
+        return
+    rows = [row for name, runs in found.items() for row in replay(name, runs, args.stat)]
     print("\n".join(rows))
     misses = sum("MISS" in row for row in rows)
     print(f"{misses} of {len(rows)} cases end below 0.95 of the grid's best")

@@ -413,8 +413,9 @@ def test_a_refusal_waits_for_a_second_run(
             tune(Limits(trials=1))
     else:
         first = tune(Limits(trials=1)).trials[0]
-        assert first.number == 1 and first.fits and first.run_ids == ("r2",)
-    assert [b for _, b in log] == [run_budget(Budget())] * 2
+        assert first.number == 1 and first.fits and first.run_ids[0] == "r2"
+    # refused after two runs; else the first trial's second run ends the search
+    assert [b for _, b in log] == [run_budget(Budget())] * (2 if second_ms > 5.0 else 3)
 
 
 def test_a_trial_just_over_the_budget_that_would_win_is_measured_again() -> None:

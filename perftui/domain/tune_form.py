@@ -16,7 +16,7 @@ from perftui.domain.errors import InputError
 from perftui.domain.fields import FieldError, Form, whole_number
 from perftui.domain.records import BenchmarkRequest, Budget, Project, RunConfig
 from perftui.domain.shapes import ShapeBindings
-from perftui.domain.tune_result import STATS, Limits, patience
+from perftui.domain.tune_result import STATS, Limits, default_trials, patience
 from perftui.domain.tune_space import (
     candidates,
     default_space,
@@ -126,5 +126,6 @@ def tune_spec(
         budget_s = parse_duration(DEFAULT_BUDGET)
     budget = Budget(time_s=v["time"], iterations=v["iterations"], warmup=v["warmup"])
     request = BenchmarkRequest(project, found, budget, shapes, seed=seed)
-    limits = Limits(trials=v["trials"], budget_s=budget_s, patience=patience(len(found)))
+    trials = default_trials(len(found)) if v["trials"] is None else v["trials"]
+    limits = Limits(trials=trials, budget_s=budget_s, patience=patience(len(found)))
     return TuneSpec(request, found, v["stat"], v["max_latency"], limits)

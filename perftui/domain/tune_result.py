@@ -8,6 +8,7 @@ perftui.domain.uncertainty excluding 1.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
@@ -20,6 +21,7 @@ from perftui.domain.uncertainty import (
     MIN_WINDOW_REQUESTS,
     MIN_WINDOWS,
     Interval,
+    Ratio,
     ratio_interval,
     unknown_interval,
 )
@@ -35,6 +37,13 @@ EARLY_MIN_SAVING_S = 2.0
 """Stopping costs a fresh worker for the trials after it (a process, the engine's import, a
 compile): not worth it for less measuring time than this."""
 MIN_PATIENCE, MAX_PATIENCE = 5, 15
+SEARCH_SHARE, MIN_TRIALS = 0.2, 8
+"""Unless `--trials` says otherwise, a search measures at most this share of its space's
+configurations (and at least MIN_TRIALS), then ends with its playoff. Replayed on two
+measured grids with run-to-run noise (benchmarks/tune_replay.py --noise 0.07 --drift 0.02,
+20 seeds x 24 cases), a search ended below 0.95 of the grid's best in 164 of 480 replays
+with no cap and no playoff, measuring up to 26 runs; in 141 with 12 trials at most and the
+playoff, measuring up to 20. The trials a longer search adds mostly chase noise."""
 RUN_SHARE = 0.5
 """A trial is measured in runs of this share of the asked time and iterations, and a
 contender (`needs_repeat`, `on_the_edge`) gets a second run: its two runs take the asked
@@ -68,6 +77,9 @@ class Trial:
     verdict: str
     reasons: tuple[str, ...]
     run_ids: tuple[str, ...]
+    standing: Ratio | None = None
+    """Its throughput over the playoff's winner's, paired round by round
+    (perftui.domain.tune_playoff); None for a trial that did not play."""
 
     @property
     def fits(self) -> bool:
@@ -93,6 +105,8 @@ class Trial:
             "verdict": self.verdict,
             "reasons": list(self.reasons),
             "run_ids": list(self.run_ids),
+            "playoff_ratio": self.standing.value if self.standing else None,
+            "playoff_ci": [self.standing.lo, self.standing.hi] if self.standing else None,
         }
 
     def to_wire(self) -> dict[str, Any]:
@@ -106,6 +120,7 @@ class Trial:
             "verdict": self.verdict,
             "reasons": list(self.reasons),
             "run_ids": list(self.run_ids),
+            "standing": _ratio_to_wire(self.standing),
         }
 
     @classmethod
@@ -119,7 +134,16 @@ class Trial:
             str(data["verdict"]),
             tuple(data["reasons"]),
             tuple(data["run_ids"]),
+            _ratio_from_wire(data.get("standing")),
         )
+
+
+def _ratio_to_wire(x: Ratio | None) -> list[float] | None:
+    return [x.value, x.lo, x.hi] if x else None
+
+
+def _ratio_from_wire(data: list[float] | None) -> Ratio | None:
+    return None if data is None else Ratio(*map(float, data))
 
 
 def _interval_to_wire(x: Interval | None) -> list[Any] | None:
@@ -189,13 +213,24 @@ def beats(candidate: Trial, best: Trial | None) -> bool:
 
 
 def best_trial(trials: Sequence[Trial]) -> Trial | None:
-    """The fitting trial with the highest throughput."""
+    """The playoff's winner once there was one; else the fitting trial with the highest
+    throughput."""
+    played = [t for t in trials if t.fits and t.standing is not None]
+    if played:
+        return max(played, key=lambda t: t.standing.value if t.standing else 0.0)
     return max((t for t in trials if t.fits), key=lambda t: t.fps, default=None)
 
 
 def within_noise(best: Trial, trials: Sequence[Trial]) -> list[Trial]:
-    """The other fitting trials whose throughput is not below the best's beyond noise."""
-    return [t for t in trials if t.fits and t is not best and not beats(best, t)]
+    """The other fitting trials whose throughput is not below the best's beyond noise:
+    judged by the playoff's pairs where both played, else by their own intervals."""
+
+    def close(t: Trial) -> bool:
+        if t.standing is not None and best.standing is not None:
+            return not t.standing.significant
+        return not beats(best, t)
+
+    return [t for t in trials if t.fits and t is not best and close(t)]
 
 
 def needs_repeat(trial: Trial) -> bool:
@@ -217,6 +252,11 @@ def on_the_edge(trial: Trial, best: Trial | None, budget_ms: float) -> bool:
         return False
     near = trial.latency.lo <= budget_ms * (1 + RUN_TO_RUN)
     return near and (best is None or trial.fps > best.fps)
+
+
+def default_trials(candidates: int) -> int:
+    """Configurations to measure at most when `--trials` is not given (SEARCH_SHARE)."""
+    return max(MIN_TRIALS, math.ceil(candidates * SEARCH_SHARE))
 
 
 def patience(candidates: int) -> int:

@@ -5,8 +5,10 @@ perftui.domain.tune_result judges it.
 The search is deterministic: the same space, budget and measurements replay the same
 search. What cannot fit the budget is pruned before it is measured
 (perftui.domain.tune_space.dominated), a trial clearly over the budget is stopped early,
-each trial is measured in a run of half the asked length, and a contender (the best before
-the search ends on it, a trial just over the budget that would be the best) in a second.
+each trial is measured in a run of half the asked length, a trial just over the budget
+that would be the best in a second, and the search ends with a playoff: the fastest fitting
+trials measured again in alternated rounds and ranked by the rounds' pairs
+(perftui.domain.tune_playoff).
 (Optuna's seeded TPE sampler did this before: on a 45-configuration space it spent its
 random start and more on configurations a model rules out, and took 21 to 53 % of the
 grid's time; see benchmarks/tune.py.)
@@ -26,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 from perftui.domain.errors import InputError
 from perftui.domain.records import BenchmarkRequest, RunConfig, RunResult
 from perftui.domain.tune_guide import propose
+from perftui.domain.tune_playoff import PLAYOFF_ROUNDS, Round, contenders, play_order, standings
 from perftui.domain.tune_result import (
     FAILED,
     Limits,
@@ -118,6 +121,7 @@ class Tuner:
         self.on_trial = on_trial
         self.measurer = Measurer(self.request, stat, budget_ms)
         self._floor_s = 0.0
+        self._run_s = 0.0  # the last run's wall time: the next one's estimate
         self._slots: dict[RunConfig, _Slot] = {}
         self._trials: dict[RunConfig, Trial] = {}
         self._numbers = itertools.count(1)
@@ -178,8 +182,8 @@ class Tuner:
         return trial, run, samples
 
     def _next(self, trials: Sequence[Trial]) -> _Slot | None:
-        """The model's next configuration; when it expects nothing better, the best or a
-        trial on the budget's edge again (`_repeat`); None when the search has converged."""
+        """The model's next configuration; when it expects nothing better, a trial on the
+        budget's edge again (`_repeat`); None when the search has converged."""
         config = propose(self._open(), trials, self.budget_ms)
         if config is None:
             return self._repeat(trials)
@@ -188,46 +192,94 @@ class Tuner:
         return slot
 
     def _repeat(self, trials: Sequence[Trial]) -> _Slot | None:
-        """What to measure a second time before the search ends: the best when it was
-        measured once, else the fastest trial on the budget's edge that would beat it (only
-        now: the best has climbed, and most edge trials no longer would); None when
-        neither is left."""
+        """What to measure a second time before the search ends: the fastest trial on the
+        budget's edge that would beat the best (only now: the best has climbed, and most
+        edge trials no longer would); None when none is left."""
         best = best_trial(trials)
-        if best is not None and needs_repeat(best):
-            return self._slots[best.config]
         edge = [t for t in trials if on_the_edge(t, best, self.budget_ms)]
         return self._slots[max(edge, key=lambda t: t.fps).config] if edge else None
+
+    def _sorted(self) -> list[Trial]:
+        return sorted(self._trials.values(), key=lambda t: t.number)
+
+    def _measure(self, slot: _Slot) -> RunResult | None:
+        """One more run of `slot`, judged; None when the search was cancelled meanwhile."""
+        before = time.monotonic()
+        measured = self.measurer.measure(slot.config, self.store)
+        self._run_s = time.monotonic() - before
+        if measured is None:
+            if not slot.runs:
+                del self._slots[slot.config]
+            return None
+        run, samples, stopped = measured
+        slot.runs.append((run, samples))
+        self._judge(slot, stopped)
+        return run
+
+    def _time_for(self, started: float, runs: int) -> bool:
+        """`runs` more runs fit in the time budget (`--budget`), if there is one."""
+        budget_s = self.limits.budget_s
+        return budget_s is None or time.monotonic() - started + runs * self._run_s <= budget_s
+
+    def _search(self, started: float) -> str:
+        """Measure trials until the search is spent, stalls or converges; why it ended."""
+        while not self.cancelled:
+            trials = self._sorted()
+            elapsed = time.monotonic() - started
+            reason = spent(trials, self.limits, elapsed, self._run_s)
+            if reason:
+                return reason
+            stall = stalled(trials, self.limits)
+            slot = self._repeat(trials) if stall else self._next(trials)
+            if slot is None:
+                return stall or CONVERGED
+            self._measure(slot)
+        return "cancelled"
+
+    def _playoff(self, started: float) -> None:
+        """The contenders (perftui.domain.tune_playoff.contenders) measured in alternated
+        rounds, as many as the time budget allows, and ranked by the rounds' pairs: each
+        one's standing is judged again with it. A best without a rival is measured once
+        more instead, so a lucky run cannot win alone."""
+        trials = self._sorted()
+        field = [t.config for t in contenders(trials, best_trial(trials))]
+        if len(field) == 1 and needs_repeat(self._trials[field[0]]) and self._time_for(started, 1):
+            self._measure(self._slots[field[0]])
+        if len(field) < 2:
+            return
+        rounds: list[Round] = []
+        for number in range(PLAYOFF_ROUNDS):
+            if not self._time_for(started, len(field)):
+                break
+            found = {}
+            for config in play_order(field, number):
+                run = self._measure(self._slots[config])
+                if run is None:  # cancelled: the runs so far are kept, unranked
+                    return
+                if run.status == "ok":
+                    found[config] = run.throughput_fps
+            rounds.append(found)
+        eligible = [c for c in field if self._trials[c].fits]
+        for config, ratio in standings(rounds, eligible).items():
+            self._trials[config] = trial = replace(self._trials[config], standing=ratio)
+            self.on_trial(trial)
 
     def run(self) -> Outcome:
         started = time.monotonic()
         self.floor()
-        per_trial_s = self._floor_s  # its last run: one run, like every next one
-        reason = ""
-        while not self.cancelled:
-            trials = sorted(self._trials.values(), key=lambda t: t.number)
-            elapsed = time.monotonic() - started
-            reason = spent(trials, self.limits, elapsed, per_trial_s) or ""
-            if reason:
-                break
-            stall = stalled(trials, self.limits)
-            slot = self._repeat(trials) if stall else self._next(trials)
-            if slot is None:
-                reason = stall or CONVERGED
-                break
-            before = time.monotonic()
-            measured = self.measurer.measure(slot.config, self.store)
-            per_trial_s = time.monotonic() - before
-            if measured is None:  # cancelled
-                if not slot.runs:
-                    del self._slots[slot.config]
-                break
-            run, samples, stopped = measured
-            slot.runs.append((run, samples))
-            self._judge(slot, stopped)
-        trials = tuple(sorted(self._trials.values(), key=lambda t: t.number))
+        self._run_s = self._floor_s  # its last run: one run, like every next one
+        reason = self._search(started)
+        if not self.cancelled:
+            self._playoff(started)
         if self.cancelled:
             reason = "cancelled"
         elapsed = time.monotonic() - started
         return Outcome(
-            trials, self.stat, self.budget_ms, reason, elapsed, len(self.candidates), self.cancelled
+            tuple(self._sorted()),
+            self.stat,
+            self.budget_ms,
+            reason,
+            elapsed,
+            len(self.candidates),
+            self.cancelled,
         )
