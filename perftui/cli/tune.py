@@ -52,7 +52,10 @@ def add_parsers(command: CommandFactory) -> None:
     tune.add_argument("--max-latency", required=True, help="latency budget in ms")
     tune.add_argument("--stat", help="median | p90 | p99 (default {stat})")
     tune.add_argument("--budget", help="time for the search, e.g. 90s, 10m (default {budget})")
-    tune.add_argument("--trials", help="configurations to measure at most")
+    tune.add_argument(
+        "--trials",
+        help="configurations to measure at most (default: a fifth of the space, 8 or more)",
+    )
     tune.add_argument(
         "--space",
         action="append",
@@ -115,14 +118,15 @@ def tune_spec(args: argparse.Namespace) -> TuneSpec:
 
 
 def trial_line(trial: Trial) -> str:
-    from perftui.domain.units import ms, spread_text
+    from perftui.domain.units import ms, playoff_text, spread_text
 
     fps = f"{trial.fps:.1f} fps{spread_text(trial.throughput)}"
     latency = f"{ms(trial.latency.value)} ms" if trial.latency else "no latency"
     noisy = "" if trial.verdict == "stable" else f" [{trial.verdict}]"
     runs = f" x{len(trial.run_ids)}" if len(trial.run_ids) > 1 else ""
     label = trial.config.label()
-    return f"trial {trial.number:>3} {label}: {fps}, {latency}: {trial.status}{noisy}{runs}"
+    line = f"trial {trial.number:>3} {label}: {fps}, {latency}: {trial.status}{noisy}{runs}"
+    return line + playoff_text(trial.standing)
 
 
 def _report(outcome: Outcome) -> None:
@@ -138,7 +142,8 @@ def _report(outcome: Outcome) -> None:
     assert best.throughput is not None
     known = best.throughput.bounded
     interval = f"95 % {best.throughput.lo:.1f}..{best.throughput.hi:.1f}" if known else "±?"
-    print(f"best: {best.config.label()}: {best.fps:.1f} fps ({interval})")
+    won = ", won the playoff" if best.standing else ""
+    print(f"best: {best.config.label()}: {best.fps:.1f} fps ({interval}){won}")
     for trial in outcome.near:
         print(f"  within noise: {trial_line(trial)}")
 

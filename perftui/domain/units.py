@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from perftui.domain.uncertainty import Interval
+    from perftui.domain.uncertainty import Interval, Ratio
 
 
 def ms(value: float | None, *, missing: str = "-", whole_from_100: bool = False) -> str:
@@ -32,3 +32,15 @@ def spread_text(interval: Interval | None) -> str:
         return " ±?"
     rel = interval.relative
     return f" ±{rel:.0%}" if rel >= 0.01 else f" ±{rel:.1%}"
+
+
+def playoff_text(standing: Ratio | None, *, interval: bool = True) -> str:
+    """A tune trial's place in the playoff: ' won the playoff', or ' playoff 0.93x
+    (0.85-1.02)', its throughput over the winner's from the paired rounds (the interval
+    left out where `interval` is False); '' for a trial that did not play."""
+    if standing is None:
+        return ""
+    if standing.lo == standing.hi == standing.value:
+        return " won the playoff" if interval else " won"
+    ci = f" ({standing.lo:.2f}-{standing.hi:.2f})" if interval else ""
+    return f" playoff {standing.value:.2f}x{ci}" if interval else f" {standing.value:.2f}x"

@@ -101,7 +101,8 @@ class _Slot:
 
 class Tuner:
     """One search. `run()` blocks; `cancel()` (any thread) ends it after keeping every
-    finished trial. `on_trial` hears each trial as it is judged (again after a repeat)."""
+    finished trial. `on_trial` hears each trial as it is judged (again after each more run,
+    and with its standing after the playoff)."""
 
     def __init__(
         self,

@@ -22,7 +22,7 @@ FIELDS = (
     ("max_latency", "Max latency", "ms, e.g. 5"),
     ("stat", "Statistic", "median, p90 or p99"),
     ("budget", "Time budget", f"e.g. 90s, 10m (empty: {DEFAULT_BUDGET}, or the trials)"),
-    ("trials", "Trials", "configurations at most (empty: no limit)"),
+    ("trials", "Trials", "configurations at most (empty: a fifth)"),
     ("time", "Time/trial", "seconds per trial, in runs of half"),
     ("space", "Space", "KNOB=VALUES, e.g. batch=1..16 threads=1,2"),
 )
@@ -37,8 +37,9 @@ class TuneForm(FormDialog[TuneSpec]):
         "The space is the knobs to search (batch, threads, streams, requests, hint, api), "
         "filled with the default for the engine and this machine's cores; lo..hi means the "
         "powers of two between. Every trial is a real run stored in the project. The search "
-        "stops when the time budget or the trials are spent, or when trials stop beating "
-        "the best beyond noise."
+        "stops when the time budget or the trials (by default a fifth of the space's "
+        "configurations) are spent, or when trials stop beating the best beyond noise, "
+        "and ends with a playoff of the fastest trials, measured again in turn."
     )
     TITLE_TEXT = "Tune"
     DEFAULT_CSS = """

@@ -20,6 +20,7 @@ from perftui.domain.records import Budget
 from perftui.domain.series import short_label
 from perftui.domain.tune_form import TuneSpec
 from perftui.domain.tune_result import Trial, best_trial, within_noise
+from perftui.domain.units import playoff_text
 from perftui.tui.kit import format as fmt
 from perftui.tui.kit.follower import FollowingScreen
 from perftui.tui.kit.screen import PerftuiScreen, one_line
@@ -56,8 +57,11 @@ class TuneScreen(FollowingScreen["Outcome | str"], PerftuiScreen):
     HELP = (
         "The search runs in a separate process, which measures each trial in a benchmark "
         "worker; every trial is stored in the project as it lands. A trial is a run of half "
-        "the asked time; a contender (the best before the search ends on it, a trial just "
-        "over the budget that would be the best) gets a second. The chart puts each trial "
+        "the asked time; a trial just over the budget that would be the best gets a second. "
+        "The search ends with a playoff: the fastest fitting trials (within 20 % of the best, "
+        "three at most) are measured again in turn, two rounds, and the one whose rounds "
+        "are the fastest wins; Status shows each one's throughput over the winner's "
+        "(a lone best is measured once more instead). The chart puts each trial "
         "at its latency (the budget's statistic) and throughput: o within the budget, x over "
         f"it, {SWEET} the best so far (the sweet spot); the vertical line is the budget. The "
         "table gives each trial's figures with their 95 % intervals (±) and its verdict "
@@ -159,7 +163,9 @@ class TuneScreen(FollowingScreen["Outcome | str"], PerftuiScreen):
                     short_label(t.config),
                     fmt.fps_ci(t.fps if t.throughput else None, t.throughput),
                     fmt.ms_ci(t.latency.value if t.latency else None, t.latency),
-                    t.status + (f" x{len(t.run_ids)}" if len(t.run_ids) > 1 else ""),
+                    t.status
+                    + (f" x{len(t.run_ids)}" if len(t.run_ids) > 1 else "")
+                    + playoff_text(t.standing, interval=False),
                     fmt.verdict_mark(t.verdict),
                 ),
             )
