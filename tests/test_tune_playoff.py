@@ -7,9 +7,16 @@ from dataclasses import replace
 
 import pytest
 
+from perftui.domain import tune_playoff
 from perftui.domain.records import Project, RunConfig
 from perftui.domain.tune_form import tune_spec
-from perftui.domain.tune_playoff import PLAYOFF_ROUNDS, contenders, play_order, standings
+from perftui.domain.tune_playoff import (
+    PLAYOFF_ROUNDS,
+    affordable,
+    contenders,
+    play_order,
+    standings,
+)
 from perftui.domain.tune_result import (
     Limits,
     Trial,
@@ -29,6 +36,14 @@ def test_contenders_are_the_fastest_fitting_trials_within_the_span() -> None:
     fourth = trial(6, 90.0, 5.0)
     assert contenders([close, best, fourth, closer], best) == [best, closer, fourth]
     assert contenders([over], None) == []
+
+
+def test_the_slowest_contenders_sit_out_a_playoff_the_search_cannot_afford() -> None:
+    a, b, c = cfg(1), cfg(2), cfg(16)
+    seconds = {a: 1.0, b: 1.0, c: 3.0}  # two rounds of all three: 10 s
+    assert affordable([a, b, c], seconds, 20.0) == [a, b, c]  # half the search's 20 s
+    assert affordable([a, b, c], seconds, 19.0) == [a, b]
+    assert affordable([a, b, c], seconds, 1.0) == [a]  # the best is always kept
 
 
 def test_rounds_alternate_so_no_contender_always_runs_first() -> None:
@@ -81,7 +96,9 @@ def test_a_search_measures_a_fifth_of_its_space_unless_told() -> None:
 
 def test_the_playoff_picks_by_rounds_measured_in_turn(monkeypatch: pytest.MonkeyPatch) -> None:
     """Batch 2's one run read faster than batch 4's; measured in turn, batch 4 is faster in
-    every round and wins. Every contender gets PLAYOFF_ROUNDS more runs, in alternated order."""
+    every round and wins. Every contender gets PLAYOFF_ROUNDS more runs, in alternated order.
+    (A search of three made-up trials could not afford a playoff by the real share.)"""
+    monkeypatch.setattr(tune_playoff, "PLAYOFF_SHARE", 10.0)
     seen: dict[RunConfig, int] = {}
 
     def answer(config: RunConfig, _n: int) -> tuple[float, float, float]:

@@ -27,6 +27,13 @@ PLAYOFF_ROUNDS = 2
 the noisy replay (see perftui.domain.tune_result.SEARCH_SHARE) a third round changed the
 pick in 2 of 480 replays and cost three more runs."""
 
+PLAYOFF_SHARE = 0.5
+"""The playoff is expected to take at most this share of the time the search before it took
+(the last run of each contender tells how long its runs take): the slowest contenders sit
+it out. benchmarks/tune.py measured a DistilBERT tune whose three contenders were batch-16
+configurations, whose half-runs the least requests for an interval keep at 3 s: their
+playoff took the tune from about 16 to 26 % of the grid's time."""
+
 Round = Mapping[RunConfig, float]
 """One round: each contender's throughput (items/s); a failed run is missing."""
 
@@ -38,6 +45,19 @@ def contenders(trials: Sequence[Trial], best: Trial | None) -> list[Trial]:
         return []
     close = [t for t in trials if t.fits and t.fps >= best.fps * (1 - PLAYOFF_SPAN)]
     return sorted(close, key=lambda t: -t.fps)[:PLAYOFF_SIZE]
+
+
+def affordable(
+    field: Sequence[RunConfig], seconds: Mapping[RunConfig, float], search_s: float
+) -> list[RunConfig]:
+    """The leading contenders of `field` (fastest first) whose PLAYOFF_ROUNDS rounds, each
+    run taking `seconds[config]`, fit in PLAYOFF_SHARE of `search_s`; the first always."""
+    kept = list(field)
+    while len(kept) > 1 and PLAYOFF_ROUNDS * sum(seconds[c] for c in kept) > (
+        PLAYOFF_SHARE * search_s
+    ):
+        kept.pop()
+    return kept
 
 
 def play_order(field: Sequence[RunConfig], number: int) -> list[RunConfig]:

@@ -28,7 +28,14 @@ from typing import TYPE_CHECKING, Any
 from perftui.domain.errors import InputError
 from perftui.domain.records import BenchmarkRequest, RunConfig, RunResult
 from perftui.domain.tune_guide import propose
-from perftui.domain.tune_playoff import PLAYOFF_ROUNDS, Round, contenders, play_order, standings
+from perftui.domain.tune_playoff import (
+    PLAYOFF_ROUNDS,
+    Round,
+    affordable,
+    contenders,
+    play_order,
+    standings,
+)
 from perftui.domain.tune_result import (
     FAILED,
     Limits,
@@ -97,6 +104,8 @@ class _Slot:
     number: int
     config: RunConfig
     runs: list[tuple[RunResult, np.ndarray | None]] = field(default_factory=list)
+    seconds: float = 0.0
+    """Its last run's wall time."""
 
 
 class Tuner:
@@ -164,7 +173,7 @@ class Tuner:
             )
         if trial.status == FAILED:
             raise InputError(f"the first trial failed: {'; '.join(trial.reasons)}")
-        slot = _Slot(next(self._numbers), config, [(run, samples)])
+        slot = _Slot(next(self._numbers), config, [(run, samples)], self._floor_s)
         if self.store is not None:
             request = replace(self.request, configs=(config,))
             bid = self.store.add_benchmark(request)
@@ -207,7 +216,7 @@ class Tuner:
         """One more run of `slot`, judged; None when the search was cancelled meanwhile."""
         before = time.monotonic()
         measured = self.measurer.measure(slot.config, self.store)
-        self._run_s = time.monotonic() - before
+        self._run_s = slot.seconds = time.monotonic() - before
         if measured is None:
             if not slot.runs:
                 del self._slots[slot.config]
@@ -238,12 +247,14 @@ class Tuner:
         return "cancelled"
 
     def _playoff(self, started: float) -> None:
-        """The contenders (perftui.domain.tune_playoff.contenders) measured in alternated
-        rounds, as many as the time budget allows, and ranked by the rounds' pairs: each
-        one's standing is judged again with it. A best without a rival is measured once
-        more instead, so a lucky run cannot win alone."""
+        """The contenders (perftui.domain.tune_playoff.contenders) that the search's time
+        affords, measured in alternated rounds, as many as the time budget allows, and
+        ranked by the rounds' pairs: each one's standing is judged again with it. A best
+        without a rival is measured once more instead, so a lucky run cannot win alone."""
         trials = self._sorted()
         field = [t.config for t in contenders(trials, best_trial(trials))]
+        seconds = {config: self._slots[config].seconds for config in field}
+        field = affordable(field, seconds, time.monotonic() - started)
         if len(field) == 1 and needs_repeat(self._trials[field[0]]) and self._time_for(started, 1):
             self._measure(self._slots[field[0]])
         if len(field) < 2:
