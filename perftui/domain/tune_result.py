@@ -41,9 +41,9 @@ SEARCH_SHARE, MIN_TRIALS = 0.2, 8
 """Unless `--trials` says otherwise, a search measures at most this share of its space's
 configurations (and at least MIN_TRIALS), then ends with its playoff. Replayed on two
 measured grids with run-to-run noise (benchmarks/tune_replay.py --noise 0.07 --drift 0.02,
-20 seeds x 24 cases), a search ended below 0.95 of the grid's best in 164 of 480 replays
-with no cap and no playoff, measuring up to 26 runs; in 141 with 12 trials at most and the
-playoff, measuring up to 20. The trials a longer search adds mostly chase noise."""
+20 seeds, the bench's 24 cases), searches with this cap and the playoff ended below 0.95 of
+the grid's figure about as often as without either (141 and 135 of 480 replays) and
+measured up to 20 runs instead of 29: the trials a longer search adds mostly chase noise."""
 RUN_SHARE = 0.5
 """A trial is measured in runs of this share of the asked time and iterations, and a
 contender (`needs_repeat`, `on_the_edge`) gets a second run: its two runs take the asked
