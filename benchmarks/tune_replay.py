@@ -41,7 +41,7 @@ from perftui.domain import tune_playoff  # noqa: E402
 from perftui.domain.errors import InputError  # noqa: E402
 from perftui.domain.records import BenchmarkRequest, Project, RunConfig, RunResult  # noqa: E402
 from perftui.domain.tune_result import Limits, default_trials, patience  # noqa: E402
-from perftui.tune.search import Tuner  # noqa: E402
+from perftui.tune.search import Outcome, Tuner  # noqa: E402
 
 # A replay takes no time, so the playoff's share of the search's time would be chance: every
 # playoff is afforded here (the replay models which configuration wins, not how long).
@@ -113,27 +113,36 @@ def search_limits(candidates: int) -> Limits:
     return Limits(trials=default_trials(candidates), patience=patience(candidates))
 
 
+def grid_figures(runs: list[RunResult], stat: str) -> tuple[dict, dict]:
+    """The `stat` latency and the throughput of each configuration the grid ran successfully."""
+    ok = [r for r in runs if r.status == "ok" and r.latency_ms is not None]
+    latency = {key(r.config): getattr(r.latency_ms, stat) for r in ok}
+    return latency, {key(r.config): r.throughput_fps for r in ok}
+
+
+def search(name: str, runs: list[RunResult], stat: str, budget: float, measurer: Replay) -> Outcome:
+    """The real search loop over the grid's configurations, measured by `measurer`."""
+    configs = tuple(r.config for r in runs)
+    request = BenchmarkRequest(Project(name, str(MODELS[name][0]), "openvino"), configs)
+    tuner = Tuner(request, configs, stat, budget, search_limits(len(configs)), None)
+    tuner.measurer = measurer  # type: ignore[assignment]
+    return tuner.run()
+
+
 def noisy(
     name: str, runs: list[RunResult], stat: str, noise: float, drift: float, seeds: int
 ) -> list[str]:
     """Each case replayed on `seeds` noisy machines: misses and runs measured."""
-    ok = [r for r in runs if r.status == "ok" and r.latency_ms is not None]
-    latency = {key(r.config): getattr(r.latency_ms, stat) for r in ok}
-    fps = {key(r.config): r.throughput_fps for r in ok}
-    configs = tuple(r.config for r in runs)
-    request = BenchmarkRequest(Project(name, str(MODELS[name][0]), "openvino"), configs)
+    latency, fps = grid_figures(runs, stat)
     rows = []
     for share in (25, 50, 75):  # benchmarks/tune.py's budgets
         budget = float(np.percentile(list(latency.values()), share))
         best = max(fps[k] for k in fps if latency[k] <= budget)
         misses, counts = 0, []
         for seed in range(seeds):
-            limits = search_limits(len(configs))
-            tuner = Tuner(request, configs, stat, budget, limits, None)
             replay = Replay(runs, np.random.default_rng(seed), noise, drift)
-            tuner.measurer = replay  # type: ignore[assignment]
             try:
-                found = tuner.run().best
+                found = search(name, runs, stat, budget, replay).best
             except InputError:
                 found = None
             truly = found is not None and latency[key(found.config)] <= budget
@@ -147,25 +156,20 @@ def noisy(
 
 
 def replay(name: str, runs: list[RunResult], stat: str) -> list[str]:
-    ok = [r for r in runs if r.status == "ok" and r.latency_ms is not None]
-    latency = {key(r.config): getattr(r.latency_ms, stat) for r in ok}
-    configs = tuple(r.config for r in runs)
-    request = BenchmarkRequest(Project(name, str(MODELS[name][0]), "openvino"), configs)
+    latency, _ = grid_figures(runs, stat)
     rows = []
     for share in range(10, 100, 10):
         budget = float(np.percentile(list(latency.values()), share))
-        fitting = [r for r in ok if latency[key(r.config)] <= budget]
+        fitting = [r for r in runs if key(r.config) in latency and latency[key(r.config)] <= budget]
         best = max(fitting, key=lambda r: r.throughput_fps)
-        tuner = Tuner(request, configs, stat, budget, search_limits(len(configs)), None)
-        tuner.measurer = Replay(runs)  # type: ignore[assignment]
-        outcome = tuner.run()
+        outcome = search(name, runs, stat, budget, Replay(runs))
         found = outcome.best
         ratio = found.fps / best.throughput_fps if found else 0.0
         rows.append(
             f"{name:<15} {stat}<={budget:8.2f} ms  grid best {best.throughput_fps:8.1f} "
             f"({best.config.label()[:24]})  replay {found.fps if found else 0:8.1f} "
             f"({found.config.label()[:24] if found else '-'}) = {ratio:4.2f}"
-            f"{'  MISS' if ratio < 0.95 else ''}  trials {len(outcome.trials):>2}/{len(configs)}"
+            f"{'  MISS' if ratio < 0.95 else ''}  trials {len(outcome.trials):>2}/{len(runs)}"
         )
     return rows
 

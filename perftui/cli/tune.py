@@ -130,6 +130,8 @@ def trial_line(trial: Trial) -> str:
 
 
 def _report(outcome: Outcome) -> None:
+    from perftui.domain.units import playoff_text
+
     for trial in outcome.trials:
         print(trial_line(trial))
     best = outcome.best
@@ -142,7 +144,7 @@ def _report(outcome: Outcome) -> None:
     assert best.throughput is not None
     known = best.throughput.bounded
     interval = f"95 % {best.throughput.lo:.1f}..{best.throughput.hi:.1f}" if known else "±?"
-    won = ", won the playoff" if best.standing else ""
+    won = playoff_text(best.standing)
     print(f"best: {best.config.label()}: {best.fps:.1f} fps ({interval}){won}")
     for trial in outcome.near:
         print(f"  within noise: {trial_line(trial)}")

@@ -130,7 +130,6 @@ class Tuner:
         self.store = store
         self.on_trial = on_trial
         self.measurer = Measurer(self.request, stat, budget_ms)
-        self._floor_s = 0.0
         self._run_s = 0.0  # the last run's wall time: the next one's estimate
         self._slots: dict[RunConfig, _Slot] = {}
         self._trials: dict[RunConfig, Trial] = {}
@@ -173,7 +172,7 @@ class Tuner:
             )
         if trial.status == FAILED:
             raise InputError(f"the first trial failed: {'; '.join(trial.reasons)}")
-        slot = _Slot(next(self._numbers), config, [(run, samples)], self._floor_s)
+        slot = _Slot(next(self._numbers), config, [(run, samples)], self._run_s)
         if self.store is not None:
             request = replace(self.request, configs=(config,))
             bid = self.store.add_benchmark(request)
@@ -184,7 +183,7 @@ class Tuner:
     def _floor_run(self, config: RunConfig) -> tuple[Trial, RunResult, np.ndarray | None]:
         before = time.monotonic()
         found = self.measurer.measure(config, None)
-        self._floor_s = time.monotonic() - before
+        self._run_s = time.monotonic() - before
         if found is None:
             raise InputError("the search was cancelled before its first trial finished")
         run, samples, _ = found
@@ -279,7 +278,6 @@ class Tuner:
     def run(self) -> Outcome:
         started = time.monotonic()
         self.floor()
-        self._run_s = self._floor_s  # its last run: one run, like every next one
         reason = self._search(started)
         if not self.cancelled:
             self._playoff(started)
