@@ -130,3 +130,25 @@ def test_no_playoff_is_played_past_the_time_budget(monkeypatch: pytest.MonkeyPat
     outcome = tune(Limits(budget_s=0.0))
     assert all(t.standing is None for t in outcome.trials)
     assert len(log) == 1  # the first trial only: the budget was spent at once
+
+
+def test_a_lone_best_dropped_by_its_second_run_hands_the_repeat_to_the_new_best(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """With no time for a playoff, the best is measured once more; batch 4's second run
+    reads far below its first, so batch 2 leads on one run and is measured again too."""
+    monkeypatch.setattr(tune_playoff, "PLAYOFF_SHARE", 0.0)
+    seen: dict[RunConfig, int] = {}
+
+    def answer(config: RunConfig, _n: int) -> tuple[float, float, float]:
+        seen[config] = seen.get(config, 0) + 1
+        fps = {1: 100.0, 2: 200.0, 4: 300.0 if seen[config] == 1 else 50.0}[config.batch]
+        return fps, float(config.batch), 0.01
+
+    space = [cfg(b, 1, 1, 1) for b in (1, 2, 4)]
+    tune, log = fake_search(monkeypatch, space, 10.0, answer)
+    outcome = tune(Limits(trials=3))
+    assert outcome.best is not None and outcome.best.config == cfg(2, 1, 1, 1)
+    assert len(outcome.best.run_ids) == 2
+    assert [config.batch for config, _ in log][-2:] == [4, 2]
+    assert all(t.standing is None for t in outcome.trials)

@@ -245,17 +245,25 @@ class Tuner:
             self._measure(slot)
         return "cancelled"
 
-    def _playoff(self, started: float) -> None:
+    def _field(self, started: float) -> list[RunConfig]:
         """The contenders (perftui.domain.tune_playoff.contenders) that the search's time
-        affords, measured in alternated rounds, as many as the time budget allows, and
-        ranked by the rounds' pairs: each one's standing is judged again with it. A best
-        without a rival is measured once more instead, so a lucky run cannot win alone."""
+        affords, fastest first."""
         trials = self._sorted()
         field = [t.config for t in contenders(trials, best_trial(trials))]
         seconds = {config: self._slots[config].seconds for config in field}
-        field = affordable(field, seconds, time.monotonic() - started)
-        if len(field) == 1 and needs_repeat(self._trials[field[0]]) and self._time_for(started, 1):
-            self._measure(self._slots[field[0]])
+        return affordable(field, seconds, time.monotonic() - started)
+
+    def _playoff(self, started: float) -> None:
+        """The contenders the search's time affords (`_field`), measured in alternated
+        rounds, as many as the time budget allows, and ranked by the rounds' pairs: each
+        one's standing is judged again with it. A best without a rival is measured once
+        more instead, so a lucky run cannot win alone; if that run drops it, the new best
+        is the one to measure again."""
+        field = self._field(started)
+        while len(field) == 1 and needs_repeat(self._trials[field[0]]):
+            if not self._time_for(started, 1) or self._measure(self._slots[field[0]]) is None:
+                return
+            field = self._field(started)
         if len(field) < 2:
             return
         rounds: list[Round] = []
