@@ -26,6 +26,16 @@ class CliError(Exception):
     """Bad input found by the CLI itself."""
 
 
+def checked_flag(flag: str, check: Callable[[Any], Any], value: Any) -> Any:
+    """`check(value)`, its InputError as a CliError naming `flag` (perftui.domain.limits)."""
+    from perftui.domain.errors import InputError
+
+    try:
+        return check(value)
+    except InputError as error:
+        raise CliError(f"{flag}: {error}") from None
+
+
 def db_path(args: argparse.Namespace) -> Path:
     """--db, else $PERFTUI_DB or the XDG data dir."""
     from perftui.store import default_db_path

@@ -43,6 +43,7 @@ from perftui.cli.common import (
     CliError,
     Command,
     CommandFactory,
+    checked_flag,
     db_path,
     print_json,
 )
@@ -139,6 +140,7 @@ def report_text(result: OptimizeResult) -> str:
 
 def cmd_optimize(args: argparse.Namespace) -> int:
     """The work runs in a child (perftui.optimize.worker); this process stores its result."""
+    from perftui.domain.limits import check_samples, check_seed
     from perftui.domain.options import parse_shapes
     from perftui.optimize.runner import (
         WARNING_PREFIX,
@@ -148,7 +150,9 @@ def cmd_optimize(args: argparse.Namespace) -> int:
         Step,
     )
 
-    parse_shapes(args.shape)  # a bad shape is refused before any child starts
+    parse_shapes(args.shape)  # bad input is refused before any child starts
+    checked_flag("--seed", check_seed, args.seed)
+    checked_flag("--samples", check_samples, args.samples)
     options = OptimizeOptions(
         project=args.project,
         method=args.method,

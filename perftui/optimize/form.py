@@ -12,6 +12,7 @@ from pathlib import Path
 
 from perftui.domain.errors import InputError
 from perftui.domain.fields import Form, whole_number
+from perftui.domain.limits import check_samples
 from perftui.domain.options import parse_shapes
 from perftui.optimize.runner import OptimizeOptions
 
@@ -70,7 +71,7 @@ def optimize_form(existing: Collection[str] = ()) -> Form:
         {
             "method": _method,
             "calibration": _calibration,
-            "samples": lambda t: whole_number(t, "samples", optional=True),
+            "samples": lambda t: check_samples(whole_number(t, "samples", optional=True)),
             "shapes": _shapes,
             "name": name,
         },
