@@ -30,8 +30,11 @@ FILE_NAME = re.compile(r"[0-9a-f]{32}\.json")
 """A shard or figures file's name, as `perftui.store.shards.write_shard` makes them."""
 RUN_ID = re.compile(r"[0-9A-Za-z_-]{1,64}")
 """A run's id (as the import schema allows them): it names the run's payload files."""
-TEMP = re.compile(r"\.[0-9A-Za-z_.-]{1,80}\.tmp")
-"""A temporary file of `perftui.store.files.atomic_write_bytes` (``.<name>.<random>.tmp``)."""
+TEMP = re.compile(
+    r"\.(?:[0-9a-f]{32}\.json|[0-9A-Za-z_-]{1,64}\.(?:f32|json)\.z|pending)\.[a-z0-9_]{8}\.tmp"
+)
+"""A temporary file `perftui.store.files.atomic_write_bytes` makes for a file of the folder
+(``.<name>.<8 random characters>.tmp``; `tempfile.mkstemp`'s names)."""
 
 
 def checked_file(name: object) -> str:

@@ -33,7 +33,6 @@ from perftui.store.files import (
     check_writable,
     digest,
     exclusive_lock,
-    open_lock,
     read_bytes,
     remove_orphan_temps,
     signature,
@@ -191,26 +190,6 @@ class DatabaseFile:
             self._figures,
         )
 
-    def check_ready(self, project: str | None = None) -> None:
-        """StoreError now, before anything is measured or written, if a write would be
-        refused: the database or its folders are not what they must be, it is damaged, or
-        the files of `project`'s runs cannot be read."""
-        target = self._target
-        self._check_paths(target)
-        lock = target.with_name(target.name + ".lock")
-        if os.path.islink(lock):
-            open_lock(lock, self.path)  # says why
-        parent = target.parent if target.parent.exists() else None
-        if parent is not None and not os.access(parent, os.W_OK | os.X_OK):
-            raise StoreError(
-                f"cannot write database {self.path} (its folder is not writable);"
-                " use --db PATH in a writable directory"
-            )
-        snap = self._read()
-        if project is not None:
-            snap.shard(project)
-            snap.entry_figures(project)
-
     def _check_paths(self, target: Path) -> None:
         if target.is_dir():
             raise StoreError(
@@ -234,6 +213,7 @@ class DatabaseFile:
         """
         target = self._target
         self._check_paths(target)
+        self._read()  # damage is refused before the lock file is even touched
         try:
             target.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
