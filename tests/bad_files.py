@@ -27,12 +27,14 @@ def zip_bomb(path: Path, key: str, shape: tuple[int, ...], dtype: str = "float32
     """An .npz whose one member declares `shape` and holds that many zero bytes, deflated
     (1 GiB of zeros is about 1 MB on disk)."""
     size = int(np.prod(shape)) * np.dtype(dtype).itemsize
-    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED, compresslevel=1) as archive:
-        with archive.open(f"{key}.npy", "w", force_zip64=True) as member:
-            member.write(_header(shape, dtype))
-            zeros = bytes(CHUNK)
-            for start in range(0, size, CHUNK):
-                member.write(zeros[: min(CHUNK, size - start)])
+    zeros = bytes(CHUNK)
+    with (
+        zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED, compresslevel=1) as archive,
+        archive.open(f"{key}.npy", "w", force_zip64=True) as member,
+    ):
+        member.write(_header(shape, dtype))
+        for start in range(0, size, CHUNK):
+            member.write(zeros[: min(CHUNK, size - start)])
     return path
 
 

@@ -106,6 +106,7 @@ def request_from_args(args: argparse.Namespace) -> BenchmarkRequest:
     from perftui.domain.benchform import build_request
     from perftui.domain.fields import FieldError
     from perftui.domain.limits import check_seed
+    from perftui.domain.names import check_project_name
     from perftui.domain.records import ENGINES, Project
 
     model = Path(args.model).expanduser().absolute()
@@ -113,8 +114,11 @@ def request_from_args(args: argparse.Namespace) -> BenchmarkRequest:
     if len(engines) != 1:
         raise CliError("give one --engine; benchmark each engine as its own project")
     engine = engines[0]
+    name = args.project or f"{model.stem}-{engine}-{args.device}"
+    flag = "--project" if args.project else "the default project name (give --project)"
+    checked_flag(flag, check_project_name, name)
     project = Project(
-        name=args.project or f"{model.stem}-{engine}-{args.device}",
+        name=name,
         model=str(model),
         engine=engine,
         device=args.device,
