@@ -169,3 +169,10 @@ def test_stored_text_is_printed_safe_for_a_terminal(tmp_path: Path):
     assert listed.returncode == 0 and "\x1b" not in listed.stdout
     assert "old\\x1b[2Jname" in listed.stdout
     assert terminal_safe("a\u202eb\nc", lines=True) == "a\\u202eb\nc"
+
+
+@pytest.mark.parametrize("batch", ["1,,2", "1,2,", ",1"])
+def test_a_list_with_an_empty_item_is_refused(batch: str, tmp_path: Path):
+    db = tmp_path / "db.json"
+    line = one_error_line(perftui("bench", str(MOBILENET), f"--batch={batch}", *QUICK, db=db))
+    assert "--batch" in line and "empty item" in line and not db.exists()
