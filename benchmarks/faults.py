@@ -1,17 +1,23 @@
-"""Faults anyone can rerun: kills mid-write, concurrent writers, hostile imports, bad input.
+"""Faults anyone can rerun: kills mid-write, concurrent writers, hostile imports, bad input,
+damaged and tampered databases.
 
 In a temporary folder:
 1. `--kills` times, a writer process (runs with samples, or an import) is killed with SIGKILL
-   after a random delay; the database must still open, and every run the writer had
-   reported stored must be there.
+   after a random delay; after the next write (which removes what a killed one left and
+   merges parked runs) the database must open, every run the writer had reported stored
+   must be there, and no temporary file may be left.
 2. `--writers` processes each store `--runs` runs at once on one database (impatient lock
-   waits, so the journal is exercised); every run must be there afterwards.
+   waits, so the journal is exercised); every run must be there after the next write.
 3. Hostile import files and bad `bench` inputs through the real CLI: each must exit 2 with
    one line on stderr and leave the database unchanged.
+4. Tampering (issue 23): a damaged or hand-edited database, links inside its folder, names
+   that lead outside it, through the real CLI (under `strace` where there is one): a table of
+   run files deleted, files opened or changed outside the folder (a sibling folder hashed
+   before and after; the paths strace saw) and writes made by a refused command.
 
 Prints counts: damaged databases, runs lost, clean refusals, wrong exit codes, data written
-when it should not be. Usage: python benchmarks/faults.py [--kills 100] [--writers 8]
-[--runs 10]
+when it should not be, then the tamper table. Usage: python benchmarks/faults.py
+[--kills 100] [--writers 8] [--runs 10] [--only-tamper]
 """
 
 from __future__ import annotations
@@ -21,6 +27,7 @@ import base64
 import json
 import os
 import random
+import shutil
 import signal
 import subprocess
 import sys
@@ -28,6 +35,7 @@ import tempfile
 import textwrap
 import time
 import zlib
+from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -36,6 +44,7 @@ sys.path.insert(0, str(ROOT))
 from perftui.domain.errors import StoreError  # noqa: E402
 from perftui.store.database import Store  # noqa: E402
 from perftui.store.payloads import KINDS, Payloads  # noqa: E402
+from tests import store_helpers as cases  # noqa: E402
 
 MODEL = ROOT / "sample_models" / "mobilenet_fp32.onnx"
 ENV = {**os.environ, "PYTHONPATH": str(ROOT)}
@@ -70,23 +79,26 @@ def writer(db: Path, runs: int, project: str, patience: float) -> subprocess.Pop
 
 
 def stored_ids(db: Path) -> set[str] | None:
-    """The run ids the database holds, or None if it cannot be opened (damaged)."""
+    """The run ids the database holds after the next write (which merges parked runs and
+    removes what a killed write left), or None if it cannot be opened (damaged)."""
     try:
         store = Store(db)
+        store.upkeep()
         return {r.id for p in store.projects() for r in store.runs(p.name)}
     except StoreError:
         return None
 
 
 def unreferenced(db: Path, ids: set[str]) -> int:
-    """Payload files of runs the database does not hold (after a start-up has tidied)."""
+    """Payload files of runs the database does not hold, and temporary files (after the
+    next write)."""
     folder = Payloads(db).root
     return sum(
         1
         for kind, suffix in KINDS.items()
         for path in (folder / kind).glob(f"*{suffix}")
         if path.name[: -len(suffix)] not in ids
-    )
+    ) + sum(1 for _ in folder.rglob("*.tmp"))
 
 
 def kills(folder: Path, count: int, export: Path) -> tuple[int, int, int]:
@@ -127,7 +139,7 @@ def contention(folder: Path, writers: int, runs: int) -> tuple[int, int]:
     for proc in procs:
         out, _ = proc.communicate()
         reported |= set(out.split())
-    ids = stored_ids(db)  # a fresh start merges what was parked
+    ids = stored_ids(db)  # the next write merges what was parked
     if ids is None:
         return 1, len(reported)
     return 0, len(reported - ids) + (writers * runs - len(reported))
@@ -235,14 +247,119 @@ def refusals(folder: Path, hostile: dict[str, Path]) -> tuple[int, int, int]:
     return clean, wrong, written
 
 
+# ---------------------------------------------------------------- 4: tampering (issue 23)
+
+QUICK = ["--time", "0.2", "--iterations", "5", "--warmup", "1"]
+BENCH = ["bench", str(MODEL), "--project", "A", *QUICK]
+TAMPER: list[tuple[str, Callable[[Path], object], list[str]]] = [
+    ("document emptied", cases.empty, ["projects"]),
+    ("document {}", cases.braces, ["projects"]),
+    ("shards table dropped", cases.no_shards_table, ["projects"]),
+    ("older document restored", cases.older_copy, ["projects"]),
+    ("figures/ a link", lambda p: cases.link_folder(p, "figures"), ["projects"]),
+    ("runs/ a link", lambda p: cases.link_folder(p, "runs"), ["show", "A"]),
+    ("samples/ a link", lambda p: cases.link_folder(p, "samples"), ["export"]),
+    ("layers/ a link", lambda p: cases.link_folder(p, "layers"), ["export"]),
+    ("run id ../ (export)", cases.run_id_outside, ["export"]),
+    ("run id ../ (report)", cases.run_id_outside, ["report", "A"]),
+    ("shard file absolute", lambda p: cases.file_outside(p, "absolute"), ["show", "A", "--json"]),
+    ("shard file ../", lambda p: cases.file_outside(p, "relative"), ["show", "A", "--json"]),
+    ("shard tail ../", lambda p: cases.file_outside(p, "tail"), ["show", "A", "--json"]),
+    ("figures file ../", lambda p: cases.file_outside(p, "figures"), ["projects"]),
+    ("lock file a link (import)", cases.link_lock, ["import", "EXPORT"]),
+    ("bench, shard missing", cases.missing_shard, BENCH),
+    ("bench, shard redirected", cases.redirected_shard, BENCH),
+    ("bench, db.json.d a file", cases.folder_is_a_file, BENCH),
+]
+TRACED = "openat,open,creat,unlink,unlinkat,rename,renameat,renameat2,rmdir,mkdir,truncate"
+
+
+def outside_paths(trace: Path, outside: Path) -> int:
+    """Paths strace saw a successful call on that lie in `outside` (links resolved)."""
+    count = 0
+    for line in trace.read_text(errors="replace").splitlines():
+        if " = -1 " in line or '"' not in line:
+            continue
+        for path in line.split('"')[1::2]:
+            if path.startswith("/") and os.path.realpath(path).startswith(f"{outside}/"):
+                count += 1
+    return count
+
+
+def tamper_case(folder: Path, damage: Callable[[Path], object], args: list[str]) -> dict:
+    db = cases.build(folder)
+    export = folder / "export.json"
+    subprocess.run(
+        [sys.executable, "-m", "perftui", "--db", str(db), "export", "-o", str(export)],
+        check=True,
+        env=ENV,
+    )
+    damage(db)
+    outside = folder / "outside"
+    before, db_before = cases.tree(outside), cases.tree(db.parent)
+    trace = folder / "trace.txt"
+    strace = ["strace", "-f", "-qq", "-e", f"trace={TRACED}", "-o", str(trace)]
+    command = [sys.executable, "-m", "perftui", "--db", str(db)]
+    command += [str(export) if a == "EXPORT" else a for a in args]
+    result = subprocess.run(
+        (strace if shutil.which("strace") else []) + command, capture_output=True, env=ENV
+    )
+    db_after = cases.tree(db.parent)
+    lines = [x for x in result.stderr.splitlines() if x.strip()]
+    return {
+        "exit": result.returncode,
+        "one line": result.returncode == 2 and len(lines) == 1,
+        "deleted": len(set(db_before) - set(db_after)),
+        "outside changed": sum(before.get(k) != v for k, v in cases.tree(outside).items())
+        + len(set(before) - set(cases.tree(outside))),
+        "outside opened": outside_paths(trace, outside) if trace.exists() else "-",
+        "written": "-" if result.returncode == 0 else int(db_before != db_after),
+    }
+
+
+def tamper_table(folder: Path) -> str:
+    """Each tamper case through the real CLI, one row each."""
+    rows = []
+    for n, (name, damage, args) in enumerate(TAMPER):
+        case = folder / f"tamper{n}"
+        case.mkdir()
+        found = tamper_case(case, damage, args)
+        rows.append([name, " ".join(args[:2]).replace(str(MODEL), "MODEL"), *found.values()])
+    head = [
+        "case",
+        "command",
+        "exit",
+        "one line",
+        "files deleted",
+        "outside changed",
+        "outside opened",
+        "refusal wrote",
+    ]
+    widths = [max(len(str(r[i])) for r in [head, *rows]) for i in range(len(head))]
+    lines = ["tamper cases (strace: " + ("yes" if shutil.which("strace") else "no") + ")"]
+    for row in [head, *rows]:
+        lines.append("  ".join(str(c).ljust(w) for c, w in zip(row, widths, strict=True)))
+    totals = [sum(r[i] for r in rows if isinstance(r[i], int)) for i in (4, 5, 6, 7)]
+    lines.append(
+        f"totals: files deleted {totals[0]}, outside changed {totals[1]}, outside opened"
+        f" {totals[2]}, refusals that wrote {totals[3]}, clean refusals"
+        f" {sum(r[3] for r in rows)} of {len(rows)}"
+    )
+    return "\n".join(lines)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--kills", type=int, default=100)
     parser.add_argument("--writers", type=int, default=8)
     parser.add_argument("--runs", type=int, default=10)
+    parser.add_argument("--only-tamper", action="store_true", help="section 4 alone")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="perftui-faults-") as name:
         folder = Path(name)
+        if args.only_tamper:
+            print(tamper_table(folder))
+            return
         source = folder / "source.json"
         writer(source, 40, "imported", 30.0).communicate()
         export = folder / "export.json"
@@ -257,13 +374,14 @@ def main() -> None:
         clean, wrong, written = refusals(folder, hostile)
         total = len(hostile) + len(BAD_BENCH)
         print(f"kill -9 during writes and imports: {args.kills}")
-        print(f"payload files left unreferenced after the next start: {left}")
+        print(f"payload and temporary files left after the next write: {left}")
         print(f"{args.writers} writers x {args.runs} runs: damaged {c_damaged}, runs lost {c_lost}")
         print(f"damaged databases: {damaged + c_damaged}")
         print(f"runs lost: {lost + c_lost}")
         print(f"clean refusals: {clean} of {total}")
         print(f"wrong exit codes: {wrong}")
         print(f"data written when it should not be: {written}")
+        print(tamper_table(folder))
 
 
 if __name__ == "__main__":

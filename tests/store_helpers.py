@@ -3,8 +3,14 @@ conftest.py)."""
 
 from __future__ import annotations
 
+import hashlib
 import json
+import os
+import shutil
+import stat
 from pathlib import Path
+
+import numpy as np
 
 from perftui.domain.records import (
     LatencyStats,
@@ -124,3 +130,137 @@ def store_with_project(tmp_path: Path, name: str = "p") -> tuple[Path, Store]:
     store = Store(path)
     store.ensure_project(make_project(name))
     return path, store
+
+
+# ---------------------------------------------------------------- tampering (issue 23)
+# shared with benchmarks/faults.py
+
+MODEL = REPO / "sample_models" / "mobilenet_fp32.onnx"
+
+
+def build(tmp_path: Path) -> Path:
+    """A database of projects A (the sample model on OpenVINO/CPU) and B, three runs each
+    with samples and layers; a sibling folder `outside` of files older than any grace
+    period."""
+    path = tmp_path / "db" / "db.json"
+    store = Store(path)
+    store.ensure_project(make_project("A", str(MODEL), engine="openvino", device="CPU"))
+    store.ensure_project(make_project("B", "/m/b.onnx"))
+    for name in ("A", "B"):
+        for i in range(3):
+            store.add_run(make_run(name, throughput_fps=100.0 + i), np.ones(50, np.float32))
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    for name in ("victim.f32.z", "victim.json.z", "notes.txt", f"{'f' * 32}.json"):
+        (outside / name).write_bytes(b"keep me")
+        os.utime(outside / name, (0, 0))
+    return path
+
+
+def tree(root: Path) -> dict[str, tuple]:
+    """Every path under `root` (links not followed) with its kind and content."""
+    found: dict[str, tuple] = {}
+    for folder, dirs, files in os.walk(root):
+        for name in dirs + files:
+            path = Path(folder) / name
+            st = os.lstat(path)
+            key = str(path.relative_to(root))
+            if stat.S_ISLNK(st.st_mode):
+                found[key] = ("link", os.readlink(path))
+            elif stat.S_ISDIR(st.st_mode):
+                found[key] = ("dir",)
+            else:
+                found[key] = ("file", hashlib.sha256(path.read_bytes()).hexdigest(), st.st_mtime_ns)
+    return found
+
+
+def folder(path: Path, name: str = "") -> Path:
+    root = path.with_name(path.name + ".d")
+    return root / name if name else root
+
+
+def entry(path: Path, project: str) -> tuple[dict, dict]:
+    data = read_json(path)
+    (found,) = [e for e in data["shards"].values() if e["project"] == project]
+    return data, found
+
+
+def empty(path: Path) -> None:
+    path.write_bytes(b"")
+
+
+def braces(path: Path) -> None:
+    path.write_text("{}")
+
+
+def no_shards_table(path: Path) -> None:
+    data = read_json(path)
+    del data["shards"]
+    path.write_text(json.dumps(data))
+
+
+def older_copy(path: Path) -> None:
+    older = path.read_bytes()
+    Store(path).add_run(make_run("A"), np.ones(50, np.float32))  # a newer segment
+    path.write_bytes(older)  # a backup restored beside the newer folder
+
+
+def missing_shard(path: Path) -> None:
+    _, found = entry(path, "A")
+    (folder(path, "runs") / found["file"]).unlink()
+
+
+def redirected_shard(path: Path) -> None:
+    data, found = entry(path, "A")
+    found["file"] = "../../../outside/" + "f" * 32 + ".json"
+    path.write_text(json.dumps(data))
+
+
+def folder_is_a_file(path: Path) -> None:
+    shutil.rmtree(folder(path))
+    folder(path).write_text("not a folder")
+
+
+def link_folder(path: Path, name: str) -> None:
+    """The folder `name` of the database's folder moved outside, a link left in its place."""
+    moved = path.parents[1] / "outside" / name
+    shutil.move(folder(path, name), moved)
+    folder(path, name).symlink_to(moved)
+
+
+def run_id_outside(path: Path) -> None:
+    """A run of A whose id leads to a file outside."""
+    _, found = entry(path, "A")
+    shard = folder(path, "runs") / found["file"]
+    lines = shard.read_bytes().splitlines(keepends=True)
+    item = json.loads(lines[1])
+    item["run"]["id"] = "../../../outside/victim"
+    lines[1] = json.dumps(item).encode() + b"\n"
+    shard.write_bytes(b"".join(lines))
+
+
+PLANTED = {"run": {"id": "x1", "project": "A", "config": {}, "throughput_fps": 777777.0}}
+
+
+def file_outside(path: Path, where: str) -> None:
+    """A's entry naming a planted file outside: `where` is absolute, relative (its file),
+    tail or figures."""
+    planted = path.parents[1] / "outside" / "planted.json"
+    planted.write_text('{"perftui_shard":2}\n' + json.dumps(PLANTED) + "\n")
+    data, found = entry(path, "A")
+    name = str(planted) if where == "absolute" else "../../../outside/planted.json"
+    if where == "tail":
+        found["tail"] = [name]
+    elif where == "figures":
+        found["figures"] = name
+    else:
+        found["file"] = name
+    path.write_text(json.dumps(data))
+
+
+def link_lock(path: Path) -> Path:
+    """The lock file made a link to a file outside; that file."""
+    target = path.parents[1] / "outside" / "notes.txt"
+    path.with_name(path.name + ".lock").unlink()
+    path.with_name(path.name + ".lock").symlink_to(target)
+    return target

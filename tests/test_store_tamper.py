@@ -4,12 +4,9 @@ written or deleted, a refusal writes nothing, and a killed write's temporaries a
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
-import shutil
 import signal
-import stat
 import subprocess
 import sys
 import textwrap
@@ -22,79 +19,28 @@ from perftui.domain.errors import StoreError
 from perftui.store.database import Store
 from tests.cli_helpers import QUICK, one_error_line, perftui
 from tests.process_helpers import read_line
-from tests.store_helpers import REPO, make_project, make_run, read_json
-
-MODEL = REPO / "sample_models" / "mobilenet_fp32.onnx"
-
-
-def build(tmp_path: Path) -> Path:
-    """A database of projects A (the sample model on OpenVINO/CPU) and B, three runs each
-    with samples and layers; a sibling folder `outside` of files older than any grace
-    period."""
-    path = tmp_path / "db" / "db.json"
-    store = Store(path)
-    store.ensure_project(make_project("A", str(MODEL), engine="openvino", device="CPU"))
-    store.ensure_project(make_project("B", "/m/b.onnx"))
-    for name in ("A", "B"):
-        for i in range(3):
-            store.add_run(make_run(name, throughput_fps=100.0 + i), np.ones(50, np.float32))
-    outside = tmp_path / "outside"
-    outside.mkdir()
-    for name in ("victim.f32.z", "victim.json.z", "notes.txt", f"{'f' * 32}.json"):
-        (outside / name).write_bytes(b"keep me")
-        os.utime(outside / name, (0, 0))
-    return path
-
-
-def tree(root: Path) -> dict[str, tuple]:
-    """Every path under `root` (links not followed) with its kind and content."""
-    found: dict[str, tuple] = {}
-    for folder, dirs, files in os.walk(root):
-        for name in dirs + files:
-            path = Path(folder) / name
-            st = os.lstat(path)
-            key = str(path.relative_to(root))
-            if stat.S_ISLNK(st.st_mode):
-                found[key] = ("link", os.readlink(path))
-            elif stat.S_ISDIR(st.st_mode):
-                found[key] = ("dir",)
-            else:
-                found[key] = ("file", hashlib.sha256(path.read_bytes()).hexdigest(), st.st_mtime_ns)
-    return found
-
-
-def folder(path: Path, name: str = "") -> Path:
-    root = path.with_name(path.name + ".d")
-    return root / name if name else root
-
-
-def entry(path: Path, project: str) -> tuple[dict, dict]:
-    data = read_json(path)
-    (found,) = [e for e in data["shards"].values() if e["project"] == project]
-    return data, found
-
+from tests.store_helpers import (
+    MODEL,
+    REPO,
+    braces,
+    build,
+    empty,
+    file_outside,
+    folder,
+    folder_is_a_file,
+    link_folder,
+    link_lock,
+    make_project,
+    make_run,
+    missing_shard,
+    no_shards_table,
+    older_copy,
+    redirected_shard,
+    run_id_outside,
+    tree,
+)
 
 # ---------------------------------------------------------------- 1: a read never writes
-
-
-def empty(path: Path) -> None:
-    path.write_bytes(b"")
-
-
-def braces(path: Path) -> None:
-    path.write_text("{}")
-
-
-def no_shards_table(path: Path) -> None:
-    data = read_json(path)
-    del data["shards"]
-    path.write_text(json.dumps(data))
-
-
-def older_copy(path: Path) -> None:
-    older = path.read_bytes()
-    Store(path).add_run(make_run("A"), np.ones(50, np.float32))  # a newer segment
-    path.write_bytes(older)  # a backup restored beside the newer folder
 
 
 @pytest.mark.parametrize("damage", [empty, braces, no_shards_table, older_copy])
@@ -132,9 +78,7 @@ def test_a_read_after_a_killed_write_writes_nothing(tmp_path: Path) -> None:
 @pytest.mark.parametrize("name", ["runs", "figures", "samples", "layers"])
 def test_a_linked_folder_inside_the_database_is_never_followed(tmp_path: Path, name: str) -> None:
     path = build(tmp_path)
-    moved = tmp_path / "outside" / name
-    shutil.move(folder(path, name), moved)
-    folder(path, name).symlink_to(moved)
+    link_folder(path, name)
     before = tree(tmp_path)
     perftui("projects", db=path)
     line = one_error_line(perftui("export", db=path))
@@ -146,13 +90,7 @@ def test_a_linked_folder_inside_the_database_is_never_followed(tmp_path: Path, n
 
 def test_a_run_id_that_leads_outside_is_damage(tmp_path: Path) -> None:
     path = build(tmp_path)
-    _, found = entry(path, "A")
-    shard = folder(path, "runs") / found["file"]
-    lines = shard.read_bytes().splitlines(keepends=True)
-    item = json.loads(lines[1])
-    item["run"]["id"] = "../../outside/victim"
-    lines[1] = json.dumps(item).encode() + b"\n"
-    shard.write_bytes(b"".join(lines))
+    run_id_outside(path)
     before = tree(tmp_path)
     for args in (("show", "A", "--json"), ("export",), ("report", "A")):
         assert "is damaged" in one_error_line(perftui(*args, db=path))
@@ -161,23 +99,10 @@ def test_a_run_id_that_leads_outside_is_damage(tmp_path: Path) -> None:
     assert tree(tmp_path) == before
 
 
-PLANTED = {"run": {"id": "x1", "project": "A", "config": {}, "throughput_fps": 777777.0}}
-
-
 @pytest.mark.parametrize("where", ["absolute", "relative", "tail", "figures"])
 def test_a_file_name_that_leads_outside_is_damage(tmp_path: Path, where: str) -> None:
     path = build(tmp_path)
-    planted = tmp_path / "outside" / "planted.json"
-    planted.write_text('{"perftui_shard":2}\n' + json.dumps(PLANTED) + "\n")
-    data, found = entry(path, "A")
-    name = str(planted) if where == "absolute" else "../../outside/planted.json"
-    if where == "tail":
-        found["tail"] = [name]
-    elif where == "figures":
-        found["figures"] = name
-    else:
-        found["file"] = name
-    path.write_text(json.dumps(data))
+    file_outside(path, where)
     before = tree(tmp_path)
     for args in (("show", "A", "--json"), ("projects",)):
         result = perftui(*args, db=path)
@@ -188,9 +113,7 @@ def test_a_file_name_that_leads_outside_is_damage(tmp_path: Path, where: str) ->
 
 def test_a_linked_lock_file_is_never_written_through(tmp_path: Path) -> None:
     path = build(tmp_path)
-    target = tmp_path / "outside" / "notes.txt"
-    path.with_name(path.name + ".lock").unlink()
-    path.with_name(path.name + ".lock").symlink_to(target)
+    target = link_lock(path)
     before = tree(tmp_path)
     with pytest.raises(StoreError, match="symbolic link") as info:
         Store(path).add_project(make_project("C", "/m/c"))
@@ -199,22 +122,6 @@ def test_a_linked_lock_file_is_never_written_through(tmp_path: Path) -> None:
 
 
 # ---------------------------------------------------------------- 3: a refusal writes nothing
-
-
-def missing_shard(path: Path) -> None:
-    _, found = entry(path, "A")
-    (folder(path, "runs") / found["file"]).unlink()
-
-
-def redirected_shard(path: Path) -> None:
-    data, found = entry(path, "A")
-    found["file"] = "../../outside/" + "f" * 32 + ".json"
-    path.write_text(json.dumps(data))
-
-
-def folder_is_a_file(path: Path) -> None:
-    shutil.rmtree(folder(path))
-    folder(path).write_text("not a folder")
 
 
 @pytest.mark.parametrize("damage", [missing_shard, redirected_shard, folder_is_a_file])

@@ -51,6 +51,12 @@ class Store(DatabaseFile):
         """Read and validate the file now (StoreError if it cannot be used)."""
         self._read()
 
+    def upkeep(self) -> None:
+        """The write that reads leave to writes, made now: remove what a killed write left,
+        merge parked runs, move an older layout to this one."""
+        with self._transaction():
+            pass
+
     # ------------------------------------------------------------------ projects
 
     def projects(self) -> list[Project]:

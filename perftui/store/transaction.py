@@ -200,16 +200,14 @@ class DatabaseFile:
         check_writable(target, self.path)
 
     @contextlib.contextmanager
-    def _transaction(
-        self, edits_in_place: Sequence[str] = (), *, force: bool = False
-    ) -> Iterator[Transaction]:
+    def _transaction(self, edits_in_place: Sequence[str] = ()) -> Iterator[Transaction]:
         """Lock, read the file, yield a Transaction on a buffered storage, commit once.
 
         The file is read under the lock every time; it is parsed again only if its bytes
         differ from the cached snapshot's. `edits_in_place` names the tables whose documents
         the operation updates in place (TinyDB `update`), so they are copied first. Every
         write first removes what a killed write left, then merges parked runs and moves an
-        older layout to this one (`force` writes for those alone).
+        older layout to this one (written even when the operation changes nothing else).
         """
         target = self._target
         self._check_paths(target)
@@ -234,7 +232,7 @@ class DatabaseFile:
             backup = _migrate(tx, snap, target)
             self._merge_parked(tx)
             yield tx
-            if not (storage.dirty or tx.shards or tx.lines or force or backup):
+            if not (storage.dirty or tx.shards or tx.lines or tx.merged or backup):
                 return
             if snap.version != self.SCHEMA_VERSION:
                 meta = db.table("meta")
