@@ -12,6 +12,8 @@ document id:
   file of their own (perftui.store.shards), its summary and runtime precision, kept up to
   date by every write, in a small file it names (perftui.store.entry_figures), so the
   projects list and the home screen read this document and those files alone.
+- ``retired``: ``{"folder", "name", "at"}``, a shard or figures file a write superseded, removed
+  with its record by a write after the grace period (perftui.store.recovery).
 
 In a shard, a run is ``RunResult.to_dict()`` with ``"layers": null`` and the environment
 moved out of ``"resolved"`` (``"environment": <id>``); its latency samples and layer profile
