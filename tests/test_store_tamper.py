@@ -183,3 +183,24 @@ def test_the_next_write_removes_the_temporaries_a_killed_import_left(tmp_path: P
     assert not [p for p in temps if p.exists()] and all(p.exists() for p in foreign)
     assert not (folder(path) / "pending").exists()
     assert not list(folder(path, "samples").glob("*.f32.z"))[6:]  # the killed runs' are gone
+
+
+def test_a_bench_whose_store_fails_at_the_end_still_prints_its_runs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from perftui.cli.entry import main
+
+    path = build(tmp_path)
+
+    def full_disk(self: Store, items: object) -> list:
+        raise StoreError(f"cannot write database {self.path} (No space left on device)")
+
+    monkeypatch.setattr(Store, "add_runs", full_disk)
+    code = main(["--db", str(path), "bench", str(MODEL), "--project", "A", *QUICK, "--json"])
+    out, err = capsys.readouterr()
+    assert code == 2
+    (run,) = json.loads(out)["runs"]  # measured, printed, not lost
+    assert run["status"] == "ok"
+    last = err.strip().splitlines()[-1]
+    assert last.startswith("perftui: error: cannot write database") and "\n" not in last
+    assert "--db PATH" in last and "perftui export" in last

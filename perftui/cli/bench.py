@@ -31,11 +31,13 @@ from perftui.domain.benchform import (
     REPEAT_SUGGESTED,
     long_warning,
 )
+from perftui.domain.errors import StoreError
 
 if TYPE_CHECKING:
     import numpy as np
 
-    from perftui.domain.records import BenchmarkRequest
+    from perftui.domain.records import BenchmarkRequest, RunResult
+    from perftui.store import Store
 
 FLAGS = {name: "--" + name.replace("_", "-") for name in FIELD_NAMES} | {
     "shapes": "--shape",
@@ -152,6 +154,23 @@ def busy_warning() -> str | None:
     return "warning: the machine is busy (" + "; ".join(reasons) + "): expect noisy figures"
 
 
+class KeepMeasured:
+    """The store as the client stores runs in it: once a write fails, the runs that follow
+    are kept unsaved (printed, with how to keep them) instead of lost with the error."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self.error = ""
+
+    def add_run(self, run: RunResult, samples_ms: np.ndarray | None) -> RunResult:
+        if not self.error:
+            try:
+                return self.store.add_run(run, samples_ms)
+            except StoreError as exc:
+                self.error = str(exc)
+        return run
+
+
 def cmd_bench(args: argparse.Namespace) -> int:
     from perftui.bench.client import BenchmarkClient
     from perftui.bench.plan import validate_request
@@ -166,6 +185,8 @@ def cmd_bench(args: argparse.Namespace) -> int:
     store = None if args.no_save else open_store(args)
     request, launcher = bench_target(args, request, store, say)
     client = BenchmarkClient(request, store, launcher)
+    kept = None if client.store is None else KeepMeasured(client.store)
+    client.store = kept  # type: ignore[assignment]  # a failed write loses no measured run
     printer = ProgressPrinter(sys.stderr, client.total)
     # the busy check watches this machine: it says nothing of a target's
     for warning in (long_warning(request), None if launcher else busy_warning()):
@@ -194,8 +215,13 @@ def cmd_bench(args: argparse.Namespace) -> int:
     else:
         print(f"{project.name}: {project.model} on {project.engine}/{project.device}")
         print(runs_table(runs, lambda run: samples.get(id(run)), project))
-        if not args.no_save and client.store is not None:
-            print(f"saved to {client.store.path}")
+        if kept is not None and not kept.error:
+            print(f"saved to {kept.store.path}")
+    if kept is not None and kept.error:
+        raise CliError(
+            f"{kept.error}; the runs printed above were measured but not all stored"
+            " — bench again with --db PATH elsewhere, or keep what is stored: perftui export"
+        )
     if client.cancelled:
         return EXIT_CANCELLED
     return EXIT_RUN_FAILED if any(run.status == "failed" for run in runs) else EXIT_OK
