@@ -20,6 +20,7 @@ from perftui.domain.compare.pairing import (
     paired_note,
     paired_runs,
 )
+from perftui.domain.compare.settings import settings_note
 from perftui.domain.compare.sides import Side, run_latency
 from perftui.domain.compare.verdicts import (
     SINGLE_RUNS,
@@ -29,6 +30,7 @@ from perftui.domain.compare.verdicts import (
     profile_contradiction,
     within_noise,
 )
+from perftui.domain.context import coverage_note, model_is_int8, run_isa
 from perftui.domain.figures import ConfigGroup, Figures, Samples
 from perftui.domain.records import Project, RunConfig, RunResult
 from perftui.domain.summary import ProjectSummary
@@ -163,6 +165,9 @@ def compare_projects(
             latency = difference(stat, fig_a.latency.get(stat), fig_b.latency.get(stat))
             if any(len(g.ok_runs) < 2 for g in groups if g is not None):
                 notes.append(SINGLE_RUNS)
+        differs = settings_note(a, b) if a is not None and b is not None else None
+        if differs:
+            notes.append(differs)
         contradiction = profile_contradiction(a, b, throughput)
         if contradiction:
             notes.append(contradiction)
@@ -170,6 +175,9 @@ def compare_projects(
     if threshold_ms is not None and sweet is None:
         notes.append(f"no selected run has a {stat} latency at or under {threshold_ms:g} ms")
     for side, name, run in zip(Side, (a_name, b_name), (a, b), strict=True):
+        if run is not None and model_is_int8([run], {}):
+            found = coverage_note(run, run_isa(run))
+            notes += [f"{side} ({name}): {found}"] if found else []
         if run is None:
             notes.append(f"{side} ({name}) has no successful run to compare")
         elif not run.layers:
