@@ -93,6 +93,14 @@ def entries_inlined(path: Path) -> dict:
     return data
 
 
+def write_as_before(path: Path, data: dict) -> None:
+    """Write `data` (from `entries_inlined`) as the document, without the figures files the
+    previous version did not write."""
+    path.write_text(json.dumps(data))
+    for stale in (path.with_name(path.name + ".d") / "figures").glob("*"):
+        stale.unlink()
+
+
 def read_shard(path: Path) -> dict[str, dict]:
     """A shard file's runs, samples and layers counts by run id (written back with
     `json.dumps`, these tables are a shard file as an earlier version wrote it)."""

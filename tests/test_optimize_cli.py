@@ -227,7 +227,7 @@ BAD = {  # case: (project, calibration folder kind, other arguments, part of the
     "missing folder": ("m", "missing", [], "calibration folder not found"),
     "unknown project": ("nope", None, [], "no project named 'nope'"),
     "existing name": ("m", None, ["--name", "ir"], "project 'ir' already exists"),
-    "no samples": ("m", None, ["--samples", "0"], "--samples must be at least 1"),
+    "no samples": ("m", None, ["--samples", "0"], "--samples: 0 is not a number of samples from 1 to"),
     "IR on onnxruntime": ("ir", None, [], "cannot read the OpenVINO IR mobilenet_fp32.xml"),
     "already INT8": ("int8", None, [], "already quantized"),
     "fails to quantize": ("custom", None, [], "could not quantize custom.onnx"),

@@ -24,6 +24,7 @@ from tests.store_helpers import (
     shard_bytes,
     shard_paths,
     store_with_project,
+    write_as_before,
 )
 
 
@@ -70,10 +71,11 @@ def test_a_layout3_database_is_migrated_once_with_a_backup(
         entry["runs"] = [old.id if entry["project"] == "p" else other.id]
         for key in ("count", "tail", "precision_source", "best_figures"):
             del entry[key]
-    path.write_text(json.dumps(data))
+    write_as_before(path, data)
     original = path.read_bytes()
     lines: list[str] = []
     assert Store(path, notify=lines.append).get_run(old.id) == old
+    assert not lines and path.read_bytes() == original  # a read migrates nothing
     new = Store(path, notify=lines.append).add_run(make_run("p"), np.ones(5))
     assert len(lines) == 1 and "layout 4" in lines[0] and "layout3.bak" in lines[0]
     assert (tmp_path / "perftui.json.layout3.bak").read_bytes() == original

@@ -5,7 +5,6 @@ and moved to files by the next write, and a missing figures file is computed aga
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import numpy as np
@@ -109,9 +108,20 @@ def test_replaced_figures_files_are_removed_once_no_reader_may_want_them(
     Store(path).add_run(make_run("p"), np.ones(10))
     second = entries(path)["p"]["figures"]
     assert (figures_folder(path) / first).exists()  # a reader of the last version may want it
-    for name in (first, second):
-        os.utime(figures_folder(path) / name, (0, 0))
+    data = read_json(path)
+    assert [d["name"] for d in data["retired"].values()] == [first]
+    for doc in data["retired"].values():
+        doc["at"] = 0.0  # retired long ago
+    path.write_text(json.dumps(data))
+    Store(path).add_run(make_run("p"), np.ones(10))
+    assert not (figures_folder(path) / first).exists()
+    data = read_json(path)
+    assert [d["name"] for d in data["retired"].values()] == [second]
+    for doc in data["retired"].values():
+        doc["at"] = 0.0
+    path.write_text(json.dumps(data))
     Store(path).add_run(make_run("p"), np.ones(10))
     names = {p.name for p in figures_folder(path).iterdir()}
     assert first not in names and second not in names
-    assert names == {e["figures"] for e in entries(path).values()}
+    retired = {d["name"] for d in read_json(path)["retired"].values()}
+    assert names == {e["figures"] for e in entries(path).values()} | retired

@@ -15,7 +15,12 @@ from perftui.domain.records import LayerProfile
 from perftui.store.database import Store
 from perftui.store.snapshot import Snapshot
 from perftui.store.storage import AtomicJSONStorage
-from tests.store_helpers import entries_inlined, make_run, store_with_project
+from tests.store_helpers import (
+    entries_inlined,
+    make_run,
+    store_with_project,
+    write_as_before,
+)
 
 FP32 = (LayerProfile("c", "Conv", "jit", "FP32", "executed", 1.0),)
 
@@ -56,7 +61,7 @@ def test_figures_written_by_the_previous_version_are_recomputed_on_the_next_appe
     data = entries_inlined(path)
     for entry in data["shards"].values():
         del entry["precision_source"]
-    path.write_text(json.dumps(data))
+    write_as_before(path, data)
     assert figures(path)[1] == "FP32"  # read as it is
     Store(path).add_run(make_run("p", throughput_fps=50.0, layers=None))
     summary, precision = figures(path)
@@ -65,20 +70,25 @@ def test_figures_written_by_the_previous_version_are_recomputed_on_the_next_appe
     assert entry["precision_source"]["profile"][1] == "FP32"
 
 
-def test_start_up_removes_unreferenced_payloads_only_after_an_unfinished_write(
-    tmp_path: Path,
-) -> None:
+def test_the_next_write_removes_only_what_a_killed_write_left(tmp_path: Path) -> None:
     path, store = store_with_project(tmp_path)
     kept = store.add_run(make_run("p"), np.ones(10))
     folder = tmp_path / "perftui.json.d"
-    orphan = folder / "samples" / "gone.f32.z"
-    orphan.write_bytes(b"x")
     assert not (folder / "pending").exists()  # a finished write clears its mark
+    foreign = folder / "samples" / "gone.f32.z"  # no write of ours named it
+    orphan = folder / "samples" / "r9.f32.z"
+    for made in (foreign, orphan):
+        made.write_bytes(b"x")
+    temp = folder / "runs" / f".{'a' * 32}.json.k2j4_x1q.tmp"
+    temp.write_bytes(b"half")
+    mark = {"token": "0123456789abcdef", "runs": ["r9", kept.id]}
+    (folder / "pending").write_text(json.dumps(mark))  # as a writer killed mid-write leaves it
+    before = sorted(p for p in tmp_path.rglob("*"))
     Store(path).projects()
-    assert orphan.exists()  # no write was cut short: no walk over every run's files
-    (folder / "pending").touch()  # as a writer killed mid-write leaves it
-    Store(path).projects()
-    assert not orphan.exists() and not (folder / "pending").exists()
+    assert sorted(p for p in tmp_path.rglob("*")) == before  # a read writes nothing
+    Store(path).add_run(make_run("p"), None)
+    assert not orphan.exists() and not temp.exists() and not (folder / "pending").exists()
+    assert foreign.exists()  # never "anything not named"
     assert Store(path).latency_samples(kept.id) is not None
 
 
@@ -130,7 +140,9 @@ def test_a_first_write_killed_before_the_database_existed_leaves_nothing(
     (folder / "samples").mkdir(parents=True)
     orphan = folder / "samples" / "r1.f32.z"
     orphan.write_bytes(b"x")
-    (folder / "pending").touch()  # as a first write killed before its document left them
+    mark = {"token": "0123456789abcdef", "runs": ["r1"]}
+    (folder / "pending").write_text(json.dumps(mark))  # a first write killed before its document
     assert Store(path).projects() == []
+    assert orphan.exists() and not path.exists()  # a read creates and removes nothing
+    store_with_project(tmp_path)
     assert not orphan.exists() and not (folder / "pending").exists()
-    assert not path.exists()  # a read creates no database

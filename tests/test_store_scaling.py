@@ -62,6 +62,9 @@ def test_a_layout1_database_is_migrated_once_with_a_backup(tmp_path: Path) -> No
     assert run.layers == layers
     assert run.resolved == {"streams": 2, "environment": {"cpu": "x", "flags": ["avx2"]}}
     assert np.array_equal(store.latency_samples("r1"), samples)
+    assert not lines and path.read_bytes() == original  # a read migrates nothing
+    store.add_project(make_project("other", "/m/other"))
+    assert store.runs("p") == [run]
     assert len(lines) == 1 and "layout 4" in lines[0] and "layout1.bak" in lines[0]
     assert (tmp_path / "perftui.json.layout1.bak").read_bytes() == original
     data = read_json(path)
@@ -119,6 +122,10 @@ def test_a_layout2_database_is_migrated_once_with_a_backup(tmp_path: Path) -> No
     assert store.runs("q")[0].resolved["environment"] == {"cpu": "x"}
     assert store.runs("q")[0].layers == make_run().layers
     assert all(np.array_equal(store.latency_samples(i), s) for i, s in samples.items())
+    assert not lines and path.read_bytes() == original  # a read migrates nothing
+    store.add_project(make_project("other", "/m/other"))
+    assert [r.id for r in store.runs("p")] == ["r2", "r1"]
+    assert all(np.array_equal(store.latency_samples(i), s) for i, s in samples.items())
     assert len(lines) == 1 and "layout 4" in lines[0] and "layout2.bak" in lines[0]
     assert (tmp_path / "perftui.json.layout2.bak").read_bytes() == original
     data = read_json(path)
@@ -160,7 +167,7 @@ def test_a_read_only_layout1_database_is_read_in_place(tmp_path: Path) -> None:
     assert not (tmp_path / "perftui.json.layout1.bak").exists()
 
 
-def test_runs_are_parked_while_the_lock_is_held_and_merged_by_the_next_start(
+def test_runs_are_parked_while_the_lock_is_held_and_merged_by_the_next_write(
     tmp_path: Path,
 ) -> None:
     path = tmp_path / "perftui.json"
@@ -182,7 +189,9 @@ def test_runs_are_parked_while_the_lock_is_held_and_merged_by_the_next_start(
         assert Store(path).get_run(stored.id) is None  # not yet: the lock is still held
     finally:
         release(holder)
+    assert Store(path).get_run(stored.id) is None  # a read merges nothing
     merged = Store(path)
+    merged.add_project(make_project("q", "/m/q"))  # the next write does
     assert merged.get_run(stored.id) == stored
     assert np.array_equal(merged.latency_samples(stored.id), np.ones(100))
     assert not list((tmp_path / "perftui.json.journal").glob("*.json"))
@@ -218,7 +227,8 @@ def test_eight_concurrent_writers_lose_nothing(tmp_path: Path) -> None:
     for writer in writers:
         _, err = writer.communicate(timeout=300)
         assert writer.returncode == 0, err
-    store = Store(path)  # merges what was parked
+    store = Store(path)
+    store.add_project(make_project("q", "/m/q"))  # the next write merges what was parked
     runs = store.runs("p")
     assert len(runs) == 48 and len({r.id for r in runs}) == 48
     assert all(store.latency_samples(r.id).size == 2000 for r in runs)

@@ -27,7 +27,7 @@ from typing import Any, Protocol
 from perftui.bench import protocol
 from perftui.bench.environment import environment
 from perftui.domain.records import BenchmarkRequest, RunResult
-from perftui.processes import exit_description
+from perftui.processes import child_env, exit_description
 from perftui.store.database import Store
 
 STDERR_LINES = 20
@@ -122,6 +122,7 @@ def spawn_piped(command: Sequence[str]) -> subprocess.Popen[str]:
         stderr=subprocess.PIPE,
         text=True,
         encoding="utf-8",
+        env=child_env(),  # the worker dies with this process (perftui.processes)
         start_new_session=True,  # Ctrl-C reaches the parent, which decides what to cancel
     )
 

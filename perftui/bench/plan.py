@@ -10,7 +10,7 @@ from pathlib import Path
 
 import numpy as np
 
-from perftui.bench.data import check_shapes, load_data
+from perftui.bench.data import DATA_BUDGET, check_rules, check_shapes, load_data
 from perftui.bench.inputs import resolve_shapes, run_point
 from perftui.domain.errors import InputError
 from perftui.domain.records import BenchmarkRequest, TensorSpec
@@ -34,8 +34,8 @@ def validate_request(request: BenchmarkRequest) -> None:
     if model_format(project.model) == "onnx":
         check_onnx_graph(project.model, engine.name)
     declared = engine.model_inputs(str(Path(project.model)))
-    data = load_data(request.data, declared) if request.data else None
     available = available_memory()
+    runs = []
     for config in request.configs:
         shapes = resolve_shapes(declared, config.batch, request.shapes, run_point(config))
         engine.check_shapes(declared, shapes, config.batch)
@@ -46,8 +46,31 @@ def validate_request(request: BenchmarkRequest) -> None:
                 f" ({_described(declared, shapes)}) and the machine has"
                 f" {available / GIB:,.1f} GiB available; use a smaller --shape or --batch"
             )
-        if data is not None:
-            check_shapes(data, shapes, f"run {config.label()}")
+        runs.append((f"run {config.label()}", shapes))
+    if request.data:
+        check_data(request.data, project.model, declared, runs, available)
+
+
+def check_data(
+    path: str,
+    model: str,
+    declared: Sequence[TensorSpec],
+    runs: Sequence[tuple[str, Mapping[str, tuple[int, ...]]]],
+    available: int | None,
+) -> None:
+    """The --data arrays fit every run (checked from their headers, before any is read), take
+    at most a quarter of the memory available, and index no table past its end."""
+    from perftui.inspection.input_roles import input_rules
+
+    budget = DATA_BUDGET if available is None else min(DATA_BUDGET, available // 4)
+    data = load_data(path, declared, runs, budget)
+    for label, shapes in runs:
+        check_shapes(data, shapes, label)
+    try:
+        rules = input_rules(model)
+    except Exception:  # the graph only refines the check; the engine still refuses bad data
+        return
+    check_rules(data, rules)
 
 
 def _itemsize(dtype: str) -> int:

@@ -235,4 +235,7 @@ def main() -> None:
 
 
 if __name__ == "__main__":
+    from perftui.processes import die_with_parent
+
+    die_with_parent()  # a worker never outlives the process that reads it
     main()

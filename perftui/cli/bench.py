@@ -18,6 +18,7 @@ from perftui.cli.common import (
     CliError,
     Command,
     CommandFactory,
+    checked_flag,
     open_store,
     print_json,
     run_document,
@@ -95,8 +96,6 @@ def add_parsers(command: CommandFactory) -> None:
     bench.add_argument("--json", action="store_true", help="print one JSON document")
 
 
-MAX_SEED = 2**32 - 1
-"""numpy's seeds are 32-bit."""
 MAX_BATCH = 1_000_000
 """The largest batch perftui stores (perftui.store.schema)."""
 
@@ -106,6 +105,8 @@ def request_from_args(args: argparse.Namespace) -> BenchmarkRequest:
     from perftui.domain import options
     from perftui.domain.benchform import build_request
     from perftui.domain.fields import FieldError
+    from perftui.domain.limits import check_seed
+    from perftui.domain.names import check_project_name
     from perftui.domain.records import ENGINES, Project
 
     model = Path(args.model).expanduser().absolute()
@@ -113,16 +114,18 @@ def request_from_args(args: argparse.Namespace) -> BenchmarkRequest:
     if len(engines) != 1:
         raise CliError("give one --engine; benchmark each engine as its own project")
     engine = engines[0]
+    name = args.project or f"{model.stem}-{engine}-{args.device}"
+    flag = "--project" if args.project else "the default project name (give --project)"
+    checked_flag(flag, check_project_name, name)
     project = Project(
-        name=args.project or f"{model.stem}-{engine}-{args.device}",
+        name=name,
         model=str(model),
         engine=engine,
         device=args.device,
     )
     settings = {name: getattr(args, name) for name in FIELD_NAMES if name != "shapes"}
     settings["shapes"] = ",".join(args.shape)
-    if not 0 <= args.seed <= MAX_SEED:
-        raise CliError(f"--seed: {args.seed} is not a seed from 0 to {MAX_SEED}")
+    checked_flag("--seed", check_seed, args.seed)
     try:
         data = str(Path(args.data).expanduser().absolute()) if args.data else None
         request = build_request(project, settings, profile=args.profile, seed=args.seed, data=data)

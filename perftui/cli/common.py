@@ -26,6 +26,35 @@ class CliError(Exception):
     """Bad input found by the CLI itself."""
 
 
+def checked_flag(flag: str, check: Callable[[Any], Any], value: Any) -> Any:
+    """`check(value)`, its InputError as a CliError naming `flag` (perftui.domain.limits)."""
+    from perftui.domain.errors import InputError
+
+    try:
+        return check(value)
+    except InputError as error:
+        raise CliError(f"{flag}: {error}") from None
+
+
+def output_path(name: str) -> Path:
+    """The file `-o NAME` names, checked before any work: its folder exists and it is not
+    itself a folder (CliError otherwise; `write_output` reports what the write still meets)."""
+    path = Path(name).expanduser()
+    if path.is_dir():
+        raise CliError(f"cannot write {path}: it is a folder; give a file name")
+    if not path.parent.is_dir():
+        raise CliError(f"cannot write {path}: folder {path.parent} does not exist")
+    return path
+
+
+def write_output(path: Path, text: str) -> None:
+    """Write `text` to `path` (from `output_path`); CliError for what the system refuses."""
+    try:
+        path.write_text(text, encoding="utf-8")
+    except OSError as error:
+        raise CliError(f"cannot write {path}: {error.strerror or error}") from None
+
+
 def db_path(args: argparse.Namespace) -> Path:
     """--db, else $PERFTUI_DB or the XDG data dir."""
     from perftui.store import default_db_path

@@ -9,11 +9,12 @@ cancelled. Heavy imports (engines, numpy-based code, textual) happen inside the 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import NoReturn
+from typing import Any, NoReturn, TextIO
 
 from perftui import __version__
 from perftui.cli import (
@@ -36,6 +37,7 @@ from perftui.cli.common import (
     CliError,
     Command,
 )
+from perftui.domain.names import terminal_safe
 
 MODULES = (
     bench,
@@ -90,6 +92,31 @@ def open_dashboard(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+class TerminalSafe:
+    """A text stream that writes stored text as it is, escaping what a terminal would act on
+    (perftui.domain.names.terminal_safe; newlines and tabs are kept)."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        return self._stream.write(terminal_safe(text, lines=True))
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
+
+
+@contextlib.contextmanager
+def terminal_safe_stdout() -> Iterator[None]:
+    """A sub-command's stdout through `TerminalSafe` (the dashboard draws its own)."""
+    stream = sys.stdout
+    sys.stdout = TerminalSafe(stream)  # type: ignore[assignment]
+    try:
+        yield
+    finally:
+        sys.stdout = stream
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     from perftui.domain.errors import InputError, StoreError
@@ -97,9 +124,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.command is None:
             return open_dashboard(args)
-        return COMMANDS[args.command](args)
+        with terminal_safe_stdout():
+            return COMMANDS[args.command](args)
     except (CliError, InputError, StoreError) as error:
-        print(f"perftui: error: {error}", file=sys.stderr)
+        print(f"perftui: error: {terminal_safe(str(error))}", file=sys.stderr)
         return EXIT_BAD_INPUT
     except BrokenPipeError:
         return EXIT_OK
@@ -110,7 +138,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if os.environ.get("PERFTUI_DEBUG"):
             raise
         print(
-            f"perftui: internal error: {type(error).__name__}: {error} "
+            f"perftui: internal error: {type(error).__name__}: {terminal_safe(str(error))} "
             "(set PERFTUI_DEBUG=1 for the traceback)",
             file=sys.stderr,
         )

@@ -12,7 +12,15 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TextIO
 
-from perftui.cli.common import EXIT_OK, CliError, Command, CommandFactory, open_store
+from perftui.cli.common import (
+    EXIT_OK,
+    CliError,
+    Command,
+    CommandFactory,
+    checked_flag,
+    open_store,
+    output_path,
+)
 
 
 def add_parsers(command: CommandFactory) -> None:
@@ -36,9 +44,7 @@ def _output(name: str | None) -> Iterator[TextIO]:
     if not name:
         yield sys.stdout
         return
-    path = Path(name).expanduser()
-    if not path.parent.is_dir():
-        raise CliError(f"cannot write {path}: folder {path.parent} does not exist")
+    path = output_path(name)
     try:
         handle = path.open("w", encoding="utf-8")
     except OSError as error:
@@ -83,9 +89,21 @@ def cmd_import(args: argparse.Namespace) -> int:
     except InputError as error:
         hint = " (CSV is for spreadsheets; import the JSON export)" if path.suffix == ".csv" else ""
         raise CliError(f"{error}{hint}") from None
+    _check_names(document)
     projects, runs = import_document(open_store(args), document)
     print(f"imported {projects} project(s) and {runs} run(s) from {path}")
     return EXIT_OK
+
+
+def _check_names(document: dict) -> None:
+    """The names of the projects an export brings follow the one name rule
+    (perftui.domain.names), as `bench --project` and a rename do."""
+    from perftui.domain.names import check_project_name
+
+    projects = document.get("projects")
+    for i, project in enumerate(projects if isinstance(projects, list) else []):
+        if isinstance(project, dict) and isinstance(project.get("name"), str):
+            checked_flag(f"projects[{i}].name", check_project_name, project["name"])
 
 
 def _benchmark_app_report(raw: bytes) -> dict | None:
@@ -101,6 +119,10 @@ def _benchmark_app_report(raw: bytes) -> dict | None:
 def _import_benchmark_app(args: argparse.Namespace, path: Path, first: dict) -> int:
     from perftui.store.benchmark_app import read_folder, records
 
+    if args.project is not None:
+        from perftui.domain.names import check_project_name
+
+        checked_flag("--project", check_project_name, args.project)
     report, counters = read_folder(path, first)
     project, run = records(report, counters, args.project, str(path))
     store = open_store(args)

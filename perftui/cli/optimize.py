@@ -43,6 +43,7 @@ from perftui.cli.common import (
     CliError,
     Command,
     CommandFactory,
+    checked_flag,
     db_path,
     print_json,
 )
@@ -139,6 +140,8 @@ def report_text(result: OptimizeResult) -> str:
 
 def cmd_optimize(args: argparse.Namespace) -> int:
     """The work runs in a child (perftui.optimize.worker); this process stores its result."""
+    from perftui.domain.limits import check_samples, check_seed
+    from perftui.domain.names import check_project_name
     from perftui.domain.options import parse_shapes
     from perftui.optimize.runner import (
         WARNING_PREFIX,
@@ -148,7 +151,11 @@ def cmd_optimize(args: argparse.Namespace) -> int:
         Step,
     )
 
-    parse_shapes(args.shape)  # a bad shape is refused before any child starts
+    parse_shapes(args.shape)  # bad input is refused before any child starts
+    checked_flag("--seed", check_seed, args.seed)
+    checked_flag("--samples", check_samples, args.samples)
+    if args.name is not None:
+        checked_flag("--name", check_project_name, args.name)
     options = OptimizeOptions(
         project=args.project,
         method=args.method,

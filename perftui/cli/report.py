@@ -8,7 +8,15 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from perftui.cli.common import EXIT_OK, Command, CommandFactory, open_store, unknown_project
+from perftui.cli.common import (
+    EXIT_OK,
+    Command,
+    CommandFactory,
+    open_store,
+    output_path,
+    unknown_project,
+    write_output,
+)
 
 if TYPE_CHECKING:
     from perftui.domain.report import Report
@@ -62,12 +70,13 @@ def cmd_report(args: argparse.Namespace) -> int:
     from perftui.domain.compare import LATENCY_STATS
     from perftui.domain.report_render import render
 
+    output = output_path(args.output) if args.output else None
     fmt = report_format(args.format, args.output)
     stat = options.parse_choices(args.stat, "latency statistic", LATENCY_STATS)[0]
     threshold = options.parse_threshold(args.threshold) if args.threshold else None
     text = render(build_report(open_store(args), args.a, args.b, threshold, stat), fmt)
-    if args.output:
-        Path(args.output).write_text(text, encoding="utf-8")
+    if output is not None:
+        write_output(output, text)
         print(f"wrote {args.output}", file=sys.stderr)
     else:
         sys.stdout.write(text)

@@ -162,8 +162,16 @@ def bench_target(
     if not args.project:
         project = replace(project, name=f"{project.name}@{name}")
     request = replace(request, project=replace(project, target=name))
-    if store is not None:  # refuse a name conflict before anything travels
-        store.ensure_project(request.project)
+    if store is not None:  # refuse a name conflict before anything travels; store nothing yet
+        from perftui.store.paths import same_target
+
+        existing = store.get_project(request.project.name)
+        if existing is not None and not same_target(existing, request.project):
+            raise CliError(
+                f"project '{existing.name}' already uses model {existing.model} on"
+                f" {existing.engine}/{existing.device} of target {existing.target};"
+                " choose another --project name"
+            )
     try:
         return request, open_target(target, request, notify)
     except OSError as error:

@@ -19,6 +19,7 @@ from perftui.cli.common import (
     CliError,
     Command,
     CommandFactory,
+    checked_flag,
     open_store,
     print_json,
     unknown_project,
@@ -101,9 +102,11 @@ def tune_spec(args: argparse.Namespace) -> TuneSpec:
     """The search the flags ask for (as the dashboard's form builds it); CliError naming the
     flag of a bad setting."""
     from perftui.domain.fields import FieldError
+    from perftui.domain.limits import check_seed
     from perftui.domain.tune_form import tune_spec as build
     from perftui.tune.runner import cores
 
+    checked_flag("--seed", check_seed, args.seed)
     store = open_store(args)
     project = store.get_project(args.project)
     if project is None:

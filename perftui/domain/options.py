@@ -16,7 +16,14 @@ from perftui.domain.shapes import parse_shapes as parse_shapes  # the shape flag
 
 
 def _items(text: str) -> list[str]:
-    return [item.strip() for item in str(text).split(",") if item.strip()]
+    """The comma-separated items of `text` ([] for nothing at all); InputError for an empty
+    item ('1,,2', '1,'), which would otherwise be dropped without a word."""
+    items = [item.strip() for item in str(text).split(",")]
+    if items == [""]:
+        return []
+    if "" in items:
+        raise InputError(f"{str(text).strip()!r} has an empty item; give a list such as 1,4")
+    return items
 
 
 def _whole_numbers(text: str, what: str, least: int) -> list[int]:

@@ -160,29 +160,23 @@ def _check_ir_files(xml: Path) -> None:
 
 def check_onnx_graph(path: str | os.PathLike[str], engine: str) -> None:
     """InputError for what an engine would only trip over once the worker reads the model:
-    external data outside the model's folder (OpenVINO refuses it; ONNX Runtime would read
-    any file the model names) and nodes of an operator domain the engine does not know."""
+    stored tensors whose data is missing, outside the model's folder (OpenVINO refuses it; ONNX
+    Runtime would read any file the model names) or smaller than their shapes
+    (perftui.inspection.onnx_tensors), and nodes of an operator domain the engine does not
+    know."""
     import onnx  # only here: the CLI's other paths start without it
+
+    from perftui.inspection.onnx_tensors import check_tensors
 
     p = Path(path)
     try:
         model = onnx.load(str(p), load_external_data=False)
     except Exception:  # the engine's own reader says what is wrong
         return
-    folder = p.resolve().parent
     local = {function.domain for function in model.functions}
     known = ONNX_DOMAINS.get(engine, frozenset()) | local
+    check_tensors(_graphs(model.graph), p)
     for graph in _graphs(model.graph):
-        for tensor in graph.initializer:
-            if tensor.data_location != onnx.TensorProto.EXTERNAL:
-                continue
-            location = next((e.value for e in tensor.external_data if e.key == "location"), "")
-            if not (folder / location).resolve().is_relative_to(folder):
-                raise InputError(
-                    f"model {p.name}: the external data of tensor {tensor.name!r} is"
-                    f" {location!r}, outside the model's folder {folder}; move the data file"
-                    " beside the model"
-                )
         for node in graph.node:
             if engine in ONNX_DOMAINS and node.domain not in known:
                 raise InputError(

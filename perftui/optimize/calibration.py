@@ -24,7 +24,6 @@ share data.
 from __future__ import annotations
 
 import re
-import zipfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,6 +31,14 @@ from typing import Literal
 
 import numpy as np
 
+from perftui.bench.arrayfile import (
+    ArrayFileError,
+    Budget,
+    HeaderCheck,
+    declared_bytes,
+    read_npy,
+    read_npz,
+)
 from perftui.bench.inputs import make_feeds, resolve_shapes
 from perftui.domain.errors import InputError
 from perftui.domain.input_rules import InputRule
@@ -93,7 +100,13 @@ def random_samples(
     seed: int,
     rules: Rules = None,
 ) -> tuple[Feeds, ...]:
-    """`count` seeded random samples (sample i uses seed `seed + i`)."""
+    """`count` seeded random samples (sample i uses seed `seed + i`); InputError, before any
+    is made, when they would take more memory than `calibration_budget` allows."""
+    from perftui.bench.plan import input_bytes
+
+    Budget(calibration_budget(), "random samples").take(
+        count * input_bytes(inputs, shapes), f"--samples {count}"
+    )
     return tuple(make_feeds(inputs, shapes, seed + i, rules) for i in range(count))
 
 
@@ -121,6 +134,18 @@ def held_back_samples(
 
 
 # --------------------------------------------------------------------------- folder
+CALIBRATION_BUDGET = 4 * 2**30
+"""Bytes the calibration samples may take at most (a quarter of the memory available, less)."""
+
+
+def calibration_budget() -> int:
+    """Bytes the calibration samples (a folder's, or random ones) may take on this machine."""
+    from perftui.bench.plan import available_memory
+
+    available = available_memory()
+    return CALIBRATION_BUDGET if available is None else min(CALIBRATION_BUDGET, available // 4)
+
+
 def _natural_key(path: Path) -> list[int | str]:
     return [
         int(part) if part.isdigit() else part.casefold() for part in re.split(r"(\d+)", path.name)
@@ -137,7 +162,8 @@ def _fmt(shape: Sequence[int | str]) -> str:
     return "[" + ",".join(str(d) for d in shape) + "]"
 
 
-def _load_npy(path: Path, where: str) -> np.ndarray:
+def _load_npy(path: Path, where: str, check: HeaderCheck) -> np.ndarray:
+    """The array of one .npy file, its header passed to `check` before its data is read."""
     try:
         with path.open("rb") as f:
             magic = f.read(6)
@@ -151,16 +177,31 @@ def _load_npy(path: Path, where: str) -> np.ndarray:
             " with numpy.save"
         )
     try:
-        return np.load(path, allow_pickle=False)
-    except (ValueError, OSError, EOFError) as exc:
-        raise InputError(
-            f"cannot read calibration file {where} as a .npy array ({_first_line(exc)})"
-        ) from None
+        return read_npy(path, check)
+    except ArrayFileError as exc:
+        raise InputError(f"cannot read calibration file {where} as a .npy array ({exc})") from None
 
 
-def _first_line(exc: BaseException) -> str:
-    lines = str(exc).strip().splitlines()
-    return lines[0][:160] if lines else type(exc).__name__
+def _checker(
+    inputs: Sequence[TensorSpec], shapes: Mapping, where: str, budget: Budget, key: str = ""
+) -> HeaderCheck:
+    """Refuses an array from its header: a shape `_as_batch` would refuse, a dtype that is
+    not numbers, more bytes than the folder's budget. `key` names the input of a .npy."""
+    specs = {k: spec for spec in inputs for k in (spec.name, safe_name(spec.name))}
+
+    def check(name: str, shape: tuple[int, ...], dtype: np.dtype) -> None:
+        spec = specs.get(name or key) or (inputs[0] if len(inputs) == 1 else None)
+        if spec is None:
+            return
+        if dtype.kind not in "biuf":
+            raise InputError(
+                f"calibration file {where} holds {dtype} data, not numbers;"
+                f" input {spec.name!r} takes {spec.dtype}"
+            )
+        _as_batch(np.broadcast_to(np.empty((), np.uint8), shape), spec, shapes[spec.name], where)
+        budget.take(declared_bytes(shape, dtype), f"calibration file {where}")
+
+    return check
 
 
 def _coerce(array: np.ndarray, spec: TensorSpec, where: str) -> np.ndarray:
@@ -288,7 +329,7 @@ def _match_inputs(
 
 
 def _load_entry(
-    entry: Path, inputs: Sequence[TensorSpec], shapes: Mapping, folder: Path
+    entry: Path, inputs: Sequence[TensorSpec], shapes: Mapping, folder: Path, budget: Budget
 ) -> list[Feeds]:
     where = f"{folder.name}/{entry.name}"
     if entry.is_dir():
@@ -301,7 +342,11 @@ def _load_entry(
             )
         mapping = _match_inputs(files, inputs, where + "/", "file")
         arrays = {
-            name: _load_npy(files[key], f"{where}/{files[key].name}")
+            name: _load_npy(
+                files[key],
+                f"{where}/{files[key].name}",
+                _checker(inputs, shapes, f"{where}/{files[key].name}", budget, name),
+            )
             for name, key in mapping.items()
         }
         return _split(arrays, inputs, shapes, where + "/")
@@ -313,14 +358,14 @@ def _load_entry(
                 f"calibration file {where} holds one array, but the model has {len(inputs)}"
                 f" inputs ({names}); give one .npz or sub-folder of INPUT.npy files per sample"
             )
-        return _split({inputs[0].name: _load_npy(entry, where)}, inputs, shapes, where)
+        array = _load_npy(entry, where, _checker(inputs, shapes, where, budget))
+        return _split({inputs[0].name: array}, inputs, shapes, where)
     if suffix == ".npz":
         try:
-            with np.load(entry, allow_pickle=False) as archive:
-                stored = {key: archive[key] for key in archive.files}
-        except (ValueError, OSError, EOFError, zipfile.BadZipFile, KeyError) as exc:
+            stored = read_npz(entry, _checker(inputs, shapes, where, budget))
+        except ArrayFileError as exc:
             raise InputError(
-                f"cannot read calibration file {where} as an .npz archive ({_first_line(exc)})"
+                f"cannot read calibration file {where} as an .npz archive ({exc})"
             ) from None
         mapping = _match_inputs(stored, inputs, where, "array")
         return _split({n: stored[k] for n, k in mapping.items()}, inputs, shapes, where)
@@ -359,8 +404,9 @@ def load_calibration_folder(
     if not entries:
         raise InputError(f"calibration folder {path} is empty; {LAYOUT_HINT}")
     samples: list[Feeds] = []
+    budget = Budget(calibration_budget(), "calibration files")
     for entry in entries:
-        samples.extend(_load_entry(entry, inputs, shapes, path))
+        samples.extend(_load_entry(entry, inputs, shapes, path, budget))
     available = len(samples)
     if limit is not None:
         samples = samples[:limit]

@@ -12,6 +12,8 @@ from pathlib import Path
 
 from perftui.domain.errors import InputError
 from perftui.domain.fields import Form, whole_number
+from perftui.domain.limits import check_samples
+from perftui.domain.names import check_project_name
 from perftui.domain.options import parse_shapes
 from perftui.optimize.runner import OptimizeOptions
 
@@ -62,6 +64,7 @@ def optimize_form(existing: Collection[str] = ()) -> Form:
         text = text.strip()
         if not text:
             raise InputError("the new project needs a name")
+        check_project_name(text)
         if text in existing:
             raise InputError(f"project '{text}' already exists; choose another name")
         return text
@@ -70,7 +73,7 @@ def optimize_form(existing: Collection[str] = ()) -> Form:
         {
             "method": _method,
             "calibration": _calibration,
-            "samples": lambda t: whole_number(t, "samples", optional=True),
+            "samples": lambda t: check_samples(whole_number(t, "samples", optional=True)),
             "shapes": _shapes,
             "name": name,
         },

@@ -33,6 +33,7 @@ from typing import Any
 
 from perftui.bench.inputs import InputSource
 from perftui.domain.errors import InputError
+from perftui.domain.limits import check_samples, check_seed
 from perftui.domain.records import Project, TensorSpec
 from perftui.domain.shapes import ShapeBindings, as_bindings
 from perftui.inspection import inspect_model, model_format, validate_model_file
@@ -310,8 +311,11 @@ def make_int8(
     """
     if method not in METHODS:
         raise InputError(f"unknown method {method!r}; choose from: {', '.join(METHODS)}")
-    if samples is not None and samples < 1:
-        raise InputError(f"--samples must be at least 1 (got {samples})")
+    for flag, check, value in (("--samples", check_samples, samples), ("--seed", check_seed, seed)):
+        try:
+            check(value)
+        except InputError as error:
+            raise InputError(f"{flag}: {error}") from None
     source = _check_source(store, source_name)
     target = _target_name(store, source, name, method)
     info = inspect_model(source.model)

@@ -21,7 +21,6 @@ from __future__ import annotations
 import collections
 import contextlib
 import json
-import os
 import re
 import shutil
 import signal
@@ -34,7 +33,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from perftui.processes import exit_description
+from perftui.processes import child_env, exit_description
 
 if TYPE_CHECKING:
     from perftui.optimize.project import OptimizeResult
@@ -187,7 +186,7 @@ class OptimizeProcess:
             if self.cancelled:
                 yield Finished("cancelled", EXIT_CANCELLED, cancel_requested=True)
                 return
-            env = dict(self.env if self.env is not None else os.environ)
+            env = child_env(self.env)  # the worker dies with this process
             env.setdefault("PYTHONIOENCODING", "utf-8")
             process = subprocess.Popen(
                 self.argv(workdir),

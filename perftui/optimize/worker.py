@@ -96,4 +96,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
+    from perftui.processes import die_with_parent
+
+    die_with_parent()  # a worker never outlives the process that reads it
     sys.exit(main())

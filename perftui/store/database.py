@@ -128,6 +128,7 @@ class Store(DatabaseFile):
         """Rename a project; its runs, benchmarks and derived projects follow."""
         if not new or not new.strip():
             raise InputError("the new project name is empty")
+        self._read().shard(old)  # damage is refused before the lock is taken
         with self._transaction(edits_in_place=("projects", "benchmarks")) as db:
             projects = db.table("projects")
             if not projects.contains(where("name") == old):
@@ -156,6 +157,7 @@ class Store(DatabaseFile):
 
     def delete_project(self, name: str) -> None:
         """Delete a project with its runs, layers, samples and benchmarks."""
+        self._read().shard(name)  # damage is refused before the lock is taken
         with self._transaction() as db:
             if not db.table("projects").remove(where("name") == name):
                 raise InputError(f"no project named '{name}'")
@@ -173,7 +175,10 @@ class Store(DatabaseFile):
             created_at=now_iso(),
             request=request,
         )
+        self._read().shard(request.project.name)  # refused before anything is measured
         with self._transaction() as db:
+            db.snap.shard(request.project.name)
+            db.snap.entry_figures(request.project.name)
             db.table("benchmarks").insert(benchmark_doc(stored))
         return stored.id
 

@@ -32,6 +32,7 @@ from perftui.domain.errors import StoreError
 from perftui.domain.records import RunResult
 from perftui.domain.summary import PrecisionSource, ProjectSummary, extend
 from perftui.store.codec import plain
+from perftui.store.names import checked_file
 from perftui.store.run_figures import figures_doc, method
 
 if TYPE_CHECKING:
@@ -79,7 +80,7 @@ def files_of(entry: dict[str, Any]) -> list[str]:
     tail = entry.get("tail", [])
     if not isinstance(tail, list) or not all(isinstance(name, str) for name in tail):
         raise ValueError("the appended segments are not a list of file names")
-    return [entry["file"], *tail]
+    return [checked_file(name) for name in (entry["file"], *tail)]
 
 
 def shard_key(entry: dict[str, Any]) -> str:

@@ -7,7 +7,8 @@ the figures of the projects it shows alone.
 ``<db>.d/figures/<uuid>.json`` is ``{"summary", "precision", "precision_source",
 "best_figures"}``. As with shard files (perftui.store.shards), a file is never changed: a
 write puts a project's new figures in a new file before committing the document that names
-it, and a file no entry names is removed by a later tidy, after the grace period. Entries
+it, and the file it replaces is retired, then removed by a write after the grace period
+(perftui.store.recovery). Entries
 written before kept these fields themselves, and are read as they are.
 """
 
@@ -16,6 +17,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 from typing import Any
+
+from perftui.store.names import checked_file, read_nofollow
 
 __all__ = ["FIGURES_FIELDS", "figures_folder", "read_figures"]
 
@@ -30,7 +33,7 @@ def read_figures(folder: Path, name: str) -> dict[str, Any] | None:
     """The figures file's fields; None if it is missing or unreadable (the figures are then
     computed from the project's runs, as for an entry that keeps none)."""
     try:
-        found = json.loads((folder / Path(name).name).read_bytes())
+        found = json.loads(read_nofollow(folder / checked_file(name)))
     except (OSError, ValueError, RecursionError):
         return None
     return found if isinstance(found, dict) else None

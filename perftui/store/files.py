@@ -31,11 +31,11 @@ __all__ = [
     "check_writable",
     "digest",
     "exclusive_lock",
+    "open_lock",
     "read_bytes",
     "read_only",
     "remove_orphan_temps",
     "signature",
-    "try_lock",
 ]
 
 Signature = tuple[int, int, int, int, int]
@@ -190,6 +190,31 @@ def _holder(fd: int) -> str:
     return "another perftui process"
 
 
+def open_lock(lock_path: Path, shown: Path) -> int:
+    """The lock file, opened for writing without following a symbolic link (its target's
+    content would be replaced); StoreError if it cannot be."""
+    flags = os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+    try:
+        fd = os.open(lock_path, flags, NEW_FILE_MODE)
+    except OSError as exc:
+        if os.path.islink(lock_path):
+            raise StoreError(
+                f"database {shown}: its lock file {lock_path} is a symbolic link, which perftui"
+                " does not follow; nothing was written — remove the link or use --db PATH"
+            ) from None
+        raise StoreError(
+            f"cannot lock database {shown} ({exc.strerror or exc} on {lock_path});"
+            " use --db PATH in a writable directory"
+        ) from None
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise StoreError(
+            f"database {shown}: its lock file {lock_path} is not a regular file;"
+            " nothing was written — move it aside or use --db PATH"
+        )
+    return fd
+
+
 @contextlib.contextmanager
 def exclusive_lock(
     lock_path: Path,
@@ -200,13 +225,7 @@ def exclusive_lock(
     """Hold an exclusive ``flock`` on `lock_path`, which then names this process (pid and
     command) for the others. After `WAIT_NOTICE_S` of waiting `on_wait` gets one line naming
     the holder; after `patience_s`, LockBusy."""
-    try:
-        fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, NEW_FILE_MODE)
-    except OSError as exc:
-        raise StoreError(
-            f"cannot lock database {shown} ({exc.strerror or exc} on {lock_path});"
-            " use --db PATH in a writable directory"
-        ) from None
+    fd = open_lock(lock_path, shown)
     try:
         if fcntl is not None:
             start = time.monotonic()
@@ -233,25 +252,3 @@ def exclusive_lock(
         yield
     finally:
         os.close(fd)  # releases the flock
-
-
-@contextlib.contextmanager
-def try_lock(lock_path: Path) -> Iterator[bool]:
-    """The lock if it is free now (True), else False at once; never waits."""
-    try:
-        fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, NEW_FILE_MODE)
-    except OSError:
-        yield False
-        return
-    try:
-        if fcntl is None:
-            yield True
-            return
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            yield False
-            return
-        yield True
-    finally:
-        os.close(fd)

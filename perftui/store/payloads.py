@@ -5,16 +5,18 @@ database, so the main document stays small and quick to parse.
 ``<db>.d/layers/<run id>.json.z`` a zlib-compressed JSON list of ``LayerProfile.to_dict()``.
 A file is written (atomically) before the document that names it is committed, and removed
 after the document that dropped it is: a kill leaves at worst an unreferenced file. A write
-marks the folder (``pending``) before its first file and clears the mark once it has
-cleaned up, so start-up looks for unreferenced files (a walk over every run's files) only
-after a write that did not finish. The run's shard (perftui.store.shards) keeps each
-payload's count.
+marks the folder (``pending``, naming the runs whose files it writes or drops) before its
+first file and clears the mark once it has cleaned up, so the next write removes exactly
+what a killed one left (perftui.store.recovery). The run's shard (perftui.store.shards)
+keeps each payload's count.
 """
 
 from __future__ import annotations
 
 import contextlib
+import json
 import os
+import uuid
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -22,6 +24,7 @@ from typing import TYPE_CHECKING
 from perftui.domain.records import LayerProfile
 from perftui.store.codec import layers_blob, layers_from_blob, samples_blob, samples_from_blob
 from perftui.store.files import atomic_write_bytes
+from perftui.store.names import checked_folder, checked_run_id, read_nofollow
 
 if TYPE_CHECKING:
     import numpy as np
@@ -35,18 +38,33 @@ BULK = 8
 
 
 class Payloads:
-    """The payload folder of the database `target`."""
+    """The payload folder of the database `target` (`shown` in messages)."""
 
-    def __init__(self, target: Path) -> None:
+    def __init__(self, target: Path, shown: Path | None = None) -> None:
         self.root = target.with_name(target.name + ".d")
+        self.shown = shown if shown is not None else target
+
+    def folder(self, kind: str) -> Path:
+        """The folder of a kind of file (StoreError if it, or the root, is a link)."""
+        checked_folder(self.root, self.shown)
+        return checked_folder(self.root / kind, self.shown)
+
+    def check(self) -> None:
+        """StoreError unless the folder and each of its folders is a folder or absent (a
+        link is never followed, a file never written through)."""
+        checked_folder(self.root, self.shown)
+        for kind in ("runs", "figures", *KINDS):
+            checked_folder(self.root / kind, self.shown)
 
     def path(self, kind: str, run_id: str) -> Path:
-        return self.root / kind / (run_id + KINDS[kind])
+        """The run's payload file; ValueError if the run id cannot name a file."""
+        return self.folder(kind) / (checked_run_id(run_id) + KINDS[kind])
 
     def read(self, kind: str, run_id: str) -> bytes:
         """The stored blob; ValueError if it is missing or unreadable."""
+        path = self.path(kind, run_id)
         try:
-            return self.path(kind, run_id).read_bytes()
+            return read_nofollow(path)
         except OSError as exc:
             raise ValueError(f"{kind} file missing or unreadable ({exc.strerror or exc})") from None
 
@@ -58,13 +76,20 @@ class Payloads:
 
     @property
     def pending(self) -> Path:
-        """The mark of a write in progress (or killed)."""
+        """The mark of a write in progress (or killed): ``{"token", "runs"}``, the prefix of
+        the shard and figures files it writes and the runs whose payloads it writes or
+        drops (perftui.store.recovery)."""
         return self.root / "pending"
 
-    def begin(self) -> None:
-        """Mark a write in progress (before any of its files is written)."""
+    def begin(self, run_ids: Iterable[str]) -> str:
+        """Mark a write in progress (before any of its files is written); the token its
+        new shard and figures files' names start with."""
+        token = uuid.uuid4().hex[:16]
+        checked_folder(self.root, self.shown)
         self.root.mkdir(parents=True, exist_ok=True)
-        self.pending.touch()
+        mark = {"token": token, "runs": sorted(set(run_ids))}
+        atomic_write_bytes(self.pending, json.dumps(mark).encode("utf-8"))
+        return token
 
     def end(self) -> None:
         """Clear the mark once the write's files are committed or removed."""
@@ -74,33 +99,22 @@ class Payloads:
     def write(self, items: Sequence[tuple[str, str, bytes]]) -> None:
         """Write (kind, run id, blob) files; a big batch is made durable with one sync."""
         bulk = len(items) > BULK
+        made: set[str] = set()
         for kind, run_id, blob in items:
             path = self.path(kind, run_id)
-            path.parent.mkdir(parents=True, exist_ok=True)
+            if kind not in made:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                made.add(kind)
             atomic_write_bytes(path, blob, durable=not bulk)
         if bulk:
             os.sync()
 
     def remove(self, run_ids: Iterable[str]) -> None:
+        """Remove the runs' payload files (a run id that cannot name a file names none)."""
         for run_id in run_ids:
             for kind in KINDS:
-                with contextlib.suppress(OSError):
+                with contextlib.suppress(OSError, ValueError):
                     self.path(kind, run_id).unlink()
-
-    def tidy(self, referenced: set[str]) -> None:
-        """Remove temporary files and the payloads of runs no document names (call under the
-        lock)."""
-        for kind, suffix in KINDS.items():
-            folder = self.root / kind
-            if not folder.is_dir():
-                continue
-            with contextlib.suppress(OSError):
-                for entry in folder.iterdir():
-                    name = entry.name
-                    kept = name.endswith(suffix) and name[: -len(suffix)] in referenced
-                    if not kept:
-                        with contextlib.suppress(OSError):
-                            entry.unlink()
 
 
 def encode(

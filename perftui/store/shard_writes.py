@@ -23,13 +23,14 @@ from perftui.store.entries import (
     shard_doc,
 )
 from perftui.store.entry_figures import FIGURES_FIELDS, figures_folder
+from perftui.store.names import read_nofollow
 from perftui.store.shards import HEADER, Shard, appendable, line, shard_folder, write_shard
 from perftui.store.storage import dump_json
 
 if TYPE_CHECKING:
     from perftui.store.transaction import Pending, Transaction
 
-__all__ = ["MAX_TAIL", "write_shards"]
+__all__ = ["MAX_TAIL", "inline_figures", "write_shards"]
 
 MAX_TAIL = 8
 """Most segments a project's file gathers before an append writes them as one file again:
@@ -52,16 +53,16 @@ def write_shards(tx: Transaction, root: Path, cache: dict[str, Shard]) -> None:
             figures = project_figures(tx.snap, project, shard, added)
             best = best_figures(tx.snap, project, shard, figures[0])
             shard.records.clear()  # built before this write's environments were stored
-            name = write_shard(folder, shard.blob())
+            name = write_shard(folder, shard.blob(), tx.token)
             tx.new_shards.append(name)
             kept = _write_figures(tx, root, figures_part(figures, best))
             table.insert(shard_doc(project, name, len(shard.runs), kept))
             cache[name] = shard
-    if any(_inline(entry) for entry in tx.snap.entries.values()):
+    if any(inline_figures(entry) for entry in tx.snap.entries.values()):
         _move_figures(tx, root, table)
 
 
-def _inline(entry: dict[str, Any]) -> bool:
+def inline_figures(entry: dict[str, Any]) -> bool:
     """Whether a layout-4 entry keeps its figures itself, as entries were written before."""
     return "figures" not in entry and "count" in entry
 
@@ -69,7 +70,7 @@ def _inline(entry: dict[str, Any]) -> bool:
 def _move_figures(tx: Transaction, root: Path, table: Table) -> None:
     """Move the figures of entries written before to files (once)."""
     for doc in table.all():
-        if _inline(doc):
+        if inline_figures(doc):
             part = {key: doc[key] for key in FIGURES_FIELDS if key in doc}
             kept = {k: v for k, v in doc.items() if k not in FIGURES_FIELDS}
             table.remove(doc_ids=[doc.doc_id])
@@ -77,7 +78,7 @@ def _move_figures(tx: Transaction, root: Path, table: Table) -> None:
 
 
 def _write_figures(tx: Transaction, root: Path, part: dict[str, Any]) -> str:
-    name = write_shard(figures_folder(root), dump_json(part))
+    name = write_shard(figures_folder(root), dump_json(part), tx.token)
     tx.new_figures.append(name)
     return name
 
@@ -99,17 +100,15 @@ def _append(
     folder = shard_folder(root)
     try:
         files, count = files_of(entry), run_count(entry) + len(pending)
-        with open(folder / files[0], "rb") as handle:
-            if not appendable(handle.read(len(HEADER))):
-                return False
+        if not appendable(read_nofollow(folder / files[0], len(HEADER))):
+            return False
         lines = b"".join(line(*item) for item in pending)
         if len(files) <= MAX_TAIL:  # a segment of the new runs alone
-            name, tail = write_shard(folder, lines), [*files[1:]]
+            name, tail = write_shard(folder, lines, tx.token), [*files[1:]]
             tail.append(name)
         else:  # the file and its segments as one file again
-            whole = b"".join((folder / name).read_bytes() for name in files)
-            name, tail = write_shard(folder, whole + lines), []
-            tx.superseded = True
+            whole = b"".join(read_nofollow(folder / name) for name in files)
+            name, tail = write_shard(folder, whole + lines, tx.token), []
     except (OSError, ValueError):
         return False  # written whole, which reports what is wrong
     tx.new_shards.append(name)

@@ -11,16 +11,15 @@ parsing none of the runs already there. Files layout 3 wrote (one JSON object of
 ``runs``, ``samples``, ``layers``) are read too, until the migration writes them as lines.
 
 A file is never changed: a write puts the project's runs in a new file, commits the main
-document that names it, and the superseded file is removed later (after `GRACE_S`, so a
-reader that read the main document just before the write still finds the file it names). A
-kill leaves at worst an unreferenced file, which start-up removes.
+document that names it and records the superseded file in the document's ``retired``
+table; a write after `GRACE_S` removes it (a reader that read the main document just
+before still finds the file it names). A kill leaves at worst a file named by its write's
+token, which the next write removes (perftui.store.recovery).
 """
 
 from __future__ import annotations
 
-import contextlib
 import json
-import time
 import uuid
 from collections.abc import Iterable
 from pathlib import Path
@@ -28,6 +27,7 @@ from typing import Any
 
 from perftui.domain.records import RunResult
 from perftui.store.files import atomic_write_bytes
+from perftui.store.names import RUN_ID
 from perftui.store.run_figures import method
 
 __all__ = [
@@ -37,7 +37,6 @@ __all__ = [
     "appendable",
     "line",
     "shard_folder",
-    "tidy_shards",
     "write_shard",
 ]
 
@@ -148,11 +147,12 @@ def _checked(run_id: Any, doc: Any) -> dict[str, Any]:
     if not (
         isinstance(doc, dict)
         and isinstance(run_id, str)
+        and RUN_ID.fullmatch(run_id)
         and doc.get("id") == run_id
         and isinstance(doc.get("project"), str)
         and isinstance(doc.get("config"), dict)
     ):
-        raise ValueError(f"run document {run_id} lacks id/project/config")
+        raise ValueError(f"run document {str(run_id)[:60]!r} lacks id/project/config")
     return doc
 
 
@@ -169,25 +169,10 @@ def appendable(raw: bytes) -> bool:
     return raw.startswith(HEADER)
 
 
-def write_shard(folder: Path, blob: bytes) -> str:
-    """Write a shard file under a new name (atomically, before the document names it); the
-    name."""
-    name = f"{uuid.uuid4().hex}.json"
+def write_shard(folder: Path, blob: bytes, token: str) -> str:
+    """Write a shard file under a new name starting with the write's `token` (atomically,
+    before the document names it); the name."""
+    name = f"{token}{uuid.uuid4().hex}"[:32] + ".json"
     folder.mkdir(parents=True, exist_ok=True)
     atomic_write_bytes(folder / name, blob)
     return name
-
-
-def tidy_shards(folder: Path, referenced: set[str], grace_s: float = GRACE_S) -> None:
-    """Remove the shard files (and temporary files) no document names, once older than
-    `grace_s` (call under the lock)."""
-    if not folder.is_dir():
-        return
-    oldest = time.time() - grace_s
-    with contextlib.suppress(OSError):
-        for entry in folder.iterdir():
-            if entry.name in referenced:
-                continue
-            with contextlib.suppress(OSError):
-                if entry.stat().st_mtime < oldest:
-                    entry.unlink()

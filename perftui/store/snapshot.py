@@ -20,11 +20,13 @@ from perftui.domain.summary import PrecisionSource, ProjectSummary, summarize
 from perftui.store.codec import layers_from_document, samples_from_document
 from perftui.store.document import damaged, malformed, parse
 from perftui.store.entries import files_of, run_count, shard_key, stored_figures
-from perftui.store.entry_figures import figures_folder, read_figures
+from perftui.store.entry_figures import read_figures
 from perftui.store.files import Signature, digest, read_bytes
 from perftui.store.layout import doc_key, time_key
+from perftui.store.names import read_nofollow
 from perftui.store.payloads import KINDS, Payloads
-from perftui.store.shards import Shard, shard_folder
+from perftui.store.recovery import live_files, retired_files
+from perftui.store.shards import Shard
 
 if TYPE_CHECKING:
     import numpy as np
@@ -122,8 +124,22 @@ class Snapshot:
                 and ("count" in doc or "runs" in doc)
             ):
                 raise damaged(self.shown, f"shard document {doc_id} lacks project/file/count")
+            try:
+                live_files([doc])
+            except ValueError as exc:
+                raise damaged(self.shown, f"shard document {doc_id}: {exc}") from None
             found[doc["project"]] = doc
         return found
+
+    def named_files(self) -> set[tuple[str, str]]:
+        """The (folder, name) of every shard and figures file the document names: its
+        projects' and those it retired (perftui.store.recovery)."""
+        try:
+            return live_files(self.entries.values()) | retired_files(
+                self._table("retired").values()
+            )
+        except ValueError as exc:
+            raise damaged(self.shown, f"retired files: {exc}") from None
 
     @cached_property
     def run_index(self) -> dict[str, str]:
@@ -193,9 +209,9 @@ class Snapshot:
         cached = self._shards.get(key)
         if cached is not None:
             return cached
-        folder = shard_folder(self.payloads.root)
+        folder = self.payloads.folder("runs")
         try:
-            shard = Shard.parse(b"".join((folder / name).read_bytes() for name in files))
+            shard = Shard.parse(b"".join(read_nofollow(folder / name) for name in files))
         except OSError as exc:
             raise damaged(self.shown, f"runs of project {project!r}: {exc.strerror}") from None
         except (KeyError, TypeError, ValueError, RecursionError) as exc:
@@ -209,13 +225,6 @@ class Snapshot:
         if self.legacy:
             return {d.get("run_id") for kind in KINDS for d in self._table(kind).values()}
         return set(self.run_index)
-
-    def shard_files(self) -> set[str]:
-        """The shard files the document names."""
-        try:
-            return {name for entry in self.entries.values() for name in files_of(entry)}
-        except ValueError as exc:
-            raise damaged(self.shown, f"shard files: {exc}") from None
 
     def shard_keys(self) -> set[str]:
         """What the shards this document names are cached by."""
@@ -236,7 +245,7 @@ class Snapshot:
             return entry
         found = self._figures.get(name)
         if found is None:
-            found = read_figures(figures_folder(self.payloads.root), name)
+            found = read_figures(self.payloads.folder("figures"), name)
             if found is None:
                 return {}
             self._figures[name] = found

@@ -1,12 +1,13 @@
-"""The database file as the Store reaches it: cached reads, start-up upkeep and one write.
+"""The database file as the Store reaches it: cached reads and one write.
 
-Writes take an exclusive lock (perftui.store.files), read the file afresh, apply TinyDB
-operations on a buffered storage (perftui.store.storage) and commit once; the runs of each
-project they touch go to a new shard file (perftui.store.shards) written before the document
-that names it, the payload files (perftui.store.payloads) too. Every write also merges the
-runs parked in the journal (perftui.store.journal) and moves an older layout to the current
-one. Reads take no lock (the files are always whole) and come from a cached parsed snapshot
-(perftui.store.snapshot).
+Writes take an exclusive lock (perftui.store.files), remove what a killed write left
+(perftui.store.recovery), read the file afresh, apply TinyDB operations on a buffered storage
+(perftui.store.storage) and commit once; the runs of each project they touch go to a new
+shard file (perftui.store.shards) written before the document that names it, the payload
+files (perftui.store.payloads) too. Every write also merges the runs parked in the journal
+(perftui.store.journal) and moves an older layout to the current one. Reads take no lock
+(the files are always whole), come from a cached parsed snapshot (perftui.store.snapshot)
+and never write.
 """
 
 from __future__ import annotations
@@ -14,7 +15,6 @@ from __future__ import annotations
 import base64
 import contextlib
 import os
-import shutil
 import threading
 import uuid
 from collections.abc import Callable, Collection, Iterator, Sequence
@@ -27,17 +27,15 @@ from tinydb.table import Table
 
 from perftui.domain.errors import InputError, StoreError
 from perftui.domain.records import RunResult
-from perftui.store.entries import files_of
 from perftui.store.entry_figures import figures_folder
 from perftui.store.files import (
+    atomic_write_bytes,
     check_writable,
     digest,
     exclusive_lock,
     read_bytes,
-    read_only,
     remove_orphan_temps,
     signature,
-    try_lock,
 )
 from perftui.store.journal import Journal
 from perftui.store.layout import (
@@ -47,10 +45,12 @@ from perftui.store.layout import (
     run_doc,
     split_environment,
 )
+from perftui.store.names import checked_folder as check_folder_of
 from perftui.store.payloads import KINDS, Payloads, encode
+from perftui.store.recovery import check_folder, live_files, recover, retire
 from perftui.store.run_figures import figures_doc
-from perftui.store.shard_writes import write_shards
-from perftui.store.shards import Shard, shard_folder, tidy_shards
+from perftui.store.shard_writes import inline_figures, write_shards
+from perftui.store.shards import Shard, shard_folder
 from perftui.store.snapshot import Snapshot, load
 from perftui.store.storage import AtomicJSONStorage, DocumentEncoder
 
@@ -80,9 +80,9 @@ class Transaction:
         """The shard files this write has written."""
         self.new_figures: list[str] = []
         """The figures files (perftui.store.entry_figures) this write has written."""
-        self.superseded = False
-        """Whether it gathered a project's file and segments into one (the old ones are then
-        removed by a tidy, after a grace period)."""
+        self.token = ""
+        """What the names of the shard and figures files it writes start with (its mark:
+        perftui.store.recovery)."""
         self.appended: dict[str, list[RunResult]] = {}
         """Project name -> the runs this write adds to it (their figures extend the stored)."""
         self.lines: dict[str, list[Pending]] = {}
@@ -111,10 +111,11 @@ class Transaction:
 
     @property
     def touches_files(self) -> bool:
-        """Whether the write adds or removes payload or shard files (not only the document;
-        shard files it supersedes are removed by any later write or start-up)."""
+        """Whether the write adds or removes payload, shard or figures files (not only the
+        document; the files it supersedes are retired: perftui.store.recovery)."""
         edits = any(s.runs for s in self.shards.values())
-        return bool(self.files or self.dropped or self.lines or edits)
+        inline = any(inline_figures(entry) for entry in self.snap.entries.values())
+        return bool(self.files or self.dropped or self.lines or edits or inline)
 
     def known(self, run_id: str) -> bool:
         return run_id in self.added or self.snap.project_of(run_id) is not None
@@ -139,7 +140,6 @@ class DatabaseFile:
         """Parsed figures files by name, likewise."""
         self._encoder = DocumentEncoder()
         self._cache_lock = threading.Lock()
-        self._started = False
 
     @property
     def _target(self) -> Path:
@@ -149,60 +149,55 @@ class DatabaseFile:
         if self.notify is not None:
             self.notify(line)
 
+    def _payloads(self) -> Payloads:
+        return Payloads(self._target, self.path)
+
     def _read(self) -> Snapshot:
-        """The current contents, parsed at most once per version of the file."""
-        if not self._started:
-            self._start()
-        try:
-            sig = signature(os.stat(self.path))
-        except OSError:
-            sig = None  # missing or not stat-able: load says which
-        snap = self._snapshot
-        if snap is not None and sig is not None and snap.sig == sig:
-            return snap
-        snap = self._load(self.path, snap)
-        if snap.sig is not None:
-            with self._cache_lock:
-                self._snapshot = snap
-        return snap
-
-    def _load(self, path: Path, reuse: Snapshot | None) -> Snapshot:
-        payloads = Payloads(self._target)
-        return load(
-            path, self.path, self.SCHEMA_VERSION, payloads, reuse, self._shards, self._figures
-        )
-
-    def _start(self) -> None:
-        """Once per store, when no other process writes: remove what a killed writer left
-        (temporary files; unreferenced payloads, looked for only when a write did not finish),
-        merge parked runs and migrate an older layout. The snapshot read here is the first
-        read's. A read-only database is read as it is."""
-        self._started = True
-        target = self._target
-        if not (
-            target.is_file() or Journal(target).root.is_dir() or Payloads(target).pending.exists()
-        ):
-            return  # nothing there yet (a first write killed early leaves its pending mark)
-        if not os.access(target.parent, os.W_OK) or read_only(target):
-            return
-        with try_lock(target.with_name(target.name + ".lock")) as free:
-            if not free:
-                return
-            remove_orphan_temps(target)
-            payloads = Payloads(target)
-            snap = self._load(target, None)
+        """The current contents, parsed (and checked against the folder beside it) at most
+        once per version of the file. A read writes nothing: a killed write's leftovers, an
+        older layout and parked runs wait for the next write."""
+        for attempt in range(3):
+            try:
+                sig = signature(os.stat(self.path))
+            except OSError:
+                sig = None  # missing or not stat-able: load says which
+            cached = self._snapshot
+            if cached is not None and sig is not None and cached.sig == sig:
+                return cached
+            snap = self._load(self.path, cached)
+            if snap is not cached:
+                try:
+                    check_folder(snap, self._payloads())
+                except StoreError:
+                    with contextlib.suppress(OSError):
+                        if attempt < 2 and signature(os.stat(self.path)) != snap.sig:
+                            continue  # a write committed meanwhile: read it again
+                    raise
             if snap.sig is not None:
                 with self._cache_lock:
                     self._snapshot = snap
-            if payloads.pending.exists() or snap.version < self.SCHEMA_VERSION:
-                payloads.tidy(snap.payload_ids())
-                payloads.end()
-            tidy_shards(shard_folder(payloads.root), snap.shard_files())
-            tidy_shards(figures_folder(payloads.root), snap.figures_files())
-        migrate = snap.sig is not None and snap.version < self.SCHEMA_VERSION
-        if migrate or Journal(target).entries():
-            with self._transaction(force=True):
-                pass
+            return snap
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def _load(self, path: Path, reuse: Snapshot | None) -> Snapshot:
+        return load(
+            path,
+            self.path,
+            self.SCHEMA_VERSION,
+            self._payloads(),
+            reuse,
+            self._shards,
+            self._figures,
+        )
+
+    def _check_paths(self, target: Path) -> None:
+        if target.is_dir():
+            raise StoreError(
+                f"database path {self.path} is a directory, not a file — use --db PATH/perftui.json"
+            )
+        self._payloads().check()
+        check_folder_of(Journal(target).root, self.path)
+        check_writable(target, self.path)
 
     @contextlib.contextmanager
     def _transaction(
@@ -213,16 +208,12 @@ class DatabaseFile:
         The file is read under the lock every time; it is parsed again only if its bytes
         differ from the cached snapshot's. `edits_in_place` names the tables whose documents
         the operation updates in place (TinyDB `update`), so they are copied first. Every
-        write also merges parked runs and migrates an older layout (`force` writes for those
-        alone).
+        write first removes what a killed write left, then merges parked runs and moves an
+        older layout to this one (`force` writes for those alone).
         """
-        self._started = True
         target = self._target
-        if target.is_dir():
-            raise StoreError(
-                f"database path {self.path} is a directory, not a file — use --db PATH/perftui.json"
-            )
-        check_writable(target, self.path)
+        self._check_paths(target)
+        self._read()  # damage is refused before the lock file is even touched
         try:
             target.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
@@ -231,9 +222,11 @@ class DatabaseFile:
                 f" ({exc.strerror or exc}); use --db PATH"
             ) from None
         lock_path = target.with_name(target.name + ".lock")
-        payloads = Payloads(target)
+        payloads = self._payloads()
         with exclusive_lock(lock_path, self.path, self.LOCK_TIMEOUT_S, self.notify):
             snap = self._load(target, self._snapshot)
+            recover(snap, payloads)
+            check_folder(snap, payloads, locked=True)
             data = snap.writable_copy(edits_in_place)
             db = TinyDB(target, data=data, encoder=self._encoder, storage=AtomicJSONStorage)
             storage: AtomicJSONStorage = db.storage  # type: ignore[assignment]
@@ -241,23 +234,26 @@ class DatabaseFile:
             backup = _migrate(tx, snap, target)
             self._merge_parked(tx)
             yield tx
-            if not (storage.dirty or tx.shards or tx.lines or force):
+            if not (storage.dirty or tx.shards or tx.lines or force or backup):
                 return
             if snap.version != self.SCHEMA_VERSION:
                 meta = db.table("meta")
                 meta.truncate()
                 meta.insert(meta_doc())
             remove_orphan_temps(target)
+            marked = tx.touches_files
             try:
                 if backup is not None:
-                    shutil.copy2(target, backup)
-                if tx.touches_files:
-                    payloads.begin()
+                    atomic_write_bytes(backup, (read_bytes(target, self.path) or (b"",))[0])
+                if marked:
+                    ids = {run_id for _, run_id, _ in tx.files} | tx.dropped
+                    tx.token = payloads.begin(ids)
                 payloads.write(tx.files)
                 write_shards(tx, payloads.root, self._shards)
+                retire(db, live_files(snap.entries.values()), payloads)
                 st = storage.commit()
             except OSError as exc:
-                if _unchanged(target, snap):  # else the next start-up tidies
+                if _unchanged(target, snap):  # else the next write removes them
                     self._undo(tx, payloads)
                 raise StoreError(
                     f"cannot write database {self.path} ({exc.strerror or exc});"
@@ -265,14 +261,8 @@ class DatabaseFile:
                 ) from None
             payloads.remove(tx.dropped)
             Journal(target).discard(tx.merged)
-            entries = db.table("shards").all()
-            if tx.shards or tx.superseded:
-                named = {name for doc in entries for name in files_of(doc)}
-                tidy_shards(shard_folder(payloads.root), named)
-            if tx.new_figures:  # those it replaced, once no reader may still want them
-                named = {doc.get("figures") for doc in entries}
-                tidy_shards(figures_folder(payloads.root), named)
-            payloads.end()
+            if marked:
+                payloads.end()
             if backup is not None:
                 self._say(
                     f"database {self.path} moved to layout {self.SCHEMA_VERSION} (runs, samples"
@@ -280,24 +270,28 @@ class DatabaseFile:
                     f" {backup}"
                 )
             if st is not None:
-                snap = Snapshot(
-                    storage.data or {},
-                    signature(st),
-                    storage.digest,
-                    self.path,
-                    payloads,
-                    self._shards,
-                    self._figures,
-                )
-                kept, figures = snap.shard_keys(), snap.figures_files()
-                with self._cache_lock:
-                    for key in list(self._shards):
-                        if key not in kept:
-                            del self._shards[key]
-                    for key in list(self._figures):
-                        if key not in figures:
-                            del self._figures[key]
-                    self._snapshot = snap
+                self._cache(storage, st, payloads)
+
+    def _cache(self, storage: AtomicJSONStorage, st: os.stat_result, payloads: Payloads) -> None:
+        """Keep the committed document as the current snapshot (and the files it names)."""
+        snap = Snapshot(
+            storage.data or {},
+            signature(st),
+            storage.digest,
+            self.path,
+            payloads,
+            self._shards,
+            self._figures,
+        )
+        kept, figures = snap.shard_keys(), snap.figures_files()
+        with self._cache_lock:
+            for key in list(self._shards):
+                if key not in kept:
+                    del self._shards[key]
+            for key in list(self._figures):
+                if key not in figures:
+                    del self._figures[key]
+            self._snapshot = snap
 
     def _undo(self, tx: Transaction, payloads: Payloads) -> None:
         """Remove the files of a write that failed before its document was committed (no

@@ -137,12 +137,16 @@ def _lease_error(token: str) -> str | None:
 
 def relay(token: str) -> int:
     from perftui.bench import protocol  # numpy: only the relay needs it
+    from perftui.processes import child_env
 
     if (error := _lease_error(token)) is not None:
         print(protocol.encode(protocol.Fatal(error)), flush=True)
         return 0
     worker = subprocess.Popen(
-        [sys.executable, "-m", "perftui.bench.worker"], stdin=subprocess.PIPE, text=True
+        [sys.executable, "-m", "perftui.bench.worker"],
+        stdin=subprocess.PIPE,
+        text=True,
+        env=child_env(),  # it dies with this relay
     )  # its stdout and stderr are this process's: the SSH channel
     assert worker.stdin is not None
     worker.stdin.write(sys.stdin.readline())

@@ -18,6 +18,13 @@ LOCAL = "local"
 """The name of this machine as a target; never stored."""
 DEFAULT_PYTHON = "python3"
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
+_DESTINATION = re.compile(
+    r"(?:ssh://)?(?:[A-Za-z0-9_][A-Za-z0-9._-]{0,63}@)?"
+    r"(?:[A-Za-z0-9_][A-Za-z0-9._-]{0,252}|\[[0-9A-Fa-f:.]{2,45}\])(?::[0-9]{1,5})?"
+)
+"""An ~/.ssh/config alias, host, user@host or ssh://user@host:port: nothing a shell or ssh
+would read as more than a destination (no ';', '$(', spaces, newlines, a leading '-')."""
+_PYTHON = re.compile(r"[A-Za-z0-9_~./+-]{1,4096}")
 
 
 @dataclass(frozen=True)
@@ -40,10 +47,10 @@ class TargetBook:
     def all(self) -> list[Target]:
         try:
             data = json.loads(self.path.read_text(encoding="utf-8"))
-            return [Target(**item) for item in data["targets"]]
+            return [_checked(Target(**item)) for item in data["targets"]]
         except FileNotFoundError:
             return []
-        except (OSError, ValueError, KeyError, TypeError) as error:
+        except (OSError, ValueError, KeyError, TypeError, InputError) as error:
             raise InputError(f"cannot read the targets file {self.path}: {error}") from None
 
     def get(self, name: str) -> Target:
@@ -54,11 +61,7 @@ class TargetBook:
         raise InputError(f"no target named {name!r}; targets: {names}")
 
     def add(self, target: Target) -> None:
-        check_name(target.name)
-        if not target.destination.strip() or target.destination.startswith("-"):
-            raise InputError(f"{target.destination!r} is not an SSH destination")
-        if not target.python.strip():
-            raise InputError("--python: give the path of the python that has perftui there")
+        _checked(target)
         existing = self.all()
         if any(t.name == target.name for t in existing):
             raise InputError(f"target {target.name!r} exists; remove it first")
@@ -80,3 +83,22 @@ def check_name(name: str) -> None:
             f"{name!r} is not a target name: use letters, digits, '.', '_', '-' "
             f"(and not {LOCAL!r}, which is this machine)"
         )
+
+
+def _checked(target: Target) -> Target:
+    """`target` if its name, destination and python are each one a target may have (the
+    same rule for `targets add` and for the file read back); InputError otherwise."""
+    for field, value in asdict(target).items():
+        if not isinstance(value, str):
+            raise InputError(f"target {field} {value!r} is not text")
+    check_name(target.name)
+    if not _DESTINATION.fullmatch(target.destination):
+        raise InputError(
+            f"{target.destination!r} is not an SSH destination: give an ~/.ssh/config alias,"
+            " host, user@host or ssh://user@host:port"
+        )
+    if not _PYTHON.fullmatch(target.python) or target.python.startswith("-"):
+        raise InputError(
+            f"--python {target.python!r}: give the path of the python that has perftui there"
+        )
+    return target

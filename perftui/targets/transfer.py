@@ -8,6 +8,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from perftui.domain.errors import InputError
+from perftui.domain.names import describe, terminal_safe, unsafe_char
 from perftui.targets.agent import file_digest
 from perftui.targets.registry import Target
 from perftui.targets.ssh import run_python
@@ -64,7 +66,15 @@ class Manifest:
 
 
 def manifest(model: Path) -> Manifest:
+    """The model's files and digests; InputError for a file name the agent's line-based
+    protocol cannot carry (a newline or other control character)."""
     files = {path.relative_to(model.parent).as_posix(): path for path in model_files(model)}
+    for name in files:
+        if (char := unsafe_char(name)) is not None:
+            raise InputError(
+                f"model file '{terminal_safe(name)}' has {describe(char)} in its name; rename"
+                " it to measure it on a target"
+            )
     return Manifest(model, files, {name: file_digest(path) for name, path in files.items()})
 
 

@@ -13,6 +13,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import DirectoryTree, Footer, Header, Input, Label, Select, Static
 
 from perftui.domain.errors import InputError, StoreError
+from perftui.domain.names import name_problem
 from perftui.domain.records import ENGINES, Project
 from perftui.targets.registry import LOCAL
 from perftui.tui.kit.format import escape
@@ -268,6 +269,8 @@ class NewProjectScreen(InspectingScreen):
             problem = f"{engine} reports no device to choose."
         elif not name:
             problem = "Give the project a name."
+        else:
+            problem = name_problem(name)
         if problem:
             self._status(problem, error=True)
             return

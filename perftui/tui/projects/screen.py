@@ -10,6 +10,7 @@ from textual.binding import Binding, BindingType
 from textual.widgets import DataTable, Footer, Header, Static
 
 from perftui.domain.errors import InputError, StoreError
+from perftui.domain.names import name_problem
 from perftui.domain.quickstart import SAMPLE_PROJECTS, quick_request, sample_projects
 from perftui.domain.records import Project
 from perftui.optimize.notes import derived_projects, optimization_of
@@ -299,6 +300,8 @@ class ProjectsScreen(PerftuiScreen):
         def check(text: str) -> str | None:
             if not text:
                 return "the name is empty"
+            if text != name and (problem := name_problem(text)):
+                return problem
             if text != name and text in self.names:
                 return f"project '{text}' already exists; choose another name"
             return None

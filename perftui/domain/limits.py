@@ -1,0 +1,30 @@
+"""The bounds every front end checks the same way (bench, tune, optimize, the dashboard):
+one place for each rule, so a value one command refuses no other accepts."""
+
+from __future__ import annotations
+
+from perftui.domain.errors import InputError
+
+__all__ = ["MAX_SAMPLES", "MAX_SEED", "check_samples", "check_seed"]
+
+MAX_SEED = 2**32 - 1
+"""numpy's seeds are 32-bit."""
+MAX_SAMPLES = 10_000
+"""Calibration or accuracy samples at most (NNCF's default subset is 300): `--samples
+1000000` made a quantize worker grow to 24 GB before anything refused it."""
+
+
+def check_seed(seed: object) -> int:
+    """`seed` if it is a whole number from 0 to MAX_SEED; InputError otherwise."""
+    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED:
+        raise InputError(f"{seed} is not a seed from 0 to {MAX_SEED}")
+    return seed
+
+
+def check_samples(samples: object) -> int | None:
+    """`samples` (None: the default) if it is from 1 to MAX_SAMPLES; InputError otherwise."""
+    if samples is None:
+        return None
+    if isinstance(samples, bool) or not isinstance(samples, int) or not 1 <= samples <= MAX_SAMPLES:
+        raise InputError(f"{samples} is not a number of samples from 1 to {MAX_SAMPLES:,}")
+    return samples

@@ -1,0 +1,98 @@
+"""The names the store turns into paths, checked first, and its folders, never followed.
+
+Every name read from the main document or a shard (shard and figures files, run ids that
+name payload files) is checked to be a bare name of the form this code writes before it
+becomes a path, so a hand-edited or hostile document cannot reach outside the database's
+folder; the folders inside it and the files read from them are not followed when they are
+symbolic links (`lstat`, ``O_NOFOLLOW``).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import stat
+from pathlib import Path
+
+from perftui.domain.errors import StoreError
+
+__all__ = [
+    "FILE_NAME",
+    "RUN_ID",
+    "checked_file",
+    "checked_folder",
+    "checked_run_id",
+    "is_temp",
+    "read_nofollow",
+]
+
+FILE_NAME = re.compile(r"[0-9a-f]{32}\.json")
+"""A shard or figures file's name, as `perftui.store.shards.write_shard` makes them."""
+RUN_ID = re.compile(r"[0-9A-Za-z_-]{1,64}")
+"""A run's id (as the import schema allows them): it names the run's payload files."""
+TEMP = re.compile(
+    r"\.(?:[0-9a-f]{32}\.json|[0-9A-Za-z_-]{1,64}\.(?:f32|json)\.z|pending)\.[a-z0-9_]{8}\.tmp"
+)
+"""A temporary file `perftui.store.files.atomic_write_bytes` makes for a file of the folder
+(``.<name>.<8 random characters>.tmp``; `tempfile.mkstemp`'s names)."""
+
+
+def checked_file(name: object) -> str:
+    """`name` if it is a shard/figures file name this store writes; ValueError otherwise."""
+    if not isinstance(name, str) or not FILE_NAME.fullmatch(name):
+        raise ValueError(f"{_shown(name)} is not a file name of this database")
+    return name
+
+
+def checked_run_id(run_id: object) -> str:
+    """`run_id` if it can name a payload file; ValueError otherwise."""
+    if not isinstance(run_id, str) or not RUN_ID.fullmatch(run_id):
+        raise ValueError(f"run id {_shown(run_id)} is not letters, digits, '-' or '_'")
+    return run_id
+
+
+def is_temp(name: str) -> bool:
+    """Whether `name` is a temporary file this code creates (and a kill may leave)."""
+    return TEMP.fullmatch(name) is not None
+
+
+def _shown(value: object) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def checked_folder(folder: Path, shown: Path) -> Path:
+    """`folder` if it is a folder or absent; StoreError if it is a symbolic link (never
+    followed: it could lead outside the database's folder) or not a folder."""
+    try:
+        mode = os.lstat(folder).st_mode
+    except FileNotFoundError:
+        return folder
+    except OSError as exc:
+        raise StoreError(
+            f"database {shown}: cannot read {folder} ({exc.strerror or exc}); use --db PATH"
+        ) from None
+    if stat.S_ISLNK(mode):
+        raise StoreError(
+            f"database {shown}: {folder} is a symbolic link, which perftui does not follow;"
+            " it was left untouched — put the folder itself there or use --db PATH"
+        )
+    if not stat.S_ISDIR(mode):
+        raise StoreError(
+            f"database {shown}: {folder} is not a folder; it was left untouched"
+            " — move it aside or use --db PATH"
+        )
+    return folder
+
+
+def read_nofollow(path: Path, limit: int = -1) -> bytes:
+    """The bytes (the first `limit` of them) of the regular file `path`, not following a
+    symbolic link; OSError (ELOOP for a link) otherwise."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0))
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(21, "not a regular file")
+        with os.fdopen(fd, "rb", closefd=False) as handle:
+            return handle.read(limit)
+    finally:
+        os.close(fd)

@@ -1,0 +1,177 @@
+"""What the store deletes, and only that: files its document once named, and the files a
+killed write of its own left.
+
+- A write that supersedes a shard or figures file (perftui.store.shards) records it in the
+  document's ``retired`` table (``{"folder", "name", "at"}``); a write after the grace period
+  removes it and its record. Nothing else in those folders is ever removed because it is old
+  or unnamed.
+- A write marks the folder (``pending``: its token and the runs whose payloads it writes or
+  drops) before its first file; the next write (under the lock) removes what that write left
+  if it was killed: the temporary files this code makes, the files named with its token that
+  no document names, the payloads of its runs that no document holds.
+- A document that does not name the run files beside it (emptied, cut, edited, or an older
+  copy restored beside a newer folder) is damage, reported and left in place
+  (`check_folder`); a read never writes.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import time
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
+
+from perftui.domain.errors import StoreError
+from perftui.store.entries import files_of
+from perftui.store.names import FILE_NAME, checked_file, is_temp
+from perftui.store.payloads import KINDS, Payloads
+from perftui.store.shards import GRACE_S
+
+if TYPE_CHECKING:
+    from tinydb import TinyDB
+
+    from perftui.store.snapshot import Snapshot
+
+__all__ = ["FOLDERS", "check_folder", "live_files", "recover", "retire", "retired_files"]
+
+FOLDERS = ("runs", "figures")
+"""The folders of files the document names (shards, figures)."""
+Named = set[tuple[str, str]]
+"""(folder, file name) pairs."""
+
+
+def live_files(entries: Iterable[dict[str, Any]]) -> Named:
+    """The shard and figures files the projects' entries name (ValueError if one is not a
+    name of this database)."""
+    named: Named = set()
+    for entry in entries:
+        named.update(("runs", name) for name in files_of(entry))
+        if entry.get("figures") is not None:
+            named.add(("figures", checked_file(entry["figures"])))
+    return named
+
+
+def retired_files(docs: Iterable[dict[str, Any]]) -> Named:
+    """The files the ``retired`` table records (ValueError if one is malformed)."""
+    named: Named = set()
+    for doc in docs:
+        if doc.get("folder") not in FOLDERS or not isinstance(doc.get("at"), (int, float)):
+            raise ValueError("a retired file's record lacks folder/at")
+        named.add((doc["folder"], checked_file(doc.get("name"))))
+    return named
+
+
+def _listed(payloads: Payloads, folder: str) -> list[str]:
+    path = payloads.folder(folder)
+    try:
+        return os.listdir(path)
+    except FileNotFoundError:
+        return []
+    except OSError as exc:
+        raise StoreError(
+            f"database {payloads.shown}: cannot list {path} ({exc.strerror or exc}); use --db PATH"
+        ) from None
+
+
+def _unnamed(payloads: Payloads, named: Named) -> list[tuple[str, str]]:
+    """The shard and figures files on disk that `named` does not name."""
+    return [
+        (folder, name)
+        for folder in FOLDERS
+        for name in _listed(payloads, folder)
+        if FILE_NAME.fullmatch(name) and (folder, name) not in named
+    ]
+
+
+def _mark(payloads: Payloads) -> tuple[str, list[str]] | None:
+    """A killed (or running) write's token and runs; None without a mark; ("", []) for a
+    mark that says neither (an earlier version's)."""
+    try:
+        raw = payloads.pending.read_bytes()
+    except FileNotFoundError:
+        return None
+    except OSError:
+        return "", []
+    try:
+        mark = json.loads(raw)
+        token, runs = mark["token"], mark["runs"]
+        if isinstance(token, str) and isinstance(runs, list):
+            return token, [r for r in runs if isinstance(r, str)]
+    except (ValueError, KeyError, TypeError, RecursionError):
+        pass
+    return "", []
+
+
+def check_folder(snap: Snapshot, payloads: Payloads, *, locked: bool = False) -> None:
+    """StoreError (damage) if the folder holds shard or figures files the document does not
+    name and no write is under way (`locked`: none can be, and `recover` has run): the
+    document is older than its folder."""
+    if not os.path.lexists(payloads.root) or (not locked and payloads.pending.exists()):
+        return
+    stray = _unnamed(payloads, snap.named_files())
+    kinds = [] if snap.version else [k for k in KINDS if _listed(payloads, k)]
+    if not stray and not kinds:
+        return
+    what = (
+        f"the {len(stray)} run and figures file(s) in {payloads.root.name}/"
+        if stray
+        else f"the run files in {payloads.root.name}/{kinds[0]}"
+    )
+    raise StoreError(
+        f"database {snap.shown} is damaged: it does not name {what} beside it (it was"
+        " emptied, cut or edited, or an older copy was restored); nothing was changed"
+        " — restore the newer file, or move both aside and use --db PATH"
+    )
+
+
+def recover(snap: Snapshot, payloads: Payloads) -> None:
+    """Remove what a killed write left, then its mark (call under the lock)."""
+    _remove_temps(payloads, "")  # a mark being written
+    mark = _mark(payloads)
+    if mark is None:
+        return
+    token, runs = mark
+    for folder in (*FOLDERS, *KINDS):
+        _remove_temps(payloads, folder)
+    stray = _unnamed(payloads, snap.named_files())
+    if any(not token or not name.startswith(token) for _, name in stray):
+        return  # not this write's alone: check_folder reports it, nothing is removed
+    for folder, name in stray:
+        with contextlib.suppress(OSError):
+            os.unlink(payloads.root / folder / name)
+    if runs:
+        payloads.remove(set(runs) - snap.payload_ids())
+    payloads.end()
+
+
+def _remove_temps(payloads: Payloads, folder: str) -> None:
+    """Remove the temporary files this code makes (and a kill leaves) in `folder`."""
+    for name in _listed(payloads, folder) if folder else _root_names(payloads):
+        if is_temp(name):
+            with contextlib.suppress(OSError):
+                os.unlink(payloads.root / folder / name)
+
+
+def _root_names(payloads: Payloads) -> list[str]:
+    try:
+        return os.listdir(payloads.root) if payloads.folder("runs") else []
+    except OSError:
+        return []
+
+
+def retire(db: TinyDB, before: Named, payloads: Payloads, now: float | None = None) -> None:
+    """Record the files the write's document no longer names (of `before`) as retired, and
+    remove those retired more than the grace period ago (with their records)."""
+    now = time.time() if now is None else now
+    table = db.table("retired")
+    gone = before - live_files(db.table("shards").all())
+    if gone:
+        table.insert_multiple({"folder": f, "name": n, "at": now} for f, n in sorted(gone))
+    due = [doc for doc in table.all() if doc["at"] < now - GRACE_S]
+    for doc in due:
+        with contextlib.suppress(OSError, ValueError):
+            os.unlink(payloads.folder(doc["folder"]) / checked_file(doc["name"]))
+    if due:
+        table.remove(doc_ids=[doc.doc_id for doc in due])
