@@ -202,23 +202,25 @@ def check(name: str, model: Path, db: Path, budget: str) -> list[tuple[str, str,
             rows[-1] = (f"ov {asked}", f"asked {asked}, ran {sorted(ran)}", rows[-1][2])
     for engine in ("onnxruntime", "openvino"):
         int8 = f"{name}-{engine}-int8"
-        rc, _, _ = perftui("show", int8, "--db", str(db))
-        if rc == 0:
-            timed(
-                f"int8 {engine[:3]}",
-                "bench",
-                _model_of(db, int8),
-                "--project",
-                int8,
-                "--profile",
-                *common,
-            )
+        rc, out, _ = perftui("show", int8, "--json", "--db", str(db))
+        if rc != 0:
+            continue
+        shown = json.loads(out)
+        shapes = shown["notes"].get("optimization", {}).get("shapes", {})
+        fixed = [f"--shape={n}[{','.join(map(str, d))}]" for n, d in shapes.items()]
+        bench = [*common[: common.index(str(db)) + 1], *fixed]  # an IR keeps no dim names
+        timed(
+            f"int8 {engine[:3]}",
+            "bench",
+            shown["model"],
+            "--engine",
+            engine,
+            "--project",
+            int8,
+            "--profile",
+            *bench,
+        )
     return rows
-
-
-def _model_of(db: Path, project: str) -> str:
-    rc, out, _ = perftui("show", project, "--json", "--db", str(db))
-    return json.loads(out)["model"] if rc == 0 else ""
 
 
 def facts(names: list[str], db: Path) -> list[str]:

@@ -44,3 +44,30 @@ def test_the_comparison_notes_the_difference_beside_its_verdict():
     assert "batch 1 vs 4" in note and note in c.measurement_notes
     alike = compare_projects("A", [a], "B", [replace(b, config=a.config)])
     assert not any("differ in settings" in n for n in alike.notes)
+
+
+def test_without_a_threshold_the_same_configuration_is_compared_on_both_sides():
+    """Each side's own fastest run made batch 1 meet batch 4: 'B is 1.98x faster' beside
+    'B's median latency is 2.15x higher'."""
+    a = [run(RunConfig(batch=1), fps=100.0), run(RunConfig(batch=4), fps=150.0)]
+    b = [run(RunConfig(batch=1), fps=90.0), run(RunConfig(batch=8), fps=400.0)]
+    b[0] = replace(b[0], id="b1")
+    c = compare_projects("A", a, "B", b)
+    assert c.a is a[0] and c.b is b[0]
+    assert any(
+        n.startswith("like for like: the same configuration on both sides (b1 ") for n in c.notes
+    )
+    assert not any("differ in settings" in n for n in c.notes)
+    apart = compare_projects("A", a[1:], "B", b[1:])
+    assert "no configuration was measured on both sides" in " ".join(apart.notes)
+    assert any("batch 4 vs 8" in n for n in apart.notes)
+
+
+def test_a_side_with_no_run_under_the_threshold_says_its_fastest_is_compared():
+    a = [run(RunConfig(batch=1), fps=100.0)]
+    slow = replace(
+        run(RunConfig(batch=1), fps=90.0), latency_ms=LatencyStats(9, 9, 9, 9, 9, 9, 0, 0)
+    )
+    c = compare_projects("A", a, "B", [slow], threshold_ms=2.0)
+    assert "B (B) has no run at or under 2 ms (median): its fastest run is compared" in c.notes
+    assert "each side's fastest run at or under 2 ms (median)" in c.notes
