@@ -11,10 +11,15 @@ script runs, through the real `perftui` entry point:
   int8 ort   `perftui optimize` of the ONNX Runtime project (static, random calibration)
   int8 ov    `perftui optimize` of the OpenVINO project (NNCF; same calibration)
   compare    `perftui compare` of the two engines' projects, and of FP32 and INT8 on OpenVINO
+  precision  the OpenVINO project's runs record the precision the engine ran; `--precision
+             bf16` and `--precision f32` run at what they ask where the CPU has it
+  int8 bench each INT8 project benchmarked with its profile: the share of its time in 8-bit
 
-and prints one row per check: ok, or the exit status and the first line of the error. A failure
-here is a bug to turn into a small test. Dynamic dimensions other than the batch are bound by
-name (`--shape seq=128`), once for every input that has them.
+and the image models again as old model-zoo graphs (benchmarks/corpus_facts.py: IR 3,
+opset 9, weights made by ConstantOfShape). It prints one row per check: ok, or the exit
+status and the first line of the error. A failure here is a bug to turn into a small test.
+Dynamic dimensions other than the batch are bound by name (`--shape seq=128`), once for every
+input that has them.
 
 Needs torch and transformers, which CI does not install; run it from its own environment:
 
@@ -76,7 +81,7 @@ def _image_models() -> list[Entry]:
     ]
 
 
-def export(entry: Entry, path: Path) -> None:
+def export(entry: Entry, path: Path, opset: int = 17) -> None:
     """Export `entry` to ONNX at `path` with named dynamic axes (legacy TorchScript exporter)."""
     import torch
 
@@ -109,7 +114,7 @@ def export(entry: Entry, path: Path) -> None:
             input_names=names,
             output_names=["last_hidden_state"],
             dynamic_axes=axes,
-            opset_version=17,
+            opset_version=opset,
             dynamo=False,
         )
 
@@ -178,7 +183,64 @@ def check(name: str, model: Path, db: Path, budget: str) -> list[tuple[str, str,
         timed(label, "optimize", f"{name}-{engine}", "--db", str(db), "--samples", "4")
     timed("compare", "compare", f"{name}-onnxruntime", f"{name}-openvino", "--db", str(db))
     timed("compare ov", "compare", f"{name}-openvino", f"{name}-openvino-int8", "--db", str(db))
+    for asked in ("bf16", "f32"):
+        rc, out, _ = timed(
+            f"ov {asked}",
+            "bench",
+            str(model),
+            "--engine",
+            "openvino",
+            "--project",
+            f"{name}-ov-{asked}",
+            "--precision",
+            asked,
+            "--json",
+            *common,
+        )
+        ran = {r.get("precision_run") for r in json.loads(out)["runs"]} if rc == 0 else set()
+        if rc == 0 and ran - {asked, "f32"}:
+            rows[-1] = (f"ov {asked}", f"asked {asked}, ran {sorted(ran)}", rows[-1][2])
+    for engine in ("onnxruntime", "openvino"):
+        int8 = f"{name}-{engine}-int8"
+        rc, out, _ = perftui("show", int8, "--json", "--db", str(db))
+        if rc != 0:
+            continue
+        shown = json.loads(out)
+        shapes = shown["notes"].get("optimization", {}).get("shapes", {})
+        fixed = [f"--shape={n}[{','.join(map(str, d))}]" for n, d in shapes.items()]
+        bench = [*common[: common.index(str(db)) + 1], *fixed]  # an IR keeps no dim names
+        timed(
+            f"int8 {engine[:3]}",
+            "bench",
+            shown["model"],
+            "--engine",
+            engine,
+            "--project",
+            int8,
+            "--profile",
+            *bench,
+        )
     return rows
+
+
+def facts(names: list[str], db: Path) -> list[str]:
+    """The tables of FLOPs against published figures and of INT8 coverage."""
+    from corpus_facts import coverage_row, flops_row
+
+    lines = ["", "FLOPs (2 x MACs) at batch 1:"]
+    for name in names:
+        model = CACHE / f"{name}.onnx"
+        rc, out, _ = perftui("inspect", str(model), "--json", "--shape", f"seq={SEQ}")
+        if rc != 0:
+            rc, out, _ = perftui("inspect", str(model), "--json")
+        lines.append(flops_row(name, json.loads(out)) if rc == 0 else f"{name}: inspect failed")
+    lines += ["", "INT8: share of the profiled time in 8-bit layers:"]
+    for name in names:
+        for engine in ("onnxruntime", "openvino"):
+            rc, out, _ = perftui("show", f"{name}-{engine}-int8", "--json", "--db", str(db))
+            if rc == 0:
+                lines.append(coverage_row(name, engine, json.loads(out)))
+    return lines
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -192,16 +254,31 @@ def main(argv: list[str] | None = None) -> int:
         wanted = set(args.only.split(","))
         entries = [e for e in entries if e.name in wanted]
     failures = 0
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from corpus_facts import OLD_OPSET, old_opset
+
     with tempfile.TemporaryDirectory() as tmp:
         db = Path(tmp) / "corpus.json"
+        old: dict[str, Path] = {}
         for entry in entries:
             model = CACHE / f"{entry.name}.onnx"
             if args.rebuild or not model.exists():
                 print(f"exporting {entry.name} ...", file=sys.stderr, flush=True)
                 export(entry, model)
-            for label, outcome, seconds in check(entry.name, model, db, args.time):
-                failures += outcome != "ok"
-                print(f"{entry.name:<16} {label:<10} {seconds:6.1f}s  {outcome}", flush=True)
+            runs = [(entry.name, model)]
+            if entry.kind == "image":
+                name = f"{entry.name}-opset{OLD_OPSET}"
+                old[name] = CACHE / f"{name}.onnx"
+                if args.rebuild or not old[name].exists():
+                    export(entry, Path(tmp) / "old.onnx", OLD_OPSET)
+                    old_opset(Path(tmp) / "old.onnx", old[name])
+                runs.append((name, old[name]))
+            for name, path in runs:
+                for label, outcome, seconds in check(name, path, db, args.time):
+                    failures += outcome != "ok"
+                    print(f"{name:<22} {label:<10} {seconds:6.1f}s  {outcome}", flush=True)
+        for line in facts([e.name for e in entries] + list(old), db):
+            print(line, flush=True)
     print(f"{failures} failing checks", flush=True)
     return 1 if failures else 0
 

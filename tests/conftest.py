@@ -27,3 +27,17 @@ def store(tmp_path: Path):  # -> perftui.store.database.Store, imported only whe
     from perftui.store.database import Store
 
     return Store(tmp_path / "data" / "perftui.json")
+
+
+LAYER_PRECISION = {"f32": "FP32", "bf16": "BF16", "f16": "FP16"}
+"""OpenVINO's inference precision -> the runtime precision its profile names layers with."""
+
+
+def openvino_cpu_precision() -> str:
+    """The inference precision OpenVINO's CPU plugin runs a float model at on this machine
+    by default, as the engine reports it: 'bf16' on CPUs with AVX-512 BF16 or AMX, else
+    'f32'. Tests derive what to expect of an unforced run from it."""
+    import openvino as ov
+    import openvino.properties.hint as hints
+
+    return ov.Core().get_property("CPU", hints.inference_precision()).get_type_name()

@@ -108,3 +108,55 @@ def test_the_runs_table_shows_the_notes_under_the_run():
     lines = text.splitlines()
     assert any(line.startswith("  #1 note: no VNNI on this CPU") for line in lines)
     assert "  #1 note: bf16 was requested but the engine ran f32" in "\n".join(lines)
+
+
+def test_a_float_model_run_in_bf16_by_default_says_so_and_how_to_measure_fp32():
+    """OpenVINO's default on a CPU with AVX-512 BF16 or AMX is bf16: an FP32 project that
+    asked for no precision must not pass bf16 figures off as FP32."""
+    notes = precision_notes(SAPPHIRE, None, "bf16", int8=False)
+    assert notes == [
+        "ran in bf16, the engine's default on this CPU, not f32: measure with precision f32"
+        " for FP32 figures"
+    ]
+    assert precision_notes(SAPPHIRE, "f32", "f32", int8=False) == []
+    assert precision_notes(SAPPHIRE, None, "f32", int8=False) == []
+    assert "(the non-INT8 layers)" in precision_notes(SAPPHIRE, None, "bf16", int8=True)[0]
+
+
+def test_the_precision_run_is_a_column_of_every_runs_table():
+    project = Project("p", "m.onnx", "openvino", "CPU")
+    lines = runs_table([make_run(None, "bf16"), make_run("f32", "f32")], project=project)
+    header, _, first, second, *notes = lines.splitlines()
+    assert header.split()[:3] == ["#", "config", "ran"]
+    assert first.split()[7] == "bf16" and "p:f32" in second and second.split()[8] == "f32"
+    assert any("#1 note: ran in bf16" in note for note in notes)
+    assert not any(note.startswith("  #2 note: ran in") for note in notes)
+
+
+def test_an_int8_run_says_how_much_of_its_time_ran_in_8_bit_and_what_stayed_float():
+    """An EfficientNet-B0 on OpenVINO left its depthwise convolutions in BF16 and ran 1.63x
+    slower than FP32: the coverage says so beside the run and in compare."""
+    from perftui.domain.compare import compare_projects
+
+    layers = (
+        LayerProfile("c1", "Convolution", "brgconv_avx512_I8", "I8", "executed", 0.6),
+        LayerProfile("dw", "GroupConvolution", "jit_avx512_BF16", "BF16", "executed", 0.3),
+        LayerProfile("r", "Reorder", "ref_any_BF16", "BF16", "executed", 0.1),
+        LayerProfile("a", "Add", "undef", "BF16", "not_run", 0.0),
+    )
+    run = make_run(None, "bf16", isa=SAPPHIRE, layers=layers)
+    run = RunResult(
+        config=run.config,
+        latency_ms=run.latency_ms,
+        throughput_fps=100.0,
+        iterations=200,
+        layers=layers,
+        resolved={**run.resolved, "environment": {"isa": SAPPHIRE}},
+    )
+    [note] = [n for n in run_notes(run, int8=True) if n.startswith("INT8:")]
+    assert note == (
+        "INT8: 60% of the time in 8-bit layers (1 of 3); still in float: GroupConvolution"
+        " (1 layer, 30% of the time); this CPU has avx512_vnni, amx_int8"
+    )
+    c = compare_projects("fp32", [make_run()], "int8", [run])
+    assert f"B (int8): {note}" in c.notes

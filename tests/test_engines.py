@@ -20,6 +20,7 @@ from perftui.domain.errors import InputError
 from perftui.domain.records import RunConfig
 from perftui.engines import get_engine
 from perftui.engines.base import Engine, Prepared, Recorder
+from tests.conftest import LAYER_PRECISION, openvino_cpu_precision
 
 pytestmark = pytest.mark.engine
 
@@ -167,7 +168,7 @@ def test_runs_fill_resolved_settings(name: str, api: str, batch: int, tiny: Path
         assert resolved["requests"] >= 1
     if name == "openvino":
         assert resolved["hint"] == "latency"
-        assert resolved["precision"] == "f32"
+        assert resolved["precision"] == openvino_cpu_precision()
     else:
         assert resolved["hint"] == "n/a (onnxruntime)"
         assert resolved["requests"] == (1 if api == "sync" else 2)
@@ -227,12 +228,32 @@ def test_layer_profile_adds_up_to_a_request(name: str, tiny: Path) -> None:
     # milliseconds that inflate the profile's mean: the upper bound allows them in absolute
     # terms (measured: 3.5 ms against a 0.05 ms median with three busy loops on two cores)
     assert latency_ms / 10 < total < latency_ms * 10 + PREEMPTION_MS
-    assert {row.precision for row in executed} <= {"FP32", ""}
-    assert any(row.precision == "FP32" for row in executed)
+    ran = LAYER_PRECISION.get(prepared.resolved.get("precision"), "FP32")  # ORT: "model"
+    assert {row.precision for row in executed} <= {"FP32", ran, ""}
+    assert any(row.precision == ran for row in executed)
     assert {row.status for row in rows} <= {"executed", "not_run", "optimized_out"}
     # fused layers name the ONNX nodes they came from
     originals = {name for row in rows for name in row.original_names}
     assert "/relu1/Relu" in originals or "/conv1/Conv" in originals
+
+
+@pytest.mark.parametrize("asked", ["f32", "bf16"])
+def test_openvino_runs_the_precision_asked_or_says_what_it_ran(asked: str, tiny: Path) -> None:
+    """f32 asked is f32 on any CPU (the FP32 figures of a BF16 CPU); bf16 asked runs bf16
+    where the CPU has it, and every executed layer is in the precision the engine reports."""
+    prepared = _prepare(get_engine("openvino"), tiny, RunConfig(threads=1, precision=asked))
+    ran = prepared.resolved["precision"]
+    if asked == "f32":
+        assert ran == "f32"
+    else:
+        assert ran in ("bf16", "f32")
+        assert (ran == "bf16") == (openvino_cpu_precision() == "bf16")
+    profiled = _prepare(
+        get_engine("openvino"), tiny, RunConfig(threads=1, precision=asked), profile=True
+    )
+    executed = [row for row in profiled.layer_profile(5) if row.status == "executed"]
+    assert any(row.precision == LAYER_PRECISION[ran] for row in executed)
+    assert {row.precision for row in executed} <= {LAYER_PRECISION[ran], "FP32", ""}
 
 
 def test_openvino_profile_with_several_streams(tiny: Path) -> None:

@@ -15,7 +15,7 @@ from perftui.domain.compare import run_latency
 from perftui.domain.records import LatencyStats, RunConfig, RunResult
 from perftui.store import Store
 from tests.cli_helpers import one_error_line, perftui
-from tests.conftest import MOBILENET_IR
+from tests.conftest import LAYER_PRECISION, MOBILENET_IR, openvino_cpu_precision
 
 BENCHMARK_APP = shutil.which("benchmark_app") or str(
     Path(sys.executable).with_name("benchmark_app")
@@ -42,7 +42,8 @@ def test_a_benchmark_app_report_lands_in_a_project(report_folder: Path, isolated
     assert run.latency_ms is not None and run.latency_ms.min <= run.latency_ms.median
     assert run.config.api == "async" and run.iterations > 0
     assert run.layers and len(run.layers) > 10  # the counters report beside it
-    assert any(layer.precision == "FP32" for layer in run.layers)
+    ran = LAYER_PRECISION[openvino_cpu_precision()]  # benchmark_app ran the engine's default
+    assert any(layer.precision == ran for layer in run.layers)
     assert run.resolved["benchmark_app"]["unreported"] == ["p90", "p99", "stdev", "cv"]
     assert run.latency_ms.p90 is None and run.latency_ms.p99 is None  # unknown, not 0 ms
     shown = perftui("show", "ba", "--json")

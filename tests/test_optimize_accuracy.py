@@ -68,8 +68,9 @@ def test_shape_mismatch_and_non_finite_outputs_are_errors():
 
 
 def test_report_headline_is_the_worst_output_and_round_trips():
-    samples_ref = [[np.array([[0.0, 1.0]]), np.ones((1, 3))] for _ in range(4)]
-    samples_new = [[np.array([[0.2, 0.9]]), np.ones((1, 3)) * 1.5] for _ in range(4)]
+    aux = np.array([[1.0, 2.0, 3.0]])
+    samples_ref = [[np.array([[0.0, 1.0]]), aux] for _ in range(4)]
+    samples_new = [[np.array([[0.2, 0.9]]), aux + 0.5] for _ in range(4)]
     samples_new[0][0] = np.array([[1.0, 0.0]])  # one top-1 flip
     report = compare_outputs(["logits", "aux"], samples_ref, samples_new, "held-out")
     assert report.samples == 4 and [o.name for o in report.outputs] == ["logits", "aux"]
@@ -89,6 +90,7 @@ def test_report_headline_is_the_worst_output_and_round_trips():
         "cosine_similarity",
         "top1_agreement",
         "caution",
+        "reference_precision",
         "outputs",
     }
     assert AccuracyReport.from_dict(doc) == report
@@ -114,3 +116,24 @@ def test_outputs_that_stray_from_fp32_carry_a_caution():
     assert "top-1 agreement 50%" in (report(0.995, top1=0.5).caution() or "")
     assert report(0.679).to_dict()["caution"] == far
     assert AccuracyReport("held-out", 0, ()).caution() is None
+
+
+def test_a_flat_or_near_zero_fp32_output_cannot_judge_and_says_why():
+    """A flat softmax gave cosine 0.0000 beside 100 % top-1 agreement, and FP32 outputs of
+    ~3e-14 a cosine of 0: figures that judge nothing."""
+    flat = [np.full((1, 10), 0.1)]
+    report = compare_outputs(["prob"], [flat], [[np.zeros((1, 10))]], "held-out")
+    [out] = report.outputs
+    assert out.unjudged.startswith("the FP32 outputs are constant")
+    assert out.top1_agreement is None and report.cosine_similarity is None
+    assert report.cosine_text().startswith("cannot judge (the FP32 outputs are constant")
+    assert report.caution() is None and "cosine cannot judge" in report.summary()
+    tiny = [np.array([[3e-14, -2e-14, 1e-14]])]
+    near_zero = compare_outputs(["y"], [tiny], [[np.zeros((1, 3))]], "held-out")
+    assert near_zero.outputs[0].unjudged.startswith("the FP32 outputs are near zero")
+    again = AccuracyReport.from_dict(near_zero.to_dict())
+    assert again.outputs[0].unjudged == near_zero.outputs[0].unjudged
+    # one judged output is still the headline
+    logits = [np.array([[0.1, 2.0, -1.0]])]
+    mixed = compare_outputs(["prob", "logits"], [flat + logits], [[flat[0], logits[0]]], "x")
+    assert mixed.cosine_similarity == pytest.approx(1.0)

@@ -161,13 +161,18 @@ def test_the_shapes_of_the_last_benchmark_are_reused(isolated_db: Path, tmp_path
     """The encoder sample on OpenVINO: its INT8 (NNCF) compiles and runs there (the ONNX
     Runtime INT8 failed every OpenVINO run with "index '0' out of range"), optimize needs no
     --shape again, and the next command gives the INT8 IR, which keeps no dimension names,
-    the shape the project was benchmarked with."""
-    bench = perftui("bench", str(ENCODER), "--engine", "openvino", "--shape", "seq=16", *QUICK)
+    the shape the project was benchmarked with (the first of the dimension's values, said)."""
+    bench = perftui("bench", str(ENCODER), "--engine", "openvino", "--shape", "seq=16,8", *QUICK)
     assert bench.returncode == 0, bench.stderr
     project = "encoder_fp32-openvino-CPU"
     result = perftui("optimize", project, "--samples", "2")
     assert result.returncode == 0, result.stderr
     assert "checking on openvino" in result.stderr
+    assert (
+        "note: calibrated and checked at input_ids[1,16] (seq=16: the first of seq=16,8 in the"
+        " project's last benchmark; --shape DIM=N calibrates at another)"
+    ) in result.stdout
+    assert "note: NNCF's transformer scheme (SmoothQuant), for a MatMul of two" in result.stdout
     assert f"--shape 'input_ids[1,16]' --profile && perftui compare {project}" in result.stdout
     int8 = Store(isolated_db).get_project(f"{project}-int8")
     assert int8 is not None and int8.model.endswith(".xml")

@@ -13,7 +13,8 @@ import pytest
 from perftui.domain.errors import InputError
 from perftui.domain.records import Project
 from perftui.optimize import project as optimize
-from perftui.optimize.on_engine import check_runs
+from perftui.optimize.accuracy import measure_accuracy
+from perftui.optimize.on_engine import check_runs, open_model
 from perftui.optimize.onnx_prepare import QUANT_OPSET, default_opset, prepare_for_quantization
 from perftui.optimize.project import models_dir, optimize_project
 from perftui.optimize.quantize import Quantized
@@ -61,7 +62,8 @@ def test_onnxruntime_quantizes_an_old_opset_model_zoo_graph(store: Store, method
     """Static quantization stopped with "Required inputs (['conv_b__SHAPE']) are missing"."""
     result = optimize_project(store, "ort", method=method, samples=2)
     assert result.tool == "onnxruntime" and Path(result.project.model).suffix == ".onnx"
-    assert len(result.changes) == 2 and "opset 9" in result.changes[1]
+    assert len(result.changes) == 3 and "opset 9" in result.changes[2]
+    assert result.changes[0] == "calibrated and checked at data[1,3,8,8]"
     assert result.project.notes["optimization"]["changes"] == list(result.changes)
     assert result.accuracy.top1_agreement is not None
     assert result.accuracy.cosine_similarity > 0.9
@@ -102,3 +104,18 @@ def test_check_runs_compiles_and_runs_one_request(old_cnn: Path, tmp_path: Path,
     onnx.save(broken, str(tmp_path / "broken.onnx"))
     with pytest.raises(InputError, match=f"the INT8 model does not run on {engine}/CPU: "):
         check_runs(tmp_path / "broken.onnx", engine, "CPU", SHAPES, feeds)
+
+
+@pytest.mark.parametrize(("engine", "expected"), [("onnxruntime", "model"), ("openvino", "f32")])
+def test_the_accuracy_reference_runs_in_f32_whatever_the_cpu_defaults_to(
+    old_cnn: Path, engine: str, expected: str
+):
+    """OpenVINO runs a float model in bf16 by default on a BF16 CPU: the INT8 model's
+    accuracy is judged against true FP32, not against bf16."""
+    reference = open_model(old_cnn, engine, "CPU", SHAPES, "FP32", exact=True)
+    assert reference.precision == expected
+    feeds = {"data": np.ones(SHAPES["data"], np.float32)}
+    report = measure_accuracy(old_cnn, old_cnn, [feeds], "held-out", engine=engine, shapes=SHAPES)
+    assert report.reference_precision == expected
+    assert report.to_dict()["reference_precision"] == expected
+    assert f"against the FP32 model run in {expected}" in report.summary()

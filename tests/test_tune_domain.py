@@ -36,7 +36,7 @@ from perftui.domain.tune_result import (
     beats,
     best_trial,
     clearly_over,
-    floor_config,
+    floor_configs,
     judge_trial,
     needs_repeat,
     on_the_edge,
@@ -260,7 +260,7 @@ def test_floor_is_the_least_latency_configuration() -> None:
         RunConfig(batch=1, requests=1, api="async", hint="latency", threads=1),
         RunConfig(batch=1, requests=1, api="async", hint="latency", threads=2),
     ]
-    assert floor_config(configs) == configs[3]
+    assert floor_configs(configs) == [configs[3], configs[2], configs[1], configs[0]]
 
 
 def cfg(batch: int, threads: int = 2, streams: int = 1, requests: int = 1) -> RunConfig:
@@ -409,13 +409,30 @@ def test_a_refusal_waits_for_a_second_run(
 
     tune, log = fake_search(monkeypatch, [cfg(1), cfg(2)], 5.0, answer)
     if second_ms > 5.0:
-        with pytest.raises(InputError, match="below the fastest median seen, 40"):
+        with pytest.raises(InputError, match="configurations tried: b1 t:2 .* 40 ms .*; b2"):
             tune(Limits(trials=1))
     else:
         first = tune(Limits(trials=1)).trials[0]
         assert first.number == 1 and first.fits and first.run_ids[0] == "r2"
-    # refused after two runs; else the first trial's second run ends the search
-    assert [b for _, b in log] == [run_budget(Budget())] * (2 if second_ms > 5.0 else 3)
+    # refused after two runs of each least-latency configuration; else the first trial's
+    # second run ends the search
+    assert [b for _, b in log] == [run_budget(Budget())] * (4 if second_ms > 5.0 else 3)
+
+
+def test_a_budget_the_fewest_threads_can_meet_is_not_refused(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """On a busy machine t:2 read 9.19 ms while t:1 read 5.1 ms: a 7 ms budget was refused
+    after t:2 alone. The floor tries fewer threads before it refuses."""
+
+    def answer(config: RunConfig, _n: int) -> tuple[float, float, float]:
+        median = 9.2 if config.threads == 2 else 5.1
+        return 1000 / median, median, 0.01
+
+    tune, log = fake_search(monkeypatch, [cfg(1, 2), cfg(1, 1)], 7.0, answer)
+    outcome = tune(Limits(trials=1))
+    assert [c.threads for c, _ in log][:3] == [2, 2, 1]
+    assert outcome.trials[0].config == cfg(1, 1) and outcome.trials[0].fits
 
 
 def test_a_trial_just_over_the_budget_that_would_win_is_measured_again() -> None:
@@ -436,17 +453,27 @@ def test_a_trial_just_over_the_budget_that_would_win_is_measured_again() -> None
 def test_a_trial_on_the_edge_is_measured_again_before_the_search_ends(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """Batch 4 is the best, but its first run reads 10 % over the budget: it is measured
-    once more before the search ends, fits, and wins."""
+    """Batch 4 is the best, but its first run reads 3 % over the budget: it is measured
+    once more before the search ends, fits, and wins (two runs 8 % apart: a mean whose
+    interval stays short of zero, else it would be too noisy to win)."""
     firsts: set[RunConfig] = set()
 
     def answer(config: RunConfig, _n: int) -> tuple[float, float, float]:
         again = config in firsts
         firsts.add(config)
-        median = {1: 2.0, 2: 4.0, 4: 8.0 if again else 11.0}[config.batch]
+        median = {1: 2.0, 2: 4.0, 4: 9.5 if again else 10.3}[config.batch]
         return {1: 100.0, 2: 180.0, 4: 300.0}[config.batch], median, 0.01
 
     tune, log = fake_search(monkeypatch, [cfg(b, 1, 1, 1) for b in (1, 2, 4)], 10.0, answer)
     outcome = tune(Limits(patience=5))
     assert [config for config, _ in log].count(cfg(4, 1, 1, 1)) == 2
     assert outcome.best is not None and outcome.best.config == cfg(4, 1, 1, 1)
+
+
+def test_a_trial_too_noisy_to_use_neither_fits_nor_wins() -> None:
+    """'2,479 ±139 %, p90 2.03 ±352 %' was declared to fit and the best."""
+    from perftui.domain.tune_result import TOO_NOISY
+
+    wild = judge_trial(1, RunConfig(), [run(2479.0, 2.0), run(300.0, 9.0)], "median", 10.0)
+    assert wild.status == TOO_NOISY and not wild.fits
+    assert best_trial([wild]) is None

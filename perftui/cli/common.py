@@ -93,7 +93,13 @@ def run_document(
     notes on its measurement context (perftui.domain.context); "groups" combines the
     repetitions of each configuration."""
     from perftui.bench.environment import environment
-    from perftui.domain.context import model_is_int8, run_notes, runs_notes
+    from perftui.domain.context import (
+        model_is_int8,
+        ran_precision,
+        ran_precisions,
+        run_notes,
+        runs_notes,
+    )
     from perftui.domain.figures import PERCENTILES, group_runs
 
     groups = group_runs(runs, samples, known)
@@ -116,6 +122,7 @@ def run_document(
             {
                 **run.to_dict(),
                 **figures[id(run)].to_dict(),
+                "precision_run": ran_precision(run),
                 "context_notes": list(run_notes(run, int8)),
             }
             for run in runs
@@ -128,6 +135,7 @@ def run_document(
                 "throughput_fps": group.figures.throughput_fps,
                 "latency_ms": {name: group.latency_ms(name) for name in PERCENTILES},
                 **group.figures.to_dict(),
+                "precision_run": ran_precisions(group.runs),
                 "context_notes": runs_notes(group.runs, int8),
             }
             for group in groups

@@ -6,6 +6,7 @@ from typing import Any
 
 from perftui.cli.textfmt import ms_with_interval, table, with_interval
 from perftui.domain.compare import Comparison, Difference, LayerPair, LayerTypeComparison
+from perftui.domain.context import ran_precision, ran_precisions
 from perftui.domain.figures import ConfigGroup
 from perftui.domain.profile import LayerTypeRow, precision_mix
 from perftui.domain.records import RunResult
@@ -22,8 +23,10 @@ def _run(run: RunResult | None, group: ConfigGroup | None = None) -> dict[str, A
     data = run.to_dict()
     data.pop("layers")  # they are in the document's "layers" join
     data["profiled"] = bool(run.layers)
+    data["precision_run"] = ran_precision(run)
     if group is not None:
         data["repeats"] = len(group.runs)
+        data["precision_run"] = ran_precisions(group.runs)
         data["combined_throughput_fps"] = group.figures.throughput_fps
         data.update(group.figures.to_dict())
     return data
@@ -129,9 +132,9 @@ def comparison_text(c: Comparison) -> str:
     rows = []
     for side, name, group in zip("AB", (c.a_name, c.b_name), c.groups, strict=True):
         rows.append(_side_row(side, name, group, c.stat))
-    headers = ("", "project", "run", "rep", "verdict", "fps", f"{c.stat} ms")
+    headers = ("", "project", "run", "ran", "rep", "verdict", "fps", f"{c.stat} ms")
     lines.append("inference time:")
-    lines += ["  " + x for x in table(headers, rows, right={3, 5, 6}).splitlines()]
+    lines += ["  " + x for x in table(headers, rows, right={4, 6, 7}).splitlines()]
     lines += [f"  {found.text}" for found in (c.throughput, c.latency) if found is not None]
     if c.layer_types:
         lines += ["", "layer types (ms per request; layers per precision):"]
@@ -174,12 +177,13 @@ def _precisions(row: LayerTypeRow | None) -> str:
 
 def _side_row(side: str, name: str, group: ConfigGroup | None, stat: str) -> list[str]:
     if group is None:
-        return [side, name, "-", "-", "-", "-", "-"]
+        return [side, name, "-", "-", "-", "-", "-", "-"]
     figures = group.figures
     return [
         side,
         name,
         group.config.label(),
+        ran_precisions(group.runs),
         str(len(group.runs)),
         figures.verdict.status,
         with_interval(figures.throughput_fps, figures.throughput),

@@ -123,7 +123,7 @@ def report_text(result: OptimizeResult) -> str:
             top1 = "" if out.top1_agreement is None else f", top-1 {100 * out.top1_agreement:.0f}%"
             lines.append(
                 f"  {out.name}: max |diff| {out.max_abs_diff:.3g}, mean |diff|"
-                f" {out.mean_abs_diff:.3g}, cosine {out.cosine_similarity:.4f}{top1}"
+                f" {out.mean_abs_diff:.3g}, cosine {out.cosine_text()}{top1}"
             )
     if result.warning:
         lines.append(f"warning: {result.warning}")

@@ -36,7 +36,9 @@ def cmd_projects(args: argparse.Namespace) -> int:
     from perftui.cli.textfmt import num, table
     from perftui.domain.units import ms
 
-    summaries = open_store(args).summaries()
+    store = open_store(args)
+    summaries = store.summaries()
+    precisions = store.precisions()
     if args.json:
         print_json(
             {
@@ -47,6 +49,7 @@ def cmd_projects(args: argparse.Namespace) -> int:
                         "engine": p.engine,
                         "device": p.device,
                         "runs": s.runs,
+                        "precision_run": precisions.get(p.name),
                         "best_throughput_fps": s.best_throughput_fps,
                         "best_latency_ms": s.best_latency_ms,
                     }
@@ -64,6 +67,7 @@ def cmd_projects(args: argparse.Namespace) -> int:
             Path(p.model).name,
             p.engine,
             p.device,
+            precisions.get(p.name, "-"),
             str(s.runs),
             num(s.best_throughput_fps, 1),
             ms(s.best_latency_ms),
@@ -71,8 +75,18 @@ def cmd_projects(args: argparse.Namespace) -> int:
         ]
         for p, s in summaries
     ]
-    headers = ("project", "model", "engine", "device", "runs", "best fps", "best ms", "last run")
-    print(table(headers, rows, right={4, 5, 6}))
+    headers = (
+        "project",
+        "model",
+        "engine",
+        "device",
+        "ran",
+        "runs",
+        "best fps",
+        "best ms",
+        "last run",
+    )
+    print(table(headers, rows, right={5, 6, 7}))
     return EXIT_OK
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from perftui.domain.context import model_is_int8, runs_notes
+from perftui.domain.context import model_is_int8, ran_precisions, runs_notes
 from perftui.domain.records import Project, RunResult
 from perftui.domain.units import ms, spread_text
 
@@ -54,6 +54,7 @@ def ms_with_interval(value: float | None, interval: Interval | None) -> str:
 RUN_HEADERS = (
     "#",
     "config",
+    "ran",
     "rep",
     "status",
     "verdict",
@@ -83,6 +84,7 @@ def group_row(index: int, group: ConfigGroup) -> list[str]:
     return [
         str(index),
         group.config.label(),
+        ran_precisions(group.runs),
         f"{len(group.runs)}x" if len(group.runs) > 1 else "1",
         _status(group),
         figures.verdict.status,
@@ -109,7 +111,7 @@ def runs_table(
 
     groups = group_runs(runs, samples, known)
     rows = [group_row(i, group) for i, group in enumerate(groups, 1)]
-    text = table(RUN_HEADERS, rows, right={0, 2, 5, 6, 7, 8, 9, 10})
+    text = table(RUN_HEADERS, rows, right={0, 3, 6, 7, 8, 9, 10, 11})
     int8 = model_is_int8(runs, project.notes if project else {})
     lines = []
     for i, group in enumerate(groups, 1):
@@ -121,19 +123,21 @@ def runs_table(
 
 
 def flops_line(info: ModelInfo) -> str:
-    """'FLOPs at input_ids[1,128]: 22.347 G (+ 0.2 G cheap ops)', or what is unknown and why."""
+    """'FLOPs (2 x MACs) at input_ids[1,128]: 22.347 G (+ 0.2 G cheap ops)', or what is
+    unknown and why."""
     shapes = ", ".join(f"{k}[{','.join(map(str, v))}]" for k, v in info.flops_shapes.items())
     unknown = [n for n in info.unknown_flops if not n.cheap]
-    text = (
-        f"FLOPs at {shapes}: {info.flops / 1e9:.3f} G (+ {info.cheap_flops / 1e9:.3f} G cheap ops)"
-    )
+    head = f"FLOPs (2 x MACs) at {shapes}"
+    text = f"{head}: {info.flops / 1e9:.3f} G (+ {info.cheap_flops / 1e9:.3f} G cheap ops)"
     if unknown and not info.flops:
-        text = f"FLOPs at {shapes}: unknown"
+        text = f"{head}: unknown"
     if unknown:
         text += (
             f"; {len(unknown)} {unknown[0].op_type}-like nodes have shapes that could not be"
-            " inferred: bind the dynamic dimensions with --shape (e.g. seq=128)"
+            " inferred"
         )
+        if info.dynamic:
+            text += ": bind the dynamic dimensions with --shape (e.g. seq=128)"
     return text
 
 

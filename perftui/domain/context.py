@@ -1,6 +1,7 @@
-"""What the measurement context says about a run's figures: an INT8 model or a requested
-bf16/f16 precision on a CPU without the instructions that make it fast, and a requested
-precision that the engine did not use.
+"""What the measurement context says about a run's figures: the precision the engine ran
+(OpenVINO runs a float model in bf16 by default on CPUs with AVX-512 BF16 or AMX), an INT8
+model or a requested bf16/f16 precision on a CPU without the instructions that make it fast,
+and a requested precision that the engine did not use.
 
 The environment is the one recorded with the run (perftui.bench.environment): its `isa` lists
 the /proc/cpuinfo flags of interest, empty where they could not be read, in which case
@@ -12,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from perftui.domain.int8_coverage import INT8_PRECISIONS, int8_coverage
 from perftui.domain.records import RunResult
 
 INT8_ISA = ("avx512_vnni", "avx_vnni", "amx_int8")
@@ -24,8 +26,26 @@ NATIVE = {
     "f16": (F16_ISA, "AVX-512 FP16 or AMX-FP16"),
 }
 """Per precision a run may request: the instructions that compute it natively, in words."""
-INT8_PRECISIONS = {"I8", "U8"}
-"""Runtime precisions of a profile's layers (perftui.engines' vocabulary) that mean INT8."""
+
+
+LOWER_PRECISIONS = ("bf16", "f16")
+"""Inference precisions below f32 that an engine may choose by itself for a float model."""
+UNSAID = "?"
+"""What `ran_precision` says of a run whose engine did not report its precision."""
+
+
+def ran_precision(run: RunResult) -> str:
+    """The inference precision the engine ran `run` at, as the engine resolved it: 'f32',
+    'bf16', 'f16'; 'model' where ONNX Runtime runs each op in the model's own types;
+    `UNSAID` where the run does not say (an import, a failed run)."""
+    value = (run.resolved or {}).get("precision")
+    return value if isinstance(value, str) and value else UNSAID
+
+
+def ran_precisions(runs: Iterable[RunResult]) -> str:
+    """The precisions several runs ran at, each once: 'bf16', or 'bf16/f32' for a mix."""
+    said = dict.fromkeys(ran_precision(run) for run in runs)
+    return "/".join(said) if said else UNSAID
 
 
 def model_is_int8(runs: Iterable[RunResult], project_notes: Mapping[str, Any]) -> bool:
@@ -53,6 +73,12 @@ def precision_notes(
     inference precision; None or "model" where it does not say) and measured an INT8 model
     when `int8`."""
     notes = []
+    if requested is None and ran in LOWER_PRECISIONS:
+        notes.append(
+            f"ran in {ran}, the engine's default on this CPU, not f32"
+            f"{' (the non-INT8 layers)' if int8 else ''}: measure with precision f32"
+            " for FP32 figures"
+        )
     if int8 and isa and not any(flag in isa for flag in INT8_ISA):
         notes.append(
             "no VNNI on this CPU (avx512_vnni, avx_vnni or amx_int8): INT8 convolutions may "
@@ -72,15 +98,31 @@ def precision_notes(
     return notes
 
 
-def run_notes(run: RunResult, int8: bool) -> tuple[str, ...]:
-    """The context notes of one run (model_is_int8 says whether its model is INT8)."""
+def coverage_note(run: RunResult, isa: Sequence[str]) -> str | None:
+    """For a profiled INT8 run: how much of its time ran in 8-bit layers, what stayed in
+    float, and whether this CPU has the instructions that make INT8 pay."""
+    coverage = int8_coverage(run.layers or ())
+    if coverage is None:
+        return None
+    have = [flag for flag in INT8_ISA if flag in isa]
+    cpu = f"; this CPU has {', '.join(have)}" if have else ""
+    return f"INT8: {coverage.text()}{cpu}"
+
+
+def run_isa(run: RunResult) -> list[str]:
+    """The ISA flags recorded with a run on a CPU (empty: unknown, or not on a CPU)."""
     resolved = run.resolved or {}
     env = resolved.get("environment") or {}
-    ran = resolved.get("precision")
-    isa = [str(flag) for flag in env.get("isa") or ()] if _on_cpu(resolved) else []
-    return tuple(
-        precision_notes(isa, run.config.precision, ran if isinstance(ran, str) else None, int8)
-    )
+    return [str(flag) for flag in env.get("isa") or ()] if _on_cpu(resolved) else []
+
+
+def run_notes(run: RunResult, int8: bool) -> tuple[str, ...]:
+    """The context notes of one run (model_is_int8 says whether its model is INT8)."""
+    ran = (run.resolved or {}).get("precision")
+    isa = run_isa(run)
+    notes = precision_notes(isa, run.config.precision, ran if isinstance(ran, str) else None, int8)
+    coverage = coverage_note(run, isa) if int8 else None
+    return (*notes, coverage) if coverage else tuple(notes)
 
 
 def runs_notes(runs: Iterable[RunResult], int8: bool) -> list[str]:

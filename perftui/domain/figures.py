@@ -20,7 +20,16 @@ from perftui.domain.uncertainty import (
     throughput_interval,
     window_rates,
 )
-from perftui.domain.verdict import NOISY, Verdict, judge, spread, spread_finding, worst
+from perftui.domain.verdict import (
+    NOISY,
+    Verdict,
+    interval_findings,
+    judge,
+    spread,
+    spread_finding,
+    with_findings,
+    worst,
+)
 
 PERCENTILES = {"median": 50.0, "p90": 90.0, "p99": 99.0}
 """The latency statistics that carry an interval, by name (as in LatencyStats)."""
@@ -75,11 +84,12 @@ def run_figures(run: RunResult, samples_ms: np.ndarray | None) -> Figures:
             found = quantile_interval(data, percentile, presorted=True)
             if found is not None:
                 latency[name] = found
+    throughput = throughput_interval(run.throughput_fps, windows)
     return Figures(
         throughput_fps=run.throughput_fps,
-        throughput=throughput_interval(run.throughput_fps, windows),
+        throughput=throughput,
         latency=latency,
-        verdict=judge(run, windows),
+        verdict=with_findings(judge(run, windows), interval_findings(throughput, latency)),
     )
 
 
@@ -150,11 +160,12 @@ def _combined(runs: Sequence[RunResult], members: Sequence[Figures]) -> Figures:
         reasons += lost
     combined = mean_interval(throughputs)
     assert combined is not None
+    verdict = Verdict(worst(statuses), tuple(reasons))
     return Figures(
         throughput_fps=combined.value,
         throughput=combined,
         latency=latency,
-        verdict=Verdict(worst(statuses), tuple(reasons)),
+        verdict=with_findings(verdict, interval_findings(combined, latency)),
     )
 
 

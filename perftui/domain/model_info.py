@@ -7,7 +7,10 @@ from typing import Any
 
 from perftui.domain.records import TensorSpec
 
-__all__ = ["ModelInfo", "NodeFlops"]
+__all__ = ["FLOPS_CONVENTION", "ModelInfo", "NodeFlops"]
+
+FLOPS_CONVENTION = "2 x multiply-accumulates"
+"""What a FLOP count means everywhere perftui shows one (a ResNet-50's 4.09 GMAC is 8.18 G)."""
 
 
 @dataclass(frozen=True)
@@ -81,6 +84,7 @@ class ModelInfo:
             "parameters": self.parameters,
             "parameter_bytes": self.parameter_bytes,
             "flops": self.flops,
+            "flops_convention": FLOPS_CONVENTION,
             "flops_shapes": {k: list(v) for k, v in self.flops_shapes.items()},
             "node_flops": [n.to_dict() for n in self.node_flops],
             "flops_cheap": self.cheap_flops,

@@ -19,6 +19,8 @@ HINTS = ("latency", "throughput", "cumulative_throughput", "none")
 APIS = ("sync", "async")
 PRECISIONS = ("f32", "bf16", "f16")
 RUN_STATUSES = ("ok", "failed", "cancelled")
+EXECUTED = "executed"
+"""The status of a profiled layer that ran (others: "not_run", "optimized_out")."""
 
 Auto = Literal["auto"]
 AUTO: Auto = "auto"
@@ -75,11 +77,16 @@ class RunConfig:
         return cls(**fields)
 
     def label(self) -> str:
-        """Short human label, e.g. 'b4 t:2 s:auto r:auto latency sync' (then 'seq=128')."""
+        """Short human label, e.g. 'b4 t:2 s:auto r:auto latency sync' (then 'p:f32' when a
+        precision was asked for, and the dims, 'seq=128')."""
         threads = "auto" if self.threads == 0 else str(self.threads)
         streams, requests = self.streams, self.requests
+        asked = f" p:{self.precision}" if self.precision else ""
         dims = "".join(f" {name}={value}" for name, value in self.dims)
-        return f"b{self.batch} t:{threads} s:{streams} r:{requests} {self.hint} {self.api}{dims}"
+        return (
+            f"b{self.batch} t:{threads} s:{streams} r:{requests} {self.hint} {self.api}"
+            f"{asked}{dims}"
+        )
 
 
 @dataclass(frozen=True)

@@ -15,6 +15,7 @@ from typing import Any
 
 from perftui.domain import units
 from perftui.domain.compare import Comparison, Side
+from perftui.domain.context import ran_precisions
 from perftui.domain.figures import ConfigGroup, Figures, Samples, group_runs
 from perftui.domain.profile import latest_profiled, layer_type_summary
 from perftui.domain.records import Project, RunConfig, RunResult
@@ -143,7 +144,8 @@ def _settings(group: ConfigGroup) -> str:
     c = group.config
     parts = [f"{c.api}", f"hint {c.hint}", f"streams {c.streams}", f"requests {c.requests}"]
     if c.precision:
-        parts.append(c.precision)
+        parts.append(f"asked {c.precision}")
+    parts.append(f"ran {ran_precisions(group.runs)}")
     return ", ".join(parts)
 
 

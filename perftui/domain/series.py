@@ -22,7 +22,7 @@ def threads_label(threads: int) -> str:
 
 def short_label(config: RunConfig) -> str:
     """A compact label for charts: 'b4 t2' ('t:auto' for the engine's default threads), plus
-    the settings that differ from the defaults."""
+    the settings that differ from the defaults and the dims ('seq=64')."""
     parts = [f"b{config.batch}", "t:auto" if config.threads == 0 else f"t{config.threads}"]
     if config.streams != "auto":
         parts.append(f"s{config.streams}")
@@ -34,6 +34,7 @@ def short_label(config: RunConfig) -> str:
         parts.append(config.api)
     if config.precision:
         parts.append(config.precision)
+    parts += [f"{name}={value}" for name, value in config.dims]
     return " ".join(parts)
 
 

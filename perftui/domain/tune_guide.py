@@ -25,7 +25,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from perftui.domain.records import AUTO, RunConfig
-from perftui.domain.tune_result import FAILED, Trial, best_trial
+from perftui.domain.tune_result import UNJUDGED, Trial, best_trial
 
 BATCH_EXPONENT = 0.75
 """Latency ~ batch**e before two batches of a configuration are measured: e was 0.6 to 0.9
@@ -98,7 +98,7 @@ class Estimate:
 
 
 def _measured(trials: Sequence[Trial]) -> list[Trial]:
-    return [t for t in trials if t.status != FAILED and t.latency is not None and t.fps > 0]
+    return [t for t in trials if t.status not in UNJUDGED and t.latency is not None and t.fps > 0]
 
 
 def _family(config: RunConfig) -> tuple[object, ...]:

@@ -28,6 +28,11 @@ from perftui.domain.uncertainty import (
 
 STATS = ("median", "p90", "p99")
 FITS, OVER, STOPPED, FAILED = "fits", "over", "stopped early", "failed"
+TOO_NOISY = "too noisy"
+"""A trial whose throughput or latency interval is too noisy to use (reaches zero or passes
+±100 %): it neither fits nor is over, and is never the best."""
+UNJUDGED = (FAILED, TOO_NOISY)
+"""Trials that say nothing of where the budget lies."""
 EARLY_TICKS = 3
 """Consecutive progress ticks (0.25 s each) over the budget that stop a trial early."""
 EARLY_MARGIN = {"median": 1.25, "p90": 1.1, "p99": 1.1}
@@ -70,7 +75,7 @@ class Trial:
     number: int
     config: RunConfig
     status: str
-    """FITS, OVER, STOPPED (over the budget before its time was up) or FAILED."""
+    """FITS, OVER, STOPPED (over the budget before its time was up), FAILED or TOO_NOISY."""
     throughput: Interval | None
     latency: Interval | None
     """The budget's statistic, with its interval where the samples give one."""
@@ -197,6 +202,8 @@ def judge_trial(
         return Trial(number, config, FAILED, None, None, "invalid", reasons, ids)
     throughput = figures.throughput or unknown_interval(figures.throughput_fps)
     status = FITS if latency.value <= budget_ms else OVER
+    if throughput.too_noisy or latency.too_noisy:
+        status = TOO_NOISY
     verdict = figures.verdict
     return Trial(number, config, status, throughput, latency, verdict.status, verdict.reasons, ids)
 
@@ -318,13 +325,14 @@ def clearly_over(stat: str, budget_ms: float, tick_ms: Sequence[float], left_s: 
     return min(tick_ms[-EARLY_TICKS:]) > budget_ms * EARLY_MARGIN[stat]
 
 
-def floor_config(configs: Sequence[RunConfig]) -> RunConfig:
-    """The configuration with the least latency to expect: the smallest batch, sync before
-    async, the fewest requests, the latency hint, one stream, the most threads."""
+def floor_configs(configs: Sequence[RunConfig]) -> list[RunConfig]:
+    """The configurations by the latency to expect, least first: the smallest batch, sync
+    before async, the fewest requests, the latency hint, one stream, the most threads (then
+    fewer: on a busy machine one thread can beat two)."""
 
     def key(c: RunConfig) -> tuple[int, bool, int, bool, int, int]:
         requests = 1 if c.api == "sync" else 10**6 if c.requests == AUTO else int(c.requests)
         streams = 1 if c.streams == AUTO else int(c.streams)
         return (c.batch, c.api != "sync", requests, c.hint != "latency", streams, -c.threads)
 
-    return min(configs, key=key)
+    return sorted(configs, key=key)

@@ -62,6 +62,10 @@ def t_critical(df: int) -> float:
     return z + (z**3 + z) / (4 * df) + (5 * z**5 + 16 * z**3 + 3 * z) / (96 * df**2)
 
 
+TOO_NOISY = 1.0
+"""The relative half-width of a 95 % interval past which its figure is too noisy to use."""
+
+
 @dataclass(frozen=True)
 class Interval:
     """A figure with its 95 % interval and the number of values it comes from."""
@@ -82,6 +86,12 @@ class Interval:
     @property
     def bounded(self) -> bool:
         return not any(self.open_ends)
+
+    @property
+    def too_noisy(self) -> bool:
+        """Whether the figure is no result: a bounded interval that reaches zero or is wider
+        than ±`TOO_NOISY` of the figure (a throughput of 2,479 ±139 %)."""
+        return self.bounded and (self.lo <= 0 or self.relative > TOO_NOISY)
 
     @property
     def relative(self) -> float:

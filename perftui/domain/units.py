@@ -25,11 +25,14 @@ def ms(value: float | None, *, missing: str = "-", whole_from_100: bool = False)
 
 def spread_text(interval: Interval | None) -> str:
     """' ±3%' (the larger side of the 95 % interval), ' ±?' where the samples cannot bound
-    it, '' without an interval."""
+    it, ' too noisy' where it reaches zero or passes ±100 % (the verdict says what to do),
+    '' without an interval."""
     if interval is None:
         return ""
     if not interval.bounded:
         return " ±?"
+    if interval.too_noisy:
+        return " too noisy"
     rel = interval.relative
     return f" ±{rel:.0%}" if rel >= 0.01 else f" ±{rel:.1%}"
 

@@ -8,7 +8,7 @@ machine's load during the timed window, its sample count and its profile.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -17,7 +17,7 @@ import numpy as np
 from perftui.domain.benchform import REPEAT_SUGGESTED
 from perftui.domain.load import MachineLoad
 from perftui.domain.records import RunResult
-from perftui.domain.uncertainty import MIN_WINDOWS, t_critical
+from perftui.domain.uncertainty import MIN_WINDOWS, Interval, t_critical
 
 STABLE, NOISY, INVALID = "stable", "noisy", "invalid"
 VERDICTS = (STABLE, NOISY, INVALID)
@@ -129,6 +129,29 @@ def _profile_finding(run: RunResult) -> tuple[str, str] | None:
         f"the profile's layer sum {layer_sum:.3g} ms is {abs(gap):.0%} {side} the measured "
         f"median {measured:.3g} ms (tolerance {PROFILE_TOLERANCE:.0%})"
     )
+
+
+TOO_NOISY_REASON = (
+    "its {what} interval reaches zero or passes ±100 %: too noisy to use; measure longer"
+    " (more time or repetitions) on a quieter machine"
+)
+
+
+def interval_findings(
+    throughput: Interval | None, latency: Mapping[str, Interval]
+) -> list[tuple[str, str]]:
+    """INVALID for each figure whose interval is too noisy to use (perftui.domain.uncertainty)."""
+    named = [("throughput", throughput), *((f"{k} latency", v) for k, v in latency.items())]
+    noisy = [what for what, found in named if found is not None and found.too_noisy]
+    return [(INVALID, TOO_NOISY_REASON.format(what=", ".join(noisy)))] if noisy else []
+
+
+def with_findings(verdict: Verdict, found: Sequence[tuple[str, str]]) -> Verdict:
+    """`verdict` with more findings (status, reason)."""
+    if not found:
+        return verdict
+    status = worst([verdict.status, *(s for s, _ in found)])
+    return Verdict(status, (*verdict.reasons, *(r for _, r in found)))
 
 
 def judge(run: RunResult, windows: Sequence[float]) -> Verdict:

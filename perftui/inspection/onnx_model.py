@@ -47,6 +47,8 @@ def inspect_onnx(p: Path, shapes: ShapeBindings) -> ModelInfo:
         for tensor in g.initializer:
             n, b = _onnx_tensor_size(tensor)
             parameters, parameter_bytes = parameters + n, parameter_bytes + b
+        n, b = _generated_weights(g)
+        parameters, parameter_bytes = parameters + n, parameter_bytes + b
 
     static = resolve_shapes(inputs, shapes)
     value_shapes = static_shapes(model, static)
@@ -54,6 +56,25 @@ def inspect_onnx(p: Path, shapes: ShapeBindings) -> ModelInfo:
     return model_info(
         p, "onnx", inputs, outputs, counts, (parameters, parameter_bytes), node_flops, static
     )
+
+
+def _generated_weights(graph: Any) -> tuple[int, int]:
+    """(elements, bytes) of the weights a graph makes at load time: ConstantOfShape of a
+    constant shape (the old model zoo's light models store their weights this way)."""
+    import numpy as np
+    from onnx import numpy_helper
+
+    shapes = {t.name: t for t in graph.initializer}
+    elements = size = 0
+    for node in graph.node:
+        if node.op_type != "ConstantOfShape" or not node.input or node.input[0] not in shapes:
+            continue
+        dims = numpy_helper.to_array(shapes[node.input[0]]).reshape(-1)
+        value = next((a.t for a in node.attribute if a.name == "value"), None)
+        itemsize = np.dtype(_onnx_dtype(value.data_type)).itemsize if value is not None else 4
+        count = math.prod(int(d) for d in dims)
+        elements, size = elements + count, size + count * itemsize
+    return elements, size
 
 
 def _first_line(exc: BaseException) -> str:

@@ -90,6 +90,9 @@ def static_shapes(model: Any, static: Mapping[str, tuple[int, ...]]) -> dict[str
 
     work = onnx.ModelProto()
     work.CopyFrom(model)
+    # Before IR 4 every initializer was also a graph input; the copy keeps small ones as
+    # initializers alone, which inference refuses under IR 3 (then nothing is inferred).
+    work.ir_version = max(work.ir_version, 4)
     graph = work.graph
     del graph.value_info[:]
     for value in graph.input:

@@ -17,7 +17,7 @@ runs both models on the project's engine and device (perftui.optimize.on_engine)
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +32,11 @@ COSINE_FLOOR = 0.99
 (the sample models' INT8 give 0.999 and more; GPT-2 with random calibration gave 0.68)."""
 TOP1_FLOOR = 0.9
 """A classifier whose INT8 top-1 agrees with FP32's on fewer than this share of samples."""
+NEAR_ZERO = 1e-6
+"""FP32 outputs whose largest magnitude is under this hold no direction for a cosine."""
+FLAT = 1e-6
+"""FP32 outputs whose spread within every sample is under this share of their magnitude are
+constant (a flat softmax): neither a cosine nor an arg-max can judge them."""
 
 
 @dataclass(frozen=True)
@@ -48,9 +53,15 @@ class OutputAccuracy:
     top1_agreement: float | None = None
     top1_matches: int | None = None
     top1_rows: int | None = None
+    unjudged: str = ""
+    """Why the cosine and top-1 cannot judge this output ('' when they can)."""
+
+    def cosine_text(self) -> str:
+        return "cannot judge" if self.unjudged else f"{self.cosine_similarity:.4f}"
 
     def to_dict(self) -> dict[str, Any]:
         return {
+            "unjudged": self.unjudged or None,
             "name": self.name,
             "shape": list(self.shape),
             "elements": self.elements,
@@ -80,16 +91,20 @@ class OutputAccuracy:
             top1_agreement=opt("top1_agreement", float),
             top1_matches=opt("top1_matches", int),
             top1_rows=opt("top1_rows", int),
+            unjudged=str(data.get("unjudged") or ""),
         )
 
 
 @dataclass(frozen=True)
 class AccuracyReport:
-    """FP32 vs INT8 on `samples` inputs; `inputs` says which ("calibration" | "held-out")."""
+    """FP32 vs INT8 on `samples` inputs; `inputs` says which ("calibration" | "held-out");
+    `reference_precision` is the precision the FP32 reference ran at ('f32', or 'model' on
+    ONNX Runtime; '' in reports stored before it was recorded)."""
 
     inputs: str
     samples: int
     outputs: tuple[OutputAccuracy, ...]
+    reference_precision: str = ""
 
     @property
     def max_abs_diff(self) -> float:
@@ -103,12 +118,25 @@ class AccuracyReport:
         return sum(o.mean_abs_diff * o.elements for o in self.outputs) / total
 
     @property
-    def cosine_similarity(self) -> float:
-        return min((o.cosine_similarity for o in self.outputs), default=1.0)
+    def judged(self) -> tuple[OutputAccuracy, ...]:
+        """The outputs the cosine and top-1 can judge."""
+        return tuple(o for o in self.outputs if not o.unjudged)
+
+    @property
+    def cosine_similarity(self) -> float | None:
+        """The lowest cosine of the judged outputs; None when none can be judged."""
+        return min((o.cosine_similarity for o in self.judged), default=None)
+
+    def cosine_text(self) -> str:
+        """'0.9990', or 'cannot judge (why)' when no output can be judged."""
+        if self.cosine_similarity is not None:
+            return f"{self.cosine_similarity:.4f}"
+        reason = self.outputs[0].unjudged if self.outputs else "no outputs"
+        return f"cannot judge ({reason})"
 
     @property
     def top1_agreement(self) -> float | None:
-        found = [o.top1_agreement for o in self.outputs if o.top1_agreement is not None]
+        found = [o.top1_agreement for o in self.judged if o.top1_agreement is not None]
         return min(found) if found else None
 
     def to_dict(self) -> dict[str, Any]:
@@ -121,6 +149,7 @@ class AccuracyReport:
             "cosine_similarity": self.cosine_similarity,
             "top1_agreement": self.top1_agreement,
             "caution": self.caution(),
+            "reference_precision": self.reference_precision,
             "outputs": [o.to_dict() for o in self.outputs],
         }
 
@@ -130,16 +159,19 @@ class AccuracyReport:
             inputs=str(data.get("inputs", "")),
             samples=int(data.get("samples", 0)),
             outputs=tuple(OutputAccuracy.from_dict(o) for o in data.get("outputs") or ()),
+            reference_precision=str(data.get("reference_precision") or ""),
         )
 
     def caution(self) -> str | None:
         """What the speed of an INT8 model whose outputs stray from FP32's is worth, in one
         line; None when they agree (cosine >= COSINE_FLOOR, top-1 >= TOP1_FLOOR)."""
-        top1 = self.top1_agreement
-        strays = self.cosine_similarity < COSINE_FLOOR or (top1 is not None and top1 < TOP1_FLOOR)
+        top1, cosine = self.top1_agreement, self.cosine_similarity
+        strays = (cosine is not None and cosine < COSINE_FLOOR) or (
+            top1 is not None and top1 < TOP1_FLOOR
+        )
         if not self.outputs or not strays:
             return None
-        found = f"cosine {self.cosine_similarity:.4f}"
+        found = f"cosine {self.cosine_text()}"
         if top1 is not None:
             found += f", top-1 agreement {100 * top1:.0f}%"
         return (
@@ -152,15 +184,17 @@ class AccuracyReport:
         parts = [
             f"max |diff| {self.max_abs_diff:.3g}",
             f"mean |diff| {self.mean_abs_diff:.3g}",
-            f"cosine {self.cosine_similarity:.4f}",
+            f"cosine {self.cosine_text()}",
         ]
-        classifier = [o for o in self.outputs if o.top1_agreement is not None]
+        classifier = [o for o in self.judged if o.top1_agreement is not None]
         if classifier:
             worst = min(classifier, key=lambda o: o.top1_agreement or 0.0)
             parts.append(
                 f"top-1 agreement {100 * (worst.top1_agreement or 0.0):.0f}%"
                 f" ({worst.top1_matches}/{worst.top1_rows})"
             )
+        if self.reference_precision:
+            parts.append(f"against the FP32 model run in {self.reference_precision}")
         return ", ".join(parts)
 
 
@@ -236,7 +270,8 @@ def compare_output(
             rows += ref64.shape[0]
         else:
             classifier = False
-    agreement = matches / rows if classifier and rows else None
+    unjudged = _unjudged(reference)
+    agreement = matches / rows if classifier and rows and not unjudged else None
     return OutputAccuracy(
         name=name,
         shape=tuple(int(d) for d in np.shape(reference[0])),
@@ -248,7 +283,19 @@ def compare_output(
         top1_agreement=agreement,
         top1_matches=matches if agreement is not None else None,
         top1_rows=rows if agreement is not None else None,
+        unjudged=unjudged,
     )
+
+
+def _unjudged(reference: Sequence[np.ndarray]) -> str:
+    """Why FP32 outputs this degenerate cannot judge the INT8 ones ('' when they can)."""
+    arrays = [np.asarray(ref, dtype=np.float64).ravel() for ref in reference]
+    peak = max((float(np.abs(a).max()) for a in arrays if a.size), default=0.0)
+    if peak < NEAR_ZERO:
+        return f"the FP32 outputs are near zero, at most {peak:.1e}"
+    if all(float(np.ptp(a)) <= FLAT * peak for a in arrays if a.size):
+        return f"the FP32 outputs are constant ({float(arrays[0][0]):.4g} everywhere)"
+    return ""
 
 
 def compare_outputs(
@@ -289,7 +336,7 @@ def measure_accuracy(
         raise InputError("the accuracy check needs at least one sample")
     report = progress or (lambda phase, done, total: None)
     with quiet():
-        reference = open_model(fp32, engine, device, shapes or {}, "FP32")
+        reference = open_model(fp32, engine, device, shapes or {}, "FP32", exact=True)
         candidate = open_model(int8, engine, device, shapes or {}, "INT8")
         names = list(reference.outputs)
         index = {name: i for i, name in enumerate(candidate.outputs)}
@@ -311,4 +358,5 @@ def measure_accuracy(
                     ) from None
                 out.append([results[i] for i in order])
             report("checking accuracy", number, len(samples))
-    return compare_outputs(names, ref_out, new_out, inputs)
+    found = compare_outputs(names, ref_out, new_out, inputs)
+    return replace(found, reference_precision=reference.precision)

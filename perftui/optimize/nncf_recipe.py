@@ -25,14 +25,41 @@ import numpy as np
 from perftui.domain.errors import InputError
 from perftui.optimize.quantize import Method, Progress
 
-ATTENTION_OPS = frozenset({"Softmax", "SoftMax", "ScaledDotProductAttention"})
-"""Operators that mark an attention model (ONNX and OpenVINO spellings)."""
+FUSED_ATTENTION = frozenset({"ScaledDotProductAttention"})
+"""OpenVINO operators that are attention themselves."""
 
 
-def is_transformer(op_counts: Mapping[str, int]) -> bool:
-    """An attention model: it has a softmax (or fused attention) and matrix products."""
-    ops = set(op_counts)
-    return bool(ops & ATTENTION_OPS) and bool(ops & {"MatMul", "Gemm", "FullyConnected"})
+def attention_found(model: Any) -> str | None:
+    """Why `model` (an ``ov.Model``) is an attention model, in words, or None.
+
+    By structure, not by operator names (a softmax and a Gemm make every classifier): a
+    fused attention operator, or a MatMul of two activations (query x key, weights x value),
+    where a classifier's MatMul multiplies an activation by constant weights."""
+    constant: dict[Any, bool] = {}
+
+    def from_constants(node: Any) -> bool:
+        """Whether the node computes from constants alone (weights, however converted)."""
+        found = constant.get(node)
+        if found is None:
+            kind = node.get_type_name()
+            found = kind == "Constant" or (
+                kind != "Parameter"
+                and node.get_input_size() > 0
+                and all(from_constants(i.get_source_output().get_node()) for i in node.inputs())
+            )
+            constant[node] = found
+        return found
+
+    for op in model.get_ordered_ops():  # topological: the recursion above stays shallow
+        kind = op.get_type_name()
+        if kind in FUSED_ATTENTION:
+            return f"a fused attention operator ({op.get_friendly_name()})"
+        if kind == "MatMul" and not any(
+            from_constants(i.get_source_output().get_node()) for i in op.inputs()
+        ):
+            return f"a MatMul of two activations ({op.get_friendly_name()})"
+        from_constants(op)
+    return None
 
 
 def _nncf() -> Any:
@@ -54,7 +81,6 @@ def quantize_openvino(
     target: str | Path,
     method: Method,
     samples: Sequence[Mapping[str, np.ndarray]],
-    transformer: bool,
     progress: Progress | None = None,
 ) -> tuple[str, ...]:
     """INT8 of `source` as OpenVINO IR `target` (``.xml``, its ``.bin`` beside it); what the
@@ -67,6 +93,7 @@ def quantize_openvino(
     report = progress or (lambda phase, done, total: None)
     report("preparing", 0, 0)
     model = ov.Core().read_model(str(source))
+    attention = attention_found(model)
     if method == "static":
         names = [port_name(port) for port in model.inputs]
         total, fed = len(samples), [0]
@@ -84,11 +111,15 @@ def quantize_openvino(
             model,
             nncf.Dataset(list(samples), feed),
             subset_size=total,
-            model_type=nncf.ModelType.TRANSFORMER if transformer else None,
+            model_type=nncf.ModelType.TRANSFORMER if attention else None,
         )
         notes = ["nncf.quantize (post-training, MinMax statistics, fast bias correction)"]
-        if transformer:
-            notes.append("model type transformer: NNCF's transformer scheme, SmoothQuant")
+        if attention:
+            notes.append(
+                f"NNCF's transformer scheme (SmoothQuant), for {attention}: an attention model"
+            )
+        else:
+            notes.append("NNCF's default scheme: no attention found (no MatMul of two activations)")
     else:
         report("quantizing", 0, 0)
         quantized = nncf.compress_weights(model, mode=nncf.CompressWeightsMode.INT8_ASYM)

@@ -4,8 +4,9 @@
   (`Engine.prepare`, `bind`, `infer_once`), the path of every later benchmark, so a model
   that would fail every run is refused before it is stored.
 - `open_model`: the same engine and device, returning outputs, for the accuracy check
-  (OpenVINO: the model reshaped to the samples' static shapes and compiled; ONNX Runtime: a
-  session on the device's execution provider, CPU behind it).
+  (OpenVINO: the model reshaped to the samples' static shapes and compiled, the FP32
+  reference in f32 explicitly: OpenVINO's default on a CPU with AVX-512 BF16 or AMX is bf16;
+  ONNX Runtime: a session on the device's execution provider, CPU behind it).
 
 Engine libraries are imported inside the functions.
 """
@@ -27,10 +28,12 @@ Shapes = Mapping[str, tuple[int, ...]]
 
 @dataclass(frozen=True)
 class LoadedModel:
-    """A model compiled on one engine and device: its output names and a run function."""
+    """A model compiled on one engine and device: its output names, a run function and the
+    inference precision the engine compiled it for ('model' on ONNX Runtime)."""
 
     outputs: tuple[str, ...]
     run: Callable[[Mapping[str, np.ndarray]], list[np.ndarray]]
+    precision: str
 
 
 def where(engine: str, device: str) -> str:
@@ -56,14 +59,15 @@ def check_runs(
 
 
 def open_model(
-    path: str | Path, engine: str, device: str, shapes: Shapes, what: str
+    path: str | Path, engine: str, device: str, shapes: Shapes, what: str, *, exact: bool = False
 ) -> LoadedModel:
-    """`path` compiled on `engine`/`device`; InputError (one line) naming `what` ("FP32" or
+    """`path` compiled on `engine`/`device` (in f32 when `exact`, else at the engine's default
+    precision, as a benchmark runs it); InputError (one line) naming `what` ("FP32" or
     "INT8") when it does not load."""
     path = Path(path)
     try:
         if engine == "openvino":
-            return _openvino(path, device, shapes)
+            return _openvino(path, device, shapes, exact)
         return _onnxruntime(path, device)
     except InputError:
         raise
@@ -74,15 +78,18 @@ def open_model(
         ) from None
 
 
-def _openvino(path: Path, device: str, shapes: Shapes) -> LoadedModel:
+def _openvino(path: Path, device: str, shapes: Shapes, exact: bool) -> LoadedModel:
     import openvino as ov
+    import openvino.properties.hint as hints
 
-    from perftui.engines.openvino_config import port_name, reshape
+    from perftui.engines.openvino_config import compiled_property, port_name, reshape
 
     core = ov.Core()
     model = core.read_model(str(path))
     reshape(model, shapes, path)
-    compiled = core.compile_model(model, device)
+    config = {hints.inference_precision(): ov.Type.f32} if exact else {}
+    compiled = core.compile_model(model, device, config)
+    precision = compiled_property(compiled, hints.inference_precision())
     request = compiled.create_infer_request()
     inputs = [(port, port_name(port)) for port in compiled.inputs]
 
@@ -94,7 +101,8 @@ def _openvino(path: Path, device: str, shapes: Shapes) -> LoadedModel:
         port.get_any_name() if port.get_names() else f"output {i}"
         for i, port in enumerate(compiled.outputs)
     )
-    return LoadedModel(names, run)
+    said = precision.get_type_name() if isinstance(precision, ov.Type) else "?"
+    return LoadedModel(names, run, said)
 
 
 def _onnxruntime(path: Path, device: str) -> LoadedModel:
@@ -115,4 +123,4 @@ def _onnxruntime(path: Path, device: str) -> LoadedModel:
     options.log_severity_level = 3
     session = ort.InferenceSession(str(path), options, providers=providers)
     names = tuple(o.name for o in session.get_outputs())
-    return LoadedModel(names, lambda feeds: list(session.run(list(names), dict(feeds))))
+    return LoadedModel(names, lambda feeds: list(session.run(list(names), dict(feeds))), "model")

@@ -47,7 +47,6 @@ from perftui.optimize.calibration import (
     random_calibration,
     safe_name,
 )
-from perftui.optimize.nncf_recipe import is_transformer
 from perftui.optimize.on_engine import check_runs
 from perftui.optimize.quantize import METHODS, QUANTIZED_OPS, Method, Progress, quantize_model
 from perftui.store import Store, now_iso
@@ -167,6 +166,25 @@ def _project_shapes(store: Store, source: Project) -> ShapeBindings:
     """The shapes of the project's last benchmark (none if it has not been benchmarked)."""
     last = store.last_benchmark(source.name)
     return last.request.shapes if last is not None else ShapeBindings()
+
+
+def _shapes_chosen(
+    static: Mapping[str, tuple[int, ...]], bindings: ShapeBindings, from_benchmark: bool
+) -> str:
+    """The line that says which shapes the model was calibrated and checked at, and, where
+    the project's benchmark measured several values of a dimension, that the first was
+    taken and `--shape` chooses another."""
+    at = ", ".join(f"{name}[{','.join(map(str, dims))}]" for name, dims in static.items())
+    line = f"calibrated and checked at {at}"
+    several = {name: values for name, values in bindings.dims.items() if len(values) > 1}
+    if several:
+        first = ", ".join(f"{name}={values[0]}" for name, values in several.items())
+        where = "the project's last benchmark" if from_benchmark else "--shape"
+        line += (
+            f" ({first}: the first of {bindings.text()} in {where};"
+            " --shape DIM=N calibrates at another)"
+        )
+    return line
 
 
 def _bench_shapes(
@@ -307,8 +325,10 @@ def make_int8(
             f"project {source.name!r} is already quantized ({Path(source.model).name} has"
             f" {quantized[0]} nodes); optimize its FP32 source instead"
         )
-    bindings = as_bindings(shapes) or _project_shapes(store, source)
+    given = as_bindings(shapes)
+    bindings = given or _project_shapes(store, source)
     static_shapes = calibration_shapes(info.inputs, bindings)
+    chosen = _shapes_chosen(static_shapes, bindings, from_benchmark=not given)
 
     if calibration is not None:
         data = load_calibration_folder(calibration, info.inputs, static_shapes, samples)
@@ -338,7 +358,6 @@ def make_int8(
         data.samples,
         progress,
         engine=engine,
-        transformer=is_transformer(info.op_counts),
     )
     if progress is not None:
         progress(f"checking on {engine}", 0, 0)
@@ -358,7 +377,7 @@ def make_int8(
         "optimization": {
             "method": method,
             "tool": made.tool,
-            "changes": list(made.changes),
+            "changes": [chosen, *made.changes],
             "shapes": {name: list(shape) for name, shape in static_shapes.items()},
             "calibration": data.source,
             "calibration_dir": str(data.folder) if data.folder else None,
@@ -390,6 +409,6 @@ def make_int8(
         folder=data.folder,
         available=data.available,
         tool=made.tool,
-        changes=made.changes,
+        changes=(chosen, *made.changes),
         shapes=bench_shapes,
     )

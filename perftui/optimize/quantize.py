@@ -205,13 +205,13 @@ def quantize_model(
     progress: Progress | None = None,
     *,
     engine: str = "onnxruntime",
-    transformer: bool = False,
 ) -> Quantized:
     """Quantize with `method` and the recipe of `engine` (NNCF for "openvino", ONNX Runtime's
     tools otherwise) into `workdir`; InputError (one line) when the tools fail on this model.
 
-    `samples` calibrate the static method (ignored by the dynamic one); `transformer` picks
-    NNCF's transformer scheme. Files may be left in `workdir` on failure; the caller owns it.
+    `samples` calibrate the static method (ignored by the dynamic one); NNCF's scheme follows
+    the model's structure (perftui.optimize.nncf_recipe). Files may be left in `workdir` on
+    failure; the caller owns it.
     """
     if method not in METHODS:
         raise InputError(f"unknown method {method!r}; choose from: {', '.join(METHODS)}")
@@ -224,7 +224,7 @@ def quantize_model(
                 from perftui.optimize.nncf_recipe import quantize_openvino
 
                 target = workdir / "int8.xml"
-                changes = quantize_openvino(source, target, method, samples, transformer, progress)
+                changes = quantize_openvino(source, target, method, samples, progress)
                 return Quantized(target, "nncf", changes)
             target = workdir / "int8.onnx"
             if method == "static":

@@ -158,7 +158,7 @@ class Services:
     """The dashboard's back ends; replace any of them in tests."""
 
     devices: Callable[[], dict[str, list[str] | str]] = probe_devices
-    inspect: Callable[[str], ModelInfo] = inspect
+    inspect: Callable[[str, Mapping[str, tuple[int, ...]] | None], ModelInfo] = inspect
     validate: Callable[[BenchmarkRequest], None] = validate
     client: Callable[[BenchmarkRequest, Store], Client] = client
     measure_requests: Callable[

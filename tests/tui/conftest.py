@@ -236,6 +236,7 @@ class FakeServices(Services):
     """No engines: fixed devices, inspection results and validation; a scripted client."""
 
     inspected: list[str] = field(default_factory=list)
+    inspected_shapes: list[object] = field(default_factory=list)
     validated: list[BenchmarkRequest] = field(default_factory=list)
     clients: list[FakeClient] = field(default_factory=list)
     invalid: str | None = None
@@ -255,11 +256,13 @@ class FakeServices(Services):
 
     def _inspect(self, path: str, shapes: object = None) -> ModelInfo:
         self.inspected.append(path)
+        self.inspected_shapes.append(shapes)
         if "broken" in path:
             raise InputError(f"cannot read model {path}: not an ONNX file")
+        at = dict(shapes) if isinstance(shapes, dict) else {}
         if "encoder" in path:
-            return replace(DYNAMIC_INFO, path=path)
-        return replace(INFO, path=path)
+            return replace(DYNAMIC_INFO, path=path, flops_shapes=at)
+        return replace(INFO, path=path, flops_shapes=at)
 
     def _validate(self, request: BenchmarkRequest) -> None:
         self.validated.append(request)

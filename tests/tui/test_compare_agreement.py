@@ -18,7 +18,7 @@ from perftui.tui.app import create_app
 from perftui.tui.compare.setup import CompareScreen
 from perftui.tui.compare.summary import CompareSummaryScreen
 from tests.cli_helpers import perftui
-from tests.conftest import MOBILENET, MOBILENET_INT8
+from tests.conftest import LAYER_PRECISION, MOBILENET, MOBILENET_INT8, openvino_cpu_precision
 
 pytestmark = [pytest.mark.tui, pytest.mark.engine]
 
@@ -109,7 +109,8 @@ async def test_screen_and_cli_agree_on_the_sweet_spot(real_db: Path, services):
         summary = app.screen
         assert isinstance(summary, CompareSummaryScreen)
         pairs = [p for p in summary.comparison.layers if p.presence == "both"]
-        assert any(p.a.precision == "FP32" and p.b.precision == "I8" for p in pairs)
+        ran = LAYER_PRECISION[openvino_cpu_precision()]  # FP32 runs in bf16 on a BF16 CPU
+    assert any(p.a.precision == ran and p.b.precision == "I8" for p in pairs)
     sides = {spot for _, _, spot in checked}
     assert None in sides and len(sides) >= 2  # some thresholds find none, others a run
     # and the installed command prints what the in-process calls printed (all runs)

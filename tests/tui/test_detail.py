@@ -38,7 +38,8 @@ async def test_runs_newest_first_and_the_summary_follows_the_cursor(app):
         screen = await open_detail(app, pilot)
         rows = cells(screen, "runs")
         assert [r[1] for r in rows] == ["b8 t2", "b4 t2", "b4 t1", "b1 t2", "b1 t1"]
-        assert rows[0][2] == "failed" and rows[1][6] == "yes"
+        assert rows[0][3] == "failed" and rows[1][7] == "yes"
+        assert rows[0][2] == "?"  # the precision run: these runs do not say
         # the newest successful run is selected at first
         assert screen.selected is not None and screen.selected.config.batch == 4
         assert screen.selected.config.threads == 2
@@ -155,3 +156,37 @@ async def test_a_project_without_runs_explains_what_to_do(app):
         await pilot.press("b")
         await pilot.pause()
         assert type(app.screen).__name__ == "BenchmarkConfigScreen"
+
+
+async def test_flops_are_computed_at_the_shapes_of_the_run_they_stand_beside(
+    db, services, tmp_path
+):
+    """The detail screen inspected at seq 128 beside a seq 64 profile: the FLOPs follow the
+    shapes the profiled run ran with, and follow the cursor to a run of other shapes."""
+    from dataclasses import replace
+
+    from perftui.domain.records import Project, RunConfig
+    from perftui.store import Store
+    from perftui.tui.app import create_app
+    from tests.tui.conftest import LAYERS, make_run
+
+    store = Store(db)
+    store.add_project(Project("enc", "/models/encoder.onnx", "openvino", "CPU"))
+    for seq, second in ((64, 10), (32, 20)):
+        run = make_run("enc", 1, 1, 100.0, second, layers=True)
+        resolved = {**run.resolved, "shapes": {"input_ids": [1, seq]}}
+        config = RunConfig(batch=1, threads=1, dims=(("seq", seq),))
+        store.add_run(replace(run, resolved=resolved, config=config, layers=LAYERS))
+    app = create_app(db, services)
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = await open_detail(app, pilot, "enc")
+        assert services.inspected_shapes[-1] == {"input_ids": (1, 32)}  # the newest run
+        assert screen.info is not None and screen.info.flops_shapes == {"input_ids": (1, 32)}
+        await pilot.press("down")  # the seq 64 run
+        for _ in range(40):
+            await pilot.pause(0.02)
+            if screen.info.flops_shapes == {"input_ids": (1, 64)}:
+                break
+        assert services.inspected_shapes[-1] == {"input_ids": (1, 64)}
+        assert screen.info.flops_shapes == {"input_ids": (1, 64)}
+        assert [r[1] for r in cells(screen, "runs")] == ["b1 t1 seq=32", "b1 t1 seq=64"]

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from perftui.domain.compare.sides import Side
 from perftui.domain.errors import InputError
 from perftui.domain.profile import LayerTypeRow, layer_type_summary
-from perftui.domain.records import LayerProfile
+from perftui.domain.records import EXECUTED, LayerProfile
 
 
 @dataclass(frozen=True)
@@ -153,12 +153,17 @@ def join_layers(a: Sequence[LayerProfile], b: Sequence[LayerProfile]) -> list[La
     """Every layer of both versions, paired by name, then by original (pre-fusion) names,
     then by normalised name, then by a shared name scope and related type (an engine that
     folds BatchNorm into a Conv may rename the Conv but keeps the scope of the nodes it
-    fused). Each layer is used once; A's order first, B-only layers after."""
-    exact = {layer.name: i for i, layer in enumerate(b)}
+    fused). Each layer is used once; A's order first, B-only layers after.
+
+    An executed layer pairs with an executed one when any candidate is (OpenVINO keeps a
+    not-run stub under the name of a node it fused into a FullyConnected that carries the
+    name among its original names), and A's executed layers choose first."""
+    exact: dict[str, int] = {}
     by_original: dict[str, int] = {}
     by_normalised: dict[str, int] = {}
     by_scope: dict[str, list[int]] = {}
-    for i, layer in enumerate(b):
+    for i, layer in sorted(enumerate(b), key=lambda item: item[1].status != EXECUTED):
+        exact.setdefault(layer.name, i)
         for original in layer.original_names:
             by_original.setdefault(original, i)
         by_normalised.setdefault(normalised_name(layer.name), i)
@@ -179,16 +184,32 @@ def join_layers(a: Sequence[LayerProfile], b: Sequence[LayerProfile]) -> list[La
                     yield i, "scope", scope
 
     used: set[int] = set()
+
+    def pick(layer: LayerProfile, alike: bool) -> tuple[int | None, str, str] | None:
+        for found in candidates(layer):
+            index = found[0]
+            if index is None or index in used:
+                continue
+            if alike and (b[index].status == EXECUTED) != (layer.status == EXECUTED):
+                continue
+            return found
+        return None
+
+    chosen: dict[int, tuple[int | None, str, str]] = {}
+    order = sorted(range(len(a)), key=lambda i: a[i].status != EXECUTED)
+    for alike in (True, False):
+        for i in order:
+            if i not in chosen and (found := pick(a[i], alike)) is not None:
+                chosen[i] = found
+                used.add(found[0])  # type: ignore[arg-type]
     pairs: list[LayerPair] = []
-    for layer in a:
-        found = next((c for c in candidates(layer) if c[0] is not None and c[0] not in used), None)
-        if found is None:
+    for i, layer in enumerate(a):
+        if i not in chosen:
             pairs.append(LayerPair(layer.name, layer, None))
-        else:
-            index, how, key = found
-            assert index is not None
-            used.add(index)
-            pairs.append(LayerPair(key, layer, b[index], how))
+            continue
+        index, how, key = chosen[i]
+        assert index is not None
+        pairs.append(LayerPair(key, layer, b[index], how))
     pairs += [LayerPair(layer.name, None, layer) for i, layer in enumerate(b) if i not in used]
     return pairs
 

@@ -20,6 +20,7 @@ from perftui.domain.compare.pairing import (
     paired_note,
     paired_runs,
 )
+from perftui.domain.compare.settings import settings_note
 from perftui.domain.compare.sides import Side, run_latency
 from perftui.domain.compare.verdicts import (
     SINGLE_RUNS,
@@ -29,6 +30,7 @@ from perftui.domain.compare.verdicts import (
     profile_contradiction,
     within_noise,
 )
+from perftui.domain.context import coverage_note, model_is_int8, run_isa
 from perftui.domain.figures import ConfigGroup, Figures, Samples
 from perftui.domain.records import Project, RunConfig, RunResult
 from perftui.domain.summary import ProjectSummary
@@ -89,6 +91,38 @@ def pick_run(
     return max(ok, key=lambda r: (r.throughput_fps, r.id), default=None)
 
 
+def _any_under(runs: Sequence[RunResult], threshold_ms: float, stat: str) -> bool:
+    return any((v := run_latency(r, stat)) is not None and v <= threshold_ms for r in runs)
+
+
+def like_for_like(
+    a_runs: Sequence[RunResult], b_runs: Sequence[RunResult], stat: str
+) -> tuple[str | None, str | None, str]:
+    """Without a threshold, each side's run of the same configuration: of those measured on
+    both sides, the one A ran fastest (its fastest run on each side), and the note that says
+    so; (None, None, note) when no configuration was measured on both (each side's fastest
+    run is then compared, and the settings note names what differs)."""
+    ok_a = [r for r in a_runs if run_latency(r, stat) is not None]
+    ok_b = [r for r in b_runs if run_latency(r, stat) is not None]
+    shared = {r.config for r in ok_a} & {r.config for r in ok_b}
+    if not ok_a or not ok_b:
+        return None, None, ""
+    if not shared:
+        return None, None, "no configuration was measured on both sides: each side's fastest run"
+    best_a = max((r for r in ok_a if r.config in shared), key=lambda r: (r.throughput_fps, r.id))
+    best_b = max(
+        (r for r in ok_b if r.config == best_a.config), key=lambda r: (r.throughput_fps, r.id)
+    )
+    return (
+        best_a.id,
+        best_b.id,
+        (
+            f"like for like: the same configuration on both sides ({best_a.config.label()}),"
+            f" A's fastest of the {len(shared)} measured on both"
+        ),
+    )
+
+
 @dataclass(frozen=True)
 class Comparison:
     a_name: str
@@ -144,8 +178,13 @@ def compare_projects(
     side_runs = {Side.A: a_runs, Side.B: b_runs}
     if sweet is not None:
         sweet = _with_noise(sweet, candidates, side_runs, threshold_ms, samples)
+    picked = ""
     if threshold_ms is None and a_pinned is None and b_pinned is None:
         a_pinned, b_pinned = latest_alternation(a_runs, b_runs) or (None, None)
+        if a_pinned is None:
+            a_pinned, b_pinned, picked = like_for_like(a_runs, b_runs, stat)
+    elif threshold_ms is not None and a_pinned is None and b_pinned is None:
+        picked = f"each side's fastest run at or under {threshold_ms:g} ms ({stat})"
     a = pick_run(a_runs, threshold_ms, stat, a_pinned)
     b = pick_run(b_runs, threshold_ms, stat, b_pinned)
     groups = (group_of(a, a_runs, samples), group_of(b, b_runs, samples))
@@ -163,13 +202,28 @@ def compare_projects(
             latency = difference(stat, fig_a.latency.get(stat), fig_b.latency.get(stat))
             if any(len(g.ok_runs) < 2 for g in groups if g is not None):
                 notes.append(SINGLE_RUNS)
+        differs = settings_note(a, b) if a is not None and b is not None else None
+        if differs:
+            notes.append(differs)
         contradiction = profile_contradiction(a, b, throughput)
         if contradiction:
             notes.append(contradiction)
+    if picked:
+        notes.append(picked)
     measurement_notes = tuple(notes)
+    if threshold_ms is not None:
+        notes += [
+            f"{side} ({name}) has no run at or under {threshold_ms:g} ms ({stat}): its"
+            " fastest run is compared"
+            for side, name, runs in ((Side.A, a_name, a_runs), (Side.B, b_name, b_runs))
+            if runs and not _any_under(runs, threshold_ms, stat)
+        ]
     if threshold_ms is not None and sweet is None:
         notes.append(f"no selected run has a {stat} latency at or under {threshold_ms:g} ms")
     for side, name, run in zip(Side, (a_name, b_name), (a, b), strict=True):
+        if run is not None and model_is_int8([run], {}):
+            found = coverage_note(run, run_isa(run))
+            notes += [f"{side} ({name}): {found}"] if found else []
         if run is None:
             notes.append(f"{side} ({name}) has no successful run to compare")
         elif not run.layers:

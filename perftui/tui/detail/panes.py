@@ -6,6 +6,9 @@ from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import DataTable, Static
 
+from perftui.domain.context import UNSAID, model_is_int8, ran_precision, run_notes
+from perftui.domain.profile import precision_counts, precision_mix
+from perftui.domain.records import RunResult
 from perftui.domain.series import (
     Scaling,
     bar_runs,
@@ -74,6 +77,9 @@ class SummaryPane(Pane[DetailState]):
                 f"ms/batch (median)   {fmt.fps_ci(s.items_per_s, figures.throughput)} items/s",
                 f"[b]Verdict[/]   {verdict_notice(d)}",
             ]
+            lines.append(f"[b]Precision[/] {escape(_ran(run))}")
+            int8 = model_is_int8(d.runs, p.notes)
+            lines += [f"[b]Note[/]      {escape(note)}" for note in run_notes(run, int8)]
             if run.latency_ms is not None:
                 st = run.latency_ms
                 lines.append(
@@ -100,9 +106,19 @@ class SummaryPane(Pane[DetailState]):
         self.query_one("#summary-text", Static).update("\n".join(lines))
 
 
+def _ran(run: RunResult) -> str:
+    """'bf16 (56 BF16 2 FP32 layers)': what the engine ran, with the profile's mix."""
+    mix = precision_mix(precision_counts(run.layers)) if run.layers else ""
+    said = ran_precision(run)
+    if said == UNSAID:
+        return f"{mix} layers (the engine did not say)" if mix else "not reported by the engine"
+    return f"ran {said}" + (f" ({mix} layers)" if mix else "")
+
+
 RUN_COLUMNS = (
     ("When UTC", "when"),
     ("Config", "config"),
+    ("Ran", "ran"),
     ("Verdict", "verdict"),
     ("items/s", "fps"),
     ("median ms", "median"),
@@ -132,6 +148,7 @@ class RunsPane(Pane[DetailState]):
                     [
                         fmt.when(run.started_at, seconds=True)[5:],
                         short_label(run.config),
+                        ran_precision(run),
                         fmt.verdict_or_status(run.status, figures.verdict.status),
                         right(
                             fmt.fps_ci(run.throughput_fps, figures.throughput)

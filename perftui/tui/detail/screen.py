@@ -118,6 +118,8 @@ class ProjectDetailScreen(TabbedScreen, InspectingScreen):
         self.sub_title = f"Project {name}"
         self.project_name = name
         self.state = DetailState(Project(name=name, model="", engine=""))
+        self._inspecting: tuple[dict[str, tuple[int, ...]] | None] | None = None
+        """The shapes of the inspection under way (None: none is)."""
 
     @property
     def info(self) -> ModelInfo | None:
@@ -157,7 +159,7 @@ class ProjectDetailScreen(TabbedScreen, InspectingScreen):
         self.state.samples = stored_samples(self.store)
         if not self.load():
             return
-        self.inspect_model(self.state.project.model)
+        self._inspect_at_run_shapes()
         self.call_after_refresh(self.focus_table)
 
     def on_screen_resume(self) -> None:
@@ -211,11 +213,25 @@ class ProjectDetailScreen(TabbedScreen, InspectingScreen):
 
     # ------------------------------------------------------------------ inspection
 
+    def _inspect_at_run_shapes(self) -> None:
+        """Inspect the model (again) when the FLOPs shown are not at the shapes of the run
+        they stand beside (a seq=128 inspection beside a seq=64 profile)."""
+        wanted = self.state.flops_shapes()
+        info = self.state.info
+        if info is not None and (wanted is None or info.flops_shapes == wanted):
+            return
+        if self._inspecting is not None and self._inspecting == (wanted,):
+            return
+        self._inspecting = (wanted,)
+        self.inspect_model(self.state.project.model, wanted)
+
     def inspected(self, path: str, info: ModelInfo) -> None:
+        self._inspecting = None
         self.state.info = info
         self.redraw_panes()
 
     def inspect_failed(self, error: BaseException) -> None:
+        self._inspecting = None
         self.state.info_error = one_line(error)
         self.redraw_panes()
 
@@ -231,6 +247,7 @@ class ProjectDetailScreen(TabbedScreen, InspectingScreen):
             for pane in self.query(Pane):
                 if not isinstance(pane, RunsPane):
                     pane.redraw()
+            self._inspect_at_run_shapes()
 
     def _need_run(self) -> RunResult | None:
         run = self.state.selected

@@ -77,6 +77,19 @@ class DetailState:
             note += " [dim](the selected run has no profile)[/]"
         return run, note
 
+    def flops_shapes(self) -> dict[str, tuple[int, ...]] | None:
+        """The input shapes the FLOPs are computed at: those the run the layer tabs show
+        (else the selected run) ran with, so FLOPs and times are of one shape; None before
+        any run or where the run did not record them."""
+        run = self.profiled_run()[0] or self.selected
+        shapes = (run.resolved or {}).get("shapes") if run is not None else None
+        if not isinstance(shapes, dict) or not shapes:
+            return None
+        try:
+            return {str(name): tuple(int(d) for d in dims) for name, dims in shapes.items()}
+        except (TypeError, ValueError):
+            return None
+
     def baseline_combos(self) -> list[tuple[int, int]]:
         """(batch, threads) points with a successful run, in ascending order."""
         return sorted({(r.config.batch, r.config.threads) for r in ok_runs(self.runs)})

@@ -25,21 +25,23 @@ def accuracy_lines(report: AccuracyReport, indent: str) -> list[str]:
         f"on {report.samples} {escape(inputs)} inputs: max |diff| {report.max_abs_diff:.3g}"
         f"   mean |diff| {report.mean_abs_diff:.3g}",
     ]
-    second = f"{indent}cosine {report.cosine_similarity:.4f}"
-    classifier = [o for o in report.outputs if o.top1_agreement is not None]
+    second = f"{indent}cosine {escape(report.cosine_text())}"
+    classifier = [o for o in report.judged if o.top1_agreement is not None]
     if classifier:
         worst = min(classifier, key=lambda o: o.top1_agreement or 0.0)
         second += (
             f"   top-1 agreement {100 * (worst.top1_agreement or 0.0):.0f}%"
             f" ({worst.top1_matches}/{worst.top1_rows})"
         )
+    if report.reference_precision:
+        second += f"   [dim]FP32 ran {escape(report.reference_precision)}[/]"
     lines.append(second)
     if len(report.outputs) > 1:
         for out in report.outputs:
             top1 = "" if out.top1_agreement is None else f"  top-1 {100 * out.top1_agreement:.0f}%"
             lines.append(
                 f"{indent}{escape(out.name)}: max {out.max_abs_diff:.3g}  mean "
-                f"{out.mean_abs_diff:.3g}  cos {out.cosine_similarity:.4f}{top1}"
+                f"{out.mean_abs_diff:.3g}  cos {out.cosine_text()}{top1}"
             )
     if caution := report.caution():
         first, *rest = textwrap.wrap(caution, CAUTION_WIDTH, initial_indent="caution: ")

@@ -212,7 +212,7 @@ class ProjectsScreen(PerftuiScreen):
             kind = f"{opt.method} INT8 of" if opt else "made from"
             text = f"{escape(project.name)}: {kind} {escape(project.source_project)}"
             if opt is not None and opt.accuracy is not None:
-                text += f", cosine {opt.accuracy.cosine_similarity:.4f}"
+                text += f", cosine {escape(opt.accuracy.cosine_text())}"
                 if opt.accuracy.top1_agreement is not None:
                     text += f", top-1 {100 * opt.accuracy.top1_agreement:.0f}%"
             if opt is not None and opt.random:
