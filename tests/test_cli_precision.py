@@ -40,3 +40,21 @@ def test_bench_show_and_projects_say_the_precision_run():
     assert listed[0]["precision_run"]
     text = perftui("projects").stdout.splitlines()
     assert text[0].split()[4] == "ran"
+
+
+def test_show_layers_gives_flops_at_the_runs_shapes_and_the_gflops_achieved():
+    """LayerRow.gflops_per_s existed and was shown nowhere in the CLI; the FLOPs are those
+    of the run's own shapes (seq 16 here, not the inspection default of 128)."""
+    from tests.conftest import ENCODER
+
+    bench_json(str(ENCODER), "--project", "enc", "--shape", "seq=16", "--profile")
+    doc = json.loads(perftui("show", "enc", "--layers", "--json").stdout)
+    assert doc["flops_shapes"] == {"input_ids": [1, 16]}
+    assert doc["flops_convention"] == "2 x multiply-accumulates"
+    counted = [t for t in doc["layer_types"] if t["flops"]]
+    assert counted and all(t["gflops_per_s"] > 0 for t in counted if t["time_ms"] > 0)
+    assert any(layer["gflops_per_s"] for layer in doc["layers"])
+    text = perftui("show", "enc", "--layers").stdout
+    assert "at the run's shapes input_ids[1,16]" in text and "GFLOP/s" in text
+    refused = perftui("show", "enc", "--layers", "--run", "zzz")
+    assert refused.returncode == 2 and "--run 'zzz' names 0 runs" in refused.stderr

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     import numpy as np
 
     from perftui.domain.figures import Figures
-    from perftui.domain.records import RunResult
+    from perftui.domain.records import Project, RunResult
 
 
 def add_parsers(command: CommandFactory) -> None:
@@ -30,6 +30,13 @@ def add_parsers(command: CommandFactory) -> None:
     show = command("show", "a project and its runs")
     show.add_argument("project")
     show.add_argument("--json", action="store_true")
+    show.add_argument(
+        "--layers",
+        action="store_true",
+        help="the newest profiled run's layers and layer types: time, precision, FLOPs at the"
+        " run's shapes and the GFLOP/s achieved",
+    )
+    show.add_argument("--run", metavar="ID", help="with --layers: this run (an id or prefix)")
 
 
 def cmd_projects(args: argparse.Namespace) -> int:
@@ -98,6 +105,8 @@ def cmd_show(args: argparse.Namespace) -> int:
     if project is None:
         raise unknown_project(store, args.project)
     runs = store.runs(project.name)
+    if args.layers:
+        return _show_layers(project, runs, args)
 
     def samples(run: RunResult) -> np.ndarray | None:
         return store.latency_samples(run.id)
@@ -113,6 +122,18 @@ def cmd_show(args: argparse.Namespace) -> int:
         print("no runs yet")
         return EXIT_OK
     print(runs_table(runs, samples, project, known))
+    return EXIT_OK
+
+
+def _show_layers(project: Project, runs: list[RunResult], args: argparse.Namespace) -> int:
+    from perftui.cli.layers import inspected_at, layers_document, layers_text, profiled_run
+
+    run = profiled_run(runs, args.run)
+    info, why = inspected_at(project, run)
+    if args.json:
+        print_json(layers_document(run, info, why))
+    else:
+        print(layers_text(run, info, why))
     return EXIT_OK
 
 

@@ -147,6 +147,15 @@ def achieved_gflops(flops: int | None, time_ms: float) -> float | None:
     return flops / (time_ms * 1e-3) / 1e9
 
 
+def flops_by_type(rows: Sequence[LayerRow]) -> dict[str, int]:
+    """Per layer type, the theoretical FLOPs of its layers whose FLOPs are known."""
+    found: dict[str, int] = {}
+    for row in rows:
+        if row.flops is not None:
+            found[row.type] = found.get(row.type, 0) + row.flops
+    return found
+
+
 def layer_rows(
     layers: Sequence[LayerProfile],
     node_flops: Sequence[NodeFlops] | None = None,
