@@ -22,6 +22,7 @@ from typing import TextIO
 from perftui.bench import protocol
 from perftui.bench.inputs import InputSource, resolve_shapes, run_point
 from perftui.bench.machine import cpu_reading, load_between
+from perftui.bench.memory import MemoryProbe
 from perftui.bench.recorder import Tick, WindowRecorder
 from perftui.domain.errors import InputError
 from perftui.domain.records import BenchmarkRequest, Budget, RunConfig, RunResult
@@ -87,11 +88,14 @@ def measure_run(
         )
         return protocol.RunFinished(index, run, None)
     phase = "compile"
+    memory = MemoryProbe(project.model)
     try:
         emit(protocol.PhaseChanged(index, phase))
+        memory.before_read()
         declared = engine.model_inputs(project.model)
         shapes = resolve_shapes(declared, config.batch, request.shapes, run_point(config))
         prepared = engine.prepare(project.model, project.device, config, shapes)
+        memory.after_compile()
         inputs = source()
         samples = inputs.samples(prepared.inputs, shapes, request.seed)
         prepared.bind(samples[0], samples[1:])
@@ -113,13 +117,16 @@ def measure_run(
         recorder = WindowRecorder(
             request.budget, config.batch, on_tick=on_tick, cancelled=lambda: cancel.requested
         )
+        memory.window_start()
         before = cpu_reading()
         if not cancel.requested:
             if config.api == "async":
                 prepared.run_async(recorder)
             else:
                 prepared.run_sync(recorder)
-        load = load_between(before, cpu_reading())
+        after = cpu_reading()
+        memory.window_end()
+        load = load_between(before, after)
         measured = recorder.measurement()
         # the timed window decides: a cancel that comes later (in the profile pass, which
         # runs to its end) leaves a complete measurement, not a cancelled one
@@ -160,6 +167,7 @@ def measure_run(
             resolved=resolved,
             window_fps=measured.window_fps,
             load=load,
+            memory=memory.result(),
             project=project.name,
             started_at=started_at,
         )
@@ -169,6 +177,7 @@ def measure_run(
             config=config,
             status="cancelled" if cancel.requested else "failed",
             error=f"{one_line(error)} (during {phase.replace('_', ' ')})",
+            memory=memory.result(),
             project=project.name,
             started_at=started_at,
         )
@@ -191,6 +200,10 @@ def run_request(
     except Exception as error:
         emit(protocol.Fatal(one_line(error)))
         return
+    try:  # the engine's device plugin loads here, not inside the first run's memory figures
+        engine.devices()
+    except Exception:  # noqa: S110 - the first run reports what is wrong with the device
+        pass
 
     @functools.cache
     def source() -> InputSource:

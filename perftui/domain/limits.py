@@ -5,7 +5,14 @@ from __future__ import annotations
 
 from perftui.domain.errors import InputError
 
-__all__ = ["MAX_SAMPLES", "MAX_SEED", "check_samples", "check_seed"]
+__all__ = [
+    "MAX_MEMORY_MIB",
+    "MAX_SAMPLES",
+    "MAX_SEED",
+    "check_samples",
+    "check_seed",
+    "parse_memory_limit",
+]
 
 MAX_SEED = 2**32 - 1
 """numpy's seeds are 32-bit."""
@@ -28,3 +35,24 @@ def check_samples(samples: object) -> int | None:
     if isinstance(samples, bool) or not isinstance(samples, int) or not 1 <= samples <= MAX_SAMPLES:
         raise InputError(f"{samples} is not a number of samples from 1 to {MAX_SAMPLES:,}")
     return samples
+
+
+MAX_MEMORY_MIB = 2.0**30
+"""A memory limit up to 1 PiB (in MiB): anything larger is a typo, not a machine."""
+
+
+def parse_memory_limit(text: object) -> float:
+    """A memory limit in MiB (`--max-memory MB`, the dashboard's field): a number above 0;
+    InputError with one line otherwise."""
+    shown = str(text).strip()
+    try:
+        value = float(shown)
+    except ValueError:
+        raise InputError(
+            f"memory limit {shown!r} is not a number; give MiB above 0, e.g. 512"
+        ) from None
+    if not 0 < value <= MAX_MEMORY_MIB:
+        raise InputError(
+            f"memory limit {shown} is out of range; give MiB above 0 and up to {MAX_MEMORY_MIB:,.0f}"
+        )
+    return value

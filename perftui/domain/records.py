@@ -12,6 +12,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
 from perftui.domain.load import MachineLoad
+from perftui.domain.memory import RunMemory
 from perftui.domain.shapes import DimPoint, ShapeBindings, as_bindings
 
 ENGINES = ("openvino", "onnxruntime")
@@ -195,6 +196,8 @@ class RunResult:
     """Throughput of consecutive windows of the timed window (perftui.domain.uncertainty)."""
     load: MachineLoad | None = None
     """CPU time of the whole machine during the timed window (perftui.domain.load)."""
+    memory: RunMemory | None = None
+    """Resident memory around the run's phases (perftui.domain.memory); None: not measured."""
     id: str = ""
     project: str = ""
     benchmark_id: str = ""
@@ -223,6 +226,7 @@ class RunResult:
             "repeat": self.repeat,
             "window_fps": list(self.window_fps),
             "load": self.load.to_dict() if self.load else None,
+            "memory": self.memory.to_dict() if self.memory else None,
         }
 
     @classmethod
@@ -245,6 +249,7 @@ class RunResult:
             repeat=int(data.get("repeat", 0)),
             window_fps=tuple(float(x) for x in data.get("window_fps") or ()),
             load=MachineLoad.from_dict(data["load"]) if data.get("load") else None,
+            memory=RunMemory.from_dict(data.get("memory")),
             id=str(data.get("id", "")),
             project=str(data.get("project", "")),
             benchmark_id=str(data.get("benchmark_id", "")),

@@ -16,6 +16,7 @@ import numpy as np
 
 from perftui.domain.benchform import REPEAT_SUGGESTED
 from perftui.domain.load import MachineLoad
+from perftui.domain.memory import memory_findings
 from perftui.domain.records import RunResult
 from perftui.domain.uncertainty import MIN_WINDOWS, Interval, t_critical
 
@@ -171,6 +172,7 @@ def judge(run: RunResult, windows: Sequence[float]) -> Verdict:
     if change is not None:
         found.append((NOISY, f"throughput drifted {change:+.0%} during the run"))
     found += load_findings(run.load)
+    found += [(NOISY, reason) for reason in memory_findings(run.memory)]
     if run.iterations < P99_MIN_SAMPLES:
         found.append((NOISY, f"p99 from only {run.iterations} samples"))
     profile = _profile_finding(run)

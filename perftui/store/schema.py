@@ -257,6 +257,7 @@ run = record(
         "repeat": integer(0, 1_000_000),
         "window_fps": list_of(number(), 1_000_000),
         "load": optional(record({k: number() for k in ("total_s", "busy_s", "own_s", "steal_s")})),
+        "memory": optional(mapping(text(64), optional(number(0, 1e12)))),
     },
     required=("config",),
 )

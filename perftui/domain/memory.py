@@ -1,0 +1,129 @@
+"""What a run costs in memory: its resident size (RSS) around the phases of one run.
+
+The worker reads them (perftui.bench.memory): the peak while the model is read and compiled,
+the peak in the timed window and the resident size at the window's end, each also as the
+increase over the worker's own size just before the model was read (the interpreter and the
+engine libraries are not the model's cost). A figure that could not be had is None
+("unknown"), never 0. Every figure is in MiB (2**20 bytes).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, fields
+from typing import Any
+
+MIB = 1024 * 1024
+CLOSE_TO_AVAILABLE = 0.90
+"""A peak from this share of the memory the run could have had (what it held at the window's
+end plus what the machine still had available) is close to running out: the machine may have
+reclaimed caches or swapped, and a neighbour would not have fitted."""
+
+
+@dataclass(frozen=True)
+class RunMemory:
+    """Resident memory of one run, in MiB; None where it is unknown."""
+
+    baseline_mib: float | None = None
+    """The worker's resident size just before the model was read."""
+    compile_peak_mib: float | None = None
+    """The peak while the model was read and compiled."""
+    window_peak_mib: float | None = None
+    """The peak during the timed window."""
+    end_mib: float | None = None
+    """The resident size at the window's end."""
+    model_mib: float | None = None
+    """The model's files on disk (an IR's .xml and .bin)."""
+    available_mib: float | None = None
+    """The machine's available memory (MemAvailable) at the window's end."""
+
+    @staticmethod
+    def _over(value: float | None, base: float | None) -> float | None:
+        return None if value is None or base is None else max(0.0, value - base)
+
+    @property
+    def compile_increase_mib(self) -> float | None:
+        return self._over(self.compile_peak_mib, self.baseline_mib)
+
+    @property
+    def window_increase_mib(self) -> float | None:
+        return self._over(self.window_peak_mib, self.baseline_mib)
+
+    @property
+    def end_increase_mib(self) -> float | None:
+        return self._over(self.end_mib, self.baseline_mib)
+
+    @property
+    def peak_mib(self) -> float | None:
+        """The larger of the two peaks that are known (None if neither is)."""
+        known = [v for v in (self.compile_peak_mib, self.window_peak_mib) if v is not None]
+        return max(known) if known else None
+
+    @property
+    def known(self) -> bool:
+        return any(getattr(self, f.name) is not None for f in fields(self))
+
+    def to_dict(self) -> dict[str, float | None]:
+        """The measured figures and the three increases over the baseline (derived, so
+        `from_dict` ignores them)."""
+        out: dict[str, float | None] = {f.name: getattr(self, f.name) for f in fields(self)}
+        out["compile_increase_mib"] = self.compile_increase_mib
+        out["window_increase_mib"] = self.window_increase_mib
+        out["end_increase_mib"] = self.end_increase_mib
+        return out
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any] | None) -> RunMemory | None:
+        """None for a run stored before memory was measured (or a document without it)."""
+        if not isinstance(data, dict):
+            return None
+
+        def value(name: str) -> float | None:
+            raw = data.get(name)
+            if raw is None or isinstance(raw, bool):
+                return None
+            try:
+                number = float(raw)
+            except (TypeError, ValueError):
+                return None
+            return number if number >= 0 and number == number else None
+
+        return cls(**{f.name: value(f.name) for f in fields(cls)})
+
+
+def window_peak(memory: RunMemory | None) -> float | None:
+    """A run's peak in the timed window (MiB), None when unknown."""
+    return None if memory is None else memory.window_peak_mib
+
+
+def mean_known(values: Iterable[float | None]) -> float | None:
+    """The mean of the known values (repetitions of one configuration), None if none is."""
+    known = [v for v in values if v is not None]
+    return sum(known) / len(known) if known else None
+
+
+def spread_mib(values: Iterable[float | None]) -> float | None:
+    """Max - min of the known values, None for fewer than two."""
+    known = [v for v in values if v is not None]
+    return max(known) - min(known) if len(known) > 1 else None
+
+
+def mib_text(value: float | None, *, missing: str = "-") -> str:
+    """'123.4' below 1,000 MiB, '1,234' from there; `missing` for an unknown figure."""
+    if value is None:
+        return missing
+    return f"{value:,.1f}" if value < 1000 else f"{value:,.0f}"
+
+
+def memory_findings(memory: RunMemory | None) -> list[str]:
+    """A reason when a peak came close to the memory the run could have had."""
+    if memory is None or memory.available_mib is None or memory.end_mib is None:
+        return []
+    peak = memory.peak_mib
+    room = memory.available_mib + memory.end_mib
+    if peak is None or room <= 0 or peak < CLOSE_TO_AVAILABLE * room:
+        return []
+    return [
+        f"memory: its peak {mib_text(peak)} MiB came within {1 - CLOSE_TO_AVAILABLE:.0%} of "
+        f"the {mib_text(room)} MiB it could have had; the machine may have swapped"
+    ]
