@@ -10,6 +10,7 @@ measured so far, and no further run starts.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import os
@@ -200,10 +201,10 @@ def run_request(
     except Exception as error:
         emit(protocol.Fatal(one_line(error)))
         return
-    try:  # the engine's device plugin loads here, not inside the first run's memory figures
+    # the engine's device plugin loads here, not inside the first run's memory figures; a
+    # device that fails is reported by the first run
+    with contextlib.suppress(Exception):
         engine.devices()
-    except Exception:  # noqa: S110 - the first run reports what is wrong with the device
-        pass
 
     @functools.cache
     def source() -> InputSource:

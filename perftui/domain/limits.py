@@ -53,6 +53,6 @@ def parse_memory_limit(text: object) -> float:
         ) from None
     if not 0 < value <= MAX_MEMORY_MIB:
         raise InputError(
-            f"memory limit {shown} is out of range; give MiB above 0 and up to {MAX_MEMORY_MIB:,.0f}"
+            f"memory limit {shown} is out of range; give MiB above 0, up to {MAX_MEMORY_MIB:,.0f}"
         )
     return value
