@@ -22,6 +22,11 @@ def add_parsers(command: CommandFactory) -> None:
     compare.add_argument("a", help="project A (e.g. the FP32 version)")
     compare.add_argument("b", help="project B (e.g. the INT8 version)")
     compare.add_argument("--threshold", help="latency threshold in ms for the sweet spot")
+    compare.add_argument(
+        "--max-memory",
+        metavar="MB",
+        help="memory limit in MiB for the sweet spot: a run's peak resident memory",
+    )
     compare.add_argument("--stat", default="median", help="median | p90 | p99")
     compare.add_argument("--runs", help="only these run ids (comma-separated; prefixes work)")
     compare.add_argument(
@@ -46,11 +51,13 @@ def cmd_compare(args: argparse.Namespace) -> int:
     from perftui.cli.measure import measure_alternately, parse_rounds, parse_time
     from perftui.domain import options
     from perftui.domain.compare import LATENCY_STATS, Comparison, compare_projects
+    from perftui.domain.limits import parse_memory_limit
 
     stat = options.parse_choices(args.stat, "latency statistic", LATENCY_STATS)[0]
     threshold = None
     if args.threshold is not None:
         threshold = options.parse_threshold(args.threshold)
+    max_memory = None if args.max_memory is None else parse_memory_limit(args.max_memory)
     store = open_store(args)
     runs = {}
     for name in (args.a, args.b):
@@ -78,6 +85,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
             threshold,
             stat,
             samples=lambda run: store.latency_samples(run.id),
+            max_memory_mib=max_memory,
         )
 
     comparison = compared()

@@ -8,6 +8,7 @@ from perftui.cli.textfmt import ms_with_interval, table, with_interval
 from perftui.domain.compare import Comparison, Difference, LayerPair, LayerTypeComparison
 from perftui.domain.context import ran_precision, ran_precisions
 from perftui.domain.figures import ConfigGroup
+from perftui.domain.memory import mib_text, run_peak
 from perftui.domain.profile import LayerTypeRow, precision_mix
 from perftui.domain.records import RunResult
 from perftui.domain.units import ms
@@ -79,12 +80,14 @@ def comparison_document(c: Comparison) -> dict[str, Any]:
         }
     return {
         "threshold_ms": c.threshold_ms,
+        "max_memory_mib": c.max_memory_mib,
         "stat": c.stat,
         "sweet_spot": sweet,
         "a": {"project": c.a_name, "run": _run(c.a, c.groups[0])},
         "b": {"project": c.b_name, "run": _run(c.b, c.groups[1])},
         "throughput": _difference(c.throughput),
         "latency": _difference(c.latency),
+        "memory": c.memory.to_dict() if c.memory else None,
         "paired_rounds": c.paired_rounds,
         "layer_types": [
             {
@@ -113,15 +116,18 @@ def comparison_document(c: Comparison) -> dict[str, Any]:
 
 def comparison_text(c: Comparison) -> str:
     lines = []
-    if c.threshold_ms is not None:
+    if c.threshold_ms is not None or c.max_memory_mib is not None:
+        limits = _limits_text(c)
         if c.sweet is None:
-            lines.append(f"sweet spot: none under {c.threshold_ms:g} ms ({c.stat})")
+            lines.append(f"sweet spot: none {limits}")
         else:
             name = c.a_name if c.sweet.side == "A" else c.b_name
+            peak = run_peak(c.sweet.run)
             lines.append(
-                f"sweet spot under {c.threshold_ms:g} ms ({c.stat}): {c.sweet.side} {name} "
+                f"sweet spot {limits}: {c.sweet.side} {name} "
                 f"{c.sweet.run.config.label()}: {c.sweet.run.throughput_fps:,.1f} fps, "
                 f"{ms(c.sweet.latency_ms)} ms"
+                + (f", peak {mib_text(peak)} MiB" if peak is not None else "")
             )
             lines += [
                 f"  within noise of it: {x.side} {c.name(x.side)} {x.run.config.label()}: "
@@ -136,6 +142,8 @@ def comparison_text(c: Comparison) -> str:
     lines.append("inference time:")
     lines += ["  " + x for x in table(headers, rows, right={4, 6, 7}).splitlines()]
     lines += [f"  {found.text}" for found in (c.throughput, c.latency) if found is not None]
+    if c.memory is not None:
+        lines.append(f"  {c.memory.text}")
     if c.layer_types:
         lines += ["", "layer types (ms per request; layers per precision):"]
         type_rows = [
@@ -169,6 +177,13 @@ def comparison_text(c: Comparison) -> str:
     if c.notes:
         lines += [""] + [f"note: {note}" for note in c.notes]
     return "\n".join(lines)
+
+
+def _limits_text(c: Comparison) -> str:
+    """'under 5 ms (median) and 512 MiB'."""
+    parts = [f"{c.threshold_ms:g} ms ({c.stat})"] if c.threshold_ms is not None else []
+    parts += [f"{mib_text(c.max_memory_mib)} MiB"] if c.max_memory_mib is not None else []
+    return "under " + " and ".join(parts)
 
 
 def _precisions(row: LayerTypeRow | None) -> str:

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from perftui.domain.context import model_is_int8, ran_precisions, runs_notes
+from perftui.domain.memory import runs_peak_text
 from perftui.domain.records import Project, RunResult
 from perftui.domain.units import ms, spread_text
 
@@ -64,6 +65,8 @@ RUN_HEADERS = (
     "p90 ms",
     "p99 ms",
     "first ms",
+    "peak MiB",
+    "compile MiB",
 )
 
 
@@ -94,6 +97,8 @@ def group_row(index: int, group: ConfigGroup) -> list[str]:
         stat("p90"),
         stat("p99"),
         ms(group.first_inference_ms),
+        runs_peak_text(run.memory for run in group.ok_runs) if group.ok_runs else "-",
+        runs_peak_text((run.memory for run in group.runs), compile=True),
     ]
 
 
@@ -111,7 +116,7 @@ def runs_table(
 
     groups = group_runs(runs, samples, known)
     rows = [group_row(i, group) for i, group in enumerate(groups, 1)]
-    text = table(RUN_HEADERS, rows, right={0, 3, 6, 7, 8, 9, 10, 11})
+    text = table(RUN_HEADERS, rows, right={0, 3, 6, 7, 8, 9, 10, 11, 12, 13})
     int8 = model_is_int8(runs, project.notes if project else {})
     lines = []
     for i, group in enumerate(groups, 1):

@@ -127,3 +127,92 @@ def memory_findings(memory: RunMemory | None) -> list[str]:
         f"memory: its peak {mib_text(peak)} MiB came within {1 - CLOSE_TO_AVAILABLE:.0%} of "
         f"the {mib_text(room)} MiB it could have had; the machine may have swapped"
     ]
+
+
+def runs_peak_text(memories: Iterable[RunMemory | None], *, compile: bool = False) -> str:
+    """The timed window's peak (`compile`: the compile peak) of one configuration's runs:
+    '223.6', or with repetitions their mean and half their range, '223.6 ±1.2'; '?' where no
+    run's peak is known."""
+    peaks = [
+        (m.compile_peak_mib if compile else m.window_peak_mib) if m else None for m in memories
+    ]
+    mean = mean_known(peaks)
+    if mean is None:
+        return "?"
+    spread = spread_mib(peaks)
+    return mib_text(mean) + (f" ±{mib_text(spread / 2)}" if spread is not None else "")
+
+
+def run_peak(run: Any) -> float | None:
+    """A run's (perftui.domain.records.RunResult) overall peak: compile or window, MiB."""
+    memory = getattr(run, "memory", None)
+    return None if memory is None else memory.peak_mib
+
+
+def fits_memory(run: Any, max_memory_mib: float | None) -> bool:
+    """True without a limit, else when the run's peak is known and at or under it (a run
+    whose peak is unknown cannot be shown to fit)."""
+    if max_memory_mib is None:
+        return True
+    peak = run_peak(run)
+    return peak is not None and peak <= max_memory_mib
+
+
+@dataclass(frozen=True)
+class MemoryRatio:
+    """B/A of two configurations' timed-window peaks (their repetitions' mean), and of the
+    increases over each worker's baseline."""
+
+    a_mib: float
+    b_mib: float
+    a_increase_mib: float | None
+    b_increase_mib: float | None
+
+    @property
+    def ratio(self) -> float:
+        return self.b_mib / self.a_mib
+
+    @property
+    def increase_ratio(self) -> float | None:
+        a, b = self.a_increase_mib, self.b_increase_mib
+        return b / a if a and b is not None else None
+
+    @property
+    def text(self) -> str:
+        """'memory B/A 0.62x: peak 98.9 vs 158.3 MiB (model's own 24.4 vs 83.3 MiB, 0.29x)'."""
+        own = ""
+        if self.a_increase_mib is not None and self.b_increase_mib is not None:
+            own = f" (above the baseline {mib_text(self.a_increase_mib)} vs "
+            own += f"{mib_text(self.b_increase_mib)} MiB"
+            own += f", {self.increase_ratio:.2f}x)" if self.increase_ratio is not None else ")"
+        return (
+            f"memory B/A {self.ratio:.2f}x: window peak {mib_text(self.a_mib)} vs "
+            f"{mib_text(self.b_mib)} MiB{own}"
+        )
+
+    def to_dict(self) -> dict[str, float | None]:
+        return {
+            "ratio": self.ratio,
+            "a_peak_mib": self.a_mib,
+            "b_peak_mib": self.b_mib,
+            "a_increase_mib": self.a_increase_mib,
+            "b_increase_mib": self.b_increase_mib,
+            "increase_ratio": self.increase_ratio,
+        }
+
+
+def memory_ratio(
+    a: Iterable[RunMemory | None], b: Iterable[RunMemory | None]
+) -> MemoryRatio | None:
+    """B/A of the window peaks of two configurations' runs; None where either is unknown."""
+    a, b = list(a), list(b)
+    a_peak = mean_known(m.window_peak_mib if m else None for m in a)
+    b_peak = mean_known(m.window_peak_mib if m else None for m in b)
+    if a_peak is None or b_peak is None or a_peak <= 0:
+        return None
+    return MemoryRatio(
+        a_peak,
+        b_peak,
+        mean_known(m.window_increase_mib if m else None for m in a),
+        mean_known(m.window_increase_mib if m else None for m in b),
+    )

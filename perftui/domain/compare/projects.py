@@ -32,6 +32,7 @@ from perftui.domain.compare.verdicts import (
 )
 from perftui.domain.context import coverage_note, model_is_int8, run_isa
 from perftui.domain.figures import ConfigGroup, Figures, Samples
+from perftui.domain.memory import MemoryRatio, fits_memory, memory_ratio, mib_text
 from perftui.domain.records import Project, RunConfig, RunResult
 from perftui.domain.summary import ProjectSummary
 
@@ -56,16 +57,22 @@ class SweetSpot:
 
 
 def sweet_spot(
-    candidates: Iterable[Candidate], threshold_ms: float, stat: str = "median"
+    candidates: Iterable[Candidate],
+    threshold_ms: float | None,
+    stat: str = "median",
+    max_memory_mib: float | None = None,
 ) -> SweetSpot | None:
-    """The run with the highest throughput whose latency is at or under the threshold.
+    """The run with the highest throughput whose latency is at or under the threshold (None:
+    no latency limit) and whose memory peak is at or under `max_memory_mib` (None: no limit).
 
     Ties on throughput go to the lower latency, then to side A, then to the smaller run id,
     so the answer never depends on the order of the input. None when no run qualifies."""
     best: tuple[tuple[float, float, str, str], SweetSpot] | None = None
     for candidate in candidates:
         latency = run_latency(candidate.run, stat)
-        if latency is None or latency > threshold_ms:
+        if latency is None or (threshold_ms is not None and latency > threshold_ms):
+            continue
+        if not fits_memory(candidate.run, max_memory_mib):
             continue
         key = (-candidate.run.throughput_fps, latency, candidate.side, candidate.run.id)
         if best is None or key < best[0]:
@@ -74,7 +81,11 @@ def sweet_spot(
 
 
 def pick_run(
-    runs: Sequence[RunResult], threshold_ms: float | None, stat: str, pinned: str | None = None
+    runs: Sequence[RunResult],
+    threshold_ms: float | None,
+    stat: str,
+    pinned: str | None = None,
+    max_memory_mib: float | None = None,
 ) -> RunResult | None:
     """A side's representative run: the pinned run (by id) when it is among the successful
     runs, else its own sweet spot under the threshold, else (no run under it, or no
@@ -84,8 +95,8 @@ def pick_run(
         found = next((r for r in ok if r.id == pinned), None)
         if found is not None:
             return found
-    if threshold_ms is not None:
-        spot = sweet_spot((Candidate(Side.A, r) for r in ok), threshold_ms, stat)
+    if threshold_ms is not None or max_memory_mib is not None:
+        spot = sweet_spot((Candidate(Side.A, r) for r in ok), threshold_ms, stat, max_memory_mib)
         if spot is not None:
             return spot.run
     return max(ok, key=lambda r: (r.throughput_fps, r.id), default=None)
@@ -147,6 +158,16 @@ class Comparison:
     paired_rounds: int = 0
     """Rounds of A and B measured alternately that B/A was judged from (0: judged from each
     side's figures; perftui.domain.compare.pairing)."""
+    max_memory_mib: float | None = None
+    """The sweet spot's memory limit, beside the latency threshold (None: none)."""
+
+    @property
+    def memory(self) -> MemoryRatio | None:
+        """B/A of the compared configurations' timed-window memory peaks."""
+        a, b = self.groups
+        if a is None or b is None:
+            return None
+        return memory_ratio((r.memory for r in a.ok_runs), (r.memory for r in b.ok_runs))
 
     def name(self, side: Side) -> str:
         return self.a_name if side is Side.A else self.b_name
@@ -166,6 +187,7 @@ def compare_projects(
     a_pinned: str | None = None,
     b_pinned: str | None = None,
     samples: Samples = lambda _run: None,
+    max_memory_mib: float | None = None,
 ) -> Comparison:
     """Everything `perftui compare` and the compare screen show, from the selected runs.
 
@@ -174,19 +196,22 @@ def compare_projects(
     latest measurement of A and B alternated (`compare --measure`) is compared, if any.
     `samples` gives a run's raw latencies, for the latency intervals."""
     candidates = [Candidate(Side.A, r) for r in a_runs] + [Candidate(Side.B, r) for r in b_runs]
-    sweet = sweet_spot(candidates, threshold_ms, stat) if threshold_ms is not None else None
+    limited = threshold_ms is not None or max_memory_mib is not None
+    sweet = sweet_spot(candidates, threshold_ms, stat, max_memory_mib) if limited else None
     side_runs = {Side.A: a_runs, Side.B: b_runs}
     if sweet is not None:
-        sweet = _with_noise(sweet, candidates, side_runs, threshold_ms, samples)
+        sweet = _with_noise(sweet, candidates, side_runs, threshold_ms, samples, max_memory_mib)
     picked = ""
-    if threshold_ms is None and a_pinned is None and b_pinned is None:
+    if not limited and a_pinned is None and b_pinned is None:
         a_pinned, b_pinned = latest_alternation(a_runs, b_runs) or (None, None)
         if a_pinned is None:
             a_pinned, b_pinned, picked = like_for_like(a_runs, b_runs, stat)
     elif threshold_ms is not None and a_pinned is None and b_pinned is None:
         picked = f"each side's fastest run at or under {threshold_ms:g} ms ({stat})"
-    a = pick_run(a_runs, threshold_ms, stat, a_pinned)
-    b = pick_run(b_runs, threshold_ms, stat, b_pinned)
+    if max_memory_mib is not None and a_pinned is None and b_pinned is None:
+        picked = memory_picked_note(picked, max_memory_mib)
+    a = pick_run(a_runs, threshold_ms, stat, a_pinned, max_memory_mib)
+    b = pick_run(b_runs, threshold_ms, stat, b_pinned, max_memory_mib)
     groups = (group_of(a, a_runs, samples), group_of(b, b_runs, samples))
     fig_a, fig_b = (g.figures if g else None for g in groups)
     throughput = latency = None
@@ -220,6 +245,8 @@ def compare_projects(
         ]
     if threshold_ms is not None and sweet is None:
         notes.append(f"no selected run has a {stat} latency at or under {threshold_ms:g} ms")
+    if max_memory_mib is not None:
+        notes += memory_limit_notes(side_runs, (a_name, b_name), max_memory_mib)
     for side, name, run in zip(Side, (a_name, b_name), (a, b), strict=True):
         if run is not None and model_is_int8([run], {}):
             found = coverage_note(run, run_isa(run))
@@ -250,6 +277,7 @@ def compare_projects(
         groups=groups,
         measurement_notes=measurement_notes,
         paired_rounds=len(pairs),
+        max_memory_mib=max_memory_mib,
     )
 
 
@@ -259,6 +287,7 @@ def _with_noise(
     side_runs: dict[Side, Sequence[RunResult]],
     threshold_ms: float | None,
     samples: Samples,
+    max_memory_mib: float | None = None,
 ) -> SweetSpot:
     """The sweet spot with the other candidates under the threshold that are within noise
     of it (each judged by its configuration's repetitions combined)."""
@@ -268,13 +297,15 @@ def _with_noise(
         return group.figures if group else None
 
     best = figures(Candidate(spot.side, spot.run))
-    if best is None or threshold_ms is None:
+    if best is None:
         return spot
     seen = {_config_key(spot.side, spot.run)}
     under = []
     for c in candidates:  # one per configuration, the best's own repetitions left out
         latency = run_latency(c.run, spot.stat)
-        if latency is None or latency > threshold_ms or _config_key(c.side, c.run) in seen:
+        if latency is None or (threshold_ms is not None and latency > threshold_ms):
+            continue
+        if not fits_memory(c.run, max_memory_mib) or _config_key(c.side, c.run) in seen:
             continue
         seen.add(_config_key(c.side, c.run))
         found = figures(c)
@@ -320,3 +351,26 @@ def default_threshold(runs: Iterable[RunResult], stat: str = "median") -> float 
         return 1.0
     step = 10.0 ** (math.floor(math.log10(top)) - 1)
     return round(math.ceil(top / step - 1e-9) * step, 9)
+
+
+def memory_picked_note(picked: str, max_memory_mib: float) -> str:
+    """How the compared runs were picked, with the memory limit."""
+    limit = f"with a memory peak at or under {mib_text(max_memory_mib)} MiB"
+    return f"{picked}, {limit}" if picked else f"each side's fastest run {limit}"
+
+
+def memory_limit_notes(
+    side_runs: dict[Side, Sequence[RunResult]], names: tuple[str, str], max_memory_mib: float
+) -> list[str]:
+    """Notes for a side none of whose runs is known to fit the memory limit."""
+    notes = []
+    for side, name in zip(Side, names, strict=True):
+        ok = [r for r in side_runs[side] if r.status == "ok"]
+        if ok and not any(fits_memory(r, max_memory_mib) for r in ok):
+            unknown = all(r.memory is None or r.memory.peak_mib is None for r in ok)
+            why = "its runs' memory is unknown" if unknown else "none fits"
+            notes.append(
+                f"{side} ({name}) has no run with a memory peak at or under "
+                f"{mib_text(max_memory_mib)} MiB ({why}): its fastest run is compared"
+            )
+    return notes
