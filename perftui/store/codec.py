@@ -11,7 +11,7 @@ import sys
 import zlib
 from collections.abc import Sequence
 from dataclasses import fields
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from perftui.domain.records import LayerProfile
 
@@ -23,6 +23,7 @@ __all__ = [
     "MAX_LAYERS",
     "MAX_SAMPLES",
     "SAMPLES_CODEC",
+    "SamplesBlob",
     "inflate",
     "layers_blob",
     "layers_from_blob",
@@ -31,6 +32,7 @@ __all__ = [
     "plain",
     "samples_blob",
     "samples_blob_document",
+    "samples_blob_from_document",
     "samples_from_blob",
     "samples_from_document",
     "samples_to_document",
@@ -128,6 +130,28 @@ def samples_blob_document(blob: bytes, count: int) -> dict[str, Any]:
         raise ValueError(f"samples count {count} does not match the data")
     data = base64.b64encode(blob).decode("ascii")
     return {"dtype": "float32", "codec": SAMPLES_CODEC, "count": count, "data": data}
+
+
+class SamplesBlob(NamedTuple):
+    """Stored samples (`samples_blob`) checked to hold `count` samples: stored as they are,
+    not inflated into an array and compressed again (an import)."""
+
+    blob: bytes
+    count: int
+
+    def array(self) -> np.ndarray:
+        return samples_from_blob(self.blob, self.count)
+
+
+def samples_blob_from_document(doc: dict[str, Any]) -> SamplesBlob:
+    """The blob that `samples_to_document` encoded, checked like `samples_from_document`."""
+    if doc.get("codec") != SAMPLES_CODEC or doc.get("dtype") != "float32":
+        raise ValueError(f"unknown samples encoding {doc.get('codec')!r}/{doc.get('dtype')!r}")
+    count = _count(doc, MAX_SAMPLES, "samples")
+    blob = _unbase64(doc, "samples")
+    if len(inflate(blob, count * 4, "samples")) != count * 4:
+        raise ValueError(f"samples count {count} does not match the data")
+    return SamplesBlob(blob, count)
 
 
 def samples_from_document(doc: dict[str, Any]) -> np.ndarray:

@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     import numpy as np
 
     from perftui.domain.figures import Figures
+    from perftui.store.codec import SamplesBlob
 
 __all__ = ["Store"]
 
@@ -228,7 +229,7 @@ class Store(DatabaseFile):
     def merge(
         self,
         projects: Sequence[Project],
-        runs: Sequence[tuple[RunResult, np.ndarray | None]],
+        runs: Sequence[tuple[RunResult, np.ndarray | SamplesBlob | None]],
         benchmarks: Sequence[StoredBenchmark] = (),
     ) -> tuple[int, int]:
         """Add records from elsewhere in one write: new projects (an existing one must measure

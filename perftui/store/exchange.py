@@ -22,7 +22,7 @@ from perftui import __version__
 from perftui.domain.errors import InputError
 from perftui.domain.records import Project, RunResult, StoredBenchmark
 from perftui.store import schema
-from perftui.store.codec import MAX_SAMPLES, SAMPLES_CODEC, samples_from_document
+from perftui.store.codec import MAX_SAMPLES, SAMPLES_CODEC, samples_blob_from_document
 from perftui.store.database import Store
 from perftui.store.layout import now_iso
 
@@ -292,8 +292,8 @@ def import_document(store: Store, document: dict[str, Any]) -> tuple[int, int]:
     decoded = []
     for run, samples, where in runs:
         try:
-            array = samples_from_document(samples) if samples is not None else None
+            blob = samples_blob_from_document(samples) if samples is not None else None
         except ValueError as exc:
             raise schema.SchemaError(f"{where}.latency_samples: {exc}") from None
-        decoded.append((run, array))
+        decoded.append((run, blob))
     return store.merge(projects, decoded, benchmarks)

@@ -22,7 +22,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from perftui.domain.records import LayerProfile
-from perftui.store.codec import layers_blob, layers_from_blob, samples_blob, samples_from_blob
+from perftui.store.codec import (
+    SamplesBlob,
+    layers_blob,
+    layers_from_blob,
+    samples_blob,
+    samples_from_blob,
+)
 from perftui.store.files import atomic_write_bytes
 from perftui.store.names import checked_folder, checked_run_id, read_nofollow
 
@@ -118,15 +124,19 @@ class Payloads:
 
 
 def encode(
-    run_id: str, layers: Sequence[LayerProfile] | None, samples: np.ndarray | None
+    run_id: str, layers: Sequence[LayerProfile] | None, samples: np.ndarray | SamplesBlob | None
 ) -> tuple[list[tuple[str, str, bytes]], dict[str, int]]:
-    """The (kind, run id, blob) files of a run and their counts by kind."""
+    """The (kind, run id, blob) files of a run and their counts by kind (samples already
+    stored as a blob are kept as they are)."""
     files: list[tuple[str, str, bytes]] = []
     counts: dict[str, int] = {}
     if layers is not None:
         files.append(("layers", run_id, layers_blob(layers)))
         counts["layers"] = len(layers)
-    if samples is not None:
+    if isinstance(samples, SamplesBlob):
+        files.append(("samples", run_id, samples.blob))
+        counts["samples"] = samples.count
+    elif samples is not None:
         blob, counts["samples"] = samples_blob(samples)
         files.append(("samples", run_id, blob))
     return files, counts

@@ -27,6 +27,7 @@ from tinydb.table import Table
 
 from perftui.domain.errors import InputError, StoreError
 from perftui.domain.records import RunResult
+from perftui.store.codec import SamplesBlob
 from perftui.store.entry_figures import figures_folder
 from perftui.store.files import (
     atomic_write_bytes,
@@ -57,6 +58,8 @@ from perftui.store.storage import AtomicJSONStorage, DocumentEncoder
 if TYPE_CHECKING:
     import numpy as np
 
+    Samples = np.ndarray | SamplesBlob | None
+    """A run's latency samples: an array, or a blob stored as it is (an import)."""
     Pending = tuple[dict[str, Any], dict[str, int], dict[str, Any] | None]
     """A run added by a write: its document, payload counts and figures."""
 
@@ -345,7 +348,7 @@ def _migrate(tx: Transaction, snap: Snapshot, target: Path) -> Path | None:
     return target.with_name(f"{target.name}.layout{snap.version}.bak")
 
 
-def prepare_run(run: RunResult, samples: np.ndarray | None) -> tuple[RunResult, np.ndarray | None]:
+def prepare_run(run: RunResult, samples: Samples) -> tuple[RunResult, Samples]:
     """The run as it will be stored: its project checked, an id and start time assigned."""
     if not run.project:
         raise InputError("a run must name its project before it is stored")
@@ -355,7 +358,7 @@ def prepare_run(run: RunResult, samples: np.ndarray | None) -> tuple[RunResult, 
 
 def insert_runs(
     tx: Transaction,
-    prepared: Sequence[tuple[RunResult, np.ndarray | None]],
+    prepared: Sequence[tuple[RunResult, Samples]],
     *,
     skip_existing: bool,
     missing_project_ok: bool = False,
@@ -385,7 +388,8 @@ def insert_runs(
             new_environments.append(env)
         files, counts = encode(run.id, run.layers, samples)
         tx.files.extend(files)
-        tx.add(run, (doc, counts, figures_doc(run, samples)))
+        array = samples.array() if isinstance(samples, SamplesBlob) else samples
+        tx.add(run, (doc, counts, figures_doc(run, array)))
         added += 1
     if new_environments:
         tx.table("environments").insert_multiple(new_environments)
