@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from perftui.domain.tune_result import Trial
     from perftui.tune.search import Outcome
 
-FLAGS = {"max_latency": "--max-latency", "shapes": "--shape"}
+FLAGS = {"max_latency": "--max-latency", "max_memory": "--max-memory", "shapes": "--shape"}
 """The flag of a tune form field whose name is not the flag's."""
 
 
@@ -51,6 +51,11 @@ def add_parsers(command: CommandFactory) -> None:
     tune.formatter_class = FormDefaults
     tune.add_argument("project", help="a benchmarked project (perftui projects lists them)")
     tune.add_argument("--max-latency", required=True, help="latency budget in ms")
+    tune.add_argument(
+        "--max-memory",
+        metavar="MB",
+        help="memory limit in MiB: a trial whose peak resident memory is over it does not fit",
+    )
     tune.add_argument("--stat", help="median | p90 | p99 (default {stat})")
     tune.add_argument("--budget", help="time for the search, e.g. 90s, 10m (default {budget})")
     tune.add_argument(
@@ -86,6 +91,7 @@ def form_values(args: argparse.Namespace) -> dict[str, str]:
     """The flags as the tune form's fields (perftui.domain.tune_form); absent ones left out."""
     given = {
         "max_latency": args.max_latency,
+        "max_memory": args.max_memory,
         "stat": args.stat,
         "budget": args.budget,
         "trials": args.trials,
@@ -121,10 +127,13 @@ def tune_spec(args: argparse.Namespace) -> TuneSpec:
 
 
 def trial_line(trial: Trial) -> str:
+    from perftui.domain.memory import mib_text
     from perftui.domain.units import ms, playoff_text, spread_text
 
     fps = f"{trial.fps:.1f} fps{spread_text(trial.throughput)}"
     latency = f"{ms(trial.latency.value)} ms" if trial.latency else "no latency"
+    if trial.memory_mib is not None:
+        latency += f", {mib_text(trial.memory_mib)} MiB"
     noisy = "" if trial.verdict == "stable" else f" [{trial.verdict}]"
     runs = f" x{len(trial.run_ids)}" if len(trial.run_ids) > 1 else ""
     label = trial.config.label()
@@ -142,7 +151,9 @@ def _report(outcome: Outcome) -> None:
         f"stopped: {outcome.reason} after {len(outcome.trials)} trials, {outcome.elapsed_s:.0f} s"
     )
     if best is None:
-        print(f"no configuration kept the {outcome.stat} within {outcome.budget_ms:g} ms")
+        memory = outcome.max_memory_mib
+        within = f" and the memory peak within {memory:g} MiB" if memory is not None else ""
+        print(f"no configuration kept the {outcome.stat} within {outcome.budget_ms:g} ms{within}")
         return
     assert best.throughput is not None
     known = best.throughput.bounded

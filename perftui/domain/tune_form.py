@@ -14,6 +14,7 @@ from typing import Any
 from perftui.domain.benchform import FORM
 from perftui.domain.errors import InputError
 from perftui.domain.fields import FieldError, Form, whole_number
+from perftui.domain.limits import parse_memory_limit
 from perftui.domain.records import BenchmarkRequest, Budget, Project, RunConfig
 from perftui.domain.shapes import ShapeBindings
 from perftui.domain.tune_result import STATS, Limits, default_trials, patience
@@ -42,6 +43,7 @@ def _duration(text: str) -> float | None:
 TUNE_FORM = Form(
     {
         "max_latency": parse_latency_ms,
+        "max_memory": lambda t: parse_memory_limit(t) if t.strip() else None,
         "stat": _stat,
         "budget": _duration,
         "trials": lambda t: whole_number(t, "trials", optional=True),
@@ -53,6 +55,7 @@ TUNE_FORM = Form(
     },
     {
         "max_latency": "",
+        "max_memory": "",
         "stat": "p90",
         "budget": "",
         "trials": "",
@@ -64,7 +67,7 @@ TUNE_FORM = Form(
     },
 )
 """The tune's fields; the names are the CLI's flags (`max_latency` is `--max-latency`,
-`shapes` is `--shape`)."""
+`max_memory` is `--max-memory`, `shapes` is `--shape`)."""
 
 
 @dataclass(frozen=True)
@@ -77,6 +80,8 @@ class TuneSpec:
     stat: str
     budget_ms: float
     limits: Limits
+    max_memory_mib: float | None = None
+    """A limit on each trial's memory peak, in MiB (None: none)."""
 
     def to_dict(self) -> dict[str, Any]:
         limits = self.limits
@@ -86,6 +91,7 @@ class TuneSpec:
             "stat": self.stat,
             "budget_ms": self.budget_ms,
             "limits": [limits.trials, limits.budget_s, limits.patience],
+            "max_memory_mib": self.max_memory_mib,
         }
 
     @classmethod
@@ -97,6 +103,7 @@ class TuneSpec:
             str(data["stat"]),
             float(data["budget_ms"]),
             Limits(trials, budget_s, int(wait)),
+            None if data.get("max_memory_mib") is None else float(data["max_memory_mib"]),
         )
 
 
@@ -128,4 +135,4 @@ def tune_spec(
     request = BenchmarkRequest(project, found, budget, shapes, seed=seed)
     trials = default_trials(len(found)) if v["trials"] is None else v["trials"]
     limits = Limits(trials=trials, budget_s=budget_s, patience=patience(len(found)))
-    return TuneSpec(request, found, v["stat"], v["max_latency"], limits)
+    return TuneSpec(request, found, v["stat"], v["max_latency"], limits, v["max_memory"])

@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from perftui.domain.figures import group_runs
+from perftui.domain.memory import mean_known, run_peak
 from perftui.domain.records import AUTO, Budget, RunConfig, RunResult
 from perftui.domain.uncertainty import (
     MIN_WINDOW_REQUESTS,
@@ -28,6 +29,8 @@ from perftui.domain.uncertainty import (
 
 STATS = ("median", "p90", "p99")
 FITS, OVER, STOPPED, FAILED = "fits", "over", "stopped early", "failed"
+OVER_MEMORY = "over memory"
+"""Within the latency budget, but its memory peak is over `--max-memory` (or unknown)."""
 TOO_NOISY = "too noisy"
 """A trial whose throughput or latency interval is too noisy to use (reaches zero or passes
 ±100 %): it neither fits nor is over, and is never the best."""
@@ -85,6 +88,8 @@ class Trial:
     standing: Ratio | None = None
     """Its throughput over the playoff's winner's, paired round by round
     (perftui.domain.tune_playoff); None for a trial that did not play."""
+    memory_mib: float | None = None
+    """Its runs' memory peak (compile or window, their mean; perftui.domain.memory)."""
 
     @property
     def fits(self) -> bool:
@@ -112,6 +117,7 @@ class Trial:
             "run_ids": list(self.run_ids),
             "playoff_ratio": self.standing.value if self.standing else None,
             "playoff_ci": [self.standing.lo, self.standing.hi] if self.standing else None,
+            "memory_peak_mib": self.memory_mib,
         }
 
     def to_wire(self) -> dict[str, Any]:
@@ -126,6 +132,7 @@ class Trial:
             "reasons": list(self.reasons),
             "run_ids": list(self.run_ids),
             "standing": _ratio_to_wire(self.standing),
+            "memory_mib": self.memory_mib,
         }
 
     @classmethod
@@ -140,6 +147,7 @@ class Trial:
             tuple(data["reasons"]),
             tuple(data["run_ids"]),
             _ratio_from_wire(data.get("standing")),
+            None if data.get("memory_mib") is None else float(data["memory_mib"]),
         )
 
 
@@ -179,8 +187,10 @@ def judge_trial(
     stat: str,
     budget_ms: float,
     stopped_early: bool = False,
+    max_memory_mib: float | None = None,
 ) -> Trial:
-    """The trial of `config` from its runs and their samples."""
+    """The trial of `config` from its runs and their samples; within the latency budget but
+    not known to be within `max_memory_mib`, it is OVER_MEMORY."""
     ids = tuple(run.id for run, _ in runs)
     if stopped_early:  # a cancelled run: its partial samples say how far over it was
         run, _ = runs[-1]
@@ -202,10 +212,24 @@ def judge_trial(
         return Trial(number, config, FAILED, None, None, "invalid", reasons, ids)
     throughput = figures.throughput or unknown_interval(figures.throughput_fps)
     status = FITS if latency.value <= budget_ms else OVER
+    peak = mean_known(run_peak(run) for run in group.ok_runs)
+    if status == FITS and max_memory_mib is not None and (peak is None or peak > max_memory_mib):
+        status = OVER_MEMORY
     if throughput.too_noisy or latency.too_noisy:
         status = TOO_NOISY
     verdict = figures.verdict
-    return Trial(number, config, status, throughput, latency, verdict.status, verdict.reasons, ids)
+    return Trial(
+        number,
+        config,
+        status,
+        throughput,
+        latency,
+        verdict.status,
+        verdict.reasons,
+        ids,
+        None,
+        peak,
+    )
 
 
 def beats(candidate: Trial, best: Trial | None) -> bool:

@@ -79,6 +79,7 @@ class Outcome:
     elapsed_s: float
     candidates: int
     cancelled: bool = False
+    max_memory_mib: float | None = None
 
     @property
     def best(self) -> Trial | None:
@@ -95,6 +96,7 @@ class Outcome:
             "stat": self.stat,
             "candidates": self.candidates,
             "max_latency_ms": self.budget_ms,
+            "max_memory_mib": self.max_memory_mib,
             "best": best.to_dict() if best else None,
             "within_noise": [t.to_dict() for t in self.near],
             "trials": [t.to_dict() for t in self.trials],
@@ -127,11 +129,13 @@ class Tuner:
         limits: Limits,
         store: Sink | None,
         on_trial: Callable[[Trial], None] = lambda _t: None,
+        max_memory_mib: float | None = None,
     ) -> None:
         # every run of a trial is measured for RUN_SHARE of the asked budget
         self.request = replace(request, budget=run_budget(request.budget))
         self.candidates = tuple(candidates)
         self.stat, self.budget_ms, self.limits = stat, budget_ms, limits
+        self.max_memory_mib = max_memory_mib
         self.store = store
         self.on_trial = on_trial
         self.measurer = Measurer(self.request, stat, budget_ms)
@@ -153,7 +157,15 @@ class Tuner:
         return [c for c in self.candidates if c not in self._slots and dominated(c, over) is None]
 
     def _judge(self, slot: _Slot, stopped: bool) -> Trial:
-        trial = judge_trial(slot.number, slot.config, slot.runs, self.stat, self.budget_ms, stopped)
+        trial = judge_trial(
+            slot.number,
+            slot.config,
+            slot.runs,
+            self.stat,
+            self.budget_ms,
+            stopped,
+            self.max_memory_mib,
+        )
         self._trials[slot.config] = trial
         self.on_trial(trial)
         return trial
@@ -313,4 +325,5 @@ class Tuner:
             elapsed,
             len(self.candidates),
             self.cancelled,
+            self.max_memory_mib,
         )

@@ -69,7 +69,14 @@ def main() -> None:
 
     try:
         tuner = Tuner(
-            spec.request, spec.candidates, spec.stat, spec.budget_ms, spec.limits, sink, on_trial
+            spec.request,
+            spec.candidates,
+            spec.stat,
+            spec.budget_ms,
+            spec.limits,
+            sink,
+            on_trial,
+            spec.max_memory_mib,
         )
         for signum in (signal.SIGINT, signal.SIGTERM):
             signal.signal(signum, lambda *_: tuner.cancel())

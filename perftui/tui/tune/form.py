@@ -20,6 +20,7 @@ from perftui.tui.kit.forms import FormDialog, field_row
 
 FIELDS = (
     ("max_latency", "Max latency", "ms, e.g. 5"),
+    ("max_memory", "Max memory", "MiB peak, e.g. 512 (empty: no limit)"),
     ("stat", "Statistic", "median, p90 or p99"),
     ("budget", "Time budget", f"e.g. 90s, 10m (empty: {DEFAULT_BUDGET}, or the trials)"),
     ("trials", "Trials", "configurations at most (empty: a fifth)"),
