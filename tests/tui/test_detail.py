@@ -38,8 +38,9 @@ async def test_runs_newest_first_and_the_summary_follows_the_cursor(app):
         screen = await open_detail(app, pilot)
         rows = cells(screen, "runs")
         assert [r[1] for r in rows] == ["b8 t2", "b4 t2", "b4 t1", "b1 t2", "b1 t1"]
-        assert rows[0][3] == "failed" and rows[1][7] == "yes"
-        assert rows[0][2] == "?"  # the precision run: these runs do not say
+        assert rows[0][2] == "failed" and rows[1][6] == "yes"
+        # the precision run, the same for every run (these do not say): said once above
+        assert "ran:?" in text(screen, "runs-common")
         # the newest successful run is selected at first
         assert screen.selected is not None and screen.selected.config.batch == 4
         assert screen.selected.config.threads == 2
@@ -189,4 +190,5 @@ async def test_flops_are_computed_at_the_shapes_of_the_run_they_stand_beside(
                 break
         assert services.inspected_shapes[-1] == {"input_ids": (1, 64)}
         assert screen.info.flops_shapes == {"input_ids": (1, 64)}
-        assert [r[1] for r in cells(screen, "runs")] == ["b1 t1 seq=32", "b1 t1 seq=64"]
+        assert [r[1] for r in cells(screen, "runs")] == ["seq=32", "seq=64"]
+        assert "every run: b1 t1 " in text(screen, "runs-common")

@@ -64,10 +64,10 @@ async def test_a_benchmark_runs_to_the_end_and_its_runs_are_stored(app, services
         await until(pilot, lambda: not screen.running)
         await pilot.pause(0.3)  # one more chart redraw
         rows = table_rows(screen)
-        assert [row[1] for row in rows] == ["b1 t1", "b4 t1"]
+        assert [row[1] for row in rows] == ["b1", "b4"]  # t1 is said once above
         assert [row[2] for row in rows] == ["stable", "stable"]
         chart = screen.query_one("#chart-fps", LiveChart)
-        assert [line.label for line in chart.lines] == ["b1 t1", "b4 t1"]
+        assert [line.label for line in chart.lines] == ["b1", "b4"]
         assert chart.lines[1].xs[0] > chart.lines[0].xs[-1]  # one time axis
         assert services.validated == []  # already validated by the configuration screen
         assert len(app.store.runs("net-int8")) == before + 2
@@ -84,7 +84,7 @@ async def test_repetitions_count_in_the_progress_and_are_told_apart(app, service
         await until(pilot, lambda: not screen.running)
         assert screen.total == 4  # "run 3 of 4", not "of 2"
         labels = [row[1] for row in table_rows(screen)]
-        assert labels == ["b1 t1 (1/2)", "b4 t1 (1/2)", "b1 t1 (2/2)", "b4 t1 (2/2)"]
+        assert labels == ["b1 (1/2)", "b4 (1/2)", "b1 (2/2)", "b4 (2/2)"]
         chart = screen.query_one("#chart-fps", LiveChart)
         assert [line.label for line in chart.lines] == labels  # four lines, none drawn over
 

@@ -59,7 +59,7 @@ async def test_a_cancelled_run_keeps_its_throughput(app, db):
         app.push_screen(screen)
         await settle(pilot, lambda: screen.info is not None)
         table = screen.query_one("#runs", DataTable)
-        assert str(table.get_row_at(0)[4]) == "380"  # after When, Config, Ran, Verdict
+        assert str(table.get_row_at(0)[3]) == "380"  # after When, Config, Verdict
 
 
 async def test_detail_footer_offers_rerun_all_and_summary_has_cores(app):

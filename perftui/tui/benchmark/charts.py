@@ -71,11 +71,15 @@ class LiveChart(Chart):
         # follows the points drawn before, so a new run's first point sat on the old floor
         top = max((y for line in self.lines for y in self.values(line)), default=0.0)
         fit_y(plt, top, self.size.height - 4 - (not self.narrow))
-        plt.title(self.chart_title)
-        if not self.narrow:
-            plt.xlabel("seconds measured")
+        if self.narrow:  # no room for an x label: the title says the x unit
+            plt.title(f"{self.chart_title}, x: {X_UNIT}")
+        else:
+            plt.title(self.chart_title)
+            plt.xlabel(f"{X_UNIT} measured")
 
 
+X_UNIT = "seconds"
+"""The x axis of the live charts: seconds of the run's timed window."""
 WAITING = "waiting for the first measurements"
 
 

@@ -26,6 +26,7 @@ from textual.widgets import DataTable, Footer, Header, Label, ProgressBar, Stati
 
 from perftui.bench import protocol
 from perftui.domain.figures import run_figures
+from perftui.domain.labels import config_labels
 from perftui.domain.records import BenchmarkRequest, RunResult
 from perftui.domain.series import LiveSeries, short_label
 from perftui.domain.verdict import STABLE
@@ -40,6 +41,8 @@ from perftui.tui.kit.tables import Cell, Named, RowTable, fill_table
 from perftui.tui.services import Client
 
 REDRAW_HZ = 2
+WIDE = 100
+"""From this many columns the live table shows each run's iterations too."""
 CHART_BUDGET = 0.03
 """Share of a core the dashboard may use while it watches; dear frames (a big terminal)
 come less often than REDRAW_HZ to stay within it (the benchmark child needs the CPU)."""
@@ -120,12 +123,21 @@ class LiveRunScreen(FollowingScreen[None], PerftuiScreen):
         self._rows: list[list[Cell]] = []
         self._runs_width = 0
         self._multi = len({r.project.name for r in requests}) > 1
+        planned = [config for request in requests for config in request.configs]
+        self._labels = config_labels(planned)
+        self._label_of = dict(zip(planned, self._labels.labels, strict=True))
 
     def compose(self) -> ComposeResult:
         yield Header()
         names = ", ".join(dict.fromkeys(r.project.name for r in self.requests))
+        common = f"  every run: {self._labels.common}" if self._labels.common else ""
         yield Static(
-            Content.from_markup("$total run(s) of [b]$names[/]", names=names, total=self.total),
+            Content.from_markup(
+                "$total run(s) of [b]$names[/][dim]$common[/]",
+                names=names,
+                total=self.total,
+                common=common,
+            ),
             id="live-head",
         )
         with Horizontal(classes="progress-row"):
@@ -202,10 +214,14 @@ class LiveRunScreen(FollowingScreen[None], PerftuiScreen):
     def _label(self, request: BenchmarkRequest, config: object, index: int) -> str:
         return str(self._named(request, config, request.scheduled(index)[0]))
 
-    def _named(self, request: BenchmarkRequest, config: object, repeat: int) -> Named:
-        """A run's project (when the screen runs several), settings and repetition
-        ('b1 t:auto (2/3)'); the table cuts the names together, keeps the rest whole."""
-        label = short_label(config)  # type: ignore[arg-type]
+    def _named(
+        self, request: BenchmarkRequest, config: object, repeat: int, *, whole: bool = False
+    ) -> Named:
+        """A run's project (when the screen runs several), the settings that differ between
+        the screen's runs and its repetition ('b1 seq=64 (2/3)'); the table cuts the names
+        together, keeps the rest whole. `whole`: every setting, for a text away from the
+        table."""
+        label = (None if whole else self._label_of.get(config)) or short_label(config)  # type: ignore[arg-type]
         if request.rounds > 1:
             label += f" ({repeat + 1}/{request.rounds})"
         return Named(request.project.name if self._multi else "", label)
@@ -241,11 +257,14 @@ class LiveRunScreen(FollowingScreen[None], PerftuiScreen):
         per tick)."""
         table = self.query_one("#live-runs", DataTable)
         self._runs_width = self.size.width
+        width = table.size.width or self.size.width or self.app.size.width
+        # the iterations give way to the labels on a narrow screen (the Runs tab has them)
+        keep = len(self.RUN_COLUMNS) - (width < WIDE)
         fill_table(
             table,
-            self.RUN_COLUMNS,
-            [(None, row) for row in self._rows],
-            width=table.size.width or self.size.width or self.app.size.width,
+            self.RUN_COLUMNS[:keep],
+            [(None, row[:keep]) for row in self._rows],
+            width=width,
             height=table.size.height or 8,
             flex=1,
         )
@@ -309,9 +328,10 @@ class LiveRunScreen(FollowingScreen[None], PerftuiScreen):
         figures = run_figures(run, stored_samples(self.store)(run))
         verdict = figures.verdict.status
         named = self._named(request, run.config, run.repeat)
-        label = str(named)
-        if run.status == "ok" and verdict != STABLE:
-            self.unsteady.append((label, verdict))
+        if run.status == "ok" and verdict != STABLE:  # said away from the table: all of it
+            self.unsteady.append(
+                (str(self._named(request, run.config, run.repeat, whole=True)), verdict)
+            )
         status = Text(
             fmt.verdict_or_status(run.status, verdict), style="" if verdict == STABLE else "bold"
         )

@@ -7,6 +7,7 @@ from textual.containers import VerticalScroll
 from textual.widgets import DataTable, Static
 
 from perftui.domain.context import UNSAID, model_is_int8, ran_precision, run_notes
+from perftui.domain.labels import config_labels
 from perftui.domain.profile import precision_counts, precision_mix
 from perftui.domain.records import RunResult
 from perftui.domain.series import (
@@ -118,7 +119,6 @@ def _ran(run: RunResult) -> str:
 RUN_COLUMNS = (
     ("When UTC", "when"),
     ("Config", "config"),
-    ("Ran", "ran"),
     ("Verdict", "verdict"),
     ("items/s", "fps"),
     ("median ms", "median"),
@@ -126,43 +126,54 @@ RUN_COLUMNS = (
     ("Prof", "profile"),
 )
 """Figures with their 95 % interval (±); Verdict is the run's (stable, noisy, INVALID) or
-its status when it did not finish (failed, cancelled)."""
+its status when it did not finish (failed, cancelled). Config names each run by what
+differs between the runs, the precision it ran included; what they share is said once
+above the table (`domain.labels`)."""
+
+
+def _when(runs: list[RunResult]) -> list[str]:
+    """Each run's start, UTC: the time alone when every run started on one day (the day is
+    then said above the table), else the day too."""
+    days = {(run.started_at or "")[:10] for run in runs}
+    cut = slice(11, 19) if len(days) == 1 else slice(5, 19)
+    return [fmt.when(run.started_at, seconds=True)[cut] for run in runs]
 
 
 class RunsPane(Pane[DetailState]):
     def compose(self) -> ComposeResult:
+        yield Static("", id="runs-common", classes="pane-head")
         yield RowTable(id="runs")
         yield RunNotice()
 
     def populate(self) -> None:
         d = self.state
         table = self.query_one("#runs", DataTable)
+        ran = [ran_precision(run) for run in d.runs]
+        labels = config_labels([run.config for run in d.runs], ran)
+        days = sorted({(run.started_at or "")[:10] for run in d.runs} - {""})
+        day = f"on {days[0]}  " if len(days) == 1 else ""
+        shared = f"every run: {labels.common}" if labels.common else ""
+        self.query_one("#runs-common", Static).update(
+            f"[dim]{escape(day + shared)}[/]" if day or shared else ""
+        )
+        profiled = any(run.layers for run in d.runs)
+        columns = RUN_COLUMNS if profiled else RUN_COLUMNS[:-1]
         rows: list[tuple[str | None, list[Cell]]] = []
-        for run in d.runs:
+        for run, when, label in zip(d.runs, _when(d.runs), labels.labels, strict=True):
             st = run.latency_ms
             figures = d.figures(run)
             measured = run.status != "failed" and run.throughput_fps > 0  # cancelled: as far as
-            rows.append(  # it went, as `perftui show` prints it
-                (
-                    run.id,
-                    [
-                        fmt.when(run.started_at, seconds=True)[5:],
-                        short_label(run.config),
-                        ran_precision(run),
-                        fmt.verdict_or_status(run.status, figures.verdict.status),
-                        right(
-                            fmt.fps_ci(run.throughput_fps, figures.throughput)
-                            if measured
-                            else fmt.DASH
-                        ),
-                        right(fmt.ms_ci(st.median if st else None, figures.latency.get("median"))),
-                        right(fmt.ms_ci(st.p99 if st else None, figures.latency.get("p99"))),
-                        "yes" if run.layers else "",
-                    ],
-                )
-            )
+            cells: list[Cell] = [  # it went, as `perftui show` prints it
+                when,
+                label,
+                fmt.verdict_or_status(run.status, figures.verdict.status),
+                right(fmt.fps_ci(run.throughput_fps, figures.throughput) if measured else fmt.DASH),
+                right(fmt.ms_ci(st.median if st else None, figures.latency.get("median"))),
+                right(fmt.ms_ci(st.p99 if st else None, figures.latency.get("p99"))),
+            ]
+            rows.append((run.id, cells + (["yes" if run.layers else ""] if profiled else [])))
         width = table.size.width or self.app.size.width
-        fill_table(table, RUN_COLUMNS, rows, width=width, height=table.size.height or 12, flex=1)
+        fill_table(table, columns, rows, width=width, height=table.size.height or 12, flex=1)
         ids = [r.id for r in d.runs]
         target = d.selected_id if d.selected_id in ids else d.default_run_id()
         if target is not None:

@@ -1,0 +1,87 @@
+"""Issue 25, items 1 and 5: every label of a configuration includes its dims, and at 80
+columns rows that differ never read the same. What the rows share is said once; each row
+keeps what differs (`domain.labels`), in the live table and the project's Runs tab."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+import pytest
+from textual.widgets import DataTable, Static
+
+from perftui.domain.labels import config_labels
+from perftui.domain.records import BenchmarkRequest, Budget, Project, RunConfig
+from perftui.store.database import Store
+from perftui.tui.benchmark.charts import LiveChart
+from perftui.tui.benchmark.live import LiveRunScreen
+from tests.tui.conftest import make_run
+from tests.tui.test_detail import cells, open_detail, text
+from tests.tui.test_live import table_rows, until
+
+pytestmark = pytest.mark.tui
+
+MATRIX = tuple(
+    RunConfig(b, 0, hint="latency" if api == "sync" else "throughput", api=api, dims=(("seq", s),))
+    for b in (1, 2)
+    for s in (32, 64)
+    for api in ("sync", "async")
+)
+
+
+def test_labels_keep_what_differs_and_say_the_rest_once() -> None:
+    labels = config_labels(MATRIX, ["bf16"] * len(MATRIX))
+    assert labels.labels[:2] == ("b1 sync seq=32", "b1 async seq=32")
+    assert len(set(labels.labels)) == len(MATRIX)
+    assert labels.common == "t:auto s:auto r:auto ran:bf16"
+    # settings of a different kind, side by side: each names what it has that the other lacks
+    pair = config_labels([RunConfig(1, 2, 2, 4, "throughput", "async"), RunConfig(1, 0)])
+    assert pair.labels == ("t2 s2 r4 async", "t:auto s:auto r:auto sync")
+    assert pair.common == "b1"
+    # one configuration: nothing to cut, its whole label
+    assert config_labels([MATRIX[1]]).labels == ("b1 t:auto thr async seq=32",)
+    # the precision run tells two runs of one configuration apart
+    ran = config_labels([MATRIX[0], MATRIX[0]], ["bf16", "f32"])
+    assert ran.labels == ("ran:bf16", "ran:f32")
+
+
+async def test_the_live_table_of_a_seq_matrix_tells_every_row_apart(app, services):
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        project = app.store.add_project(Project("enc", "/models/encoder.onnx", "openvino", "CPU"))
+        request = BenchmarkRequest(project, MATRIX, Budget(time_s=1), repeat=2)
+        screen = LiveRunScreen([request], validated=True)
+        app.push_screen(screen)
+        await until(pilot, lambda: not screen.running, tries=800)
+        await pilot.pause()
+        runs = [row[1] for row in table_rows(screen)]
+        assert len(runs) == 16
+        assert len(set(runs)) == 16, runs  # eight configurations, each measured twice
+        assert runs[0] == "b1 sync seq=32 (1/2)" and runs[8] == "b1 sync seq=32 (2/2)", runs
+        assert not any("…" in run for run in runs), runs
+        head = str(screen.query_one("#live-head", Static).render())
+        assert "every run: t:auto s:auto r:auto" in head, head
+        # the charts at 80 columns have no room for an x label: the title gives the unit
+        for chart in screen.query(LiveChart):
+            assert chart.narrow
+            drawn = chart.render()
+            assert "x: seconds" in getattr(drawn, "plain", str(drawn)), drawn
+
+
+async def test_the_runs_tab_of_a_seq_matrix_tells_every_row_apart(app, db):
+    store = Store(db)
+    store.add_project(Project("enc", "/models/encoder.onnx", "openvino", "CPU"))
+    for n, config in enumerate(MATRIX):
+        run = replace(make_run("enc", config.batch, 0, 300.0 + n, n), config=config, id="")
+        run = replace(run, resolved={**run.resolved, "precision": "bf16"})
+        store.add_run(run, np.full(10, 4.0))
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_detail(app, pilot, "enc")
+        await pilot.press("right")
+        await pilot.pause(0.3)
+        rows = cells(screen, "runs")
+        labels = [row[1] for row in rows]
+        assert sorted(labels) == sorted(config_labels(MATRIX).labels), labels
+        table = screen.query_one("#runs", DataTable)
+        assert table.virtual_size.width <= table.size.width  # nothing off screen
+        assert "every run: t:auto s:auto r:auto ran:bf16" in text(screen, "runs-common")
