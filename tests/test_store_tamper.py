@@ -35,6 +35,7 @@ from tests.store_helpers import (
     missing_shard,
     no_shards_table,
     older_copy,
+    read_json,
     redirected_shard,
     run_id_outside,
     tree,
@@ -204,3 +205,25 @@ def test_a_bench_whose_store_fails_at_the_end_still_prints_its_runs(
     last = err.strip().splitlines()[-1]
     assert last.startswith("perftui: error: cannot write database") and "\n" not in last
     assert "--db PATH" in last and "perftui export" in last
+
+
+def test_a_document_an_earlier_version_wrote_keeps_the_files_it_left_unnamed(
+    tmp_path: Path,
+) -> None:
+    path = build(tmp_path)
+    data = read_json(path)
+    for doc in data["meta"].values():
+        del doc["named_files"]  # as documents were written before
+    data.pop("retired", None)
+    path.write_text(json.dumps(data))
+    left = folder(path, "figures") / ("e" * 32 + ".json")
+    left.write_text("{}")  # superseded, not removed yet by that version
+    assert len(Store(path).runs("A")) == 3  # read as it is: it cannot tell
+    Store(path).add_project(make_project("C", "/m/c"))
+    data = read_json(path)
+    assert left.name in {d["name"] for d in data["unclaimed"].values()}
+    assert all(doc["named_files"] is True for doc in data["meta"].values())
+    assert left.exists() and len(Store(path).runs("A")) == 3  # kept, never removed
+    (folder(path, "runs") / ("d" * 32 + ".json")).write_text("{}")
+    with pytest.raises(StoreError, match="is damaged"):  # now it can tell
+        Store(path).projects()

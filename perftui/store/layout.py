@@ -3,7 +3,9 @@
 The public identity of a record is its "id" field, a uuid4 hex string, never a TinyDB
 document id:
 
-- ``meta``: ``{"schema_version": 4, "created_at", "generator"}``, written on the first write.
+- ``meta``: ``{"schema_version": 4, "created_at", "generator", "named_files": true}``, written
+  on the first write; ``named_files`` says the document names every shard and figures file
+  beside it (perftui.store.recovery), as documents written before it did not.
 - ``projects``: ``Project.to_dict()``, the model as an absolute path.
 - ``benchmarks``: ``StoredBenchmark.to_dict()``, i.e.
   ``{"id", "project_name", "created_at", **BenchmarkRequest.to_dict()}``.
@@ -14,6 +16,8 @@ document id:
   projects list and the home screen read this document and those files alone.
 - ``retired``: ``{"folder", "name", "at"}``, a shard or figures file a write superseded, removed
   with its record by a write after the grace period (perftui.store.recovery).
+- ``unclaimed``: ``{"folder", "name"}``, a file no entry named when this version first wrote
+  a document written before ``named_files``; kept, never removed by perftui.
 
 In a shard, a run is ``RunResult.to_dict()`` with ``"layers": null`` and the environment
 moved out of ``"resolved"`` (``"environment": <id>``); its latency samples and layer profile
@@ -64,6 +68,7 @@ def meta_doc() -> dict[str, Any]:
         "schema_version": SCHEMA_VERSION,
         "created_at": now_iso(),
         "generator": f"perftui {__version__}",
+        "named_files": True,
     }
 
 

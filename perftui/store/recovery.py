@@ -11,7 +11,9 @@ killed write of its own left.
   no document names, the payloads of its runs that no document holds.
 - A document that does not name the run files beside it (emptied, cut, edited, or an older
   copy restored beside a newer folder) is damage, reported and left in place
-  (`check_folder`); a read never writes.
+  (`check_folder`); a read never writes. A document an earlier version wrote did not name
+  every file (it removed superseded ones by age): its first write by this version records
+  the unnamed ones as ``unclaimed`` (kept, never removed) and marks it (`claim`).
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 from perftui.domain.errors import StoreError
 from perftui.store.entries import files_of
-from perftui.store.names import FILE_NAME, checked_file, is_temp
+from perftui.store.names import FILE_NAME, checked_file, is_temp, read_nofollow
 from perftui.store.payloads import KINDS, Payloads
 from perftui.store.shards import GRACE_S
 
@@ -34,7 +36,15 @@ if TYPE_CHECKING:
 
     from perftui.store.snapshot import Snapshot
 
-__all__ = ["FOLDERS", "check_folder", "live_files", "recover", "retire", "retired_files"]
+__all__ = [
+    "FOLDERS",
+    "check_folder",
+    "claim",
+    "live_files",
+    "recover",
+    "retire",
+    "retired_files",
+]
 
 FOLDERS = ("runs", "figures")
 """The folders of files the document names (shards, figures)."""
@@ -57,7 +67,7 @@ def retired_files(docs: Iterable[dict[str, Any]]) -> Named:
     """The files the ``retired`` table records (ValueError if one is malformed)."""
     named: Named = set()
     for doc in docs:
-        if doc.get("folder") not in FOLDERS or not isinstance(doc.get("at"), (int, float)):
+        if doc.get("folder") not in FOLDERS or not isinstance(doc.get("at", 0), (int, float)):
             raise ValueError("a retired file's record lacks folder/at")
         named.add((doc["folder"], checked_file(doc.get("name"))))
     return named
@@ -89,7 +99,7 @@ def _mark(payloads: Payloads) -> tuple[str, list[str]] | None:
     """A killed (or running) write's token and runs; None without a mark; ("", []) for a
     mark that says neither (an earlier version's)."""
     try:
-        raw = payloads.pending.read_bytes()
+        raw = read_nofollow(payloads.pending)
     except FileNotFoundError:
         return None
     except OSError:
@@ -110,6 +120,8 @@ def check_folder(snap: Snapshot, payloads: Payloads, *, locked: bool = False) ->
     document is older than its folder."""
     if not os.path.lexists(payloads.root) or (not locked and payloads.pending.exists()):
         return
+    if snap.version and not snap.names_its_files:
+        return  # an earlier version's document: it did not name them all (see `claim`)
     stray = _unnamed(payloads, snap.named_files())
     kinds = [] if snap.version else [k for k in KINDS if _listed(payloads, k)]
     if not stray and not kinds:
@@ -159,6 +171,18 @@ def _root_names(payloads: Payloads) -> list[str]:
         return os.listdir(payloads.root) if payloads.folder("runs") else []
     except OSError:
         return []
+
+
+def claim(db: TinyDB, snap: Snapshot, payloads: Payloads) -> None:
+    """Mark the document as naming every file beside it, recording (never removing) those
+    an earlier version's document left unnamed (superseded files it had not removed yet, or
+    files of its killed writes: it cannot tell which)."""
+    meta = db.table("meta")
+    doc = meta.all()[0]
+    meta.update({"named_files": True}, doc_ids=[doc.doc_id])
+    stray = _unnamed(payloads, snap.named_files())
+    if stray:
+        db.table("unclaimed").insert_multiple({"folder": f, "name": n} for f, n in stray)
 
 
 def retire(db: TinyDB, before: Named, payloads: Payloads, now: float | None = None) -> None:

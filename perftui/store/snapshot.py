@@ -107,6 +107,13 @@ class Snapshot:
         return meta[0]["schema_version"] if meta else 0
 
     @property
+    def names_its_files(self) -> bool:
+        """Whether the document names every shard and figures file beside it (a document
+        an earlier version wrote may not: perftui.store.recovery)."""
+        meta = list(self._table("meta").values())
+        return bool(meta and meta[0].get("named_files") is True)
+
+    @property
     def legacy(self) -> bool:
         """Whether the document still holds the runs (a layout before shards)."""
         return "runs" in self.data
@@ -135,8 +142,10 @@ class Snapshot:
         """The (folder, name) of every shard and figures file the document names: its
         projects' and those it retired (perftui.store.recovery)."""
         try:
-            return live_files(self.entries.values()) | retired_files(
-                self._table("retired").values()
+            return (
+                live_files(self.entries.values())
+                | retired_files(self._table("retired").values())
+                | retired_files(self._table("unclaimed").values())
             )
         except ValueError as exc:
             raise damaged(self.shown, f"retired files: {exc}") from None

@@ -48,7 +48,7 @@ from perftui.store.layout import (
 )
 from perftui.store.names import checked_folder as check_folder_of
 from perftui.store.payloads import KINDS, Payloads, encode
-from perftui.store.recovery import check_folder, live_files, recover, retire
+from perftui.store.recovery import check_folder, claim, live_files, recover, retire
 from perftui.store.run_figures import figures_doc
 from perftui.store.shard_writes import inline_figures, write_shards
 from perftui.store.shards import Shard, shard_folder
@@ -237,6 +237,8 @@ class DatabaseFile:
             yield tx
             if not (storage.dirty or tx.shards or tx.lines or tx.merged or backup):
                 return
+            if snap.version and not snap.names_its_files:
+                claim(db, snap, payloads)  # an earlier version's document, once
             if snap.version != self.SCHEMA_VERSION:
                 meta = db.table("meta")
                 meta.truncate()
