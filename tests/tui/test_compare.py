@@ -87,10 +87,10 @@ async def test_defaults_b_is_the_fastest_project_and_every_run_qualifies(cmp_app
         assert (c.a.id, c.b.id) == ("net-fp32-3", "net-int8-8")
         rows = cells(screen, "cmp-runs")
         assert len(rows) == 9
-        assert rows[0][:5] == [" - ", "A net-fp32", "b8 t:auto", "failed", "—"]
+        assert rows[0][:6] == [" - ", "A net-fp32", "b8 t:auto", "?", "failed", "—"]  # ran: ?
         by_id = dict(zip([rid for _, rid in screen.row_keys], rows, strict=True))
-        assert by_id["net-fp32-3"][7] == "A" and by_id["net-int8-8"][7] == "B★"
-        assert by_id["net-int8-8"][3:7] == ["640", "6.25", "~", "yes"]
+        assert by_id["net-fp32-3"][8] == "A" and by_id["net-int8-8"][8] == "B★"
+        assert by_id["net-int8-8"][4:8] == ["640", "6.25", "~", "yes"]
         chart = screen.query_one(LatencyThroughputChart).data
         assert [(line.side, line.label, len(line.points)) for line in chart.lines] == [
             ("A", "t2", 1),
@@ -171,7 +171,7 @@ async def test_checking_pinning_and_the_statistic_update_the_chart(cmp_app):
         c = screen.comparison
         assert c.b.id == "net-int8-6" and c.sweet.run.id == "net-int8-8"
         rows = cells(screen, "cmp-runs")
-        marks = {rid: row[7] for (_, rid), row in zip(screen.row_keys, rows, strict=True)}
+        marks = {rid: row[8] for (_, rid), row in zip(screen.row_keys, rows, strict=True)}
         assert marks["net-int8-6"] == "B pin" and marks["net-int8-8"] == "★"
         move_to(screen, "A", "net-fp32-5")  # the failed run cannot be checked or pinned
         await pilot.press("space", "p")

@@ -6,6 +6,7 @@ from __future__ import annotations
 from rich.text import Text
 
 from perftui.domain.compare import Comparison, Side, run_latency, run_marks
+from perftui.domain.context import ran_precision
 from perftui.domain.series import short_label
 from perftui.tui.compare.charts import (
     STYLES,
@@ -76,6 +77,7 @@ def runs_table(
         ("", "check"),
         ("Project", "project"),
         ("Settings", "config"),
+        ("Ran", "ran"),
         ("items/s", "fps"),
         (f"{state.stat} ms", "ms"),
         ("V", "verdict"),
@@ -101,6 +103,7 @@ def runs_table(
                 check if ok else Text(" - "),
                 side_text(side, f"{side} {name}"),
                 cut(short_label(run.config), 22 if wide else 16),
+                ran_precision(run),
                 right(fmt.fps_ci(run.throughput_fps, figures.throughput))
                 if ok
                 else Text(run.status),
