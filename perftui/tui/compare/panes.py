@@ -8,6 +8,7 @@ from textual.app import ComposeResult
 from textual.widgets import DataTable, Static
 
 from perftui.domain.compare import Comparison, Side, distribution, inference_time, sort_layer_types
+from perftui.domain.labels import config_labels
 from perftui.domain.profile import LayerTypeRow, precision_mix
 from perftui.domain.series import short_label
 from perftui.tui.compare.charts import DistributionBars, InferenceChart, side_text
@@ -154,6 +155,10 @@ class InferencePane(Pane[SummaryState]):
         self.query_one("#cmp-inference-chart", InferenceChart).set_data(data)
         lines: list[Text | str] = []
         names = distinct([c.name(side) for side in Side], 10)
+        groups = [g for g in c.groups if g is not None and g.ok_runs]
+        labels = dict(
+            zip(map(id, groups), config_labels([g.config for g in groups]).labels, strict=True)
+        )
         for side, group, name in zip(Side, c.groups, names, strict=True):
             head = side_text(side, f"{side} {name}".ljust(13), bold=True)
             if group is None or not group.ok_runs:
@@ -164,9 +169,8 @@ class InferencePane(Pane[SummaryState]):
             lines.append(
                 Text.assemble(
                     head,
-                    f"{cut(short_label(group.config) + repeats, 12):12} "
                     f"{fmt.fps_ci(f.throughput_fps, f.throughput):>9} items/s  "
-                    f"{fmt.verdict_word(f.verdict.status)}\n{'':13}"
+                    f"{fmt.verdict_word(f.verdict.status)}  {labels[id(group)]}{repeats}\n{'':13}"
                     + "  ".join(
                         f"{name} {fmt.ms_ci(group.latency_ms(name), f.latency.get(name))}"
                         for name in ("median", "p90", "p99")

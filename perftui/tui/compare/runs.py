@@ -7,6 +7,7 @@ from rich.text import Text
 
 from perftui.domain.compare import Comparison, Side, run_latency, run_marks
 from perftui.domain.context import ran_precision
+from perftui.domain.labels import config_labels
 from perftui.domain.series import short_label
 from perftui.tui.compare.charts import (
     STYLES,
@@ -18,7 +19,7 @@ from perftui.tui.compare.charts import (
 )
 from perftui.tui.compare.state import SetupState
 from perftui.tui.kit import format as fmt
-from perftui.tui.kit.fit import cut, distinct
+from perftui.tui.kit.fit import distinct
 from perftui.tui.kit.tables import CHECKED, UNCHECKED, Cell, right
 
 RunKey = tuple[Side, str]
@@ -89,6 +90,14 @@ def runs_table(
     marks = run_marks(c) if c is not None else {}
     rows: list[tuple[RunKey, list[Cell]]] = []
     names = distinct([state.sides[side].name or "" for side in Side], 14 if wide else 10)
+    every = [run for side in Side for run in state.sides[side].runs]
+    labels = dict(
+        zip(
+            (run.id for run in every),
+            distinct(list(config_labels([run.config for run in every]).labels), 22 if wide else 16),
+            strict=True,
+        )
+    )
     for side, name in zip(Side, names, strict=True):
         runs = state.sides[side]
         for run in runs.runs:
@@ -102,7 +111,7 @@ def runs_table(
             cells: list[Cell] = [
                 check if ok else Text(" - "),
                 side_text(side, f"{side} {name}"),
-                cut(short_label(run.config), 22 if wide else 16),
+                labels[run.id],
                 ran_precision(run),
                 right(fmt.fps_ci(run.throughput_fps, figures.throughput))
                 if ok

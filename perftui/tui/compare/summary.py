@@ -87,6 +87,12 @@ class CompareSummaryScreen(TabbedScreen):
         "A's and B's compared runs, from their raw samples. Escape goes back to the setup."
     )
     TABS = TABS
+    SHORT_TITLES: ClassVar[dict[str, str]] = {
+        "cmp-summary": "Summary",
+        "cmp-inference": "Inference",
+        "cmp-kernel": "Kernels",
+        "cmp-latency": "Latency",
+    }
     TABS_ID = "cmp-tabs"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("s", "sort", "Sort", id="sort", tooltip="Sort by the next column"),
@@ -151,9 +157,11 @@ class CompareSummaryScreen(TabbedScreen):
     def on_mount(self) -> None:
         self.state.samples = stored_samples(self.store)
         self.query_one(LatencyDistributionPane).redraw()
+        self.fit_tab_titles()
         self.call_after_refresh(self.focus_table)
 
     def on_resize(self) -> None:
+        self.fit_tab_titles()
         self.query_one("#cmp-head", Static).update(head_text(self.comparison, self.size.width - 2))
         self.call_after_refresh(self.redraw_panes)
 

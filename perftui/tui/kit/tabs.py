@@ -76,6 +76,9 @@ class TabbedScreen(PerftuiScreen):
 
     TABS: ClassVar[tuple[Tab, ...]] = ()
     TABS_ID: ClassVar[str] = "tabs"
+    SHORT_TITLES: ClassVar[dict[str, str]] = {}
+    """Pane id -> a shorter title, used when the full titles do not fit the screen's width,
+    so every tab is seen at 80 columns ('Kernels' for 'Kernel-Level Performance')."""
     TAB_ACTIONS: ClassVar[dict[str, set[str]]] = {}
     """Actions that act on some tabs only, with the pane ids of those tabs: shown in the
     footer and answered there alone, so the footer holds what works where it is."""
@@ -92,6 +95,22 @@ class TabbedScreen(PerftuiScreen):
     def active_tab(self) -> str:
         """The pane id of the tab shown."""
         return self.query_one(f"#{self.TABS_ID}", TabbedContent).active
+
+    def fit_tab_titles(self) -> None:
+        """Full titles where they all fit the width, else the short ones (`SHORT_TITLES`)."""
+        if not self.SHORT_TITLES:
+            return
+        tabs = self.query_one(f"#{self.TABS_ID}", TabbedContent)
+        full = getattr(self, "_full_titles", None)
+        if full is None:
+            full = {t.pane_id: tabs.get_tab(t.pane_id).label_text for t in self.TABS}
+            self._full_titles = full
+        wide = sum(len(title) + 2 for title in full.values()) <= self.size.width
+        for pane_id, title in full.items():
+            shown = title if wide else self.SHORT_TITLES.get(pane_id, title)
+            tab = tabs.get_tab(pane_id)
+            if tab.label_text != shown:
+                tab.label = shown
 
     def redraw_panes(self) -> None:
         for pane in self.query(Pane):
