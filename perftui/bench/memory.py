@@ -77,7 +77,7 @@ def model_size_mib(model_path: str) -> float | None:
 
 def release_freed() -> None:
     """Hand memory an earlier run freed back to the system (glibc's malloc_trim), so that a
-    run's baseline is not an earlier run's leftovers; nothing where there is no glibc."""
+    run's figures stand less on an earlier run's leftovers; nothing where there is no glibc."""
     import gc
 
     gc.collect()
@@ -87,6 +87,19 @@ def release_freed() -> None:
         ctypes.CDLL("libc.so.6").malloc_trim(0)
     except (OSError, AttributeError):
         pass
+
+
+_BASELINE: list[float | None] = []
+"""This process's resident size before it read its first model (read once, then kept)."""
+
+
+def worker_baseline() -> float | None:
+    """The worker's own size before its first model was read: the interpreter, perftui and
+    the engine's libraries (what a later run holds above it is that run's cost, and what
+    earlier runs left behind)."""
+    if not _BASELINE:
+        _BASELINE.append(sizes()[1])
+    return _BASELINE[0]
 
 
 def enabled() -> bool:
@@ -109,9 +122,9 @@ class MemoryProbe:
 
     def before_read(self) -> None:
         if self.on:
+            self.baseline = worker_baseline()
             release_freed()
             self._compile_reset = reset_peak()
-            _, self.baseline = sizes()
 
     def after_compile(self) -> None:
         if self.on:

@@ -2,7 +2,7 @@
 
 The worker reads them (perftui.bench.memory): the peak while the model is read and compiled,
 the peak in the timed window and the resident size at the window's end, each also as the
-increase over the worker's own size just before the model was read (the interpreter and the
+increase over the worker's own size before it read its first model (the interpreter and the
 engine libraries are not the model's cost). A figure that could not be had is None
 ("unknown"), never 0. Every figure is in MiB (2**20 bytes).
 """
@@ -25,7 +25,7 @@ class RunMemory:
     """Resident memory of one run, in MiB; None where it is unknown."""
 
     baseline_mib: float | None = None
-    """The worker's resident size just before the model was read."""
+    """The worker's resident size before it read its first model."""
     compile_peak_mib: float | None = None
     """The peak while the model was read and compiled."""
     window_peak_mib: float | None = None

@@ -125,7 +125,14 @@ class TuneProcess:
         spec = self.spec
         trials = tuple(self._trials[n] for n in sorted(self._trials))
         return Outcome(
-            trials, spec.stat, spec.budget_ms, reason, elapsed_s, len(spec.candidates), cancelled
+            trials,
+            spec.stat,
+            spec.budget_ms,
+            reason,
+            elapsed_s,
+            len(spec.candidates),
+            cancelled,
+            spec.max_memory_mib,
         )
 
     def _drain(self, process: subprocess.Popen[str]) -> None:
