@@ -109,9 +109,15 @@ def write_as_before(path: Path, data: dict) -> None:
 
 def read_shard(path: Path) -> dict[str, dict]:
     """A shard file's runs, samples and layers counts by run id (written back with
-    `json.dumps`, these tables are a shard file as an earlier version wrote it)."""
+    `json.dumps`, these tables are a shard file as layout 3 wrote it; with `write_shard`, one
+    of this version)."""
     shard = Shard.parse(path.read_bytes())
     return {"runs": shard.runs, **shard.counts}
+
+
+def write_shard(path: Path, tables: dict[str, dict]) -> None:
+    """Write `read_shard`'s tables back as a shard file of this version."""
+    path.write_bytes(Shard(tables["runs"], tables["samples"], tables["layers"]).blob())
 
 
 def stored_tables(path: Path) -> dict[str, dict]:

@@ -25,6 +25,7 @@ from tests.store_helpers import (
     read_shard,
     shard_paths,
     stored_tables,
+    write_shard,
 )
 
 # ----------------------------------------------------------------------------- basics
@@ -256,7 +257,7 @@ def test_malformed_rows_are_clear_errors(store: Store) -> None:
     shard = shard_paths(store.path)[project.name]
     runs = read_shard(shard)
     runs["runs"][run.id]["latency_ms"] = {"mean": "fast"}
-    shard.write_text(json.dumps(runs))
+    write_shard(shard, runs)
     fresh = Store(store.path)
     assert fresh.get_benchmark(good).id == good
     with pytest.raises(StoreError, match=f"benchmark {bad} is malformed .KeyError"):

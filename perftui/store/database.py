@@ -299,7 +299,7 @@ class Store(DatabaseFile):
         the projects list reads no run), else computed from the run and its samples."""
         snap = self._read()
         best = (stored_best(snap.entry_figures(name)).get(run_id) for name in snap.entries)
-        doc = None if snap.legacy else next((found for found in best if found), None)
+        doc = next((found for found in best if found), None)
         if doc is not None:
             with contextlib.suppress(KeyError, TypeError, ValueError):
                 return figures_from_doc(doc)

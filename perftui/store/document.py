@@ -60,11 +60,4 @@ def parse(raw: bytes, shown: Path, schema_version: int) -> dict[str, Any]:
     for doc_id, doc in data.get("projects", {}).items():
         if not all(isinstance(doc.get(k), str) for k in ("name", "model", "engine")):
             raise damaged(shown, f"project document {doc_id} lacks name/model/engine")
-    for doc_id, doc in data.get("runs", {}).items():
-        if not (
-            isinstance(doc.get("id"), str)
-            and isinstance(doc.get("project"), str)
-            and isinstance(doc.get("config"), dict)
-        ):
-            raise damaged(shown, f"run document {doc_id} lacks id/project/config")
     return data

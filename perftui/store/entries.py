@@ -23,7 +23,6 @@ them (perftui.store.snapshot).
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import asdict, fields
 from typing import TYPE_CHECKING, Any
@@ -58,20 +57,11 @@ SUMMARY_FIELDS = {f.name for f in fields(ProjectSummary)}
 
 
 def run_count(entry: dict[str, Any]) -> int:
-    """How many runs the entry's project holds (entries written before ``count`` list their
-    ids); ValueError if the entry says neither."""
+    """How many runs the entry's project holds; ValueError if it does not say."""
     count = entry.get("count")
-    if isinstance(count, int) and not isinstance(count, bool):
+    if isinstance(count, int) and not isinstance(count, bool) and count >= 0:
         return count
-    runs = entry.get("runs")
-    if isinstance(runs, str):
-        try:
-            runs = json.loads(runs)
-        except (ValueError, RecursionError):
-            runs = None
-    if not isinstance(runs, list):
-        raise ValueError("the entry counts no runs")
-    return len(runs)
+    raise ValueError("the entry counts no runs")
 
 
 def files_of(entry: dict[str, Any]) -> list[str]:
@@ -159,7 +149,7 @@ def project_figures(
 ) -> tuple[ProjectSummary, PrecisionSource]:
     """The figures of `shard`, the project's runs as a write leaves them: the stored ones
     extended with `appended` when that is all the write did, else computed afresh."""
-    entry = snap.entries.get(project) if not snap.legacy else None
+    entry = snap.entries.get(project)
     if entry is not None:
         try:
             before = run_count(entry)

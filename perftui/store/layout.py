@@ -23,12 +23,8 @@ In a shard, a run is ``RunResult.to_dict()`` with ``"layers": null`` and the env
 moved out of ``"resolved"`` (``"environment": <id>``); its latency samples and layer profile
 are files named by run id (perftui.store.payloads).
 
-Layout 1 kept the payloads inline (``"codec"``, ``"data"``: base64 of the same zlib blobs);
-layout 2 kept every run in the document (tables ``runs``, ``layers`` and ``samples`` of
-``{"run_id", "count"}``); layout 3 listed each project's run ids in its entry and kept its
-runs as one JSON object of tables. The first write by this version moves each to layout 4
-(shard files of JSON lines, entries that count their runs) and keeps a backup of the old
-file; until then it is read as it is.
+Older layouts are read as this one and stored as it by the next write, with a backup of the
+old file: perftui.store.legacy, the one module that knows them.
 """
 
 from __future__ import annotations

@@ -49,6 +49,9 @@ class Payloads:
     def __init__(self, target: Path, shown: Path | None = None) -> None:
         self.root = target.with_name(target.name + ".d")
         self.shown = shown if shown is not None else target
+        self.overlay: dict[tuple[str, str], bytes] = {}
+        """(kind, run id) -> a payload held in memory until the next write stores it (an
+        older layout's: perftui.store.legacy)."""
 
     def folder(self, kind: str) -> Path:
         """The folder of a kind of file (StoreError if it, or the root, is a link)."""
@@ -68,6 +71,9 @@ class Payloads:
 
     def read(self, kind: str, run_id: str) -> bytes:
         """The stored blob; ValueError if it is missing or unreadable."""
+        held = self.overlay.get((kind, run_id))
+        if held is not None:
+            return held
         path = self.path(kind, run_id)
         try:
             return read_nofollow(path)

@@ -191,6 +191,7 @@ def retire(db: TinyDB, before: Named, payloads: Payloads, now: float | None = No
     now = time.time() if now is None else now
     table = db.table("retired")
     gone = before - live_files(db.table("shards").all())
+    gone = {(f, n) for f, n in gone if os.path.lexists(payloads.root / f / n)}  # made up: none
     if gone:
         table.insert_multiple({"folder": f, "name": n, "at": now} for f, n in sorted(gone))
     due = [doc for doc in table.all() if doc["at"] < now - GRACE_S]

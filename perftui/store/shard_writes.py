@@ -22,7 +22,7 @@ from perftui.store.entries import (
     run_count,
     shard_doc,
 )
-from perftui.store.entry_figures import FIGURES_FIELDS, figures_folder
+from perftui.store.entry_figures import figures_folder
 from perftui.store.names import read_nofollow
 from perftui.store.shards import HEADER, Shard, appendable, line, shard_folder, write_shard
 from perftui.store.storage import dump_json
@@ -30,7 +30,7 @@ from perftui.store.storage import dump_json
 if TYPE_CHECKING:
     from perftui.store.transaction import Pending, Transaction
 
-__all__ = ["MAX_TAIL", "inline_figures", "write_shards"]
+__all__ = ["MAX_TAIL", "write_shards"]
 
 MAX_TAIL = 8
 """Most segments a project's file gathers before an append writes them as one file again:
@@ -58,23 +58,6 @@ def write_shards(tx: Transaction, root: Path, cache: dict[str, Shard]) -> None:
             kept = _write_figures(tx, root, figures_part(figures, best))
             table.insert(shard_doc(project, name, len(shard.runs), kept))
             cache[name] = shard
-    if any(inline_figures(entry) for entry in tx.snap.entries.values()):
-        _move_figures(tx, root, table)
-
-
-def inline_figures(entry: dict[str, Any]) -> bool:
-    """Whether a layout-4 entry keeps its figures itself, as entries were written before."""
-    return "figures" not in entry and "count" in entry
-
-
-def _move_figures(tx: Transaction, root: Path, table: Table) -> None:
-    """Move the figures of entries written before to files (once)."""
-    for doc in table.all():
-        if inline_figures(doc):
-            part = {key: doc[key] for key in FIGURES_FIELDS if key in doc}
-            kept = {k: v for k, v in doc.items() if k not in FIGURES_FIELDS}
-            table.remove(doc_ids=[doc.doc_id])
-            table.insert({**kept, "figures": _write_figures(tx, root, part)})
 
 
 def _write_figures(tx: Transaction, root: Path, part: dict[str, Any]) -> str:
@@ -88,7 +71,7 @@ def _append(
 ) -> bool:
     """Append the runs to a copy of the project's file when its entry and file allow it
     (False: they do not, nothing was written)."""
-    entry: dict[str, Any] | None = None if tx.snap.legacy else tx.snap.entries.get(project)
+    entry: dict[str, Any] | None = tx.snap.entries.get(project)
     if entry is None:
         return False
     part = tx.snap.entry_figures(project)

@@ -7,8 +7,7 @@ per run, ``{"run": run document, "samples": count, "layers": count, "figures": f
 (perftui.store.run_figures) as computed when it was stored, so showing a project's runs reads
 none of their samples; figures of another method are computed again when read). Adding runs
 to a project writes their lines to a segment beside its file (perftui.store.shard_writes),
-parsing none of the runs already there. Files layout 3 wrote (one JSON object of tables
-``runs``, ``samples``, ``layers``) are read too, until the migration writes them as lines.
+parsing none of the runs already there.
 
 A file is never changed: a write puts the project's runs in a new file, commits the main
 document that names it and records the superseded file in the document's ``retired``
@@ -35,6 +34,7 @@ __all__ = [
     "HEADER",
     "Shard",
     "appendable",
+    "checked_run",
     "line",
     "shard_folder",
     "write_shard",
@@ -77,7 +77,7 @@ class Shard:
     def parse(cls, raw: bytes) -> Shard:
         """ValueError (or KeyError/TypeError) if the bytes are not a shard."""
         if not raw.startswith(HEADER):
-            return cls._parse_tables(json.loads(raw))
+            raise ValueError("not a shard file of this version")
         lines = raw[len(HEADER) :].splitlines()
         shard = cls()
         for item in json.loads(b"[" + b",".join(lines) + b"]"):
@@ -85,25 +85,11 @@ class Shard:
             counts = {kind: item[kind] for kind in ("samples", "layers") if kind in item}
             figures = item.get("figures") if item.get("method") == method() else None
             shard.add(
-                _checked(doc.get("id") if isinstance(doc, dict) else None, doc), counts, figures
+                checked_run(doc.get("id") if isinstance(doc, dict) else None, doc),
+                counts,
+                figures,
             )
         return shard
-
-    @classmethod
-    def _parse_tables(cls, data: dict[str, Any]) -> Shard:
-        """A shard as an earlier version wrote it: one object of tables."""
-        runs, samples, layers = data["runs"], data["samples"], data["layers"]
-        if not all(isinstance(x, dict) for x in (runs, samples, layers)):
-            raise ValueError("not a table of runs")
-        stored = data.get("figures")
-        figures = {}
-        if isinstance(stored, dict) and stored.get("method") == method():
-            figures = stored["runs"]
-            if not isinstance(figures, dict):
-                raise ValueError("not a table of figures")
-        for run_id, doc in runs.items():
-            _checked(run_id, doc)
-        return cls(runs, samples, layers, figures)
 
     def blob(self) -> bytes:
         lines = [
@@ -143,7 +129,8 @@ class Shard:
                 table.pop(run_id, None)
 
 
-def _checked(run_id: Any, doc: Any) -> dict[str, Any]:
+def checked_run(run_id: Any, doc: Any) -> dict[str, Any]:
+    """`doc` if it is a run document of id `run_id`; ValueError otherwise."""
     if not (
         isinstance(doc, dict)
         and isinstance(run_id, str)

@@ -3,8 +3,8 @@
 The parsed file is cached by the store per file signature (device, inode, size, mtime,
 ctime), so reading an unchanged database costs one ``stat``; `load` re-parses only when the
 bytes (SHA-256) differ from the snapshot it may reuse. A project's runs are read from its
-shard file (perftui.store.shards) only when asked for; an older layout, which kept every run
-in the document, is read through the same shards, built in memory.
+shard file (perftui.store.shards) only when asked for; an older layout's document is read as
+the current layout, converted in memory (perftui.store.legacy).
 """
 
 from __future__ import annotations
@@ -17,19 +17,21 @@ from typing import TYPE_CHECKING, Any
 
 from perftui.domain.records import Project, RunResult, StoredBenchmark
 from perftui.domain.summary import PrecisionSource, ProjectSummary, summarize
-from perftui.store.codec import layers_from_document, samples_from_document
 from perftui.store.document import damaged, malformed, parse
 from perftui.store.entries import files_of, run_count, shard_key, stored_figures
 from perftui.store.entry_figures import read_figures
 from perftui.store.files import Signature, digest, read_bytes
 from perftui.store.layout import doc_key, time_key
+from perftui.store.legacy import convert
 from perftui.store.names import read_nofollow
-from perftui.store.payloads import KINDS, Payloads
+from perftui.store.payloads import Payloads
 from perftui.store.recovery import live_files, retired_files
 from perftui.store.shards import Shard
 
 if TYPE_CHECKING:
     import numpy as np
+
+    from perftui.store.legacy import Conversion
 
 __all__ = ["Snapshot", "load"]
 
@@ -60,7 +62,17 @@ def load(
         reuse.sig = sig
         return reuse
     data = parse(raw, shown, schema_version)
-    return Snapshot(data, sig, hashed, shown, payloads, shards, figures)
+    conversion = convert(data, hashed, payloads)
+    if conversion is None:
+        return Snapshot(data, sig, hashed, shown, payloads, shards, figures)
+    shards = {} if shards is None else shards
+    figures = {} if figures is None else figures
+    shards.update(conversion.shards)
+    figures.update(conversion.figures)
+    payloads.overlay = conversion.blobs
+    snap = Snapshot(conversion.data, sig, hashed, shown, payloads, shards, figures)
+    snap.conversion = conversion
+    return snap
 
 
 class Snapshot:
@@ -88,6 +100,8 @@ class Snapshot:
         self._shards = shards if shards is not None else {}
         self._figures = figures if figures is not None else {}
         self._benchmarks: dict[str, StoredBenchmark] = {}
+        self.conversion: Conversion | None = None
+        """How an older layout's document was read (perftui.store.legacy), else None."""
 
     def writable_copy(self, deep_tables: Sequence[str] = ()) -> dict[str, Any]:
         """Tables for a write: new table dicts sharing the (never mutated) documents, except
@@ -113,11 +127,6 @@ class Snapshot:
         meta = list(self._table("meta").values())
         return bool(meta and meta[0].get("named_files") is True)
 
-    @property
-    def legacy(self) -> bool:
-        """Whether the document still holds the runs (a layout before shards)."""
-        return "runs" in self.data
-
     # ------------------------------------------------------------------ shards
 
     @cached_property
@@ -128,7 +137,7 @@ class Snapshot:
             if not (
                 isinstance(doc.get("project"), str)
                 and isinstance(doc.get("file"), str)
-                and ("count" in doc or "runs" in doc)
+                and "count" in doc
             ):
                 raise damaged(self.shown, f"shard document {doc_id} lacks project/file/count")
             try:
@@ -153,8 +162,6 @@ class Snapshot:
     @cached_property
     def run_index(self) -> dict[str, str]:
         """Run id -> its project's name (reading every project's runs)."""
-        if self.legacy:
-            return {d["id"]: d["project"] for d in self._table("runs").values()}
         return {
             run_id: name for name in self.entries for run_id in (self.shard(name) or Shard()).runs
         }
@@ -162,7 +169,7 @@ class Snapshot:
     def project_of(self, run_id: str) -> str | None:
         """The name of the run's project (None if no project holds it): found among the
         projects already read, else by reading them all."""
-        if not self.legacy and "run_index" not in self.__dict__:
+        if "run_index" not in self.__dict__:
             for name, entry in self.entries.items():
                 shard = self._shards.get(shard_key(entry))
                 if shard is not None and run_id in shard.runs:
@@ -171,43 +178,17 @@ class Snapshot:
 
     def run_count(self, project: str) -> int:
         """How many runs the project holds."""
-        entry = None if self.legacy else self.entries.get(project)
+        entry = self.entries.get(project)
         if entry is None:
-            shard = self.shard(project)
-            return 0 if shard is None else len(shard.runs)
+            return 0
         try:
             return run_count(entry)
         except ValueError as exc:
             raise damaged(self.shown, f"runs of project {project!r}: {exc}") from None
 
-    @cached_property
-    def _legacy(self) -> tuple[dict[str, Shard], dict[str, dict[str, dict[str, Any]]]]:
-        """An older layout's runs as shards, and its inline payload documents by kind."""
-        shards: dict[str, Shard] = {}
-        docs = sorted(self._table("runs").items(), key=lambda kv: doc_key(kv[0]))
-        for _, doc in docs:
-            shards.setdefault(doc["project"], Shard()).runs[doc["id"]] = doc
-        inline: dict[str, dict[str, dict[str, Any]]] = {kind: {} for kind in KINDS}
-        for kind in KINDS:
-            for payload in self._table(kind).values():
-                run_id = payload.get("run_id")
-                shard = shards.get(self.run_index.get(run_id, ""))
-                if shard is not None:
-                    shard.counts[kind][run_id] = payload.get("count")
-                if "data" in payload:
-                    inline[kind][run_id] = payload
-        return shards, inline
-
-    @property
-    def inline(self) -> dict[str, dict[str, dict[str, Any]]]:
-        """Layout 1's inline payload documents by kind and run id."""
-        return self._legacy[1] if self.legacy else {}
-
     def shard(self, project: str, *, keep: bool = True) -> Shard | None:
         """The project's runs as stored (None if it has none); `keep=False` reads a file
         not cached yet without caching it (a reader that passes once over every project)."""
-        if self.legacy:
-            return self._legacy[0].get(project)
         entry = self.entries.get(project)
         if entry is None:
             return None
@@ -231,8 +212,6 @@ class Snapshot:
 
     def payload_ids(self) -> set[str]:
         """The run ids whose payload files are in use."""
-        if self.legacy:
-            return {d.get("run_id") for kind in KINDS for d in self._table(kind).values()}
         return set(self.run_index)
 
     def shard_keys(self) -> set[str]:
@@ -244,14 +223,12 @@ class Snapshot:
         return {e["figures"] for e in self.entries.values() if isinstance(e.get("figures"), str)}
 
     def entry_figures(self, project: str) -> dict[str, Any]:
-        """The project's stored figures (perftui.store.entry_figures): from its figures file,
-        or its entry itself as written before; empty when it keeps none that can be read."""
-        entry = None if self.legacy else self.entries.get(project)
+        """The project's stored figures (perftui.store.entry_figures) from its figures file;
+        empty when it keeps none that can be read."""
+        entry = self.entries.get(project)
         if entry is None:
             return {}
-        name = entry.get("figures")
-        if not isinstance(name, str):
-            return entry
+        name = entry["figures"]
         found = self._figures.get(name)
         if found is None:
             found = read_figures(self.payloads.folder("figures"), name)
@@ -263,14 +240,11 @@ class Snapshot:
     # ------------------------------------------------------------------ runs
 
     def payload(self, shard: Shard, kind: str, run_id: str) -> Any:
-        """A run's decoded payload, inline (layout 1) or from its file; None if it has none."""
+        """A run's decoded payload from its file; None if it has none."""
         count = shard.counts[kind].get(run_id)
         if count is None:
             return None
         try:
-            inline = self.inline.get(kind, {}).get(run_id)
-            if inline is not None:
-                return (layers_from_document if kind == "layers" else samples_from_document)(inline)
             read = self.payloads.layers if kind == "layers" else self.payloads.samples
             return read(run_id, count)
         except (KeyError, TypeError, ValueError) as exc:
@@ -384,7 +358,7 @@ class Snapshot:
     def _figures_of(self, project: str) -> tuple[ProjectSummary, str] | None:
         """A project's stored figures (computed for an older layout, or for an entry a
         version with other figures wrote); None without runs."""
-        entry = None if self.legacy else self.entries.get(project)
+        entry = self.entries.get(project)
         if entry is not None and not self.run_count(project):
             return None
         stored = None if entry is None else stored_figures(self.entry_figures(project))

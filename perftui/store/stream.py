@@ -5,7 +5,6 @@ not decoded and compressed again)."""
 
 from __future__ import annotations
 
-import base64
 from collections.abc import Iterator
 from typing import Any
 
@@ -40,12 +39,7 @@ def _samples_document(snap: Snapshot, shard: Shard, run_id: str) -> dict[str, An
     count = shard.counts["samples"].get(run_id)
     if count is None:
         return None
-    inline = snap.inline.get("samples", {}).get(run_id)
     try:
-        if inline is not None:
-            blob = base64.b64decode(inline["data"], validate=True)
-        else:
-            blob = snap.payloads.read("samples", run_id)
-        return samples_blob_document(blob, count)
+        return samples_blob_document(snap.payloads.read("samples", run_id), count)
     except (KeyError, TypeError, ValueError) as exc:
         raise damaged(snap.shown, f"samples of run {run_id}: {exc}") from None

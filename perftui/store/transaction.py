@@ -12,7 +12,6 @@ and never write.
 
 from __future__ import annotations
 
-import base64
 import contextlib
 import os
 import threading
@@ -44,13 +43,13 @@ from perftui.store.layout import (
     meta_doc,
     now_iso,
     run_doc,
-    split_environment,
 )
+from perftui.store.legacy import migrate
 from perftui.store.names import checked_folder as check_folder_of
-from perftui.store.payloads import KINDS, Payloads, encode
+from perftui.store.payloads import Payloads, encode
 from perftui.store.recovery import check_folder, claim, live_files, recover, retire
 from perftui.store.run_figures import figures_doc
-from perftui.store.shard_writes import inline_figures, write_shards
+from perftui.store.shard_writes import write_shards
 from perftui.store.shards import Shard, shard_folder
 from perftui.store.snapshot import Snapshot, load
 from perftui.store.storage import AtomicJSONStorage, DocumentEncoder
@@ -117,8 +116,7 @@ class Transaction:
         """Whether the write adds or removes payload, shard or figures files (not only the
         document; the files it supersedes are retired: perftui.store.recovery)."""
         edits = any(s.runs for s in self.shards.values())
-        inline = any(inline_figures(entry) for entry in self.snap.entries.values())
-        return bool(self.files or self.dropped or self.lines or edits or inline)
+        return bool(self.files or self.dropped or self.lines or edits)
 
     def known(self, run_id: str) -> bool:
         return run_id in self.added or self.snap.project_of(run_id) is not None
@@ -232,7 +230,7 @@ class DatabaseFile:
             db = TinyDB(target, data=data, encoder=self._encoder, storage=AtomicJSONStorage)
             storage: AtomicJSONStorage = db.storage  # type: ignore[assignment]
             tx = Transaction(db, snap)
-            backup = _migrate(tx, snap, target)
+            backup = migrate(tx, snap, target)
             self._merge_parked(tx)
             yield tx
             if not (storage.dirty or tx.shards or tx.lines or tx.merged or backup):
@@ -327,27 +325,6 @@ def _unchanged(target: Path, snap: Snapshot) -> bool:
     except StoreError:
         return False
     return digest(got[0]) == snap.digest if got is not None else snap.sig is None
-
-
-def _migrate(tx: Transaction, snap: Snapshot, target: Path) -> Path | None:
-    """Move an older layout's runs to shards and inline payloads to files; the backup's
-    path, or None."""
-    if snap.sig is None or snap.version >= SCHEMA_VERSION:
-        return None
-    for kind, inline in snap.inline.items():
-        for run_id, doc in inline.items():
-            tx.files.append((kind, run_id, base64.b64decode(doc["data"])))
-    known = {doc["id"] for doc in tx.table("environments").all()}
-    for project in {name for name in snap.run_index.values()}:
-        shard = tx.shard(project)
-        for run_id, doc in list(shard.runs.items()):
-            shard.runs[run_id], env = split_environment(doc)
-            if env is not None and env["id"] not in known:
-                known.add(env["id"])
-                tx.table("environments").insert(env)
-    for name in ("runs", *KINDS):
-        tx.db.drop_table(name)
-    return target.with_name(f"{target.name}.layout{snap.version}.bak")
 
 
 def prepare_run(run: RunResult, samples: Samples) -> tuple[RunResult, Samples]:
