@@ -30,11 +30,17 @@ def add_parsers(command: CommandFactory) -> None:
     report.add_argument("--format", default=None, help="md | html (default: from -o, else md)")
     report.add_argument("-o", "--output", help="write to this file (default: stdout)")
     report.add_argument("--threshold", help="latency threshold in ms for the sweet spot")
+    report.add_argument("--max-memory", metavar="MB", help="memory limit in MiB for the sweet spot")
     report.add_argument("--stat", default="median", help="median | p90 | p99")
 
 
 def build_report(
-    store: Store, a: str, b: str | None, threshold: float | None = None, stat: str = "median"
+    store: Store,
+    a: str,
+    b: str | None,
+    threshold: float | None = None,
+    stat: str = "median",
+    max_memory_mib: float | None = None,
 ) -> Report:
     """The report of project `a`, or of `a` compared with `b` (the dashboard's too)."""
     from perftui.domain.compare import Side, compare_projects
@@ -51,7 +57,14 @@ def build_report(
         return project_report(projects[a], store.runs(a), samples)
     runs = {Side.A: store.runs(a), Side.B: store.runs(b)}
     comparison = compare_projects(
-        a, runs[Side.A], b, runs[Side.B], threshold, stat, samples=samples
+        a,
+        runs[Side.A],
+        b,
+        runs[Side.B],
+        threshold,
+        stat,
+        samples=samples,
+        max_memory_mib=max_memory_mib,
     )
     return comparison_report(comparison, {Side.A: projects[a], Side.B: projects[b]}, runs, samples)
 
@@ -68,13 +81,16 @@ def report_format(text: str | None, output: str | None) -> str:
 def cmd_report(args: argparse.Namespace) -> int:
     from perftui.domain import options
     from perftui.domain.compare import LATENCY_STATS
+    from perftui.domain.limits import parse_memory_limit
     from perftui.domain.report_render import render
 
     output = output_path(args.output) if args.output else None
     fmt = report_format(args.format, args.output)
     stat = options.parse_choices(args.stat, "latency statistic", LATENCY_STATS)[0]
     threshold = options.parse_threshold(args.threshold) if args.threshold else None
-    text = render(build_report(open_store(args), args.a, args.b, threshold, stat), fmt)
+    memory = None if args.max_memory is None else parse_memory_limit(args.max_memory)
+    report = build_report(open_store(args), args.a, args.b, threshold, stat, memory)
+    text = render(report, fmt)
     if output is not None:
         write_output(output, text)
         print(f"wrote {args.output}", file=sys.stderr)

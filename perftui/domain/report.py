@@ -17,6 +17,7 @@ from perftui.domain import units
 from perftui.domain.compare import Comparison, Side
 from perftui.domain.context import ran_precisions
 from perftui.domain.figures import ConfigGroup, Figures, Samples, group_runs
+from perftui.domain.memory import runs_peak_text
 from perftui.domain.profile import latest_profiled, layer_type_summary
 from perftui.domain.records import Project, RunConfig, RunResult
 from perftui.domain.series import short_label
@@ -133,11 +134,21 @@ def _group_row(group: ConfigGroup, settings: str) -> tuple[str, ...]:
         _fps(f.throughput_fps if group.ok_runs else None) + _ci(f.throughput),
         units.ms(median, missing="—") + _ci(f.latency.get("median"), "{:.3g}"),
         units.ms(p99, missing="—"),
+        runs_peak_text(r.memory for r in group.ok_runs).replace("?", "—"),
         f.verdict.status + (f": {'; '.join(f.verdict.reasons)}" if f.verdict.reasons else ""),
     )
 
 
-RUN_HEADERS = ("Config", "Settings", "Status", "Reps", "items/s (95 % CI)", "median ms", "p99 ms")
+RUN_HEADERS = (
+    "Config",
+    "Settings",
+    "Status",
+    "Reps",
+    "items/s (95 % CI)",
+    "median ms",
+    "p99 ms",
+    "peak MiB",
+)
 
 
 def _settings(group: ConfigGroup) -> str:
@@ -154,7 +165,7 @@ def runs_table(title: str, groups: Sequence[ConfigGroup]) -> Table:
         title,
         (*RUN_HEADERS, "Verdict"),
         tuple(_group_row(g, _settings(g)) for g in groups),
-        frozenset({3, 4, 5, 6}),
+        frozenset({3, 4, 5, 6, 7}),
     )
 
 
@@ -270,6 +281,10 @@ def comparison_report(
     for found in (c.throughput, c.latency):
         if found is not None:
             lines.append(found.text)
+    if c.memory is not None:
+        lines.append(c.memory.text)
+    if c.max_memory_mib is not None:
+        lines.append(f"Memory limit for the sweet spot: peak ≤ {c.max_memory_mib:g} MiB")
     if c.threshold_ms is not None:
         if c.sweet is not None:
             lines.append(
