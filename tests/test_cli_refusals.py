@@ -176,3 +176,4 @@ def test_a_list_with_an_empty_item_is_refused(batch: str, tmp_path: Path):
     db = tmp_path / "db.json"
     line = one_error_line(perftui("bench", str(MOBILENET), f"--batch={batch}", *QUICK, db=db))
     assert "--batch" in line and "empty item" in line and not db.exists()
+

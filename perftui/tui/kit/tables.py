@@ -11,6 +11,7 @@ from rich.text import Text
 from textual.binding import Binding, BindingType
 from textual.widgets import DataTable
 
+from perftui.domain.names import terminal_safe
 from perftui.tui.kit.fit import distinct, distinct_named, flex_width
 
 SCROLLBAR = 2
@@ -97,6 +98,9 @@ def fill_table(
         if width is not None:
             shown[flex] = fitted[n]
         table.add_row(
-            *(Text(str(cell)) if isinstance(cell, str | Named) else cell for cell in shown),
+            *(
+                Text(terminal_safe(str(cell))) if isinstance(cell, str | Named) else cell
+                for cell in shown
+            ),
             key=key,
         )
