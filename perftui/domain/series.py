@@ -54,7 +54,16 @@ def thread_counts(runs: Sequence[RunResult]) -> list[int]:
 
 
 def _rest_key(config: RunConfig) -> tuple[object, ...]:
-    return (config.streams, config.requests, config.hint, config.api, config.precision)
+    """The settings a scaling series holds fixed besides batch and threads, dims included
+    (a series that mixed seq=32 and seq=64 would chart the shape, not the scaling)."""
+    return (config.streams, config.requests, config.hint, config.api, config.precision, config.dims)
+
+
+def _settings(config: RunConfig) -> str:
+    """The settings a series holds, e.g. 's:auto r:auto latency sync seq=64'."""
+    text = f"s:{config.streams} r:{config.requests} {config.hint} {config.api}"
+    text += f" p:{config.precision}" if config.precision else ""
+    return text + "".join(f" {name}={value}" for name, value in config.dims)
 
 
 @dataclass(frozen=True)
@@ -88,17 +97,10 @@ class Scaling:
         return f"{self.axis} scaling at {self.fixed} {fixed}"
 
 
-def _scaling(runs: Sequence[RunResult], axis: str, fixed: str, value: int) -> Scaling:
-    """Newest run per x value among runs with `fixed` == value and the newest run's settings."""
-    candidates = [r for r in ok_runs(runs) if getattr(r.config, fixed) == value]
-    if not candidates:
-        return Scaling(axis, fixed, value, (), "")
-    newest = max(candidates, key=lambda r: r.started_at)
-    rest = _rest_key(newest.config)
+def _series(runs: Sequence[RunResult], axis: str, fixed: str, value: int) -> Scaling:
+    """The newest run per x value among `runs` (of one fixed value and settings)."""
     chosen: dict[int, RunResult] = {}
-    for run in candidates:
-        if _rest_key(run.config) != rest:
-            continue
+    for run in runs:
         x = getattr(run.config, axis)
         if x not in chosen or run.started_at > chosen[x].started_at:
             chosen[x] = run
@@ -112,11 +114,33 @@ def _scaling(runs: Sequence[RunResult], axis: str, fixed: str, value: int) -> Sc
         )
         for x, run in sorted(chosen.items())
     )
-    c = newest.config
-    settings = f"s:{c.streams} r:{c.requests} {c.hint} {c.api}" + (
-        f" {c.precision}" if c.precision else ""
-    )
-    return Scaling(axis, fixed, value, points, settings)
+    newest = max(runs, key=lambda r: r.started_at)
+    return Scaling(axis, fixed, value, points, _settings(newest.config))
+
+
+def _scaling(runs: Sequence[RunResult], axis: str, fixed: str, value: int) -> Scaling:
+    """The series at `fixed` == value of the newest run's settings."""
+    candidates = [r for r in ok_runs(runs) if getattr(r.config, fixed) == value]
+    if not candidates:
+        return Scaling(axis, fixed, value, (), "")
+    rest = _rest_key(max(candidates, key=lambda r: r.started_at).config)
+    return _series([r for r in candidates if _rest_key(r.config) == rest], axis, fixed, value)
+
+
+def scalings(runs: Sequence[RunResult], axis: str) -> list[Scaling]:
+    """Every scaling series along `axis` ('threads' or 'batch'): one per value of the other
+    of the two and per set of the other settings (streams, requests, hint, api, precision,
+    dims), so a sync/async or seq=32,64 matrix shows each of its halves, none mixed or
+    hidden. Ordered by the fixed value, then by settings."""
+    fixed = "batch" if axis == "threads" else "threads"
+    groups: dict[tuple[object, ...], list[RunResult]] = {}
+    for run in ok_runs(runs):
+        key = (getattr(run.config, fixed), _settings(run.config), _rest_key(run.config))
+        groups.setdefault(key, []).append(run)
+    return [
+        _series(group, axis, fixed, key[0])  # type: ignore[arg-type]
+        for key, group in sorted(groups.items(), key=lambda item: item[0][:2])  # type: ignore[index]
+    ]
 
 
 def thread_scaling(runs: Sequence[RunResult], batch: int) -> Scaling:

@@ -14,14 +14,11 @@ from perftui.domain.series import (
     Scaling,
     bar_runs,
     baseline,
-    batch_scaling,
-    batches,
     latency_bars,
     model_summary,
     ok_runs,
+    scalings,
     short_label,
-    thread_counts,
-    thread_scaling,
     threads_label,
     throughput_bars,
 )
@@ -213,22 +210,19 @@ class ChartsPane(Pane[DetailState]):
             bars.set_bars([])
             scaling.set_scaling(None)
             return
-        if view == "threads":
-            values = batches(d.runs)
-            batch = values[d.fixed_index % len(values)]
-            data = thread_scaling(d.runs, batch)
-            head.update(
-                f"[b]thread scaling[/] at batch {batch} [dim]({escape(data.settings)})[/]{keys}"
-                + _one_point(data, "thread counts")
+        if view in ("threads", "batch"):
+            series = scalings(d.runs, view)
+            data = series[d.fixed_index % len(series)]
+            at = (
+                f"batch {data.fixed_value}"
+                if view == "threads"
+                else (f"threads {threads_label(data.fixed_value)}")
             )
-            scaling.set_scaling(data, _throughput_intervals(d, [p.run_id for p in data.points]))
-        elif view == "batch":
-            values = thread_counts(d.runs)
-            threads = values[d.fixed_index % len(values)]
-            data = batch_scaling(d.runs, threads)
+            which = f" {d.fixed_index % len(series) + 1}/{len(series)}" if len(series) > 1 else ""
             head.update(
-                f"[b]batch scaling[/] at threads {threads_label(threads)} "
-                f"[dim]({escape(data.settings)})[/]{keys}" + _one_point(data, "batch sizes")
+                f"[b]{view[:-1] if view == 'threads' else view} scaling[/] at {at} "
+                f"[dim]({escape(data.settings)})[/]{which}{keys}"
+                + _one_point(data, "thread counts" if view == "threads" else "batch sizes")
             )
             scaling.set_scaling(data, _throughput_intervals(d, [p.run_id for p in data.points]))
         elif view == "baseline":
