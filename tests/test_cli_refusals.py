@@ -177,3 +177,17 @@ def test_a_list_with_an_empty_item_is_refused(batch: str, tmp_path: Path):
     line = one_error_line(perftui("bench", str(MOBILENET), f"--batch={batch}", *QUICK, db=db))
     assert "--batch" in line and "empty item" in line and not db.exists()
 
+
+
+def test_optimize_refuses_a_model_whose_constant_reads_outside_its_folder(tmp_path: Path):
+    from perftui.domain.records import Project
+    from perftui.store import Store
+
+    folder = tmp_path / "models"
+    folder.mkdir()
+    model = _bad_models(folder)["constant escaping"]
+    db = tmp_path / "db.json"
+    Store(db).add_project(Project("m", str(model), "onnxruntime", "CPU"))
+    line = one_error_line(perftui("optimize", "m", "--samples", "2", db=db))
+    assert "outside the model's folder" in line
+    assert [p.name for p in Store(db).projects()] == ["m"]

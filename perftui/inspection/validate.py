@@ -158,12 +158,12 @@ def _check_ir_files(xml: Path) -> None:
         )
 
 
-def check_onnx_graph(path: str | os.PathLike[str], engine: str) -> None:
+def check_onnx_graph(path: str | os.PathLike[str], engine: str, domains: bool = True) -> None:
     """InputError for what an engine would only trip over once the worker reads the model:
     stored tensors whose data is missing, outside the model's folder (OpenVINO refuses it; ONNX
     Runtime would read any file the model names) or smaller than their shapes
-    (perftui.inspection.onnx_tensors), and nodes of an operator domain the engine does not
-    know."""
+    (perftui.inspection.onnx_tensors), and (`domains`) nodes of an operator domain the engine
+    does not know."""
     import onnx  # only here: the CLI's other paths start without it
 
     from perftui.inspection.onnx_tensors import check_tensors
@@ -178,7 +178,7 @@ def check_onnx_graph(path: str | os.PathLike[str], engine: str) -> None:
     check_tensors(_graphs(model.graph), p)
     for graph in _graphs(model.graph):
         for node in graph.node:
-            if engine in ONNX_DOMAINS and node.domain not in known:
+            if domains and engine in ONNX_DOMAINS and node.domain not in known:
                 raise InputError(
                     f"model {p.name}: node {node.name or node.op_type!r} is {node.op_type} of"
                     f" the operator domain {node.domain!r}, which {engine} does not know"

@@ -37,6 +37,7 @@ from perftui.domain.limits import check_samples, check_seed
 from perftui.domain.records import Project, TensorSpec
 from perftui.domain.shapes import ShapeBindings, as_bindings
 from perftui.inspection import inspect_model, model_format, validate_model_file
+from perftui.inspection.validate import check_onnx_graph
 from perftui.optimize.accuracy import AccuracyReport, measure_accuracy
 from perftui.optimize.calibration import (
     DEFAULT_RANDOM_SAMPLES,
@@ -152,6 +153,8 @@ def _check_source(store: Store, name: str) -> Project:
     model = Path(source.model)
     try:
         validate_model_file(model)
+        if model_format(model) == "onnx":  # its tensors' data, as a benchmark checks them
+            check_onnx_graph(model, source.engine, domains=False)
     except InputError as exc:
         raise InputError(f"project {name!r}: {exc}") from None
     if source.engine != "openvino" and model_format(model) != "onnx":
@@ -311,11 +314,8 @@ def make_int8(
     """
     if method not in METHODS:
         raise InputError(f"unknown method {method!r}; choose from: {', '.join(METHODS)}")
-    for flag, check, value in (("--samples", check_samples, samples), ("--seed", check_seed, seed)):
-        try:
-            check(value)
-        except InputError as error:
-            raise InputError(f"{flag}: {error}") from None
+    check_samples(samples)  # the CLI and the dialog name their field; the words say which
+    check_seed(seed)
     source = _check_source(store, source_name)
     target = _target_name(store, source, name, method)
     info = inspect_model(source.model)
