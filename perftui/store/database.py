@@ -22,6 +22,7 @@ from perftui.store.files import LockBusy
 from perftui.store.journal import Journal
 from perftui.store.layout import benchmark_doc, now_iso, project_doc
 from perftui.store.paths import normalize_model_path, same_target
+from perftui.store.progress import Progress
 from perftui.store.run_figures import figures_from_doc
 from perftui.store.shards import Shard
 from perftui.store.stream import Rows, stream_runs
@@ -255,7 +256,8 @@ class Store(DatabaseFile):
                     )
             if new_projects:
                 table.insert_multiple(new_projects)
-            added = insert_runs(db, prepared, skip_existing=True)
+            tick = Progress(self.notify, "import: storing", len(prepared))
+            added = insert_runs(db, prepared, skip_existing=True, progress=tick)
             bench_table = db.table("benchmarks")
             known = {doc["id"] for doc in bench_table.all()}
             fresh = [benchmark_doc(b) for b in benchmarks if b.id not in known]

@@ -25,6 +25,7 @@ from perftui.store import schema
 from perftui.store.codec import MAX_SAMPLES, SAMPLES_CODEC, samples_blob_from_document
 from perftui.store.database import Store
 from perftui.store.layout import now_iso
+from perftui.store.progress import Progress
 
 __all__ = [
     "CSV_COLUMNS",
@@ -278,6 +279,8 @@ def import_document(store: Store, document: dict[str, Any]) -> tuple[int, int]:
     runs: list[tuple[RunResult, dict[str, Any] | None, str]] = []
     benchmarks: list[StoredBenchmark] = []
     budget = _SampleBudget()
+    total = sum(len(p.get("runs") or ()) for p in raw_projects if isinstance(p, dict))
+    tick = Progress(store.notify, "import: checking", total)
     for i, data in enumerate(raw_projects):
         project, checked = _check_project(i, data)
         if any(p.name == project.name for p in projects):
@@ -285,6 +288,7 @@ def import_document(store: Store, document: dict[str, Any]) -> tuple[int, int]:
         projects.append(project)
         for j, run_data in enumerate(checked.get("runs", [])):
             where = f"projects[{i}].runs[{j}]"
+            tick(len(runs))
             run, samples = _check_run(where, run_data, budget)
             runs.append((replace(run, project=project.name), samples, where))
         for j, bench in enumerate(checked.get("benchmarks", [])):

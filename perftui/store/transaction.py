@@ -342,6 +342,7 @@ def insert_runs(
     skip_existing: bool,
     missing_project_ok: bool = False,
     fresh: Collection[str] = (),
+    progress: Callable[[int], None] | None = None,
 ) -> int:
     """Insert runs with their payloads; a run of an unknown project is an InputError, or
     skipped with `missing_project_ok` (a parked run whose project was deleted since). Runs
@@ -351,7 +352,9 @@ def insert_runs(
     environments = {doc["id"] for doc in tx.table("environments").all()}
     new_environments = []
     added = 0
-    for run, samples in prepared:
+    for done, (run, samples) in enumerate(prepared):
+        if progress is not None:
+            progress(done)
         if run.project not in projects:
             if missing_project_ok:
                 continue
