@@ -6,7 +6,8 @@ over `--projects` projects (a tenth of the runs profiled with `--layers` layers,
 side by side on the large and on an empty database (one project, one run):
 
 - the CLI, each in a fresh process as a person runs it: `projects --json`, `show P --json`
-  of a 200-run project, `compare A B --json`, `export` (with its peak memory);
+  of a 200-run project, `compare A B --json`, `export` and `import` of that export into a
+  new database (each with its peak memory);
 - in process: appending one run (a fresh Store, as a new `bench` opens it), alternating
   between the two databases `--pairs` times (the order flipped every pair, so a drift of the
   machine falls on both) and reported as the median of the pairs' ratios with their
@@ -187,6 +188,12 @@ def measure(db: Path, a: str, b: str, samples: int) -> dict[str, str]:
             run_figures(run, store.latency_samples(run.id))
 
     export_s, export_mb = timed_cli(db, "export", "-o", os.devnull)
+    exported = db.with_name(db.name + ".export.json")
+    timed_cli(db, "export", "-o", str(exported))
+    import_s, import_mb = timed_cli(
+        db.with_name(db.name + ".imported.json"), "import", str(exported)
+    )
+    exported.unlink()
     return {
         "projects --json": f"{timed_cli(db, 'projects', '--json')[0]:.2f} s",
         f"show {a} --json": f"{timed_cli(db, 'show', a, '--json')[0]:.2f} s",
@@ -196,6 +203,8 @@ def measure(db: Path, a: str, b: str, samples: int) -> dict[str, str]:
         "home screen data after a write": f"{after_write():.3f} s",
         "export": f"{export_s:.2f} s",
         "export peak memory": f"{export_mb:.0f} MB",
+        "import (into a new database)": f"{import_s:.2f} s",
+        "import peak memory": f"{import_mb:.0f} MB",
     }
 
 
