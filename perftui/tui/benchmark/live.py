@@ -27,6 +27,7 @@ from textual.widgets import DataTable, Footer, Header, Label, ProgressBar, Stati
 from perftui.bench import protocol
 from perftui.domain.figures import run_figures
 from perftui.domain.labels import config_labels
+from perftui.domain.memory import runs_peak_text
 from perftui.domain.records import BenchmarkRequest, RunResult
 from perftui.domain.series import LiveSeries, short_label
 from perftui.domain.verdict import STABLE
@@ -161,6 +162,7 @@ class LiveRunScreen(FollowingScreen[None], PerftuiScreen):
         ("items/s", "fps"),
         ("median ms", "median"),
         ("p99 ms", "p99"),
+        ("peak MiB", "memory"),
         ("iters", "iters"),
     )
 
@@ -344,6 +346,7 @@ class LiveRunScreen(FollowingScreen[None], PerftuiScreen):
                 fmt.fps_ci(run.throughput_fps if ok else None, figures.throughput),
                 fmt.ms_ci(stats.median if stats else None, figures.latency.get("median")),
                 fmt.ms_ci(stats.p99 if stats else None, figures.latency.get("p99")),
+                runs_peak_text([run.memory]) if ok else fmt.DASH,
                 str(run.iterations),
             ]
         )

@@ -8,6 +8,7 @@ from textual.widgets import DataTable, Static
 
 from perftui.domain.context import UNSAID, model_is_int8, ran_precision, run_notes
 from perftui.domain.labels import config_labels
+from perftui.domain.memory import runs_peak_text
 from perftui.domain.profile import precision_counts, precision_mix
 from perftui.domain.records import RunResult
 from perftui.domain.series import (
@@ -120,6 +121,7 @@ RUN_COLUMNS = (
     ("items/s", "fps"),
     ("median ms", "median"),
     ("p99 ms", "p99"),
+    ("peak MiB", "memory"),
     ("Prof", "profile"),
 )
 """Figures with their 95 % interval (±); Verdict is the run's (stable, noisy, INVALID) or
@@ -167,6 +169,7 @@ class RunsPane(Pane[DetailState]):
                 right(fmt.fps_ci(run.throughput_fps, figures.throughput) if measured else fmt.DASH),
                 right(fmt.ms_ci(st.median if st else None, figures.latency.get("median"))),
                 right(fmt.ms_ci(st.p99 if st else None, figures.latency.get("p99"))),
+                right(runs_peak_text([run.memory]) if measured else fmt.DASH),
             ]
             rows.append((run.id, cells + (["yes" if run.layers else ""] if profiled else [])))
         width = table.size.width or self.app.size.width
