@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from perftui.cli.compare_report import comparison_document, comparison_text
 from perftui.cli.textfmt import runs_table
 from perftui.domain.compare import compare_projects
@@ -74,3 +76,15 @@ def test_runs_table_has_memory_columns() -> None:
     assert header.split()[-4:] == ["peak", "MiB", "compile", "MiB"]
     assert first.split()[-2:] == ["150.0", "140.0"]
     assert second.split()[-2:] == ["?", "?"]
+
+
+def test_memory_bars_leave_unknown_out() -> None:
+    from perftui.domain.memory_series import memory_bars
+
+    runs = [
+        replace(run("a", 100, 2, 150), started_at="2025-01-01T00:00:01"),
+        replace(run("b", 100, 2, None, batch=2), started_at="2025-01-01T00:00:02"),
+        replace(run("c", 100, 2, 170), started_at="2025-01-01T00:00:03"),
+    ]
+    assert [value for _, value in memory_bars(runs)] == [150, 170]
+    assert memory_bars(runs)[1][0].endswith("#2")

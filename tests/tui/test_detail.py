@@ -105,6 +105,10 @@ async def test_charts_cycle_views_and_fixed_values(app):
         bars = screen.query_one("#chart-bars", BarChart)
         assert bars.display and not scaling.display
         assert [label for label, _ in bars.bars] == ["b1 t1", "b1 t2", "b4 t1", "b4 t2"]
+        await pilot.press("v")  # memory by run: these runs were stored without it
+        await pilot.pause()
+        assert bars.display and "memory by run" in text(screen, "chart-head")
+        assert "unknown for these runs" in text(screen, "chart-head")
         await pilot.press("v")  # baseline: latency statistics of one point
         await pilot.pause()
         assert [label for label, _ in bars.bars][:2] == ["min", "median"]

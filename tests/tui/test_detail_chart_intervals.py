@@ -48,7 +48,7 @@ async def test_scaling_and_bars_draw_the_intervals(app):
         bars = screen.query_one("#chart-bars", BarChart)
         assert bars.intervals == expected
         assert INTERVAL_LEGEND in rendered(bars)
-        await pilot.press("v")  # baseline: the latency percentiles have intervals
+        await pilot.press("v", "v")  # memory by run, then baseline: the latency percentiles
         await pilot.pause()
         latency = run_figures(*runs[0]).latency
         median = bars.intervals[1]

@@ -9,6 +9,7 @@ from textual.widgets import DataTable, Static
 from perftui.domain.context import UNSAID, model_is_int8, ran_precision, run_notes
 from perftui.domain.labels import config_labels
 from perftui.domain.memory import runs_peak_text
+from perftui.domain.memory_series import memory_bars
 from perftui.domain.profile import precision_counts, precision_mix
 from perftui.domain.records import RunResult
 from perftui.domain.series import (
@@ -39,6 +40,7 @@ VIEW_NAMES = {
     "threads": "thread scaling",
     "batch": "batch scaling",
     "runs": "throughput by run",
+    "memory": "memory by run",
 }
 TOP_BARS = 12
 
@@ -241,6 +243,14 @@ class ChartsPane(Pane[DetailState]):
             stats = latency_bars(run)
             intervals = [latency.get(name) for name, _ in stats]
             bars.set_bars(stats, title="latency (ms)", intervals=intervals)
+        elif view == "memory":
+            data = memory_bars(d.runs, TOP_BARS)
+            unknown = "" if data else ": unknown for these runs (measured before memory was)"
+            head.update(
+                f"[b]memory by run[/]: peak resident MiB in the timed window, oldest first "
+                f"(last {len(data)}){unknown}{keys}"
+            )
+            bars.set_bars(data, title="peak resident memory (MiB)")
         else:
             data = throughput_bars(d.runs, TOP_BARS)
             head.update(f"[b]throughput by run[/], oldest first (last {len(data)}){keys}")

@@ -18,7 +18,7 @@ from perftui.tui.kit.format import escape
 if TYPE_CHECKING:
     from perftui.domain.model_info import ModelInfo
 
-VIEWS = ("baseline", "threads", "batch", "runs")
+VIEWS = ("baseline", "threads", "batch", "runs", "memory")
 TEXT_SORTS = {"type", "precision", "name"}
 
 
