@@ -128,3 +128,13 @@ def test_bad_memory_limits(text: str) -> None:
 def test_memory_limit() -> None:
     assert parse_memory_limit(" 512 ") == 512.0
     assert parse_memory_limit("0.5") == 0.5
+
+
+def test_a_peak_close_to_the_available_memory_makes_a_run_noisy() -> None:
+    from perftui.domain.verdict import NOISY, STABLE, judge
+    from tests.test_verdict import STEADY
+    from tests.test_verdict import make_run as steady_run
+
+    assert judge(steady_run(memory=MEMORY), STEADY).status == STABLE
+    verdict = judge(steady_run(memory=replace(MEMORY, available_mib=10.0)), STEADY)
+    assert verdict.status == NOISY and verdict.reasons[0].startswith("memory: its peak 210.2")
