@@ -105,12 +105,14 @@ def test_bench_on_a_target_stores_runs_with_its_environment(box: str, isolated_d
     assert document["environment"]["target"] == box
     [run] = document["runs"]
     assert run["status"] == "ok" and run["throughput_fps"] > 0
+    assert run["memory"]["window_peak_mib"] > run["memory"]["baseline_mib"] > 0  # read there
     stored = Store(isolated_db)
     project = stored.get_project(document["project"])
     assert project is not None and project.target == box
     assert project.model == str(MOBILENET_IR)  # the local path: the copy is the target's
     [kept] = stored.runs(project.name)
     assert kept.resolved["environment"]["target"] == box
+    assert kept.memory is not None and kept.memory.model_mib is not None
 
     again = perftui("bench", str(MOBILENET_IR), "--project", project.name, *QUICK)
     assert again.returncode == 0, again.stderr
