@@ -10,19 +10,23 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from perftui.domain.errors import InputError
 from perftui.store import progress
 from perftui.store.database import Store
 from perftui.store.exchange import import_document, write_export
-from tests.store_helpers import make_project, make_run
+from tests.store_helpers import make_project, make_run, tree
 
 
 def export_of(tmp_path: Path, runs: int) -> tuple[dict, dict[str, np.ndarray]]:
     store = Store(tmp_path / "source.json")
     store.ensure_project(make_project("p"))
     samples = {}
-    for i in range(runs):
-        latencies = np.random.default_rng(i).gamma(4.0, 1.0, 500).astype(np.float32)
-        samples[store.add_run(make_run("p"), latencies).id] = latencies
+    made = [
+        (make_run("p"), np.random.default_rng(i).gamma(4.0, 1.0, 500).astype(np.float32))
+        for i in range(runs)
+    ]
+    for run, (_, latencies) in zip(store.add_runs(made), made, strict=True):
+        samples[run.id] = latencies
     out = io.StringIO()
     write_export(store, out)
     return json.loads(out.getvalue()), samples
@@ -56,3 +60,16 @@ def test_a_long_import_says_how_far_it_has_got(
     monkeypatch.undo()
     import_document(Store(tmp_path / "other.json", notify=quiet.append), document)
     assert quiet == []  # a short import says nothing
+
+
+@pytest.mark.parametrize("runs", [3, 70])  # payloads written at the commit, or as it goes
+def test_an_import_refused_at_its_last_run_stores_nothing(tmp_path: Path, runs: int) -> None:
+    document, _ = export_of(tmp_path, runs)
+    document["projects"][0]["runs"][-1]["latency_samples"]["count"] += 1
+    target = Store(tmp_path / "target.json")
+    target.ensure_project(make_project("other", "/m/other"))
+    before = tree(tmp_path / "target.json.d"), (tmp_path / "target.json").read_bytes()
+    with pytest.raises(InputError, match=r"runs\[\d+\]\.latency_samples: samples count"):
+        import_document(target, document)
+    assert (tree(tmp_path / "target.json.d"), (tmp_path / "target.json").read_bytes()) == before
+    assert Store(tmp_path / "target.json").runs("p") == []

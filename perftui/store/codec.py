@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from dataclasses import fields
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from perftui.domain.errors import InputError
 from perftui.domain.records import LayerProfile
 
 if TYPE_CHECKING:
@@ -24,6 +25,7 @@ __all__ = [
     "MAX_SAMPLES",
     "SAMPLES_CODEC",
     "SamplesBlob",
+    "SamplesDocument",
     "inflate",
     "layers_blob",
     "layers_from_blob",
@@ -141,6 +143,21 @@ class SamplesBlob(NamedTuple):
 
     def array(self) -> np.ndarray:
         return samples_from_blob(self.blob, self.count)
+
+
+class SamplesDocument(NamedTuple):
+    """An export's samples document (`samples_to_document`), decoded only when its run is
+    stored, so an import holds one run's blob at a time; `where` names it in errors."""
+
+    doc: dict[str, Any]
+    where: str
+
+    def load(self) -> SamplesBlob:
+        """The checked blob; InputError naming the document if it is not one."""
+        try:
+            return samples_blob_from_document(self.doc)
+        except ValueError as exc:
+            raise InputError(f"{self.where}: {exc}") from None
 
 
 def samples_blob_from_document(doc: dict[str, Any]) -> SamplesBlob:

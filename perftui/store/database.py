@@ -32,9 +32,12 @@ if TYPE_CHECKING:
     import numpy as np
 
     from perftui.domain.figures import Figures
-    from perftui.store.codec import SamplesBlob
+    from perftui.store.codec import SamplesBlob, SamplesDocument
 
 __all__ = ["Store"]
+
+EARLY = 64
+"""A merge of more runs than this writes their payload files as it goes, not at the commit."""
 
 
 class Store(DatabaseFile):
@@ -230,7 +233,7 @@ class Store(DatabaseFile):
     def merge(
         self,
         projects: Sequence[Project],
-        runs: Sequence[tuple[RunResult, np.ndarray | SamplesBlob | None]],
+        runs: Sequence[tuple[RunResult, np.ndarray | SamplesBlob | SamplesDocument | None]],
         benchmarks: Sequence[StoredBenchmark] = (),
     ) -> tuple[int, int]:
         """Add records from elsewhere in one write: new projects (an existing one must measure
@@ -256,6 +259,8 @@ class Store(DatabaseFile):
                     )
             if new_projects:
                 table.insert_multiple(new_projects)
+            if len(prepared) > EARLY:
+                db.write_early([run.id for run, _ in prepared])
             tick = Progress(self.notify, "import: storing", len(prepared))
             added = insert_runs(db, prepared, skip_existing=True, progress=tick)
             bench_table = db.table("benchmarks")

@@ -22,7 +22,7 @@ from perftui import __version__
 from perftui.domain.errors import InputError
 from perftui.domain.records import Project, RunResult, StoredBenchmark
 from perftui.store import schema
-from perftui.store.codec import MAX_SAMPLES, SAMPLES_CODEC, samples_blob_from_document
+from perftui.store.codec import MAX_SAMPLES, SAMPLES_CODEC, SamplesDocument
 from perftui.store.database import Store
 from perftui.store.layout import now_iso
 from perftui.store.progress import Progress
@@ -293,11 +293,8 @@ def import_document(store: Store, document: dict[str, Any]) -> tuple[int, int]:
             runs.append((replace(run, project=project.name), samples, where))
         for j, bench in enumerate(checked.get("benchmarks", [])):
             benchmarks.append(_check_benchmark(project, f"projects[{i}].benchmarks[{j}]", bench))
-    decoded = []
-    for run, samples, where in runs:
-        try:
-            blob = samples_blob_from_document(samples) if samples is not None else None
-        except ValueError as exc:
-            raise schema.SchemaError(f"{where}.latency_samples: {exc}") from None
-        decoded.append((run, blob))
+    decoded = [
+        (run, None if doc is None else SamplesDocument(doc, f"{where}.latency_samples"))
+        for run, doc, where in runs
+    ]  # decoded one run at a time as it is stored
     return store.merge(projects, decoded, benchmarks)

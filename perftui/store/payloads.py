@@ -49,6 +49,8 @@ class Payloads:
     def __init__(self, target: Path, shown: Path | None = None) -> None:
         self.root = target.with_name(target.name + ".d")
         self.shown = shown if shown is not None else target
+        self.made: list[Path] = []
+        """The folders it created (removed again by a write that is undone, when empty)."""
         self.overlay: dict[tuple[str, str], bytes] = {}
         """(kind, run id) -> a payload held in memory until the next write stores it (an
         older layout's: perftui.store.legacy)."""
@@ -98,27 +100,40 @@ class Payloads:
         new shard and figures files' names start with."""
         token = uuid.uuid4().hex[:16]
         checked_folder(self.root, self.shown)
-        self.root.mkdir(parents=True, exist_ok=True)
+        self._mkdir(self.root)
         mark = {"token": token, "runs": sorted(set(run_ids))}
         atomic_write_bytes(self.pending, json.dumps(mark).encode("utf-8"))
         return token
+
+    def _mkdir(self, folder: Path) -> None:
+        if not folder.is_dir():
+            folder.mkdir(parents=True, exist_ok=True)
+            self.made.append(folder)
+
+    def unmake(self) -> None:
+        """Remove the folders it created, if they are empty."""
+        for folder in reversed(self.made):
+            with contextlib.suppress(OSError):
+                folder.rmdir()
+        self.made.clear()
 
     def end(self) -> None:
         """Clear the mark once the write's files are committed or removed."""
         with contextlib.suppress(OSError):
             self.pending.unlink()
 
-    def write(self, items: Sequence[tuple[str, str, bytes]]) -> None:
-        """Write (kind, run id, blob) files; a big batch is made durable with one sync."""
-        bulk = len(items) > BULK
+    def write(self, items: Sequence[tuple[str, str, bytes]], *, sync: bool = True) -> None:
+        """Write (kind, run id, blob) files; a big batch is made durable with one sync
+        (`sync=False`: none, the caller syncs once after many calls)."""
+        bulk = len(items) > BULK or not sync
         made: set[str] = set()
         for kind, run_id, blob in items:
             path = self.path(kind, run_id)
             if kind not in made:
-                path.parent.mkdir(parents=True, exist_ok=True)
+                self._mkdir(path.parent)
                 made.add(kind)
             atomic_write_bytes(path, blob, durable=not bulk)
-        if bulk:
+        if bulk and sync:
             os.sync()
 
     def remove(self, run_ids: Iterable[str]) -> None:

@@ -26,7 +26,7 @@ from tinydb.table import Table
 
 from perftui.domain.errors import InputError, StoreError
 from perftui.domain.records import RunResult
-from perftui.store.codec import SamplesBlob
+from perftui.store.codec import SamplesBlob, SamplesDocument
 from perftui.store.entry_figures import figures_folder
 from perftui.store.files import (
     atomic_write_bytes,
@@ -57,7 +57,7 @@ from perftui.store.storage import AtomicJSONStorage, DocumentEncoder
 if TYPE_CHECKING:
     import numpy as np
 
-    Samples = np.ndarray | SamplesBlob | None
+    Samples = np.ndarray | SamplesBlob | SamplesDocument | None
     """A run's latency samples: an array, or a blob stored as it is (an import)."""
     Pending = tuple[dict[str, Any], dict[str, int], dict[str, Any] | None]
     """A run added by a write: its document, payload counts and figures."""
@@ -69,10 +69,14 @@ class Transaction:
     """One write: the TinyDB on the buffered storage, the shards it edits and the payload
     files it adds (written before the document commits) and drops (removed after)."""
 
-    def __init__(self, db: TinyDB, snap: Snapshot) -> None:
+    def __init__(self, db: TinyDB, snap: Snapshot, payloads: Payloads) -> None:
         self.db = db
         self.snap = snap
+        self.payloads = payloads
         self.files: list[tuple[str, str, bytes]] = []
+        """Payload files to write at the commit, before the document."""
+        self.written: set[str] = set()
+        """Run ids whose payload files it wrote already (`write_early`)."""
         self.dropped: set[str] = set()
         self.merged: list[Path] = []
         self.shards: dict[str, Shard] = {}
@@ -93,6 +97,12 @@ class Transaction:
 
     def table(self, name: str) -> Table:
         return self.db.table(name)
+
+    def write_early(self, run_ids: Collection[str]) -> None:
+        """Write the payload files of the runs added from now on at once instead of at the
+        commit (a large import holds one run's at a time), after marking the write with the
+        ids of the runs it may add (perftui.store.recovery)."""
+        self.token = self.payloads.begin(run_ids)
 
     def shard(self, project: str) -> Shard:
         """The project's runs, to edit (written at the commit), with those added so far."""
@@ -229,10 +239,15 @@ class DatabaseFile:
             data = snap.writable_copy(edits_in_place)
             db = TinyDB(target, data=data, encoder=self._encoder, storage=AtomicJSONStorage)
             storage: AtomicJSONStorage = db.storage  # type: ignore[assignment]
-            tx = Transaction(db, snap)
+            tx = Transaction(db, snap, payloads)
             backup = migrate(tx, snap, target)
             self._merge_parked(tx)
-            yield tx
+            try:
+                yield tx
+            except BaseException:
+                if tx.token:  # files written early: no document names them
+                    self._undo(tx, payloads)
+                raise
             if not (storage.dirty or tx.shards or tx.lines or tx.merged or backup):
                 return
             if snap.version and not snap.names_its_files:
@@ -242,14 +257,16 @@ class DatabaseFile:
                 meta.truncate()
                 meta.insert(meta_doc())
             remove_orphan_temps(target)
-            marked = tx.touches_files
+            marked = tx.touches_files or bool(tx.token)
             try:
                 if backup is not None:
                     atomic_write_bytes(backup, (read_bytes(target, self.path) or (b"",))[0])
-                if marked:
+                if marked and not tx.token:
                     ids = {run_id for _, run_id, _ in tx.files} | tx.dropped
                     tx.token = payloads.begin(ids)
                 payloads.write(tx.files)
+                if tx.written:
+                    os.sync()  # the files written early, made durable at once
                 write_shards(tx, payloads.root, self._shards)
                 retire(db, live_files(snap.entries.values()), payloads)
                 st = storage.commit()
@@ -297,7 +314,7 @@ class DatabaseFile:
     def _undo(self, tx: Transaction, payloads: Payloads) -> None:
         """Remove the files of a write that failed before its document was committed (no
         document names them), then its mark."""
-        payloads.remove({run_id for _, run_id, _ in tx.files})
+        payloads.remove({run_id for _, run_id, _ in tx.files} | tx.written)
         for name in tx.new_shards:
             self._shards.pop(name, None)
         for folder, names in (
@@ -308,6 +325,7 @@ class DatabaseFile:
                 with contextlib.suppress(OSError):
                     (folder / name).unlink()
         payloads.end()
+        payloads.unmake()
 
     def _merge_parked(self, tx: Transaction) -> None:
         entries = Journal(self._target).entries()
@@ -368,8 +386,14 @@ def insert_runs(
         if env is not None and env["id"] not in environments:
             environments.add(env["id"])
             new_environments.append(env)
+        if isinstance(samples, SamplesDocument):
+            samples = samples.load()
         files, counts = encode(run.id, run.layers, samples)
-        tx.files.extend(files)
+        if tx.token:
+            tx.payloads.write(files, sync=False)
+            tx.written.add(run.id)
+        else:
+            tx.files.extend(files)
         array = samples.array() if isinstance(samples, SamplesBlob) else samples
         tx.add(run, (doc, counts, figures_doc(run, array)))
         added += 1
