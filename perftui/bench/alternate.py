@@ -44,35 +44,63 @@ class Measured(Protocol):
 
 
 def measure_requests(
-    store: Store, comparison: Comparison, rounds: int, time_s: float = MEASURE_TIME_S
+    store: Store,
+    comparison: Comparison,
+    rounds: int,
+    time_s: float = MEASURE_TIME_S,
+    label: str = "",
 ) -> tuple[BenchmarkRequest, BenchmarkRequest]:
     """The requests that measure A's and B's compared runs again, `rounds` times each for
-    `time_s`, otherwise as their own benchmarks did, under one alternation label; InputError
-    for what cannot be."""
+    `time_s`, otherwise as their own benchmarks did, under one alternation label (`label`,
+    else a new `alternated <token>`); InputError for what cannot be."""
     if comparison.a_name == comparison.b_name:
         raise InputError("measuring alternately needs two different projects")
     token = uuid.uuid4().hex[:12]
-    requests = []
-    for side in Side:
-        name, run = comparison.name(side), comparison.run(side)
-        if run is None:
-            raise InputError(f"{side} ({name}) has no successful run to measure again")
-        project = store.get_project(name)
-        if project is None:
-            raise InputError(f"project {name!r} is gone")
-        if project.target != "local":
-            raise InputError(
-                f"{name} is measured on target {project.target!r}; measuring alternately "
-                "runs on this machine: compare its runs as they are"
-            )
-        benchmark = store.get_benchmark(run.benchmark_id)
-        if benchmark is None:
-            raise InputError(
-                f"{name}'s compared run has no benchmark settings to measure again (an "
-                "imported run?); benchmark the project first"
-            )
-        requests.append(measure_request(benchmark.request, project, run, rounds, token, time_s))
+    requests = [
+        measure_side(
+            store,
+            f"{side} ({comparison.name(side)})",
+            comparison.name(side),
+            comparison.run(side),
+            rounds,
+            token,
+            time_s,
+            label,
+        )  # fmt: skip
+        for side in Side
+    ]
     return requests[0], requests[1]
+
+
+def measure_side(
+    store: Store,
+    who: str,
+    name: str,
+    run: RunResult | None,
+    rounds: int,
+    token: str,
+    time_s: float = MEASURE_TIME_S,
+    label: str = "",
+) -> BenchmarkRequest:
+    """The request that measures project `name`'s `run` again (`who` names the side in an
+    InputError for what cannot be: no run, the project gone or on a target, no settings)."""
+    if run is None:
+        raise InputError(f"{who} has no successful run to measure again")
+    project = store.get_project(name)
+    if project is None:
+        raise InputError(f"project {name!r} is gone")
+    if project.target != "local":
+        raise InputError(
+            f"{name} is measured on target {project.target!r}; measuring alternately "
+            "runs on this machine: compare its runs as they are"
+        )
+    benchmark = store.get_benchmark(run.benchmark_id)
+    if benchmark is None:
+        raise InputError(
+            f"{name}'s compared run has no benchmark settings to measure again (an "
+            "imported run?); benchmark the project first"
+        )
+    return measure_request(benchmark.request, project, run, rounds, token, time_s, label)
 
 
 class Alternation:

@@ -1,8 +1,8 @@
 """A and B measured alternately (`perftui compare --measure`): their runs paired round by
 round, and B/A judged from the pairs (perftui.domain.uncertainty.paired_ratio).
 
-Both sides' benchmarks carry one label, `alternated <token>`, in their runs'
-`resolved["label"]`; round i of A pairs with round i of B (their `repeat`). Runs measured
+Both sides' benchmarks carry one label, `alternated <token>` (or `gate <token> ...` for a
+regression gate's rounds, perftui.domain.gate), in their runs' `resolved["label"]`; round i of A pairs with round i of B (their `repeat`). Runs measured
 apart are never paired, however they happen to line up.
 """
 
@@ -19,12 +19,14 @@ from perftui.domain.records import BenchmarkRequest, Project, RunResult
 from perftui.domain.uncertainty import paired_ratio
 
 ALTERNATED = "alternated"
+GATE = "gate"
 Pair = tuple[RunResult, RunResult]
 
 
-def alternation_label(token: str) -> str:
-    """The label both sides' benchmarks of one alternated measurement carry."""
-    return f"{ALTERNATED} {token}"
+def alternation_label(token: str, kind: str = ALTERNATED) -> str:
+    """The label both sides' benchmarks of one alternated measurement carry (`kind`:
+    ALTERNATED for `compare --measure`, GATE for `perftui gate`)."""
+    return f"{kind} {token}"
 
 
 def measure_request(
@@ -34,10 +36,11 @@ def measure_request(
     rounds: int,
     token: str,
     time_s: float = MEASURE_TIME_S,
+    label: str = "",
 ) -> BenchmarkRequest:
     """The request that measures `run`'s configuration again, `rounds` times for `time_s`
     each, as its own benchmark (`measured`) measured it otherwise: iterations, warm-up,
-    shapes, data and seed; no profile."""
+    shapes, data and seed; no profile. Labelled `label`, else `alternation_label(token)`."""
     return replace(
         measured,
         project=project,
@@ -45,14 +48,16 @@ def measure_request(
         budget=replace(measured.budget, time_s=time_s),
         repeat=rounds,
         profile=False,
-        label=alternation_label(token),
+        label=label or alternation_label(token),
     )
 
 
 def _alternation(run: RunResult) -> str:
     """The run's alternation label (`alternation_label`), or "" for a run measured apart."""
     label = run.resolved.get("label")
-    return label if isinstance(label, str) and label.startswith(ALTERNATED + " ") else ""
+    if isinstance(label, str) and label.startswith((ALTERNATED + " ", GATE + " ")):
+        return label
+    return ""
 
 
 def paired_runs(a: ConfigGroup | None, b: ConfigGroup | None) -> list[Pair]:

@@ -1,0 +1,396 @@
+"""`perftui gate BASELINE CANDIDATE`: did the candidate get slower? Both measured alternately
+(perftui.bench.alternate, as `compare --measure`) and judged round by round against
+`--max-slowdown` (perftui.domain.gate); exit 0 pass, 1 fail, 3 inconclusive, 2 bad input,
+130 interrupted."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shlex
+import sys
+import time
+import uuid
+from dataclasses import replace
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from perftui.cli.common import (
+    EXIT_CANCELLED,
+    EXIT_OK,
+    EXIT_RUN_FAILED,
+    CliError,
+    Command,
+    CommandFactory,
+    checked_flag,
+    open_store,
+    output_path,
+    print_json,
+    write_output,
+)
+from perftui.domain.benchform import DEFAULTS
+
+if TYPE_CHECKING:
+    from perftui.bench.client import BenchmarkClient
+    from perftui.domain.gate import Decision, Schedule
+    from perftui.domain.gate_render import GateReport, GateSide
+    from perftui.domain.records import BenchmarkRequest, Project, RunResult
+    from perftui.store import Store
+
+EXIT_PASS, EXIT_FAIL, EXIT_INCONCLUSIVE = EXIT_OK, EXIT_RUN_FAILED, 3
+GATE_TIME_S = 1.0
+"""Each run's timed seconds: rounds, not long runs, narrow B/A."""
+MAX_BUDGET_S = 86_400.0
+SETTINGS = ("batch", "threads", "streams", "requests", "hint", "api", "precision")
+SETTINGS += ("iterations", "warmup")
+MODEL_ONLY = (*SETTINGS, "engine", "device", "shape", "data", "seed")
+"""Flags that describe how to measure a model file (bench's); a project brings its own."""
+SUMMARY_ENV = "GITHUB_STEP_SUMMARY"
+ROLES = ("baseline", "candidate")
+DEFAULT_STAT = "median"
+
+
+def add_parsers(command: CommandFactory) -> None:
+    from perftui.domain.gate import MAX_SLOWDOWN, ROUNDS
+
+    gate = command(
+        "gate",
+        "regression gate for CI: is CANDIDATE slower than BASELINE? (exit 0 pass, 1 fail, "
+        "3 inconclusive, 2 bad input, 130 interrupted)",
+    )
+    gate.add_argument("baseline", help="project or model file (.onnx, .xml)")
+    gate.add_argument("candidate", help="project or model file (.onnx, .xml)")
+    gate.add_argument(
+        "--max-slowdown",
+        default=f"{MAX_SLOWDOWN * 100:g}%",
+        metavar="PCT",
+        help="fail when the candidate is slower than this with 95 %% confidence (default 5%%)",
+    )
+    gate.add_argument(
+        "--stat",
+        action="append",
+        help="throughput | median | p90 | p99 (several, or comma-separated: all must pass; "
+        "default median: a busy machine's stalls slow the throughput of a run, rarely its median)",
+    )
+    gate.add_argument("--rounds", default=str(ROUNDS), help=f"most rounds (default {ROUNDS})")
+    gate.add_argument("--budget", metavar="S", help="most seconds in all (default: no limit)")
+    gate.add_argument(
+        "--time", metavar="S", help=f"timed seconds of each run (default {GATE_TIME_S:g})"
+    )
+    gate.add_argument("--json", action="store_true", help="print one JSON document")
+    gate.add_argument("--markdown", metavar="FILE", help="write a pull-request summary")
+    gate.add_argument("--junit", metavar="FILE", help="write JUnit XML, one case per statistic")
+    gate.add_argument("--no-save", action="store_true", help="do not store the runs")
+    models = gate.add_argument_group("how a model file is measured (bench's flags)")
+    models.add_argument("--engine", help="openvino | onnxruntime (default openvino)")
+    models.add_argument("--device", help="device as the engine names it (default CPU)")
+    for name in SETTINGS:
+        models.add_argument("--" + name, help=f"as bench's (default {DEFAULTS[name] or 'none'})")
+    models.add_argument("--shape", action="append", help="bind dynamic dimensions, as bench's")
+    models.add_argument("--data", help="your own input data, as bench's")
+    models.add_argument("--seed", type=int, help="seed of the random input data (default 0)")
+
+
+def _given(args: argparse.Namespace) -> list[str]:
+    return ["--" + n.replace("_", "-") for n in MODEL_ONLY if getattr(args, n) is not None]
+
+
+def _budget(text: str | None) -> float | None:
+    if text is None:
+        return None
+    try:
+        seconds = float(text)
+    except ValueError:
+        seconds = 0.0
+    if not 0 < seconds <= MAX_BUDGET_S:
+        raise CliError(f"--budget: {text!r} is not a number of seconds above 0 and up to 86400")
+    return seconds
+
+
+def _side(store: Store, text: str) -> Project | Path:
+    """The project of that name, else the model file at that path; CliError for neither."""
+    from perftui.domain.names import terminal_safe
+
+    project = store.get_project(text)
+    if project is not None:
+        return project
+    path = Path(text).expanduser()
+    if path.is_file():
+        return path.absolute()
+    names = ", ".join(p.name for p in store.projects()) or "none yet"
+    shown = terminal_safe(text)
+    if path.suffix.lower() in (".onnx", ".xml") or os.sep in text:
+        raise CliError(f"model file {shown} does not exist")
+    raise CliError(f"{shown!r} is neither a project nor a model file; projects: {names}")
+
+
+def _model_args(args: argparse.Namespace, path: Path) -> argparse.Namespace:
+    """bench's arguments for a model file side: the gate's model flags, else bench's defaults."""
+    settings = {n: getattr(args, n) if getattr(args, n) is not None else DEFAULTS[n] for n in
+                SETTINGS}  # fmt: skip
+    return argparse.Namespace(
+        model=str(path),
+        engine=args.engine or "openvino",
+        device=args.device or "CPU",
+        shape=args.shape or [],
+        data=args.data,
+        seed=args.seed or 0,
+        profile=False,
+        project=None,
+        profile_iterations=DEFAULTS["profile_iterations"],
+        repeat="1",
+        time=str(GATE_TIME_S),
+        **settings,
+    )
+
+
+def _requests(
+    store: Store,
+    args: argparse.Namespace,
+    rounds: int,
+    time_s: float,
+    label: str,
+) -> tuple[BenchmarkRequest, BenchmarkRequest]:
+    """Both sides' requests, each `rounds` runs of `time_s` under the gate's label."""
+    from perftui.bench.alternate import measure_side
+    from perftui.cli.bench import request_from_args
+    from perftui.domain.compare import compare_projects, pick_run
+    from perftui.domain.records import Project
+
+    sides = [_side(store, args.baseline), _side(store, args.candidate)]
+    projects = [s for s in sides if not isinstance(s, Path)]
+    if len(projects) == 2 and projects[0].name == projects[1].name:
+        raise CliError(
+            f"the baseline and the candidate are the same project, {projects[0].name!r}: "
+            "gate two different ones"
+        )
+    if projects and _given(args):
+        raise CliError(
+            f"{_given(args)[0]}: a project brings its own settings; the model flags are for "
+            "gating two model files"
+        )
+    if len(projects) == 2:
+        a, b = projects
+        comparison = compare_projects(a.name, store.runs(a.name), b.name, store.runs(b.name))
+        runs = {a.name: comparison.a, b.name: comparison.b}
+    else:
+        runs = {p.name: pick_run(store.runs(p.name), None, "median") for p in projects}
+    token = label.split()[1]
+    pair: list[BenchmarkRequest | None] = [
+        None
+        if isinstance(side, Path)
+        else measure_side(store, f"the {role} ({side.name})", side.name, runs[side.name],
+                          rounds, token, time_s, label)
+        for side, role in zip(sides, ROLES, strict=True)
+    ]  # fmt: skip
+    if len(projects) == 1:  # the model file takes the project's settings
+        request = next(r for r in pair if r is not None)
+        engine, device = request.project.engine, request.project.device
+        pair = [
+            r or replace(request, project=Project(_name(s, engine, device), str(s), engine, device))
+            for r, s in zip(pair, sides, strict=True)
+        ]
+    elif not projects:  # two model files: bench's flags
+        made = [request_from_args(_model_args(args, side)) for side in sides]  # type: ignore[arg-type]
+        if len(made[0].configs) != 1:
+            raise CliError(
+                f"the settings give {len(made[0].configs)} configurations; a gate judges one: "
+                "give one value per setting"
+            )
+        budget = replace(made[0].budget, time_s=time_s)
+        pair = [replace(r, budget=budget, repeat=rounds, profile=False, label=label) for r in made]
+    a, b = pair
+    assert a is not None and b is not None
+    return _named(store, a, b)
+
+
+def _name(path: Path, engine: str, device: str) -> str:
+    """A model file's project name, as bench names it."""
+    return f"{path.stem}-{engine}-{device}"
+
+
+def _named(
+    store: Store, a: BenchmarkRequest, b: BenchmarkRequest
+) -> tuple[BenchmarkRequest, BenchmarkRequest]:
+    """A model file's side (a project not stored yet) under bench's name, suffixed with its
+    role where the two sides would share one; CliError where that name measures another
+    model."""
+    from perftui.domain.names import check_project_name
+    from perftui.store.paths import same_target
+
+    sides = [a, b]
+    if a.project.name == b.project.name:
+        sides = [
+            r if r.project.created_at else
+            replace(r, project=replace(r.project, name=f"{r.project.name}-{role}"))
+            for r, role in zip(sides, ROLES, strict=True)
+        ]  # fmt: skip
+    for request in sides:
+        wanted = request.project
+        if wanted.created_at:  # a stored project
+            continue
+        checked_flag("the model's project name", check_project_name, wanted.name)
+        existing = store.get_project(wanted.name)
+        if existing is not None and not same_target(existing, wanted):
+            raise CliError(
+                f"project {wanted.name!r} already measures {existing.model} on "
+                f"{existing.engine}/{existing.device}; rename that project (perftui projects)"
+            )
+    return sides[0], sides[1]
+
+
+def _command(args: argparse.Namespace) -> str:
+    """The command line that gates the same way again."""
+    words = ["perftui", "gate", args.baseline, args.candidate]
+    words += ["--max-slowdown", args.max_slowdown, "--rounds", args.rounds]
+    for stat in args.stat or ():
+        words += ["--stat", stat]
+    for flag, value in (("--budget", args.budget), ("--time", args.time)):
+        if value is not None:
+            words += [flag, value]
+    for name in MODEL_ONLY:
+        value = getattr(args, name)
+        for item in value if isinstance(value, list) else [] if value is None else [value]:
+            words += ["--" + name.replace("_", "-"), str(item)]
+    return shlex.join(words)
+
+
+def _gate_side(role: str, request: BenchmarkRequest, runs: list[RunResult]) -> GateSide:
+    from perftui.domain.gate_render import GateSide
+
+    env = next((r.resolved.get("environment") for r in runs if r.resolved.get("environment")), {})
+    config = request.configs[0].label()
+    p = request.project
+    return GateSide(role, p.name, p.model, p.engine, p.device, config, env or {})
+
+
+def cmd_gate(args: argparse.Namespace) -> int:
+    from perftui.bench.client import BenchmarkClient
+    from perftui.bench.plan import validate_request
+    from perftui.cli.measure import parse_time
+    from perftui.domain import gate, options
+    from perftui.domain.gate_render import GateReport
+
+    stats = options.parse_choices(",".join(args.stat or [DEFAULT_STAT]), "statistic", gate.STATS)
+    max_slowdown = checked_flag("--max-slowdown", gate.parse_max_slowdown, args.max_slowdown)
+    rounds = checked_flag("--rounds", gate.parse_rounds, args.rounds)
+    budget = _budget(args.budget)
+    time_s = parse_time(args.time, rounds) if args.time is not None else GATE_TIME_S
+    outputs = {
+        "markdown": output_path(args.markdown) if args.markdown else None,
+        "junit": output_path(args.junit) if args.junit else None,
+    }
+    store = open_store(args)
+    label = gate.gate_label(uuid.uuid4().hex[:12], max_slowdown, stats)
+    a, b = _requests(store, args, rounds, time_s, label)
+    for request in (a, b):
+        validate_request(request)
+    schedule = gate.Schedule.for_rounds(rounds, len(stats))
+    clients = [BenchmarkClient(r, None if args.no_save else store) for r in (a, b)]
+    started = time.monotonic()
+    decision, interrupted = _measure(clients, schedule, stats, max_slowdown, budget)
+    report = GateReport(
+        decision,
+        _gate_side("baseline", clients[0].request, clients[0].runs),
+        _gate_side("candidate", clients[1].request, clients[1].runs),
+        schedule,
+        time_s,
+        time.monotonic() - started,
+        _command(args),
+        interrupted,
+        stored=not args.no_save,
+    )
+    _write(report, args.json, outputs)
+    if interrupted:
+        return EXIT_CANCELLED
+    return {gate.PASS: EXIT_PASS, gate.FAIL: EXIT_FAIL}.get(decision.outcome, EXIT_INCONCLUSIVE)
+
+
+def _measure(
+    clients: list[BenchmarkClient],
+    schedule: Schedule,
+    stats: list[str],
+    max_slowdown: float,
+    budget: float | None,
+) -> tuple[Decision, bool]:
+    """Both sides' rounds in turn, looking at the schedule's rounds (and once the budget would
+    run out before another round ends); the decision and whether it was interrupted."""
+    from perftui.bench.alternate import Alternation
+    from perftui.bench.protocol import Fatal, RunFinished
+    from perftui.cli.bench import busy_warning
+    from perftui.cli.interrupts import StopSignals
+    from perftui.cli.progress import ProgressPrinter
+    from perftui.domain.gate import decide, round_values
+
+    alternation = Alternation(clients[0], clients[1])
+    printer = ProgressPrinter(sys.stderr, alternation.total)
+    printer.note(
+        f"gating {clients[1].request.project.name} (B) against "
+        f"{clients[0].request.project.name} (A): up to {schedule.rounds} rounds, looks after "
+        + ", ".join(str(n) for n in schedule.looks)
+    )
+    warning = busy_warning()
+    if warning:
+        printer.note(warning)
+    started, finished, look, fatal = time.monotonic(), 0, 0, ""
+    decision = None
+    events = alternation.events()
+    try:
+        with StopSignals(alternation, printer) as signals:
+            for side, event in events:
+                signals.say_cancelling()
+                printer.show(event)
+                if isinstance(event, Fatal):
+                    fatal = f"{side}: {event.error}"
+                if not isinstance(event, RunFinished) or alternation.cancelled:
+                    continue
+                finished += 1
+                done, odd = divmod(finished, 2)
+                if odd:
+                    continue
+                spent = time.monotonic() - started
+                last = done >= schedule.rounds or (
+                    budget is not None and spent + spent / done > budget
+                )
+                if not (schedule.is_look(done) or last):
+                    continue
+                values = round_values(clients[0].runs, clients[1].runs, stats)
+                decision = decide(values, max_slowdown, schedule, look, final=last)
+                look += 1
+                printer.note(f"look {look} after {done} rounds: {decision.outcome}")
+                if decision.settled or last:
+                    break
+    finally:
+        events.close()
+        printer.close()
+    if fatal:
+        raise CliError(fatal)
+    if decision is None or alternation.cancelled:
+        values = round_values(clients[0].runs, clients[1].runs, stats)
+        decision = decide(values, max_slowdown, schedule, look, final=True)
+    return decision, alternation.cancelled
+
+
+def _write(report: GateReport, as_json: bool, outputs: dict[str, Path | None]) -> None:
+    """The table or JSON on stdout, the Markdown and JUnit files, the CI step summary."""
+    from perftui.domain.gate_render import gate_document, gate_junit, gate_markdown, gate_text
+
+    if as_json:
+        print_json(gate_document(report))
+    else:
+        print(gate_text(report))
+    markdown = gate_markdown(report)
+    if outputs["markdown"] is not None:
+        write_output(outputs["markdown"], markdown)
+    if outputs["junit"] is not None:
+        write_output(outputs["junit"], gate_junit(report))
+    summary = os.environ.get(SUMMARY_ENV)
+    if summary:
+        try:
+            with open(summary, "a", encoding="utf-8") as stream:
+                stream.write(markdown + "\n")
+        except OSError as error:
+            print(f"perftui: cannot append to ${SUMMARY_ENV}: {error}", file=sys.stderr)
+
+
+COMMANDS: dict[str, Command] = {"gate": cmd_gate}

@@ -1,0 +1,109 @@
+"""`perftui gate` end to end through the real CLI on the shipped encoder: exit statuses, the
+JUnit file read by an XML parser, the Markdown summary, the stored runs and bad input."""
+
+from __future__ import annotations
+
+import json
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+from tests.cli_helpers import bench_json, one_error_line, perftui
+from tests.conftest import ENCODER
+
+pytestmark = pytest.mark.engine
+
+SHORT = ["--rounds", "5", "--time", "0.2"]
+
+
+def two_projects(db: Path) -> None:
+    """`long` runs a sequence four times as long as `short`'s: far slower."""
+    for name, seq in (("long", 128), ("short", 32)):
+        bench_json(
+            str(ENCODER), "--engine", "onnxruntime", "--threads", "1", "--shape", f"seq={seq}",
+            "--project", name, db=db,
+        )  # fmt: skip
+
+
+def stored(db: Path) -> tuple[int, int]:
+    """(projects, runs) in the store."""
+    from perftui.store.database import Store
+
+    store = Store(db)
+    projects = store.projects()
+    return len(projects), sum(len(store.runs(p.name)) for p in projects)
+
+
+def test_a_slower_candidate_fails_and_a_faster_one_passes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    db = tmp_path / "db.json"
+    two_projects(db)
+    summary = tmp_path / "summary.md"
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
+    junit, markdown = tmp_path / "gate.xml", tmp_path / "gate.md"
+    failed = perftui(
+        "gate", "short", "long", *SHORT, "--stat", "median,throughput",
+        "--junit", str(junit), "--markdown", str(markdown), db=db,
+    )  # fmt: skip
+    assert failed.returncode == 1, failed.stderr
+    assert failed.stdout.startswith("FAIL")
+    suite = ET.parse(junit).getroot().find("testsuite")
+    assert suite is not None and suite.get("tests") == "2" and suite.get("failures") == "2"
+    assert {c.get("name") for c in suite.iter("testcase")} == {"median", "throughput"}
+    text = markdown.read_text()
+    assert text.splitlines()[0] == "## perftui gate: FAIL"
+    assert "| median |" in text and "| ONNX RT |" in text and "perftui gate short long" in text
+    assert summary.read_text().strip() == text.strip()
+    # the gate's rounds are stored in each project, labelled as the gate's
+    shown = json.loads(perftui("show", "long", "--json", db=db).stdout)
+    labels = [r["resolved"].get("label", "") for r in shown["runs"]]
+    assert sum(label.startswith("gate ") for label in labels) == 5
+
+    passed = perftui("gate", "long", "short", *SHORT, "--json", "--no-save", db=db)
+    assert passed.returncode == 0, passed.stderr
+    found = json.loads(passed.stdout)
+    assert found["verdict"] == "pass" and found["rounds"] == 5 and not found["stored"]
+    assert found["statistics"][0]["interval"][1] < 1.05
+    assert stored(db) == (2, 12)  # --no-save kept nothing of the second gate
+
+
+def test_two_model_files_gate_with_bench_flags(tmp_path: Path):
+    db = tmp_path / "db.json"
+    junit = tmp_path / "gate.xml"
+    done = perftui(
+        "gate", str(ENCODER), str(ENCODER), "--engine", "onnxruntime", "--shape", "seq=16",
+        "--rounds", "3", "--time", "0.1", "--max-slowdown", "100", "--junit", str(junit),
+        db=db,
+    )  # fmt: skip
+    assert done.returncode in (0, 3), done.stderr  # A/A: never slower by 100 %
+    from perftui.store.database import Store
+
+    names = {p.name for p in Store(db).projects()}
+    assert names == {f"encoder_fp32-onnxruntime-CPU-{role}" for role in ("baseline", "candidate")}
+    assert ET.parse(junit).getroot().find("testsuite/testcase") is not None
+
+
+@pytest.mark.parametrize(
+    ("args", "words"),
+    [
+        (["long", "long"], "same project"),
+        (["long", "short", "--max-slowdown", "-5"], "--max-slowdown"),
+        (["long", "short", "--max-slowdown", "200%"], "out of range"),
+        (["long", "nowhere/model.onnx"], "does not exist"),
+        (["long", "empty"], "no successful run"),
+        (["long", "short", "--threads", "2"], "brings its own settings"),
+    ],
+)
+def test_bad_input_is_one_line_and_stores_nothing(tmp_path: Path, args: list[str], words: str):
+    from perftui.domain.records import Project
+    from perftui.store.database import Store
+
+    db = tmp_path / "db.json"
+    two_projects(db)
+    Store(db).add_project(Project("empty", str(ENCODER), "onnxruntime"))
+    before = stored(db)
+    line = one_error_line(perftui("gate", *args, db=db))
+    assert words in line, line
+    assert stored(db) == before
