@@ -45,6 +45,7 @@ def build_report(
     """The report of project `a`, or of `a` compared with `b` (the dashboard's too)."""
     from perftui.domain.compare import Side, compare_projects
     from perftui.domain.report import comparison_report, project_report
+    from perftui.optimize.notes import optimization_of
 
     projects = {}
     for name in (a, b) if b else (a,):
@@ -53,8 +54,13 @@ def build_report(
             raise unknown_project(store, name)
         projects[name] = project
     samples = lambda run: store.latency_samples(run.id)  # noqa: E731
+    int8 = {
+        name: made.report_lines()
+        for name, project in projects.items()
+        if (made := optimization_of(project)) is not None
+    }
     if b is None:
-        return project_report(projects[a], store.runs(a), samples)
+        return project_report(projects[a], store.runs(a), samples, int8)
     runs = {Side.A: store.runs(a), Side.B: store.runs(b)}
     comparison = compare_projects(
         a,
@@ -66,7 +72,9 @@ def build_report(
         samples=samples,
         max_memory_mib=max_memory_mib,
     )
-    return comparison_report(comparison, {Side.A: projects[a], Side.B: projects[b]}, runs, samples)
+    return comparison_report(
+        comparison, {Side.A: projects[a], Side.B: projects[b]}, runs, samples, int8
+    )
 
 
 def report_format(text: str | None, output: str | None) -> str:

@@ -9,6 +9,7 @@ perftui.domain.compare's: the report computes nothing of its own.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -19,7 +20,7 @@ from perftui.domain.context import ran_precisions
 from perftui.domain.figures import ConfigGroup, Figures, Samples, group_runs
 from perftui.domain.memory import runs_peak_text
 from perftui.domain.profile import latest_profiled, layer_type_summary
-from perftui.domain.records import Project, RunConfig, RunResult
+from perftui.domain.records import Project, RunResult
 from perftui.domain.series import short_label
 from perftui.domain.uncertainty import Interval
 
@@ -121,13 +122,25 @@ def environment_section(runs: Sequence[RunResult], engine: str, title: str = "Ma
     return Section(title, (), (Table("", ("", ""), tuple(rows)),))
 
 
-def _group_row(group: ConfigGroup, settings: str) -> tuple[str, ...]:
+def group_labels(groups: Sequence[ConfigGroup]) -> dict[int, str]:
+    """Each group's label by id(): its configuration's, and when it ran where the
+    configuration was measured in several benchmarks, so no two rows read the same."""
+    seen = Counter(g.config for g in groups)
+    labels = {}
+    for g in groups:
+        started = min(r.started_at for r in g.runs).replace("T", " ")[:19]
+        again = f" ({started} UTC)" if seen[g.config] > 1 else ""
+        labels[id(g)] = short_label(g.config) + again
+    return labels
+
+
+def _group_row(group: ConfigGroup, settings: str, label: str) -> tuple[str, ...]:
     f: Figures = group.figures
     median = group.latency_ms("median")
     p99 = group.latency_ms("p99")
     statuses = sorted({r.status for r in group.runs})
     return (
-        short_label(group.config),
+        label,
         settings,
         "/".join(statuses),
         str(len(group.runs)),
@@ -157,27 +170,39 @@ def _settings(group: ConfigGroup) -> str:
     if c.precision:
         parts.append(f"asked {c.precision}")
     parts.append(f"ran {ran_precisions(group.runs)}")
+    parts += [f"{name} {value}" for name, value in c.dims]
     return ", ".join(parts)
 
 
+def configurations(groups: Sequence[ConfigGroup]) -> str:
+    """'6 configuration(s)', and in how many benchmarks when some were measured again."""
+    configs = len({g.config for g in groups})
+    again = f", measured in {len(groups)} benchmark groups" if len(groups) > configs else ""
+    return f"{configs} configuration(s){again}"
+
+
 def runs_table(title: str, groups: Sequence[ConfigGroup]) -> Table:
+    """A row per configuration and benchmark; a configuration measured in several
+    benchmarks says when each ran, so no two rows read the same."""
+    labels = group_labels(groups)
     return Table(
         title,
         (*RUN_HEADERS, "Verdict"),
-        tuple(_group_row(g, _settings(g)) for g in groups),
+        tuple(_group_row(g, _settings(g), labels[id(g)]) for g in groups),
         frozenset({3, 4, 5, 6, 7}),
     )
 
 
 def _throughput_bars(title: str, groups: Sequence[tuple[int, str, ConfigGroup]]) -> Bars:
     bars = []
+    labels = group_labels([g for _, _, g in groups])
     for series, prefix, g in groups:
         if not g.ok_runs:
             continue
         interval = g.figures.throughput
         bars.append(
             Bar(
-                f"{prefix}{short_label(g.config)}",
+                f"{prefix}{labels[id(g)]}",
                 g.figures.throughput_fps,
                 (interval.lo, interval.hi) if interval else None,
                 series,
@@ -190,16 +215,19 @@ def _points(
     groups: Sequence[ConfigGroup],
     series: int,
     stat: str = "median",
-    marks: Mapping[RunConfig, str] | None = None,
+    marks: Mapping[str, str] | None = None,
 ) -> list[Point]:
-    """A point per configuration with a successful run; `marks` names some of them."""
+    """A point per configuration with a successful run; `marks` (by run id) names those
+    holding the runs a comparison names, and no other group of the same configuration."""
+    marks = marks or {}
+    labels = group_labels(groups)
     return [
         Point(
             latency,
             g.figures.throughput_fps,
-            short_label(g.config),
+            labels[id(g)],
             series,
-            (marks or {}).get(g.config, ""),
+            next((marks[r.id] for r in g.runs if r.id in marks), ""),
         )
         for g in groups
         if g.ok_runs and (latency := g.latency_ms(stat)) is not None
@@ -228,19 +256,27 @@ def _layer_types(runs: Sequence[RunResult], limit: int = 12) -> Table | None:
     )
 
 
-def project_report(project: Project, runs: Sequence[RunResult], samples: Samples) -> Report:
+def project_report(
+    project: Project,
+    runs: Sequence[RunResult],
+    samples: Samples,
+    int8: Mapping[str, Sequence[str]] | None = None,
+) -> Report:
     """The project's summary: model, machine, every configuration with its intervals and
-    verdict, throughput bars, latency against throughput, and the newest profile by type."""
+    verdict, throughput bars, latency against throughput, and the newest profile by type.
+    `int8`: a quantized project's lines on how it was made and its accuracy, by name."""
+    int8 = int8 or {}
     groups = group_runs(runs, samples)
     head = Section(
         "Project",
         (
             f"Model: {project.model}",
             f"Engine: {project.engine} on {project.device}",
-            f"Runs: {len(runs)} in {len(groups)} configuration(s); intervals are 95 %.",
+            f"Runs: {len(runs)} of {configurations(groups)}; intervals are 95 %.",
         )
         + ((f"Made from: {project.source_project}",) if project.source_project else ()),
     )
+    accuracy = tuple(int8.get(project.name, ()))
     blocks: list[Block] = [runs_table("Runs by configuration", groups)]
     if any(g.ok_runs for g in groups):
         blocks.append(_throughput_bars("Throughput", [(0, "", g) for g in groups]))
@@ -258,7 +294,9 @@ def project_report(project: Project, runs: Sequence[RunResult], samples: Samples
         blocks.append(layers)
     return Report(
         f"perftui report: {project.name}",
-        (head, environment_section(runs, project.engine), Section("Results", (), tuple(blocks))),
+        (head,)
+        + ((Section("INT8 accuracy", accuracy),) if accuracy else ())
+        + (environment_section(runs, project.engine), Section("Results", (), tuple(blocks))),
     )
 
 
@@ -267,9 +305,12 @@ def comparison_report(
     projects: Mapping[Side, Project],
     runs: Mapping[Side, Sequence[RunResult]],
     samples: Samples,
+    int8: Mapping[str, Sequence[str]] | None = None,
 ) -> Report:
     """A against B: the verdicts with their intervals, the sweet spot, both machines, both
-    projects' configurations, the chart of both and the layer types side by side."""
+    projects' configurations, the chart of both and the layer types side by side; an INT8
+    side's accuracy against FP32 and its caution (`int8`, lines by project name)."""
+    int8 = int8 or {}
     lines = [
         f"A: {c.a_name} ({projects[Side.A].engine} on {projects[Side.A].device}), "
         f"B: {c.b_name} ({projects[Side.B].engine} on {projects[Side.B].device})",
@@ -295,15 +336,18 @@ def comparison_report(
         else:
             lines.append(f"No run has a {c.stat} latency ≤ {c.threshold_ms:g} ms.")
     lines += list(c.notes)
+    for side in Side:
+        cautions = [line for line in int8.get(c.name(side), ()) if line.startswith("caution:")]
+        lines += [f"{side.value} ({c.name(side)}) is INT8; {line}" for line in cautions]
     groups = {side: group_runs(runs[side], samples) for side in Side}
-    marks: dict[Side, dict[RunConfig, str]] = {side: {} for side in Side}
+    marks: dict[Side, dict[str, str]] = {side: {} for side in Side}
     for side in Side:
         if (run := c.run(side)) is not None:
-            marks[side][run.config] = side.value
+            marks[side][run.id] = side.value
     if c.sweet is not None:
-        config = c.sweet.run.config
-        marks[c.sweet.side][config] = ", ".join(
-            filter(None, (marks[c.sweet.side].get(config), "sweet spot"))
+        spot = c.sweet.run.id
+        marks[c.sweet.side][spot] = ", ".join(
+            filter(None, (marks[c.sweet.side].get(spot), "sweet spot"))
         )
     points = tuple(
         point
@@ -347,6 +391,11 @@ def comparison_report(
         f"perftui report: {c.a_name} vs {c.b_name}",
         (
             Section("Comparison", tuple(lines)),
+            *(
+                Section(f"INT8 accuracy of {side.value} ({c.name(side)})", tuple(accuracy))
+                for side in Side
+                if (accuracy := int8.get(c.name(side)))
+            ),
             Section("Results", (), tuple(blocks)),
             environment_section(
                 runs[Side.A], projects[Side.A].engine, f"Machine of A ({c.a_name})"

@@ -7,6 +7,7 @@ from __future__ import annotations
 from html import escape
 
 from perftui.domain.report import Bars, Block, Report, Scatter, Table
+from perftui.domain.ticks import round_axis
 
 FORMATS = ("md", "html")
 COLOURS = ("#1f77b4", "#d62728")
@@ -71,23 +72,6 @@ def to_markdown(report: Report) -> str:
 # ---------------------------------------------------------------------- html and svg
 
 
-def _nice_top(value: float) -> float:
-    """The smallest 1, 2 or 5 x 10^n at or above `value` (an axis that ends on a round tick)."""
-    if value <= 0:
-        return 1.0
-    step = 10 ** len(str(int(value))) / 10 if value >= 1 else 1.0
-    while step > value:
-        step /= 10
-    for factor in (1, 2, 5, 10):
-        if step * factor >= value:
-            return step * factor
-    return step * 10
-
-
-def _ticks(top: float) -> list[float]:
-    return [top * i / 4 for i in range(5)]
-
-
 def _tick(x: float, y: float, text: str, anchor: str = "middle") -> str:
     return f'<text x="{x:.1f}" y="{y:.1f}" class="tick" text-anchor="{anchor}">{text}</text>'
 
@@ -101,10 +85,10 @@ def _marker(series: int, x: float, y: float, colour: str) -> str:
 def _svg_bars(block: Bars) -> str:
     width, row, left = 720, 26, 170
     height = row * len(block.bars) + 40
-    top = _nice_top(max((b.interval[1] if b.interval else b.value) for b in block.bars))
-    scale = (width - left - 30) / top
+    axis = round_axis(max((b.interval[1] if b.interval else b.value) for b in block.bars))
+    scale = (width - left - 30) / axis.top
     parts = []
-    for tick in _ticks(top):
+    for tick in axis.ticks:
         x = left + tick * scale
         parts.append(
             f'<line x1="{x:.1f}" y1="10" x2="{x:.1f}" y2="{height - 25}" class="grid"/>'
@@ -134,20 +118,21 @@ def _svg_bars(block: Bars) -> str:
 def _svg_scatter(block: Scatter) -> str:
     width, height, left, bottom = 720, 340, 70, 45
     xs = [p.x for p in block.points] + ([block.threshold] if block.threshold else [])
-    x_top, y_top = _nice_top(max(xs)), _nice_top(max(p.y for p in block.points))
+    x_axis, y_axis = round_axis(max(xs)), round_axis(max(p.y for p in block.points))
+    x_top, y_top = x_axis.top, y_axis.top
     plot_w, plot_h = width - left - 20, height - bottom - 15
 
     def at(x: float, y: float) -> tuple[float, float]:
         return left + x / x_top * plot_w, 15 + plot_h - y / y_top * plot_h
 
     parts = []
-    for tick in _ticks(x_top):
+    for tick in x_axis.ticks:
         x, _ = at(tick, 0)
         parts.append(
             f'<line x1="{x:.1f}" y1="15" x2="{x:.1f}" y2="{15 + plot_h}" class="grid"/>'
             + _tick(x, height - 26, f"{tick:.4g}")
         )
-    for tick in _ticks(y_top):
+    for tick in y_axis.ticks:
         _, y = at(0, tick)
         parts.append(
             f'<line x1="{left}" y1="{y:.1f}" x2="{left + plot_w}" y2="{y:.1f}" class="grid"/>'

@@ -57,3 +57,21 @@ def row_axis(top: float, rows: int, most: int = 6) -> Axis:
     assert best is not None
     axis_top, count, step = best
     return Axis(axis_top, tuple(step * n for n in range(-count)))
+
+
+def round_axis(top: float, most: int = 6) -> Axis:
+    """A 0-based axis for a drawing with room for any tick (an SVG): round, even steps, 3 to
+    `most` ticks, ending at the first tick at or above `top`, the one that wastes least of
+    the axis (a maximum of 2,215 gets 0, 500, ... 2,500, not an axis to 5,000)."""
+    top = top if top > 0 else 1.0
+    best: tuple[float, int, float] | None = None  # (axis top, -ticks, step)
+    for gaps in range(2, most):
+        step = round_step(top / gaps)
+        count = math.ceil(top / step - 1e-9)
+        if 2 <= count <= most - 1:
+            option = (step * count, -(count + 1), step)
+            if best is None or option[:2] < best[:2]:
+                best = option
+    assert best is not None
+    axis_top, count, step = best
+    return Axis(axis_top, tuple(step * n for n in range(-count)))

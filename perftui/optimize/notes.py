@@ -45,6 +45,33 @@ class Optimization:
             return f"{count}seeded random samples{seed}"
         return self.calibration or "unknown"
 
+    def report_lines(self) -> tuple[str, ...]:
+        """Plain lines for a report: how the INT8 model was made, its accuracy against the
+        FP32 model and the caution when its outputs stray (`perftui report`)."""
+        made = f"{self.method}, {self.created_at[:10]}" if self.created_at else self.method
+        data = self.calibration_text()
+        data = (
+            f"no calibration (dynamic); checked on {data}"
+            if self.method == "dynamic"
+            else f"calibrated on {data}"
+        )
+        lines = [f"INT8 of {self.source or 'an unknown project'} ({made}); {data}"]
+        if self.random:
+            lines.append(
+                "warning: random data, so the accuracy figures are only a consistency check, "
+                "not the accuracy on real data"
+            )
+        report = self.accuracy
+        if report is None:
+            return (*lines, "Accuracy against FP32: not recorded")
+        lines.append(
+            f"Accuracy against FP32 on {report.samples} {report.inputs or 'test'} inputs: "
+            f"{report.summary()}"
+        )
+        if caution := report.caution():
+            lines.append(f"caution: {caution}")
+        return tuple(lines)
+
 
 def _int(value: Any) -> int | None:
     try:

@@ -16,7 +16,7 @@ from textual.widget import Widget
 
 from perftui.domain.compare import SWEET_MARK, CompareChart, InferenceTime, Side
 from perftui.tui.kit import format as fmt
-from perftui.tui.kit.axes import scatter_axes
+from perftui.tui.kit.axes import fit_x, scatter_axes
 from perftui.tui.kit.charts import INTERVAL_LEGEND, Chart, draw_interval
 from perftui.tui.kit.fit import distinct
 
@@ -149,7 +149,6 @@ class InferenceChart(Chart):
         plt = self.plt
         bars = self.data.bars
         top = max(max(bar.value or 0.0, bar.interval.hi if bar.interval else 0.0) for bar in bars)
-        top = top * 1.1 or 1.0
         # A on top: plotext counts y upwards
         for y, bar in zip((2, 1), bars, strict=True):
             if bar.value is not None:
@@ -167,9 +166,14 @@ class InferenceChart(Chart):
         room = max(6, self.size.width // 4)
         names = distinct([bar.project for bar in bars], room - 2)
         labels = [f"{bar.side} {name}" for bar, name in zip(bars, names, strict=True)]
+        fit_x(plt, top, self.size.width - max(len(label) for label in labels) - 4)
         plt.yticks([2, 1], labels)
-        plt.ylim(0.4, 2.6)
-        plt.xlim(0, top)
+        # A (y 2) and B (y 1) each on a row of its own: on 3 rows a margin of 0.6 put both
+        # labels nearest the middle row, and which one was drawn there was a matter of luck
+        rows = self.size.height - 3 - (self.size.height >= 9)
+        margin = max(0, (rows - 1) // 4)
+        gaps = max(1, rows - 1 - 2 * margin)
+        plt.ylim(1 - margin / gaps, 2 + margin / gaps)
         if self.size.height >= 9:
             whiskers = any(bar.interval for bar in bars)
             plt.xlabel(self.data.unit + (f"   {INTERVAL_LEGEND}" if whiskers else ""))

@@ -5,7 +5,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from perftui.domain.series import Scaling
+from perftui.domain.ticks import row_axis
 from perftui.domain.uncertainty import Interval
+from perftui.tui.kit.axes import fit_x, fit_y
 from perftui.tui.kit.charts import INTERVAL_LEGEND, Chart, draw_interval
 
 Intervals = Sequence[Interval | None]
@@ -51,11 +53,15 @@ class ScalingChart(Chart):
             )
             plt.ylabel("items/s", yside="left")
             plt.ylabel("ms", yside="right")
-        # both axes start at zero, so a small difference never looks like a big one
+        # both axes start at zero, so a small difference never looks like a big one, and
+        # step evenly in round numbers on rows of their own
         top = max([p.throughput_fps for p in points] + [i.hi for _, i in known])
-        plt.ylim(0, top * 1.1 or 1)
+        rows = self.size.height - 4
+        fit_y(plt, top, rows)
         if not self.narrow:
-            plt.ylim(0, max(p.latency_ms for p in points) * 1.1 or 1, yside="right")
+            right = row_axis(max(p.latency_ms for p in points) * 1.05, rows)
+            plt.ylim(0, right.top, yside="right")
+            plt.yticks(right.ticks, right.labels, yside="right")
         plt.xticks(xs, [p.label for p in points])
         plt.xlim(0.5, len(points) + 0.5)
         plt.xlabel(self.scaling.axis + (f"   {INTERVAL_LEGEND}" if known else ""))
@@ -105,6 +111,8 @@ class BarChart(Chart):
         known = [(len(self.bars) - i, x) for i, x in enumerate(self.intervals) if x is not None]
         for y, interval in known:
             draw_interval(plt, y + 0.35, interval)
+        top = max([value for _, value in self.bars] + [i.hi for _, i in known])
+        fit_x(plt, top, self.size.width - max(len(label) for label in labels) - 4)
         plt.title(self.chart_title)
         if not self.narrow:
             legend = f"   {INTERVAL_LEGEND}" if known else ""

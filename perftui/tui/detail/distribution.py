@@ -11,11 +11,15 @@ from perftui.domain.distribution import Histogram, Timeline, histogram, over_tim
 from perftui.domain.series import short_label
 from perftui.tui.detail.state import DetailState
 from perftui.tui.kit import format as fmt
+from perftui.tui.kit.axes import fit_y
 from perftui.tui.kit.charts import DataChart
 from perftui.tui.kit.format import escape
 from perftui.tui.kit.tabs import Pane
 
 BAR = "█"
+FEW = "▁"
+"""A bin with fewer requests than one row of the chart stands for: a thin mark on the
+bottom row, never the full block of a bin with many (plotext fills the row it starts on)."""
 MEDIAN, SLOWEST = "•", "x"
 """Markers of the latency-over-time lines (they read apart without colour)."""
 
@@ -28,15 +32,26 @@ class LatencyHistogram(DataChart[Histogram]):
 
     def plot(self) -> None:
         assert self.data is not None
-        plt = self.plt
-        plt.bar(self.data.centers, self.data.counts, marker=BAR, color="cyan", width=1.0)
-        lo, hi = self.data.edges[0], self.data.edges[-1]
+        plt, data = self.plt, self.data
+        labelled = self.size.height >= 8
+        rows = self.size.height - 3 - labelled
+        axis = fit_y(plt, max(data.counts, default=0), rows)
+        row = axis.top / max(1, rows - 1)  # the requests one row of the chart stands for
+        bins = list(zip(data.centers, data.counts, strict=True))
+        many = [(x, n) for x, n in bins if n >= row]
+        few = [(x, n) for x, n in bins if 0 < n < row]
+        for drawn, marker in ((many, BAR), (few, FEW)):
+            if drawn:
+                xs, ns = zip(*drawn, strict=True)
+                plt.bar(list(xs), list(ns), marker=marker, color="cyan", width=1.0)
+        lo, hi = data.edges[0], data.edges[-1]
         plt.xlim(lo, hi)
         ticks = [lo + (hi - lo) * n / 4 for n in range(5)]
         plt.xticks(ticks, [fmt.ms(tick) for tick in ticks])
-        if self.size.height >= 8:
-            tail = f"; {self.data.beyond} slower not shown" if self.data.beyond else ""
-            plt.xlabel(f"latency (ms) · requests per bin{tail}")
+        if labelled:
+            tail = f"; {data.beyond} slower not shown" if data.beyond else ""
+            thin = f"; {FEW} under {row:,.0f}" if few else ""
+            plt.xlabel(f"latency (ms) · requests per bin{thin}{tail}")
 
 
 class LatencyOverTime(DataChart[Timeline]):

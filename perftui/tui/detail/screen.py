@@ -90,7 +90,8 @@ class ProjectDetailScreen(TabbedScreen, InspectingScreen):
             "fixed",
             "Fixed",
             id="fixed",
-            tooltip="Charts: next value of the fixed setting (batch or threads)",
+            tooltip="Charts: the next series: the next value of the fixed setting (batch or "
+            "threads) or the next set of other settings (api, dims, ...)",
         ),
         Binding("s", "sort", "Sort", id="sort", tooltip="Layers: sort by the next column"),
         Binding(
