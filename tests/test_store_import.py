@@ -73,3 +73,15 @@ def test_an_import_refused_at_its_last_run_stores_nothing(tmp_path: Path, runs: 
         import_document(target, document)
     assert (tree(tmp_path / "target.json.d"), (tmp_path / "target.json").read_bytes()) == before
     assert Store(tmp_path / "target.json").runs("p") == []
+
+
+def test_importing_the_same_large_export_twice_adds_nothing_and_leaves_no_mark(
+    tmp_path: Path,
+) -> None:
+    document, _ = export_of(tmp_path, 70)
+    target = Store(tmp_path / "target.json")
+    assert import_document(target, document) == (1, 70)
+    before = tree(tmp_path / "target.json.d"), (tmp_path / "target.json").read_bytes()
+    assert import_document(target, json.loads(json.dumps(document))) == (0, 0)
+    assert (tree(tmp_path / "target.json.d"), (tmp_path / "target.json").read_bytes()) == before
+    assert not (tmp_path / "target.json.d" / "pending").exists()

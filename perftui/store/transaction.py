@@ -249,6 +249,8 @@ class DatabaseFile:
                     self._undo(tx, payloads)
                 raise
             if not (storage.dirty or tx.shards or tx.lines or tx.merged or backup):
+                if tx.token:  # marked early, yet nothing to store (every run known)
+                    self._undo(tx, payloads)
                 return
             if snap.version and not snap.names_its_files:
                 claim(db, snap, payloads)  # an earlier version's document, once
