@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 from perftui.domain.records import RunResult
 from perftui.store.codec import plain, samples_from_document, samples_to_document
 from perftui.store.files import atomic_write_bytes
+from perftui.store.names import read_nofollow
 
 if TYPE_CHECKING:
     import numpy as np
@@ -54,7 +55,7 @@ class Journal:
         found = []
         for path in sorted(self.root.glob("*.json")):
             try:
-                entry = json.loads(path.read_bytes())
+                entry = json.loads(read_nofollow(path))  # a link is not followed
                 runs = [
                     (
                         RunResult.from_dict(doc),
