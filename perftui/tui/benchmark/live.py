@@ -43,7 +43,8 @@ from perftui.tui.services import Client
 
 REDRAW_HZ = 2
 WIDE = 100
-"""From this many columns the live table shows each run's iterations too."""
+"""From this many columns the live table shows each run's peak memory and iterations too."""
+NARROW_DROPS = ("memory", "iters")
 CHART_BUDGET = 0.03
 """Share of a core the dashboard may use while it watches; dear frames (a big terminal)
 come less often than REDRAW_HZ to stay within it (the benchmark child needs the CPU)."""
@@ -260,12 +261,17 @@ class LiveRunScreen(FollowingScreen[None], PerftuiScreen):
         table = self.query_one("#live-runs", DataTable)
         self._runs_width = self.size.width
         width = table.size.width or self.size.width or self.app.size.width
-        # the iterations give way to the labels on a narrow screen (the Runs tab has them)
-        keep = len(self.RUN_COLUMNS) - (width < WIDE)
+        # the peak and the iterations give way to the labels on a narrow screen, so rows
+        # that differ never read the same (the Runs tab has them)
+        keep = [
+            n
+            for n, (_, key) in enumerate(self.RUN_COLUMNS)
+            if width >= WIDE or key not in NARROW_DROPS
+        ]
         fill_table(
             table,
-            self.RUN_COLUMNS[:keep],
-            [(None, row[:keep]) for row in self._rows],
+            [self.RUN_COLUMNS[n] for n in keep],
+            [(None, [row[n] for n in keep]) for row in self._rows],
             width=width,
             height=table.size.height or 8,
             flex=1,
