@@ -178,7 +178,6 @@ def test_a_list_with_an_empty_item_is_refused(batch: str, tmp_path: Path):
     assert "--batch" in line and "empty item" in line and not db.exists()
 
 
-
 def test_optimize_refuses_a_model_whose_constant_reads_outside_its_folder(tmp_path: Path):
     from perftui.domain.records import Project
     from perftui.store import Store
