@@ -26,7 +26,7 @@ def test_t_quantile_matches_the_tables(upper_tail: float, df: int, expected: flo
 
 def test_the_schedule_spends_five_percent_over_its_looks():
     schedule = Schedule.for_rounds(30)
-    assert schedule.looks == (8, 15, 23, 30)
+    assert schedule.looks == (5, 10, 20, 30)
     spent = sum(schedule.alpha(k) for k in range(len(schedule.looks)))
     assert spent == pytest.approx(gate.ALPHA)
     assert Schedule.for_rounds(4).looks == (4,)

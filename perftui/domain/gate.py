@@ -10,7 +10,7 @@ the log of B's time over A's (d_i) has a one-sided t bound on each side of its m
 - inconclusive: the limit lies between the bounds.
 
 The gate looks at the data on a schedule fixed before measuring (`Schedule`: at most
-`MAX_LOOKS` looks, the first after `FIRST_LOOK` rounds) and stops at the first look that
+len(LOOKS) looks, the first after `FIRST_LOOK` rounds) and stops at the first look that
 decides. Each look k spends a share alpha_k of ALPHA, in proportion to its rounds, so the
 shares add to ALPHA (Bonferroni: the chance that any look errs is at most their sum,
 however the looks' data overlap); with several statistics each share is divided among them
@@ -42,7 +42,9 @@ ALPHA = 0.05
 MAX_SLOWDOWN = 0.05
 LEAST_SLOWDOWN, MOST_SLOWDOWN = 0.001, 1.0
 """--max-slowdown from 0.1 % to 100 % (twice as slow)."""
-MAX_LOOKS = 4
+LOOKS = (1 / 6, 1 / 3, 2 / 3, 1.0)
+"""Where the gate looks, as shares of --rounds: early looks settle a clear case in a few
+rounds on a quiet machine; the later ones keep most of the error to spend."""
 FIRST_LOOK = 5
 """Rounds before the first look: fewer pairs give a t bound too wide to decide."""
 ROUNDS = 30
@@ -166,10 +168,10 @@ class Schedule:
 
     @classmethod
     def for_rounds(cls, rounds: int, stats: int = 1) -> Schedule:
-        """Up to MAX_LOOKS looks spread evenly over `rounds`, none before FIRST_LOOK."""
-        spread = {max(min(FIRST_LOOK, rounds), math.ceil(rounds * k / MAX_LOOKS)) for k in
-                  range(1, MAX_LOOKS + 1)}  # fmt: skip
-        return cls(tuple(sorted(spread)), max(1, stats))
+        """A look at each share of `rounds` in LOOKS, none before FIRST_LOOK."""
+        first = min(FIRST_LOOK, rounds)
+        looks = {max(first, math.ceil(rounds * share - 1e-9)) for share in LOOKS}
+        return cls(tuple(sorted(looks)), max(1, stats))
 
     @property
     def rounds(self) -> int:
