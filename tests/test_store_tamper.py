@@ -227,3 +227,29 @@ def test_a_document_an_earlier_version_wrote_keeps_the_files_it_left_unnamed(
     (folder(path, "runs") / ("d" * 32 + ".json")).write_text("{}")
     with pytest.raises(StoreError, match="is damaged"):  # now it can tell
         Store(path).projects()
+
+
+def test_doctor_shows_then_adds_back_the_runs_an_older_document_lost(tmp_path: Path) -> None:
+    path = build(tmp_path)
+    older_copy(path)
+    before = tree(tmp_path)
+    shown = perftui("doctor", db=path)
+    assert shown.returncode == 1 and "add 1 run(s) back to project 'A'" in shown.stdout
+    asked = perftui("doctor", "--repair", db=path)  # not a terminal: it will not ask
+    assert "give --yes" in one_error_line(asked)
+    assert tree(tmp_path) == before  # neither wrote anything
+    done = perftui("doctor", "--repair", "--yes", db=path)
+    assert done.returncode == 0 and done.stdout.strip().endswith(": sound"), done.stdout
+    assert len(Store(path).runs("A")) == 4 and len(Store(path).runs("B")) == 3
+    gone = set(before) - set(tree(tmp_path))
+    assert not gone  # nothing deleted: the files read are retired, removed after a while
+
+
+def test_doctor_will_not_hide_the_runs_of_an_emptied_document(tmp_path: Path) -> None:
+    path = build(tmp_path)
+    empty(path)
+    before = tree(tmp_path)
+    result = perftui("doctor", "--repair", "--yes", db=path)
+    assert result.returncode == 1 and "restore the document from a copy" in result.stdout
+    assert "leave 3 run(s) of project 'A'" in result.stdout
+    assert tree(tmp_path) == before

@@ -21,6 +21,7 @@ from perftui.cli import (
     bench,
     compare,
     devices,
+    doctor,
     exchange,
     gate,
     history,
@@ -54,6 +55,7 @@ MODULES = (
     exchange,
     optimize,
     targets,
+    doctor,
 )
 """The sub-command modules, in the order `perftui --help` lists them."""
 COMMANDS: dict[str, Command] = {

@@ -8,25 +8,28 @@ perftui.store.layout.
 from __future__ import annotations
 
 import contextlib
+import time
 import uuid
 from collections.abc import Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from tinydb import where
 
-from perftui.domain.errors import InputError
+from perftui.domain.errors import InputError, StoreError
 from perftui.domain.records import BenchmarkRequest, Project, RunResult, StoredBenchmark
 from perftui.domain.summary import ProjectSummary
 from perftui.store.entries import stored_best
 from perftui.store.files import LockBusy
+from perftui.store.inserts import insert_runs, prepare_run
 from perftui.store.journal import Journal
 from perftui.store.layout import benchmark_doc, now_iso, project_doc
 from perftui.store.paths import normalize_model_path, same_target
 from perftui.store.progress import Progress
+from perftui.store.repair import Plan, apply, plan
 from perftui.store.run_figures import figures_from_doc
 from perftui.store.shards import Shard
 from perftui.store.stream import Rows, stream_runs
-from perftui.store.transaction import DatabaseFile, insert_runs, prepare_run
+from perftui.store.transaction import DatabaseFile
 
 if TYPE_CHECKING:
     import numpy as np
@@ -55,6 +58,28 @@ class Store(DatabaseFile):
     def check(self) -> None:
         """Read and validate the file now (StoreError if it cannot be used)."""
         self._read()
+
+    def diagnose(self) -> tuple[str, Plan | None]:
+        """What is wrong with the database ('' if nothing) and what a repair would do (None
+        when the document itself cannot be read: no repair rebuilds it)."""
+        try:
+            self._read()
+            problem = ""
+        except StoreError as exc:
+            problem = str(exc)
+        try:
+            snap = self._load(self._target, None)
+            return problem, plan(snap, self._payloads())
+        except StoreError:
+            return problem, None
+
+    def repair(self) -> Plan:
+        """Add back the runs of the files beside the document that it does not name (see
+        perftui.store.repair); what it did."""
+        with self._transaction(repair=True) as db:
+            found = plan(db.snap, db.payloads)
+            apply(db, found, time.time())
+        return found
 
     def upkeep(self) -> None:
         """The write that reads leave to writes, made now: remove what a killed write left,

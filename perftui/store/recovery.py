@@ -44,6 +44,7 @@ __all__ = [
     "recover",
     "retire",
     "retired_files",
+    "unnamed",
 ]
 
 FOLDERS = ("runs", "figures")
@@ -85,7 +86,7 @@ def _listed(payloads: Payloads, folder: str) -> list[str]:
         ) from None
 
 
-def _unnamed(payloads: Payloads, named: Named) -> list[tuple[str, str]]:
+def unnamed(payloads: Payloads, named: Named) -> list[tuple[str, str]]:
     """The shard and figures files on disk that `named` does not name."""
     return [
         (folder, name)
@@ -122,7 +123,7 @@ def check_folder(snap: Snapshot, payloads: Payloads, *, locked: bool = False) ->
         return
     if snap.version and not snap.names_its_files:
         return  # an earlier version's document: it did not name them all (see `claim`)
-    stray = _unnamed(payloads, snap.named_files())
+    stray = unnamed(payloads, snap.named_files())
     kinds = [] if snap.version else [k for k in KINDS if _listed(payloads, k)]
     if not stray and not kinds:
         return
@@ -134,7 +135,7 @@ def check_folder(snap: Snapshot, payloads: Payloads, *, locked: bool = False) ->
     raise StoreError(
         f"database {snap.shown} is damaged: it does not name {what} beside it (it was"
         " emptied, cut or edited, or an older copy was restored); nothing was changed"
-        " — restore the newer file, or move both aside and use --db PATH"
+        " — `perftui doctor` shows what a repair would do; or restore the newer file"
     )
 
 
@@ -147,7 +148,7 @@ def recover(snap: Snapshot, payloads: Payloads) -> None:
     token, runs = mark
     for folder in (*FOLDERS, *KINDS):
         _remove_temps(payloads, folder)
-    stray = _unnamed(payloads, snap.named_files())
+    stray = unnamed(payloads, snap.named_files())
     if any(not token or not name.startswith(token) for _, name in stray):
         return  # not this write's alone: check_folder reports it, nothing is removed
     for folder, name in stray:
@@ -180,7 +181,7 @@ def claim(db: TinyDB, snap: Snapshot, payloads: Payloads) -> None:
     meta = db.table("meta")
     doc = meta.all()[0]
     meta.update({"named_files": True}, doc_ids=[doc.doc_id])
-    stray = _unnamed(payloads, snap.named_files())
+    stray = unnamed(payloads, snap.named_files())
     if stray:
         db.table("unclaimed").insert_multiple({"folder": f, "name": n} for f, n in stray)
 

@@ -15,18 +15,15 @@ from __future__ import annotations
 import contextlib
 import os
 import threading
-import uuid
 from collections.abc import Callable, Collection, Iterator, Sequence
-from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tinydb import TinyDB
 from tinydb.table import Table
 
-from perftui.domain.errors import InputError, StoreError
+from perftui.domain.errors import StoreError
 from perftui.domain.records import RunResult
-from perftui.store.codec import SamplesBlob, SamplesDocument
 from perftui.store.entry_figures import figures_folder
 from perftui.store.files import (
     atomic_write_bytes,
@@ -37,32 +34,26 @@ from perftui.store.files import (
     remove_orphan_temps,
     signature,
 )
+from perftui.store.inserts import insert_runs
 from perftui.store.journal import Journal
 from perftui.store.layout import (
     SCHEMA_VERSION,
     meta_doc,
-    now_iso,
-    run_doc,
 )
 from perftui.store.legacy import migrate
 from perftui.store.names import checked_folder as check_folder_of
-from perftui.store.payloads import Payloads, encode
+from perftui.store.payloads import Payloads
 from perftui.store.recovery import check_folder, claim, live_files, recover, retire
-from perftui.store.run_figures import figures_doc
 from perftui.store.shard_writes import write_shards
 from perftui.store.shards import Shard, shard_folder
 from perftui.store.snapshot import Snapshot, load
 from perftui.store.storage import AtomicJSONStorage, DocumentEncoder
 
 if TYPE_CHECKING:
-    import numpy as np
-
-    Samples = np.ndarray | SamplesBlob | SamplesDocument | None
-    """A run's latency samples: an array, or a blob stored as it is (an import)."""
     Pending = tuple[dict[str, Any], dict[str, int], dict[str, Any] | None]
     """A run added by a write: its document, payload counts and figures."""
 
-__all__ = ["DatabaseFile", "Transaction", "insert_runs", "prepare_run"]
+__all__ = ["DatabaseFile", "Transaction"]
 
 
 class Transaction:
@@ -211,7 +202,9 @@ class DatabaseFile:
         check_writable(target, self.path)
 
     @contextlib.contextmanager
-    def _transaction(self, edits_in_place: Sequence[str] = ()) -> Iterator[Transaction]:
+    def _transaction(
+        self, edits_in_place: Sequence[str] = (), *, repair: bool = False
+    ) -> Iterator[Transaction]:
         """Lock, read the file, yield a Transaction on a buffered storage, commit once.
 
         The file is read under the lock every time; it is parsed again only if its bytes
@@ -219,10 +212,13 @@ class DatabaseFile:
         the operation updates in place (TinyDB `update`), so they are copied first. Every
         write first removes what a killed write left, then merges parked runs and moves an
         older layout to this one (written even when the operation changes nothing else).
+        A `repair` (perftui.store.repair) is the one write of a document that does not name
+        the files beside it.
         """
         target = self._target
         self._check_paths(target)
-        self._read()  # damage is refused before the lock file is even touched
+        if not repair:
+            self._read()  # damage is refused before the lock file is even touched
         try:
             target.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
@@ -235,7 +231,8 @@ class DatabaseFile:
         with exclusive_lock(lock_path, self.path, self.LOCK_TIMEOUT_S, self.notify):
             snap = self._load(target, self._snapshot)
             recover(snap, payloads)
-            check_folder(snap, payloads, locked=True)
+            if not repair:
+                check_folder(snap, payloads, locked=True)
             data = snap.writable_copy(edits_in_place)
             db = TinyDB(target, data=data, encoder=self._encoder, storage=AtomicJSONStorage)
             storage: AtomicJSONStorage = db.storage  # type: ignore[assignment]
@@ -345,60 +342,3 @@ def _unchanged(target: Path, snap: Snapshot) -> bool:
     except StoreError:
         return False
     return digest(got[0]) == snap.digest if got is not None else snap.sig is None
-
-
-def prepare_run(run: RunResult, samples: Samples) -> tuple[RunResult, Samples]:
-    """The run as it will be stored: its project checked, an id and start time assigned."""
-    if not run.project:
-        raise InputError("a run must name its project before it is stored")
-    stored = replace(run, id=run.id or uuid.uuid4().hex, started_at=run.started_at or now_iso())
-    return stored, samples
-
-
-def insert_runs(
-    tx: Transaction,
-    prepared: Sequence[tuple[RunResult, Samples]],
-    *,
-    skip_existing: bool,
-    missing_project_ok: bool = False,
-    fresh: Collection[str] = (),
-    progress: Callable[[int], None] | None = None,
-) -> int:
-    """Insert runs with their payloads; a run of an unknown project is an InputError, or
-    skipped with `missing_project_ok` (a parked run whose project was deleted since). Runs
-    whose ids are `fresh` (just made by `prepare_run`) are not looked for among the stored
-    ones, which could read every project."""
-    projects = {doc["name"] for doc in tx.table("projects").all()}
-    environments = {doc["id"] for doc in tx.table("environments").all()}
-    new_environments = []
-    added = 0
-    for done, (run, samples) in enumerate(prepared):
-        if progress is not None:
-            progress(done)
-        if run.project not in projects:
-            if missing_project_ok:
-                continue
-            raise InputError(f"no project named '{run.project}'; create it before storing runs")
-        if run.id not in fresh and tx.known(run.id):
-            if skip_existing:
-                continue
-            raise InputError(f"run {run.id} is already stored")
-        tx.added.add(run.id)
-        doc, env = run_doc(run)
-        if env is not None and env["id"] not in environments:
-            environments.add(env["id"])
-            new_environments.append(env)
-        if isinstance(samples, SamplesDocument):
-            samples = samples.load()
-        files, counts = encode(run.id, run.layers, samples)
-        if tx.token:
-            tx.payloads.write(files, sync=False)
-            tx.written.add(run.id)
-        else:
-            tx.files.extend(files)
-        array = samples.array() if isinstance(samples, SamplesBlob) else samples
-        tx.add(run, (doc, counts, figures_doc(run, array)))
-        added += 1
-    if new_environments:
-        tx.table("environments").insert_multiple(new_environments)
-    return added

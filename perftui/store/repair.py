@@ -1,0 +1,118 @@
+"""Rebuilding a document from the run files beside it, for `perftui doctor --repair`.
+
+When the document does not name shard files beside it (an older copy restored, an entry
+dropped by hand), their runs are not lost: `plan` reads them and says what a repair would
+do, `apply` (inside a write that skips the damage check) adds each run the document does not
+hold to its project. Nothing is deleted: the files read are retired (removed after the
+grace period, their runs being stored anew) when every run in them was adopted or known,
+else kept as ``unclaimed``; runs of projects the document does not know stay in their files.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from perftui.store.names import read_nofollow
+from perftui.store.payloads import Payloads
+from perftui.store.recovery import unnamed
+from perftui.store.shards import HEADER, Shard
+
+if TYPE_CHECKING:
+    from perftui.store.snapshot import Snapshot
+    from perftui.store.transaction import Pending, Transaction
+
+__all__ = ["Plan", "apply", "plan"]
+
+
+@dataclass
+class Plan:
+    """What a repair would do."""
+
+    adopt: dict[str, list[Pending]] = field(default_factory=dict)
+    """Project -> the runs it would get back (document, payload counts, figures)."""
+    strangers: dict[str, int] = field(default_factory=dict)
+    """A project the document does not know -> how many of its runs stay in their files."""
+    retire: list[tuple[str, str]] = field(default_factory=list)
+    """Files whose runs are all stored once adopted: removed after the grace period."""
+    keep: list[tuple[str, str]] = field(default_factory=list)
+    """Files kept as they are (unreadable, or holding runs of unknown projects)."""
+
+    @property
+    def runs(self) -> int:
+        return sum(len(items) for items in self.adopt.values())
+
+    def lines(self) -> list[str]:
+        """The plan for a person, one line each."""
+        found = [
+            f"add {len(items)} run(s) back to project {name!r}"
+            for name, items in sorted(self.adopt.items())
+        ]
+        found += [
+            f"leave {count} run(s) of project {name!r}, which the document does not know, in"
+            " their files"
+            for name, count in sorted(self.strangers.items())
+        ]
+        if self.retire:
+            found.append(f"retire {len(self.retire)} file(s) once their runs are stored")
+        if self.keep:
+            found.append(f"keep {len(self.keep)} file(s) it cannot use, as they are")
+        return found
+
+
+def plan(snap: Snapshot, payloads: Payloads) -> Plan:
+    """What a repair of `snap`'s document would do with the files it does not name."""
+    found = Plan()
+    known = set(snap.run_index)
+    for folder, name in sorted(unnamed(payloads, snap.named_files())):
+        if folder != "runs":
+            found.retire.append((folder, name))  # figures: computed again from the runs
+            continue
+        try:
+            raw = read_nofollow(payloads.folder("runs") / name)
+            shard = Shard.parse(raw if raw.startswith(HEADER) else HEADER + raw)
+        except (OSError, KeyError, TypeError, ValueError, RecursionError):
+            found.keep.append((folder, name))
+            continue
+        whole = True
+        for run_id, doc in shard.runs.items():
+            if run_id in known:
+                continue
+            project = doc["project"]
+            if project not in snap.projects:
+                found.strangers[project] = found.strangers.get(project, 0) + 1
+                whole = False
+                continue
+            counts = {
+                kind: table[run_id] for kind, table in shard.counts.items() if run_id in table
+            }
+            found.adopt.setdefault(project, []).append((doc, counts, shard.figures.get(run_id)))
+            known.add(run_id)
+        (found.retire if whole else found.keep).append((folder, name))
+    return found
+
+
+def apply(tx: Transaction, found: Plan, now: float) -> None:
+    """Store the plan in the write `tx`."""
+    for project, items in found.adopt.items():
+        shard = tx.shard(project)
+        for item in items:
+            shard.add(*item)
+        shard.removed = True  # its figures are computed again from its runs
+    if found.retire:
+        tx.table("retired").insert_multiple(
+            {"folder": f, "name": n, "at": now} for f, n in found.retire
+        )
+    if found.keep:
+        tx.table("unclaimed").insert_multiple({"folder": f, "name": n} for f, n in found.keep)
+
+
+def summary(found: Plan) -> dict[str, Any]:
+    """The plan's counts (for `doctor --json`)."""
+    return {
+        "runs": found.runs,
+        "projects": sorted(found.adopt),
+        "strangers": found.strangers,
+        "retire": len(found.retire),
+        "keep": len(found.keep),
+    }
