@@ -295,6 +295,9 @@ def tamper_case(folder: Path, damage: Callable[[Path], object], args: list[str])
         env=ENV,
     )
     damage(db)
+    for path in db.parent.rglob("*"):  # older than any grace period a tidy could wait for
+        if not path.is_symlink():
+            os.utime(path, (0, 0))
     outside = folder / "outside"
     before, db_before = cases.tree(outside), cases.tree(db.parent)
     trace = folder / "trace.txt"
