@@ -9,7 +9,10 @@ write leaves them), `entries` (each project's entry in the document) and `entry_
 (one run at a time, for export), `payloads` (samples and profiles in files), `journal` (runs
 parked while the lock was taken), `layout` (the tables' documents), `codec` (stored values
 and blobs), `storage` (the buffered TinyDB storage), `files` (locking, atomic writes),
-`paths`, and `exchange` (export/import documents).
+`names` (names checked before they become paths, links never followed), `recovery` (what is
+deleted, and only that; damage a document shows), `legacy` (older layouts, converted),
+`inserts` (runs a write adds), `repair` (`perftui doctor --repair`), `progress`, `paths`,
+and `exchange` (export/import documents).
 """
 
 from perftui.store.database import Store
