@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import random
 import xml.etree.ElementTree as ET
+from dataclasses import replace
 
 import pytest
 
@@ -12,6 +13,13 @@ from perftui.domain import gate
 from perftui.domain.errors import InputError
 from perftui.domain.gate import FAIL, INCONCLUSIVE, PASS, Schedule, decide, judge_stat
 from perftui.domain.gate_render import GateReport, GateSide, gate_junit, gate_markdown
+from perftui.domain.gate_stored import (
+    GateSettings,
+    gate_label,
+    latest_gate_label,
+    parse_gate_label,
+    stored_gate,
+)
 from perftui.domain.records import LatencyStats, RunConfig, RunResult
 
 
@@ -105,10 +113,30 @@ def test_a_slowdown_reads_as_a_percentage():
 
 
 def test_the_label_carries_the_gate_settings():
-    label = gate.gate_label("abc", 0.05, ["median", "p99"])
+    settings = GateSettings(0.05, ("median", "p99"), 30)
+    label = gate_label("abc", settings)
     assert label.startswith("gate abc ")
-    assert gate.parse_gate_label(label) == (0.05, ("median", "p99"))
-    assert gate.parse_gate_label("alternated abc") is None
+    assert parse_gate_label(label) == settings
+    assert parse_gate_label("alternated abc") is None
+
+
+def test_a_stored_gate_is_judged_again_as_the_gate_judged_it():
+    settings = GateSettings(0.05, ("median",), 30)
+    label = gate_label("abc", settings)
+    values = pairs(1.3, 0.01, 5)
+
+    def side(which: int, offset: int) -> list[RunResult]:
+        return [
+            replace(run(i, v[which]), resolved={"label": label},
+                    started_at=f"2026-01-01T00:{2 * i + offset:02d}:00")
+            for i, v in enumerate(values)
+        ]  # fmt: skip
+
+    baseline, candidate = side(0, 0), side(1, 1)
+    found = stored_gate(label, candidate, baseline)
+    assert found is not None and found.decision.outcome == FAIL
+    assert found.baseline_runs == tuple(baseline) and found.decision.rounds == 5
+    assert latest_gate_label([*baseline, run(9, 1.0)]) == label
 
 
 def run(repeat: int, median: float, status: str = "ok") -> RunResult:

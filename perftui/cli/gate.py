@@ -270,6 +270,7 @@ def cmd_gate(args: argparse.Namespace) -> int:
     from perftui.cli.measure import parse_time
     from perftui.domain import gate, options
     from perftui.domain.gate_render import GateReport
+    from perftui.domain.gate_stored import GateSettings, gate_label
 
     stats = options.parse_choices(",".join(args.stat or [DEFAULT_STAT]), "statistic", gate.STATS)
     max_slowdown = checked_flag("--max-slowdown", gate.parse_max_slowdown, args.max_slowdown)
@@ -281,7 +282,8 @@ def cmd_gate(args: argparse.Namespace) -> int:
         "junit": output_path(args.junit) if args.junit else None,
     }
     store = open_store(args)
-    label = gate.gate_label(uuid.uuid4().hex[:12], max_slowdown, stats)
+    settings = GateSettings(max_slowdown, tuple(stats), rounds)
+    label = gate_label(uuid.uuid4().hex[:12], settings)
     a, b = _requests(store, args, rounds, time_s, label)
     for request in (a, b):
         validate_request(request)

@@ -79,29 +79,6 @@ def parse_rounds(text: object) -> int:
     return rounds
 
 
-def gate_label(token: str, max_slowdown: float, stats: Sequence[str]) -> str:
-    """The label of a gate's runs on both sides: an alternation label (its rounds pair as
-    `compare --measure`'s do) that also names the gate's limit and statistics."""
-    from perftui.domain.compare.pairing import alternation_label
-
-    return alternation_label(
-        f"{token} max-slowdown={max_slowdown * 100:g}% stat={','.join(stats)}", GATE
-    )
-
-
-def parse_gate_label(label: object) -> tuple[float, tuple[str, ...]] | None:
-    """(max slowdown, statistics) of a gate's label (`gate_label`), else None."""
-    if not isinstance(label, str) or not label.startswith(GATE + " "):
-        return None
-    fields = dict(part.split("=", 1) for part in label.split()[2:] if "=" in part)
-    try:
-        slowdown = float(fields["max-slowdown"].removesuffix("%")) / 100
-        stats = tuple(s for s in fields["stat"].split(",") if s in STATS)
-    except (KeyError, ValueError):
-        return None
-    return (slowdown, stats) if stats and slowdown > 0 else None
-
-
 def figure(run: RunResult, stat: str) -> float | None:
     """A run's throughput or latency statistic; None for a run that did not succeed."""
     from perftui.domain.compare.sides import run_latency

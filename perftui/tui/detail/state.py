@@ -16,6 +16,7 @@ from perftui.tui.kit import format as fmt
 from perftui.tui.kit.format import escape
 
 if TYPE_CHECKING:
+    from perftui.domain.gate_stored import StoredGate
     from perftui.domain.model_info import ModelInfo
 
 VIEWS = ("baseline", "threads", "batch", "runs", "memory")
@@ -41,6 +42,8 @@ class DetailState:
     samples: Samples = field(default=lambda _run: None, repr=False)
     """A run's raw latencies, in the order they completed (the screen reads them from the
     store)."""
+    gate: tuple[StoredGate, str] | None = None
+    """The project's newest stored gate judged again, and the other side's project."""
     _figures: dict[str, Figures] = field(default_factory=dict, repr=False)
 
     def figures(self, run: RunResult) -> Figures:
