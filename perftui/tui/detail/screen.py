@@ -19,6 +19,7 @@ from perftui.domain.report import project_report
 from perftui.domain.series import ok_runs, short_label
 from perftui.optimize.notes import derived_projects, optimization_of
 from perftui.tui.detail.distribution import DistributionPane
+from perftui.tui.detail.history import HistoryPane, find_gate
 from perftui.tui.detail.layers import FlopsPane, LayersPane, TypesPane
 from perftui.tui.detail.panes import ChartsPane, RunsPane, SummaryPane
 from perftui.tui.detail.state import DetailState
@@ -42,6 +43,7 @@ TABS = (
     Tab("layers", "layers-tab", "Layers tab"),
     Tab("flops", "flops-tab", "FLOPs tab"),
     Tab("latency", "latency-tab", "Latency tab"),
+    Tab("history", "history-tab", "History tab"),
 )
 
 
@@ -62,6 +64,9 @@ class ProjectDetailScreen(TabbedScreen, InspectingScreen):
         "theoretical FLOPs per node beside the measured time of the layer that ran it. "
         "Latency: the selected run's latency histogram and its latency over the run (the "
         "median and the slowest request of each chunk of requests), from its raw samples. "
+        "History: the selected run's configuration across the project's benchmarks over "
+        "time, each with its interval and what changed in the environment, the change "
+        "points beyond the noise, and the newest gate's verdict (`perftui gate`). "
         "INT8 (i) makes the INT8 version of the project with ONNX Runtime quantization; the "
         "Summary of an INT8 project says what it was made from and how far its outputs are "
         "from the FP32 model's."
@@ -102,7 +107,7 @@ class ProjectDetailScreen(TabbedScreen, InspectingScreen):
             show=False,
             tooltip="Layers: reverse the sort",
         ),
-        *tab_bindings(TABS, "Tab", "Next tab (1-7: a tab by number)"),
+        *tab_bindings(TABS, "Tab", "Next tab (1-8: a tab by number)"),
     ]
     TAB_ACTIONS: ClassVar[dict[str, set[str]]] = {
         "rerun": {"summary", "runs-tab"},
@@ -154,6 +159,8 @@ class ProjectDetailScreen(TabbedScreen, InspectingScreen):
                 yield Lazy(FlopsPane())
             with TabPane("Latency", id="latency-tab"):
                 yield Lazy(DistributionPane())
+            with TabPane("History", id="history-tab"):
+                yield Lazy(HistoryPane())
         yield Footer(compact=True, show_command_palette=False)
 
     def on_mount(self) -> None:
@@ -174,6 +181,7 @@ class ProjectDetailScreen(TabbedScreen, InspectingScreen):
             project = self.store.get_project(self.project_name)
             runs = self.store.runs(self.project_name) if project else []
             derived = derived_projects(self.project_name, self.store.projects())
+            gate = find_gate(self.store, self.project_name, runs) if project else None
         except StoreError as error:
             self.report(error, "Database")
             return False
@@ -184,6 +192,7 @@ class ProjectDetailScreen(TabbedScreen, InspectingScreen):
         s = self.state
         s.project, s.runs = project, runs
         s.optimization, s.derived = optimization_of(project), derived
+        s.gate = gate
         if s.selected_id not in {r.id for r in runs}:
             s.selected_id = None
         self._show_head()
