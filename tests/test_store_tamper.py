@@ -253,3 +253,18 @@ def test_doctor_will_not_hide_the_runs_of_an_emptied_document(tmp_path: Path) ->
     assert result.returncode == 1 and "restore the document from a copy" in result.stdout
     assert "leave 3 run(s) of project 'A'" in result.stdout
     assert tree(tmp_path) == before
+
+
+def test_a_deleted_runs_files_stay_for_readers_of_the_document_before(tmp_path: Path) -> None:
+    path = build(tmp_path)
+    run = Store(path).runs("A")[0]
+    before = Store(path)._read()  # a reader (the dashboard) holding the previous document
+    Store(path).delete_run(run.id)
+    assert before.latency_samples(run.id) is not None  # retired, not removed at once
+    assert Store(path).get_run(run.id) is None
+    data = read_json(path)
+    for doc in data["retired"].values():
+        doc["at"] = 0.0  # retired long ago
+    path.write_text(json.dumps(data))
+    Store(path).add_project(make_project("C", "/m/c"))
+    assert not list(folder(path).rglob(f"{run.id}.*"))

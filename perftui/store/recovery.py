@@ -1,10 +1,10 @@
 """What the store deletes, and only that: files its document once named, and the files a
 killed write of its own left.
 
-- A write that supersedes a shard or figures file (perftui.store.shards) records it in the
-  document's ``retired`` table (``{"folder", "name", "at"}``); a write after the grace period
-  removes it and its record. Nothing else in those folders is ever removed because it is old
-  or unnamed.
+- A write that supersedes a shard or figures file (perftui.store.shards), or drops a run's
+  payload files, records them in the document's ``retired`` table (``{"folder", "name",
+  "at"}``); a write after the grace period removes them and their records. Nothing else
+  in those folders is ever removed because it is old or unnamed.
 - A write marks the folder (``pending``: its token and the runs whose payloads it writes or
   drops) before its first file; the next write (under the lock) removes what that write left
   if it was killed: the temporary files this code makes, the files named with its token that
@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 from perftui.domain.errors import StoreError
 from perftui.store.entries import files_of
-from perftui.store.names import FILE_NAME, checked_file, is_temp, read_nofollow
+from perftui.store.names import FILE_NAME, checked_file, checked_run_id, is_temp, read_nofollow
 from perftui.store.payloads import KINDS, Payloads
 from perftui.store.shards import GRACE_S
 
@@ -68,10 +68,19 @@ def retired_files(docs: Iterable[dict[str, Any]]) -> Named:
     """The files the ``retired`` table records (ValueError if one is malformed)."""
     named: Named = set()
     for doc in docs:
-        if doc.get("folder") not in FOLDERS or not isinstance(doc.get("at", 0), (int, float)):
-            raise ValueError("a retired file's record lacks folder/at")
-        named.add((doc["folder"], checked_file(doc.get("name"))))
+        if not isinstance(doc.get("at", 0), (int, float)):
+            raise ValueError("a retired file's record lacks its time")
+        named.add((doc.get("folder"), _checked(doc.get("folder"), doc.get("name"))))
     return named
+
+
+def _checked(folder: object, name: object) -> str:
+    """`name` if it is a name of a file of `folder` that this store writes; else ValueError."""
+    if folder in FOLDERS:
+        return checked_file(name)
+    if folder in KINDS and isinstance(name, str) and name.endswith(KINDS[folder]):
+        return checked_run_id(name[: -len(KINDS[folder])]) + KINDS[folder]
+    raise ValueError(f"{str(folder)[:20]!r}/{str(name)[:60]!r} is not a file of this database")
 
 
 def _listed(payloads: Payloads, folder: str) -> list[str]:
@@ -119,7 +128,7 @@ def check_folder(snap: Snapshot, payloads: Payloads, *, locked: bool = False) ->
     """StoreError (damage) if the folder holds shard or figures files the document does not
     name and no write is under way (`locked`: none can be, and `recover` has run): the
     document is older than its folder."""
-    if not os.path.lexists(payloads.root) or (not locked and payloads.pending.exists()):
+    if not os.path.lexists(payloads.root):
         return
     if snap.version and not snap.names_its_files:
         return  # an earlier version's document: it did not name them all (see `claim`)
@@ -127,6 +136,8 @@ def check_folder(snap: Snapshot, payloads: Payloads, *, locked: bool = False) ->
     kinds = [] if snap.version else [k for k in KINDS if _listed(payloads, k)]
     if not stray and not kinds:
         return
+    if not locked and payloads.pending.exists():
+        return  # looked for after the files: a write that made them marked itself first
     what = (
         f"the {len(stray)} run and figures file(s) in {payloads.root.name}/"
         if stray
@@ -186,18 +197,26 @@ def claim(db: TinyDB, snap: Snapshot, payloads: Payloads) -> None:
         db.table("unclaimed").insert_multiple({"folder": f, "name": n} for f, n in stray)
 
 
-def retire(db: TinyDB, before: Named, payloads: Payloads, now: float | None = None) -> None:
-    """Record the files the write's document no longer names (of `before`) as retired, and
-    remove those retired more than the grace period ago (with their records)."""
+def retire(
+    db: TinyDB,
+    before: Named,
+    payloads: Payloads,
+    dropped: Iterable[str] = (),
+    now: float | None = None,
+) -> None:
+    """Record the files the write's document no longer names (of `before`, and the payload
+    files of the `dropped` runs) as retired, and remove those retired more than the grace
+    period ago (with their records): a reader of the document before still finds them."""
     now = time.time() if now is None else now
     table = db.table("retired")
     gone = before - live_files(db.table("shards").all())
+    gone |= {(kind, run_id + suffix) for run_id in dropped for kind, suffix in KINDS.items()}
     gone = {(f, n) for f, n in gone if os.path.lexists(payloads.root / f / n)}  # made up: none
     if gone:
         table.insert_multiple({"folder": f, "name": n, "at": now} for f, n in sorted(gone))
     due = [doc for doc in table.all() if doc["at"] < now - GRACE_S]
     for doc in due:
         with contextlib.suppress(OSError, ValueError):
-            os.unlink(payloads.folder(doc["folder"]) / checked_file(doc["name"]))
+            os.unlink(payloads.folder(doc["folder"]) / _checked(doc["folder"], doc["name"]))
     if due:
         table.remove(doc_ids=[doc.doc_id for doc in due])

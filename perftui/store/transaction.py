@@ -267,7 +267,7 @@ class DatabaseFile:
                 if tx.written:
                     os.sync()  # the files written early, made durable at once
                 write_shards(tx, payloads.root, self._shards)
-                retire(db, live_files(snap.entries.values()), payloads)
+                retire(db, live_files(snap.entries.values()), payloads, tx.dropped)
                 st = storage.commit()
             except OSError as exc:
                 if _unchanged(target, snap):  # else the next write removes them
@@ -276,7 +276,6 @@ class DatabaseFile:
                     f"cannot write database {self.path} ({exc.strerror or exc});"
                     " it was left unchanged"
                 ) from None
-            payloads.remove(tx.dropped)
             Journal(target).discard(tx.merged)
             if marked:
                 payloads.end()
