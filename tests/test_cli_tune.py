@@ -30,15 +30,31 @@ def project(isolated_db: Path) -> Path:
 
 @pytest.mark.engine
 def test_tune_stores_every_trial_and_names_a_best_within_budget(project: Path) -> None:
+    """A best within the budget; on a machine so busy that every trial's interval is too
+    noisy to judge (seen at a load of 15 on 2 cores), no best, exit 1, and it says why."""
     before = stored_runs(project)
     result = perftui(
-        "tune", "mn", "--max-latency", "1000", "--trials", "3", *QUICK, "--json", db=project
+        "tune",
+        "mn",
+        "--max-latency",
+        "1000",
+        "--trials",
+        "3",
+        "--stat",
+        "median",
+        *QUICK,
+        "--json",
+        db=project,
     )
-    assert result.returncode == 0, result.stderr
     document = json.loads(result.stdout)
     assert 1 <= len(document["trials"]) <= 3
     best = document["best"]
-    assert best is not None and best["latency_ms"] <= 1000 and best["status"] == "fits"
+    if best is None:
+        assert result.returncode == 1, result.stderr
+        assert {t["status"] for t in document["trials"]} <= {"too noisy", "failed"}
+    else:
+        assert result.returncode == 0, result.stderr
+        assert best["latency_ms"] <= 1000 and best["status"] == "fits"
     assert document["stopped_because"]
     stored = {rid for t in document["trials"] for rid in t["run_ids"]}
     assert stored_runs(project) == before + len(stored)

@@ -141,6 +141,22 @@ def trial_line(trial: Trial) -> str:
     return line + playoff_text(trial.standing)
 
 
+def no_best_text(outcome: Outcome) -> str:
+    """Why no best was named: nothing fitted, or what might have was too noisy to judge."""
+    from perftui.domain.tune_result import TOO_NOISY
+
+    noisy = sum(trial.status == TOO_NOISY for trial in outcome.trials)
+    if noisy:
+        return (
+            f"no best: {noisy} of {len(outcome.trials)} trials were too noisy to judge (an"
+            " interval reaching zero or past ±100 %); tune again with a longer --time on a"
+            " quieter machine"
+        )
+    memory = outcome.max_memory_mib
+    within = f" and the memory peak within {memory:g} MiB" if memory is not None else ""
+    return f"no configuration kept the {outcome.stat} within {outcome.budget_ms:g} ms{within}"
+
+
 def _report(outcome: Outcome) -> None:
     from perftui.domain.units import playoff_text
 
@@ -151,9 +167,7 @@ def _report(outcome: Outcome) -> None:
         f"stopped: {outcome.reason} after {len(outcome.trials)} trials, {outcome.elapsed_s:.0f} s"
     )
     if best is None:
-        memory = outcome.max_memory_mib
-        within = f" and the memory peak within {memory:g} MiB" if memory is not None else ""
-        print(f"no configuration kept the {outcome.stat} within {outcome.budget_ms:g} ms{within}")
+        print(no_best_text(outcome))
         return
     assert best.throughput is not None
     known = best.throughput.bounded
