@@ -122,8 +122,8 @@ class MemoryProbe:
 
     def before_read(self) -> None:
         if self.on:
-            self.baseline = worker_baseline()
             release_freed()
+            self.baseline = worker_baseline()
             self._compile_reset = reset_peak()
 
     def after_compile(self) -> None:
