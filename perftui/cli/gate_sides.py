@@ -1,0 +1,162 @@
+"""`perftui gate`'s two sides: each a project (its compared configuration, as `compare`
+picks it) or a model file (the other side's settings, or bench's flags), as the requests
+that measure them alternately under the gate's label; CliError for what cannot be."""
+
+from __future__ import annotations
+
+import argparse
+import os
+from dataclasses import replace
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from perftui.cli.common import CliError, checked_flag
+from perftui.domain.benchform import DEFAULTS
+
+if TYPE_CHECKING:
+    from perftui.domain.records import BenchmarkRequest, Project
+    from perftui.store import Store
+
+GATE_TIME_S = 1.0
+"""Each run's timed seconds: rounds, not long runs, narrow B/A."""
+SETTINGS = ("batch", "threads", "streams", "requests", "hint", "api", "precision")
+SETTINGS += ("iterations", "warmup")
+MODEL_ONLY = (*SETTINGS, "engine", "device", "shape", "data", "seed")
+"""Flags that describe how to measure a model file (bench's); a project brings its own."""
+ROLES = ("baseline", "candidate")
+
+
+def _given(args: argparse.Namespace) -> list[str]:
+    return ["--" + n.replace("_", "-") for n in MODEL_ONLY if getattr(args, n) is not None]
+
+
+def _side(store: Store, text: str) -> Project | Path:
+    """The project of that name, else the model file at that path; CliError for neither."""
+    from perftui.domain.names import terminal_safe
+
+    project = store.get_project(text)
+    if project is not None:
+        return project
+    path = Path(text).expanduser()
+    if path.is_file():
+        return path.absolute()
+    names = ", ".join(p.name for p in store.projects()) or "none yet"
+    shown = terminal_safe(text)
+    if path.suffix.lower() in (".onnx", ".xml") or os.sep in text:
+        raise CliError(f"model file {shown} does not exist")
+    raise CliError(f"{shown!r} is neither a project nor a model file; projects: {names}")
+
+
+def _model_args(args: argparse.Namespace, path: Path) -> argparse.Namespace:
+    """bench's arguments for a model file side: the gate's model flags, else bench's defaults."""
+    settings = {n: getattr(args, n) if getattr(args, n) is not None else DEFAULTS[n] for n in
+                SETTINGS}  # fmt: skip
+    return argparse.Namespace(
+        model=str(path),
+        engine=args.engine or "openvino",
+        device=args.device or "CPU",
+        shape=args.shape or [],
+        data=args.data,
+        seed=args.seed or 0,
+        profile=False,
+        project=None,
+        profile_iterations=DEFAULTS["profile_iterations"],
+        repeat="1",
+        time=str(GATE_TIME_S),
+        **settings,
+    )
+
+
+def gate_requests(
+    store: Store,
+    args: argparse.Namespace,
+    rounds: int,
+    time_s: float,
+    label: str,
+) -> tuple[BenchmarkRequest, BenchmarkRequest]:
+    """Both sides' requests, each `rounds` runs of `time_s` under the gate's label."""
+    from perftui.bench.alternate import measure_side
+    from perftui.cli.bench import request_from_args
+    from perftui.domain.compare import compare_projects, pick_run
+    from perftui.domain.records import Project
+
+    sides = [_side(store, args.baseline), _side(store, args.candidate)]
+    projects = [s for s in sides if not isinstance(s, Path)]
+    if len(projects) == 2 and projects[0].name == projects[1].name:
+        raise CliError(
+            f"the baseline and the candidate are the same project, {projects[0].name!r}: "
+            "gate two different ones"
+        )
+    if projects and _given(args):
+        raise CliError(
+            f"{_given(args)[0]}: a project brings its own settings; the model flags are for "
+            "gating two model files"
+        )
+    if len(projects) == 2:
+        a, b = projects
+        comparison = compare_projects(a.name, store.runs(a.name), b.name, store.runs(b.name))
+        runs = {a.name: comparison.a, b.name: comparison.b}
+    else:
+        runs = {p.name: pick_run(store.runs(p.name), None, "median") for p in projects}
+    token = label.split()[1]
+    pair: list[BenchmarkRequest | None] = [
+        None
+        if isinstance(side, Path)
+        else measure_side(store, f"the {role} ({side.name})", side.name, runs[side.name],
+                          rounds, token, time_s, label)
+        for side, role in zip(sides, ROLES, strict=True)
+    ]  # fmt: skip
+    if len(projects) == 1:  # the model file takes the project's settings
+        request = next(r for r in pair if r is not None)
+        engine, device = request.project.engine, request.project.device
+        pair = [
+            r or replace(request, project=Project(_name(s, engine, device), str(s), engine, device))
+            for r, s in zip(pair, sides, strict=True)
+        ]
+    elif not projects:  # two model files: bench's flags
+        made = [request_from_args(_model_args(args, side)) for side in sides]  # type: ignore[arg-type]
+        if len(made[0].configs) != 1:
+            raise CliError(
+                f"the settings give {len(made[0].configs)} configurations; a gate judges one: "
+                "give one value per setting"
+            )
+        budget = replace(made[0].budget, time_s=time_s)
+        pair = [replace(r, budget=budget, repeat=rounds, profile=False, label=label) for r in made]
+    a, b = pair
+    assert a is not None and b is not None
+    return _named(store, a, b)
+
+
+def _name(path: Path, engine: str, device: str) -> str:
+    """A model file's project name, as bench names it."""
+    return f"{path.stem}-{engine}-{device}"
+
+
+def _named(
+    store: Store, a: BenchmarkRequest, b: BenchmarkRequest
+) -> tuple[BenchmarkRequest, BenchmarkRequest]:
+    """A model file's side (a project not stored yet) under bench's name, suffixed with its
+    role where the two sides would share one; CliError where that name measures another
+    model."""
+    from perftui.domain.names import check_project_name
+    from perftui.store.paths import same_target
+
+    sides = [a, b]
+    if a.project.name == b.project.name:
+        sides = [
+            r if r.project.created_at else
+            replace(r, project=replace(r.project, name=f"{r.project.name}-{role}"))
+            for r, role in zip(sides, ROLES, strict=True)
+        ]  # fmt: skip
+    for request in sides:
+        wanted = request.project
+        if wanted.created_at:  # a stored project
+            continue
+        checked_flag("the model's project name", check_project_name, wanted.name)
+        existing = store.get_project(wanted.name)
+        if existing is not None and not same_target(existing, wanted):
+            raise CliError(
+                f"project {wanted.name!r} already measures {existing.model} on "
+                f"{existing.engine}/{existing.device}; rename that project (perftui projects)"
+            )
+    return sides[0], sides[1]
