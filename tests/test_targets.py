@@ -22,6 +22,7 @@ import pytest
 
 from perftui.cli import main
 from perftui.store import Store
+from perftui.targets.registry import Target, TargetBook
 from tests.cli_helpers import QUICK, one_error_line, perftui
 from tests.conftest import MOBILENET, MOBILENET_IR, ROOT
 from tests.process_helpers import process_gone, read_until
@@ -72,15 +73,20 @@ def wait_gone(pids: list[int], timeout_s: float = 20.0) -> list[int]:
     return left
 
 
-def test_targets_add_list_remove(box: str, capsys: pytest.CaptureFixture):
-    assert main(["targets", "add", "bare", ALIAS]) == 0  # the system python3: no perftui
-    assert main(["targets", "add", "closed", CLOSED]) == 0
-    capsys.readouterr()
+def test_targets_add_list_remove(box: str, capsys: pytest.CaptureFixture, isolated_db: Path):
+    assert main(["targets", "add", "bare", ALIAS, "--price-per-hour", "0.34"]) == 0  # no perftui
+    assert main(["targets", "add", "closed", CLOSED]) == 2  # unreachable: nothing stored
+    assert "closed" not in capsys.readouterr().err.split(":")[0]
+    TargetBook(isolated_db).add(Target("closed", CLOSED))  # a host that went down since
     assert main(["targets", "list", "--json"]) == 0
     rows = {row["name"]: row for row in json.loads(capsys.readouterr().out)["targets"]}
     ready = rows["box"]
     assert ready["ready"] and ready["reachable"] and ready["error"] is None
     assert ready["perftui"] and ready["openvino"] and ready["cpu_model"] and ready["logical_cores"]
+    assert ready["devices"]["openvino"] == ["CPU"] and ready["devices"]["onnxruntime"]
+    assert "sockets" in ready and isinstance(ready["isa"], list)
+    assert rows["local"]["ready"] and rows["local"]["devices"]  # this machine comes first
+    assert rows["bare"]["price_per_hour"] == 0.34
     assert rows["bare"]["reachable"] and not rows["bare"]["ready"]
     assert "perftui is not installed" in rows["bare"]["error"]
     assert "pip install perftui==" in rows["bare"]["error"]

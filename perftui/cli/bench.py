@@ -19,6 +19,7 @@ from perftui.cli.common import (
     Command,
     CommandFactory,
     checked_flag,
+    db_path,
     open_store,
     print_json,
     run_document,
@@ -179,12 +180,14 @@ def cmd_bench(args: argparse.Namespace) -> int:
     from perftui.cli.progress import ProgressPrinter
     from perftui.cli.targets import bench_target
     from perftui.cli.textfmt import runs_table
+    from perftui.targets.launcher import priced
 
     request = request_from_args(args)
     validate_request(request)
     store = None if args.no_save else open_store(args)
     request, launcher = bench_target(args, request, store, say)
     client = BenchmarkClient(request, store, launcher)
+    client.launcher = priced(client.launcher, db_path(args), client.request.project.target)
     kept = None if client.store is None else KeepMeasured(client.store)
     client.store = kept  # type: ignore[assignment]  # a failed write loses no measured run
     printer = ProgressPrinter(sys.stderr, client.total)

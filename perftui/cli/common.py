@@ -100,6 +100,7 @@ def run_document(
         run_notes,
         runs_notes,
     )
+    from perftui.domain.cost import group_cost, run_cost, runs_price
     from perftui.domain.figures import PERCENTILES, group_runs
 
     groups = group_runs(runs, samples, known)
@@ -124,6 +125,7 @@ def run_document(
                 **figures[id(run)].to_dict(),
                 "precision_run": ran_precision(run),
                 "context_notes": list(run_notes(run, int8)),
+                "cost_per_million": run_cost(run),
             }
             for run in runs
         ],
@@ -133,6 +135,8 @@ def run_document(
                 "repeats": len(group.runs),
                 "run_ids": [run.id for run in group.runs],
                 "throughput_fps": group.figures.throughput_fps,
+                "price_per_hour": runs_price(group.runs),
+                "cost_per_million": group_cost(group),
                 "latency_ms": {name: group.latency_ms(name) for name in PERCENTILES},
                 **group.figures.to_dict(),
                 "precision_run": ran_precisions(group.runs),

@@ -12,6 +12,7 @@ from perftui.cli.common import (
     CliError,
     Command,
     CommandFactory,
+    checked_flag,
     db_path,
     print_json,
 )
@@ -25,14 +26,20 @@ if TYPE_CHECKING:
 
 
 def add_parsers(command: CommandFactory) -> None:
-    targets = command("targets", "SSH hosts to measure on: add, list, remove, setup")
+    targets = command("targets", "SSH hosts to measure on: add, list, price, remove, setup")
     verbs = targets.add_subparsers(dest="verb", metavar="VERB", required=True)
     add = verbs.add_parser("add", help="name an SSH host (as `ssh` reaches it)")
     add.add_argument("name")
     add.add_argument("destination", help="~/.ssh/config alias, host or user@host")
     add.add_argument("--python", default="python3", help="the python that has perftui there")
-    show = verbs.add_parser("list", help="each target: reachable? versions, CPU")
+    add.add_argument(
+        "--price-per-hour", help="what an hour of the host costs (e.g. 0.34): cost per inference"
+    )
+    show = verbs.add_parser("list", help="this machine and each target: CPU, ISA, engines")
     show.add_argument("--json", action="store_true", help="print one JSON document")
+    price = verbs.add_parser("price", help="set the price per hour of a target or of `local`")
+    price.add_argument("name", help="a target's name, or local for this machine")
+    price.add_argument("price_per_hour", metavar="PRICE", help="per hour, e.g. 0.20")
     remove = verbs.add_parser("remove", help="forget a target (its results stay)")
     remove.add_argument("name")
     setup = verbs.add_parser(
@@ -47,7 +54,7 @@ def add_parsers(command: CommandFactory) -> None:
         default="",
         help='more options for pip there, e.g. "--index-url URL" or "--find-links DIR"',
     )
-    for verb in (add, show, remove, setup):
+    for verb in (add, show, price, remove, setup):
         verb.add_argument("--db", default=argparse.SUPPRESS, help="results database")
 
 
@@ -70,24 +77,45 @@ def _row(found: Probe) -> dict[str, Any]:
         **{key: env.get(key) for key in ("perftui", "openvino", "onnxruntime", "cpu_model")},
         "physical_cores": env.get("physical_cores"),
         "logical_cores": env.get("logical_cores"),
+        "sockets": env.get("sockets"),
+        "governor": env.get("governor"),
         "isa": env.get("isa", []),
+        "devices": found.devices,
+        "price_per_hour": target.price_per_hour,
     }
 
 
-def cmd_targets(args: argparse.Namespace) -> int:
-    from concurrent.futures import ThreadPoolExecutor
+def _price(args: argparse.Namespace) -> float | None:
+    """--price-per-hour as a number (domain.limits.parse_price's rule); CliError otherwise."""
+    from perftui.domain.limits import parse_price
 
+    if args.price_per_hour is None:
+        return None
+    return checked_flag("--price-per-hour", parse_price, args.price_per_hour)
+
+
+def cmd_targets(args: argparse.Namespace) -> int:
     from perftui.targets.probe import probe
-    from perftui.targets.registry import Target
+    from perftui.targets.registry import Target, check_target
 
     book = _book(args)
     if args.verb == "add":
-        book.add(Target(args.name, args.destination, args.python))
-        print(f"target {args.name}: {args.destination} (python {args.python})")
-        found = probe(book.get(args.name))
+        target = check_target(Target(args.name, args.destination, args.python, _price(args)))
+        if any(t.name == target.name for t in book.all()):
+            book.add(target)  # says the name is taken
+        found = probe(target)
+        if not found.reachable:  # nothing stored: fix the destination or the network first
+            raise CliError(found.error or f"target {target.name} is unreachable")
+        book.add(target)
+        price = "" if target.price_per_hour is None else f", {target.price_per_hour}/h"
+        print(f"target {args.name}: {args.destination} (python {args.python}{price})")
         print(
             found.error or f"  ready: {_row(found)['cpu_model']}, perftui {_row(found)['perftui']}"
         )
+        return EXIT_OK
+    if args.verb == "price":
+        book.set_price(args.name, _price(args))
+        print(f"{args.name}: {args.price_per_hour} per hour (recorded with its next runs)")
         return EXIT_OK
     if args.verb == "remove":
         book.remove(args.name)
@@ -95,24 +123,51 @@ def cmd_targets(args: argparse.Namespace) -> int:
         return EXIT_OK
     if args.verb == "setup":
         return _setup(args, book)
-    targets = book.all()
+    return _list(args, book)
+
+
+def _list(args: argparse.Namespace, book: TargetBook) -> int:
+    from concurrent.futures import ThreadPoolExecutor
+
+    from perftui.targets.probe import probe, this_machine
+    from perftui.targets.registry import LOCAL
+
+    targets = [this_machine(book.price(LOCAL)), *book.all()]
     with ThreadPoolExecutor(max_workers=8) as pool:
-        rows = [_row(found) for found in pool.map(probe, targets)]
+        rows = [_row(found) for found in pool.map(lambda t: probe(t, devices=True), targets)]
     if args.json:
         print_json({"targets": rows})
         return EXIT_OK
-    if not rows:
-        print("no targets yet: perftui targets add NAME SSH-DESTINATION")
     for row in rows:
-        print(f"{row['name']}: {row['destination']}")
+        print(f"{row['name']}: {row['destination']}" + _price_text(row["price_per_hour"]))
         if row["error"]:
             print(f"  {row['error']}")
         if row["perftui"]:
-            cores = f"{row['physical_cores']} cores / {row['logical_cores']} threads"
-            print(f"  {row['cpu_model']}, {cores}; ISA {' '.join(row['isa']) or '-'}")
-            engines = ", ".join(f"{k} {row[k]}" for k in ("openvino", "onnxruntime") if row[k])
+            print("  " + _cpu_text(row))
+            engines = ", ".join(
+                f"{k} {row[k]} ({' '.join((row['devices'] or {}).get(k) or []) or 'no device'})"
+                for k in ("openvino", "onnxruntime")
+                if row[k]
+            )
             print(f"  perftui {row['perftui']}; {engines or 'no engine'}")
+    if len(rows) == 1:
+        print("no targets yet: perftui targets add NAME SSH-DESTINATION")
     return EXIT_OK
+
+
+def _price_text(price: float | None) -> str:
+    return "" if price is None else f" ({price:g}/h)"
+
+
+def _cpu_text(row: dict[str, Any]) -> str:
+    from perftui.domain.context import BF16_ISA, F16_ISA, INT8_ISA
+
+    sockets = f", {row['sockets']} sockets" if (row["sockets"] or 1) > 1 else ""
+    cores = f"{row['physical_cores'] or '?'} cores / {row['logical_cores']} threads{sockets}"
+    isa = row["isa"] or []
+    int8 = " ".join(f for f in INT8_ISA if f in isa) or "none"
+    bf16 = " ".join(f for f in BF16_ISA + F16_ISA if f in isa) or "none"
+    return f"{row['cpu_model']}, {cores}; INT8 ISA: {int8}; BF16/FP16 ISA: {bf16}"
 
 
 def _setup(args: argparse.Namespace, book: TargetBook) -> int:

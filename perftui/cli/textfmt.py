@@ -111,12 +111,19 @@ def runs_table(
     """The runs, one row per configuration (repetitions combined), each figure with its
     95 % interval (`known`'s, else computed from `samples`); under a run, one line of
     reasons when it is not stable and one per note on its measurement context."""
+    from perftui.domain.cost import COST_HEADER, cost_text, group_cost, runs_price
     from perftui.domain.figures import group_runs
     from perftui.domain.verdict import STABLE
 
     groups = group_runs(runs, samples, known)
     rows = [group_row(i, group) for i, group in enumerate(groups, 1)]
-    text = table(RUN_HEADERS, rows, right={0, 3, 6, 7, 8, 9, 10, 11, 12, 13})
+    headers, right = RUN_HEADERS, {0, 3, 6, 7, 8, 9, 10, 11, 12, 13}
+    if runs_price(runs) is not None:  # a priced machine: the cost beside the throughput
+        headers = (*RUN_HEADERS[:8], COST_HEADER, *RUN_HEADERS[8:])
+        costs = [cost_text(group_cost(group)) for group in groups]
+        rows = [[*row[:8], cost, *row[8:]] for row, cost in zip(rows, costs, strict=True)]
+        right = {0, 3, *range(6, 15)}
+    text = table(headers, rows, right=right)
     int8 = model_is_int8(runs, project.notes if project else {})
     lines = []
     for i, group in enumerate(groups, 1):

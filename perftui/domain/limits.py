@@ -7,11 +7,13 @@ from perftui.domain.errors import InputError
 
 __all__ = [
     "MAX_MEMORY_MIB",
+    "MAX_PRICE_PER_HOUR",
     "MAX_SAMPLES",
     "MAX_SEED",
     "check_samples",
     "check_seed",
     "parse_memory_limit",
+    "parse_price",
 ]
 
 MAX_SEED = 2**32 - 1
@@ -54,5 +56,25 @@ def parse_memory_limit(text: object) -> float:
     if not 0 < value <= MAX_MEMORY_MIB:
         raise InputError(
             f"memory limit {shown} is out of range; give MiB above 0, up to {MAX_MEMORY_MIB:,.0f}"
+        )
+    return value
+
+
+MAX_PRICE_PER_HOUR = 10_000.0
+"""A machine's price per hour up to 10,000 (any currency): more is a typo, not a machine."""
+
+
+def parse_price(text: object) -> float:
+    """A machine's price per hour (`--price-per-hour`, `targets price`, the targets file, the
+    dashboard's field): a number from 0 to MAX_PRICE_PER_HOUR; InputError with one line."""
+    shown = str(text).strip()
+    try:
+        value = float(shown)
+    except ValueError:
+        value = float("nan")
+    if isinstance(text, bool) or not 0 <= value <= MAX_PRICE_PER_HOUR:  # nan fails both
+        raise InputError(
+            f"price per hour {shown!r} is not a price; give a number from 0 to"
+            f" {MAX_PRICE_PER_HOUR:,.0f}, e.g. 0.34"
         )
     return value

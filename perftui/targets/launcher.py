@@ -14,7 +14,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from perftui.bench.client import spawn_piped
+from perftui.bench.client import Launcher, spawn_piped
+from perftui.domain.cost import PRICE_KEY
 from perftui.domain.records import BenchmarkRequest
 from perftui.processes import exit_description
 from perftui.targets.lease import Lease
@@ -64,6 +65,39 @@ class SshLauncher:
         if returncode == SSH_FAILED:
             return f"the connection to {where} was lost: {last_line}"
         return f"the benchmark worker on {where} died ({exit_description(returncode)}): {last_line}"
+
+
+class Priced:
+    """A launcher whose runs record the machine's price per hour in their environment (so a
+    later change of the price does not rewrite what past runs cost)."""
+
+    def __init__(self, inner: Launcher, price_per_hour: float) -> None:
+        self.inner = inner
+        self.price_per_hour = price_per_hour
+
+    def spawn(self) -> subprocess.Popen[str]:
+        return self.inner.spawn()
+
+    def send(self, process: subprocess.Popen[str], message: dict[str, Any]) -> None:
+        self.inner.send(process, message)
+
+    def cancel(self, process: subprocess.Popen[str]) -> None:
+        self.inner.cancel(process)
+
+    def environment(self) -> dict[str, Any]:
+        return {**self.inner.environment(), PRICE_KEY: self.price_per_hour}
+
+    def death_message(self, returncode: int, last_line: str) -> str:
+        return self.inner.death_message(returncode, last_line)
+
+    def close(self) -> None:
+        self.inner.close()
+
+
+def priced(launcher: Launcher, db_path: Path, target: str) -> Launcher:
+    """`launcher`, recording the price of `target` (LOCAL: this machine) when one is set."""
+    price = TargetBook(db_path).price(target)
+    return launcher if price is None else Priced(launcher, price)
 
 
 def open_target(

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from dataclasses import dataclass
 from typing import Any
 
 import perftui
-from perftui.targets.registry import Target
-from perftui.targets.ssh import TargetError, run_python
+from perftui.targets.registry import LOCAL, Target
+from perftui.targets.ssh import PROBE_TIMEOUT_S, TargetError, run_python
 
 PROBE = """
 import json, sys
@@ -17,9 +19,20 @@ try:
 except ImportError as error:
     print(json.dumps({"missing": str(error), "python": sys.version.split()[0]}))
 else:
-    print(json.dumps({"environment": environment()}))
+    found = {"environment": environment()}
+    if sys.argv[1:] == ["devices"]:
+        from perftui.domain.records import ENGINES
+        from perftui.engines import get_engine
+        found["devices"] = {}
+        for name in ENGINES:
+            try:
+                found["devices"][name] = get_engine(name).devices()
+            except Exception as error:  # an engine not installed there, or broken
+                found["devices"][name] = []
+    print(json.dumps(found))
 """
-"""Runs on the host with only the standard library, so it also reports a host without perftui."""
+"""Runs on the host with only the standard library, so it also reports a host without perftui;
+with "devices", each engine's own device list there (loading the engines: a second or so)."""
 
 
 @dataclass(frozen=True)
@@ -28,6 +41,8 @@ class Probe:
     environment: dict[str, Any] | None = None
     error: str | None = None
     reachable: bool = True
+    devices: dict[str, list[str]] | None = None
+    """Each engine's devices on the host (probed with devices=True), else None."""
 
     @property
     def ready(self) -> bool:
@@ -44,10 +59,13 @@ def install_hint(target: Target) -> str:
     )
 
 
-def probe(target: Target) -> Probe:
-    """Never raises: what went wrong is the probe's `error` line."""
+def probe(target: Target, devices: bool = False) -> Probe:
+    """Never raises: what went wrong is the probe's `error` line. `devices`: also each
+    engine's device list, probed there; a target named LOCAL is this machine (its python
+    in a child, so the engines never load in this process)."""
+    args = ["-c", PROBE, *(["devices"] if devices else [])]
     try:
-        answer = json.loads(run_python(target, ["-c", PROBE]).strip().splitlines()[-1])
+        answer = json.loads(_answer(target, args).strip().splitlines()[-1])
     except TargetError as error:
         return Probe(target, error=str(error), reachable=not error.unreachable)
     except (ValueError, IndexError):
@@ -55,7 +73,24 @@ def probe(target: Target) -> Probe:
     if "missing" in answer:
         return Probe(target, error=install_hint(target))
     env = dict(answer["environment"])
-    return Probe(target, env, version_error(target, env))
+    return Probe(target, env, version_error(target, env), devices=answer.get("devices"))
+
+
+def this_machine(price_per_hour: float | None = None) -> Target:
+    """This machine as a target: probed by this process's python, never over SSH."""
+    return Target(LOCAL, "this machine", sys.executable, price_per_hour)
+
+
+def _answer(target: Target, args: list[str]) -> str:
+    if target.name != LOCAL:
+        return run_python(target, args)
+    try:
+        done = subprocess.run(
+            [sys.executable, *args], capture_output=True, text=True, timeout=PROBE_TIMEOUT_S
+        )
+    except subprocess.TimeoutExpired:
+        raise TargetError(f"this machine's probe took over {PROBE_TIMEOUT_S:.0f} s") from None
+    return done.stdout
 
 
 def version_error(target: Target, environment: dict[str, Any]) -> str | None:

@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 from perftui.domain.errors import InputError
+from perftui.domain.limits import parse_price
 from perftui.store.files import atomic_write_bytes
 
 LOCAL = "local"
@@ -34,6 +35,8 @@ class Target:
     """What `ssh` is given: a ~/.ssh/config alias, host, user@host or ssh://user@host:port."""
     python: str = DEFAULT_PYTHON
     """The interpreter on the host that has perftui (a venv's bin/python)."""
+    price_per_hour: float | None = None
+    """What an hour of the host costs (None: not given); recorded with each run."""
 
 
 def targets_path(db_path: Path) -> Path:
@@ -45,13 +48,38 @@ class TargetBook:
         self.path = targets_path(db_path)
 
     def all(self) -> list[Target]:
+        return self._read()[0]
+
+    def _read(self) -> tuple[list[Target], float | None]:
+        """The targets and this machine's price per hour."""
         try:
             data = json.loads(self.path.read_text(encoding="utf-8"))
-            return [_checked(Target(**item)) for item in data["targets"]]
+            local = data.get("local", {}).get("price_per_hour")
+            return [_checked(Target(**item)) for item in data["targets"]], (
+                None if local is None else parse_price(local)
+            )
         except FileNotFoundError:
-            return []
-        except (OSError, ValueError, KeyError, TypeError, InputError) as error:
+            return [], None
+        except (OSError, ValueError, KeyError, TypeError, AttributeError, InputError) as error:
             raise InputError(f"cannot read the targets file {self.path}: {error}") from None
+
+    def price(self, name: str) -> float | None:
+        """The price per hour of a target or of this machine (LOCAL); None when not given."""
+        if name == LOCAL:
+            return self._read()[1]
+        return self.get(name).price_per_hour
+
+    def set_price(self, name: str, price: float | None) -> None:
+        """Set (None: forget) the price per hour of a target or of this machine."""
+        if price is not None:
+            price = parse_price(price)
+        targets, local = self._read()
+        if name == LOCAL:
+            local = price
+        else:
+            target = self.get(name)
+            targets = [replace(t, price_per_hour=price) if t == target else t for t in targets]
+        self._write(targets, local)
 
     def get(self, name: str) -> Target:
         for target in self.all():
@@ -65,14 +93,17 @@ class TargetBook:
         existing = self.all()
         if any(t.name == target.name for t in existing):
             raise InputError(f"target {target.name!r} exists; remove it first")
-        self._write([*existing, target])
+        self._write([*existing, target], self._read()[1])
 
     def remove(self, name: str) -> None:
         self.get(name)
-        self._write([t for t in self.all() if t.name != name])
+        targets, local = self._read()
+        self._write([t for t in targets if t.name != name], local)
 
-    def _write(self, targets: list[Target]) -> None:
-        document = {"targets": [asdict(t) for t in targets]}
+    def _write(self, targets: list[Target], local_price: float | None) -> None:
+        document: dict[str, object] = {"targets": [asdict(t) for t in targets]}
+        if local_price is not None:
+            document["local"] = {"price_per_hour": local_price}
         self.path.parent.mkdir(parents=True, exist_ok=True)
         atomic_write_bytes(self.path, json.dumps(document, indent=2).encode("utf-8"))
 
@@ -85,11 +116,18 @@ def check_name(name: str) -> None:
         )
 
 
+def check_target(target: Target) -> Target:
+    """`target` if each of its fields is one a target may have; InputError otherwise."""
+    return _checked(target)
+
+
 def _checked(target: Target) -> Target:
     """`target` if its name, destination and python are each one a target may have (the
     same rule for `targets add` and for the file read back); InputError otherwise."""
+    if target.price_per_hour is not None:
+        parse_price(target.price_per_hour)
     for field, value in asdict(target).items():
-        if not isinstance(value, str):
+        if field != "price_per_hour" and not isinstance(value, str):
             raise InputError(f"target {field} {value!r} is not text")
     check_name(target.name)
     if not _DESTINATION.fullmatch(target.destination):
