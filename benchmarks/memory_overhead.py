@@ -10,8 +10,8 @@ happen outside the timed window (a reset and a read of /proc/self/status at its 
 malloc_trim before the model is read), so the target is no difference: ratio on / off >= 0.99.
 
 Prints each pair's items/s, each pair's ratio, their geometric mean with a paired 95 %
-interval (t on the logs), and the readings' own cost timed in this process (microseconds per
-reset + read). Run it alone on a quiet machine.
+interval (t on the logs) and their median, and the readings' own cost timed in this process
+(microseconds per reset + read). Run it alone on a quiet machine.
 """
 
 from __future__ import annotations
@@ -96,6 +96,7 @@ def main() -> None:
         f"ratio on/off: {math.exp(mean):.3f} (95 % {lo:.3f}-{hi:.3f}), geometric mean of "
         f"{len(ratios)} pairs; target >= 0.99: {verdict}{noise}"
     )
+    print(f"median of the pairs' ratios: {statistics.median(ratios):.3f} (robust to one bad pair)")
     print(f"one reset + read of /proc/self/status: {reading_cost_us():.1f} us (outside the window)")
 
 
