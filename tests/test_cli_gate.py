@@ -107,3 +107,27 @@ def test_bad_input_is_one_line_and_stores_nothing(tmp_path: Path, args: list[str
     line = one_error_line(perftui("gate", *args, db=db))
     assert words in line, line
     assert stored(db) == before
+
+
+def test_ctrl_c_stops_the_gate_with_130_and_keeps_the_rounds(tmp_path: Path):
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    db = tmp_path / "db.json"
+    two_projects(db)
+    junit = tmp_path / "gate.xml"
+    env = {**os.environ, "PERFTUI_DB": str(db)}
+    command = [sys.executable, "-m", "perftui", "gate", "short", "long", "--rounds", "20",
+               "--time", "0.5", "--junit", str(junit)]  # fmt: skip
+    process = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               text=True)  # fmt: skip
+    time.sleep(6)
+    process.send_signal(signal.SIGINT)
+    out, err = process.communicate(timeout=60)
+    assert process.returncode == 130, err
+    assert out.startswith("INTERRUPTED") and "to settle it" not in out
+    suite = ET.parse(junit).getroot().find("testsuite")
+    assert suite is not None and suite.get("skipped") == "1"

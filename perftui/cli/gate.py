@@ -225,7 +225,8 @@ def _measure(
         raise CliError(fatal)
     if decision is None or alternation.cancelled:
         values = round_values(clients[0].runs, clients[1].runs, stats)
-        decision = decide(values, max_slowdown, schedule, look, final=True)
+        final = not alternation.cancelled  # an interrupted gate has nothing to settle
+        decision = decide(values, max_slowdown, schedule, look, final=final)
     return decision, alternation.cancelled
 
 

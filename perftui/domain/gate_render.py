@@ -89,7 +89,8 @@ def _looks_text(report: GateReport) -> str:
     d, s = report.decision, report.schedule
     looks = ", ".join(str(n) for n in s.looks)
     return (
-        f"{d.rounds} rounds of {report.time_s:g} s runs, A and B alternately (A B, B A, ...), "
+        f"{d.rounds} round{'s' if d.rounds != 1 else ''} of {report.time_s:g} s runs, "
+        "A and B alternately (A B, B A, ...), "
         f"judged from the rounds' pairs; looks after {looks} rounds, verdict at look {d.look} "
         f"(each bound at {d.confidence * 100:.2f} % one-sided confidence, so that all looks "
         f"together err at most 5 % each way); {report.elapsed_s:.0f} s in all"
