@@ -131,3 +131,16 @@ def test_ctrl_c_stops_the_gate_with_130_and_keeps_the_rounds(tmp_path: Path):
     assert out.startswith("INTERRUPTED") and "to settle it" not in out
     suite = ET.parse(junit).getroot().find("testsuite")
     assert suite is not None and suite.get("skipped") == "1"
+
+
+def test_a_model_file_takes_the_other_sides_settings(tmp_path: Path):
+    db = tmp_path / "db.json"
+    two_projects(db)
+    done = perftui(
+        "gate", "long", str(ENCODER), "--rounds", "3", "--time", "0.1", "--max-slowdown", "100",
+        db=db,
+    )  # fmt: skip
+    assert done.returncode in (0, 3), done.stderr
+    shown = json.loads(perftui("show", "encoder_fp32-onnxruntime-CPU", "--json", db=db).stdout)
+    configs = {(r["config"]["threads"], r["config"]["dims"]["seq"]) for r in shown["runs"]}
+    assert configs == {(1, 128)} and len(shown["runs"]) == 3
