@@ -92,8 +92,8 @@ def add_parsers(command: CommandFactory) -> None:
     bench.add_argument("--project", help="project name (default: MODEL-ENGINE-DEVICE)")
     bench.add_argument(
         "--target",
-        help="measure on this SSH target (perftui targets add); default: the project's, "
-        "else this machine",
+        help="measure on this SSH target (perftui targets add), or on several at once: "
+        "local,boxa,boxb; default: the project's, else this machine",
     )
     bench.add_argument("--no-save", action="store_true", help="do not store the results")
     bench.add_argument("--json", action="store_true", help="print one JSON document")
@@ -184,6 +184,10 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
     request = request_from_args(args)
     validate_request(request)
+    if args.target and "," in args.target:  # several hosts at once (perftui.cli.fleet)
+        from perftui.cli.fleet import cmd_fleet
+
+        return cmd_fleet(args, request)
     store = None if args.no_save else open_store(args)
     request, launcher = bench_target(args, request, store, say)
     client = BenchmarkClient(request, store, launcher)

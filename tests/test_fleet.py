@@ -1,0 +1,108 @@
+"""One benchmark on several hosts at once: two real OpenSSH servers on the loopback address
+(tests/sshd.py) as hosts h1 and h2, and this machine; one server killed mid-matrix."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import signal
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from perftui.store import Store
+from tests.cli_helpers import QUICK, perftui
+from tests.conftest import MOBILENET, ROOT
+from tests.process_helpers import read_until
+from tests.sshd import ALIAS, MISSING, SSHD, Server, descendants, sshd
+
+pytestmark = pytest.mark.skipif(SSHD is None, reason=MISSING)
+HOSTS = ("h1", "h2")
+
+
+@pytest.fixture
+def servers(tmp_path: Path) -> Iterator[dict[str, Server]]:
+    with sshd(tmp_path / "h1") as one, sshd(tmp_path / "h2") as two:
+        yield {"h1": one, "h2": two}
+
+
+@pytest.fixture
+def hosts(
+    servers: dict[str, Server], tmp_path: Path, monkeypatch: pytest.MonkeyPatch, isolated_db: Path
+) -> dict[str, Server]:
+    """Targets h1 and h2, one per server, reached through one ssh config with both aliases."""
+    config = tmp_path / "ssh_config"
+    config.write_text(
+        "".join(
+            server.config.read_text().split("Host perftui-test-closed")[0].replace(ALIAS, name)
+            for name, server in servers.items()
+        )
+    )
+    monkeypatch.setenv("PERFTUI_SSH", f"ssh -F {config}")
+    for name in HOSTS:
+        added = perftui("targets", "add", name, name, "--python", sys.executable)
+        assert added.returncode == 0, added.stderr
+    return servers
+
+
+def test_a_matrix_over_three_hosts_stores_each_hosts_runs(hosts: dict, isolated_db: Path):
+    assert perftui("targets", "price", "h1", "0.34").returncode == 0
+    args = ["--engine", "onnxruntime", "--batch", "1,2", "--target", "local,h1,h2", "--json"]
+    done = perftui("bench", str(MOBILENET), *QUICK, *args, timeout=300)
+    assert done.returncode == 0, done.stderr
+    documents = {d["host"]: d for d in json.loads(done.stdout)["hosts"]}
+    assert list(documents) == ["local", "h1", "h2"]
+    for host, document in documents.items():
+        assert document["error"] is None
+        assert [run["status"] for run in document["runs"]] == ["ok", "ok"]
+        assert document["environment"].get("target", "local") == host
+    assert documents["h1"]["runs"][0]["cost_per_million"] > 0  # h1's price came with its runs
+    assert documents["h2"]["runs"][0]["cost_per_million"] is None
+    for host in HOSTS:  # progress per host
+        assert f"{host}: run 2/2 b2" in done.stderr
+    store = Store(isolated_db)
+    name = "mobilenet_fp32-onnxruntime-CPU"
+    for project, target in ((name, "local"), (f"{name}@h1", "h1"), (f"{name}@h2", "h2")):
+        stored = store.get_project(project)
+        assert stored is not None and stored.target == target
+        runs = store.runs(project)
+        assert len(runs) == 2 and {
+            r.resolved["environment"].get("target", "local") for r in runs
+        } == {target}
+
+
+def test_a_host_killed_mid_matrix_fails_its_own_runs_only(hosts: dict, isolated_db: Path):
+    args = ["--engine", "onnxruntime", "--warmup", "1", "--iterations", "5", "--time", "2"]
+    args += ["--batch", "1,2,4", "--target", "h1,h2"]
+    process = subprocess.Popen(
+        [sys.executable, "-m", "perftui", "bench", str(MOBILENET), *args],
+        cwd=ROOT,
+        env=dict(os.environ),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert process.stderr is not None
+    try:
+        seen = read_until(process.stderr, "h2: run 1/3 b1", timeout_s=180)
+        server = hosts["h2"]
+        for pid in [server.process.pid, *descendants(server.process.pid)]:  # the host drops
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+        out, err = process.communicate(timeout=180)
+    finally:
+        process.kill()
+    err = "".join(line if line.endswith("\n") else line + "\n" for line in seen) + err
+    assert process.returncode == 1, err
+    failed = [line for line in err.splitlines() if line.startswith("h2: run") and "failed" in line]
+    assert [line.split()[2] for line in failed] == ["2/3", "3/3"], err  # one line each
+    name = "mobilenet_fp32-onnxruntime-CPU"
+    store = Store(isolated_db)
+    assert [r.status for r in store.runs(f"{name}@h1")] == ["ok", "ok", "ok"]  # h1 went on
+    kept = {r.config.batch: r.status for r in store.runs(f"{name}@h2")}
+    assert kept[1] == "ok"  # finished before the drop: kept
+    assert "h1:" in out and "h2:" in out
