@@ -56,7 +56,7 @@ def measure_requests(
     if comparison.a_name == comparison.b_name:
         raise InputError("measuring alternately needs two different projects")
     token = uuid.uuid4().hex[:12]
-    requests = [
+    a, b = (
         measure_side(
             store,
             f"{side} ({comparison.name(side)})",
@@ -66,10 +66,10 @@ def measure_requests(
             token,
             time_s,
             label,
-        )  # fmt: skip
+        )
         for side in Side
-    ]
-    return requests[0], requests[1]
+    )
+    return a, b
 
 
 def measure_side(

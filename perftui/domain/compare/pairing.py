@@ -2,8 +2,9 @@
 round, and B/A judged from the pairs (perftui.domain.uncertainty.paired_ratio).
 
 Both sides' benchmarks carry one label, `alternated <token>` (or `gate <token> ...` for a
-regression gate's rounds, perftui.domain.gate), in their runs' `resolved["label"]`; round i of A pairs with round i of B (their `repeat`). Runs measured
-apart are never paired, however they happen to line up.
+regression gate's rounds, perftui.domain.gate_stored), in their runs' `resolved["label"]`;
+round i of A pairs with round i of B (their `repeat`). Runs measured apart are never paired,
+however they happen to line up.
 """
 
 from __future__ import annotations
