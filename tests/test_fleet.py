@@ -74,6 +74,15 @@ def test_a_matrix_over_three_hosts_stores_each_hosts_runs(hosts: dict, isolated_
             r.resolved["environment"].get("target", "local") for r in runs
         } == {target}
 
+    compared = perftui("compare", name, f"{name}@h1", "--json")  # across hosts
+    assert compared.returncode == 0, compared.stderr
+    document = json.loads(compared.stdout)
+    assert {"property": "Target", "a": "local", "b": "h1"} in document["environment_differences"]
+    assert document["b"]["run"]["cost_per_million"] > 0 and document["b"]["run"]["price_per_hour"]
+    text = perftui("compare", name, f"{name}@h1").stdout
+    assert "$/M inf" in text and "on different machines" in text
+    assert "Target: A local | B h1" in text
+
 
 def test_a_host_killed_mid_matrix_fails_its_own_runs_only(hosts: dict, isolated_db: Path):
     args = ["--engine", "onnxruntime", "--warmup", "1", "--iterations", "5", "--time", "2"]

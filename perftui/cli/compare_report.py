@@ -7,6 +7,8 @@ from typing import Any
 from perftui.cli.textfmt import ms_with_interval, table, with_interval
 from perftui.domain.compare import Comparison, Difference, LayerPair, LayerTypeComparison
 from perftui.domain.context import ran_precision, ran_precisions
+from perftui.domain.cost import COST_HEADER, cost_text, group_cost, runs_price
+from perftui.domain.environments import EnvRow, environment_differences
 from perftui.domain.figures import ConfigGroup
 from perftui.domain.memory import mib_text, run_peak
 from perftui.domain.profile import LayerTypeRow, precision_mix
@@ -26,6 +28,8 @@ def _run(run: RunResult | None, group: ConfigGroup | None = None) -> dict[str, A
     data["profiled"] = bool(run.layers)
     data["precision_run"] = ran_precision(run)
     if group is not None:
+        data["price_per_hour"] = runs_price(group.runs)
+        data["cost_per_million"] = group_cost(group)
         data["repeats"] = len(group.runs)
         data["precision_run"] = ran_precisions(group.runs)
         data["combined_throughput_fps"] = group.figures.throughput_fps
@@ -88,6 +92,9 @@ def comparison_document(c: Comparison) -> dict[str, Any]:
         "throughput": _difference(c.throughput),
         "latency": _difference(c.latency),
         "memory": c.memory.to_dict() if c.memory else None,
+        "environment_differences": [
+            {"property": row.label, "a": row.a, "b": row.b} for row in _env_differences(c)
+        ],
         "paired_rounds": c.paired_rounds,
         "layer_types": [
             {
@@ -138,10 +145,18 @@ def comparison_text(c: Comparison) -> str:
     rows = []
     for side, name, group in zip("AB", (c.a_name, c.b_name), c.groups, strict=True):
         rows.append(_side_row(side, name, group, c.stat))
-    headers = ("", "project", "run", "ran", "rep", "verdict", "fps", f"{c.stat} ms")
+    headers: tuple[str, ...] = ("", "project", "run", "ran", "rep", "verdict", "fps")
+    headers, right = (*headers, f"{c.stat} ms"), {4, 6, 7}
+    if any(g is not None and runs_price(g.runs) is not None for g in c.groups):
+        headers, right = (*headers[:7], COST_HEADER, headers[7]), {4, 6, 7, 8}
+        for row, group in zip(rows, c.groups, strict=True):
+            row.insert(7, cost_text(group_cost(group)) if group is not None else "-")
     lines.append("inference time:")
-    lines += ["  " + x for x in table(headers, rows, right={4, 6, 7}).splitlines()]
+    lines += ["  " + x for x in table(headers, rows, right=right).splitlines()]
     lines += [f"  {found.text}" for found in (c.throughput, c.latency) if found is not None]
+    if differences := _env_differences(c):  # beside the verdict: what else differed
+        lines.append("  on different machines; B/A is theirs, not the model's alone:")
+        lines += [f"    {row.label}: A {row.a} | B {row.b}" for row in differences]
     if c.memory is not None:
         lines.append(f"  {c.memory.text}")
     if c.layer_types:
@@ -177,6 +192,14 @@ def comparison_text(c: Comparison) -> str:
     if c.notes:
         lines += [""] + [f"note: {note}" for note in c.notes]
     return "\n".join(lines)
+
+
+def _env_differences(c: Comparison) -> list[EnvRow]:
+    """How the compared runs' recorded environments differ (none when either is unknown)."""
+    if c.a is None or c.b is None:
+        return []
+    envs = [run.resolved.get("environment") or {} for run in (c.a, c.b)]
+    return environment_differences(envs[0], envs[1])
 
 
 def _limits_text(c: Comparison) -> str:

@@ -60,3 +60,12 @@ FIELDS = (
 def environment_rows(a: Mapping[str, Any], b: Mapping[str, Any]) -> list[EnvRow]:
     """One row per property of the machine and its software, A's and B's ({}: none)."""
     return [EnvRow(label, show(a), show(b)) for label, show in FIELDS]
+
+
+def environment_differences(a: Mapping[str, Any], b: Mapping[str, Any]) -> list[EnvRow]:
+    """The rows in which two recorded environments differ (the host, CPU, cores, ISA, engine
+    versions, governor, ...): what a B/A across machines measures besides the model; empty
+    when either is unknown ({})."""
+    if not a or not b:
+        return []
+    return [row for row in environment_rows(a, b) if row.differs]
