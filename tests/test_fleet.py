@@ -82,6 +82,10 @@ def test_a_matrix_over_three_hosts_stores_each_hosts_runs(hosts: dict, isolated_
     text = perftui("compare", name, f"{name}@h1").stdout
     assert "$/M inf" in text and "on different machines" in text
     assert "Target: A local | B h1" in text
+    report = perftui("report", name, f"{name}@h1")
+    assert report.returncode == 0, report.stderr
+    assert "$/M inf" in report.stdout and "B costs " in report.stdout
+    assert "On different machines" in report.stdout and "Target local vs h1" in report.stdout
 
 
 def test_a_host_killed_mid_matrix_fails_its_own_runs_only(hosts: dict, isolated_db: Path):

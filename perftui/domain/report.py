@@ -17,6 +17,8 @@ from typing import Any
 from perftui.domain import units
 from perftui.domain.compare import Comparison, Side
 from perftui.domain.context import ran_precisions
+from perftui.domain.cost import COST_HEADER, cost_text, group_cost, runs_price
+from perftui.domain.environments import environment_differences
 from perftui.domain.figures import ConfigGroup, Figures, Samples, group_runs
 from perftui.domain.memory import runs_peak_text
 from perftui.domain.profile import latest_profiled, layer_type_summary
@@ -185,12 +187,13 @@ def runs_table(title: str, groups: Sequence[ConfigGroup]) -> Table:
     """A row per configuration and benchmark; a configuration measured in several
     benchmarks says when each ran, so no two rows read the same."""
     labels = group_labels(groups)
-    return Table(
-        title,
-        (*RUN_HEADERS, "Verdict"),
-        tuple(_group_row(g, _settings(g), labels[id(g)]) for g in groups),
-        frozenset({3, 4, 5, 6, 7}),
-    )
+    headers, right = (*RUN_HEADERS, "Verdict"), frozenset({3, 4, 5, 6, 7})
+    rows = tuple(_group_row(g, _settings(g), labels[id(g)]) for g in groups)
+    if any(runs_price(g.runs) is not None for g in groups):  # the cost beside the throughput
+        headers, right = (*headers[:5], COST_HEADER, *headers[5:]), frozenset(range(3, 9))
+        costs = [cost_text(group_cost(g)).replace("-", "—") for g in groups]
+        rows = tuple((*row[:5], cost, *row[5:]) for row, cost in zip(rows, costs, strict=True))
+    return Table(title, headers, rows, right)
 
 
 def _throughput_bars(title: str, groups: Sequence[tuple[int, str, ConfigGroup]]) -> Bars:
@@ -300,6 +303,26 @@ def project_report(
     )
 
 
+def _machines_lines(c: Comparison) -> list[str]:
+    """How the compared runs' machines differ, and what each side's throughput costs."""
+    lines = []
+    a, b = c.run(Side.A), c.run(Side.B)
+    if a is not None and b is not None:
+        envs = [run.resolved.get("environment") or {} for run in (a, b)]
+        if rows := environment_differences(envs[0], envs[1]):
+            lines.append(
+                "On different machines (B/A is theirs, not the models' alone): "
+                + "; ".join(f"{row.label} {row.a} vs {row.b}" for row in rows)
+            )
+    for side, group in zip(Side, c.groups, strict=True):
+        if group is not None and (cost := group_cost(group)) is not None:
+            lines.append(
+                f"{side.value} costs {cost_text(cost)} per million inferences"
+                f" (at {runs_price(group.runs):g} per hour)"
+            )
+    return lines
+
+
 def comparison_report(
     c: Comparison,
     projects: Mapping[Side, Project],
@@ -322,6 +345,7 @@ def comparison_report(
     for found in (c.throughput, c.latency):
         if found is not None:
             lines.append(found.text)
+    lines += _machines_lines(c)
     if c.memory is not None:
         lines.append(c.memory.text)
     if c.max_memory_mib is not None:
