@@ -57,6 +57,8 @@ class Entry:
     kind: str  # "text" (input_ids, attention_mask[, token_type_ids]) or "image"
     token_types: bool = False
     image_size: int = 224
+    old_zoo: bool = False
+    """A CNN the old model zoo shipped as IR 3 / opset 9 graphs: exported that way too."""
 
 
 def _text_models() -> list[Entry]:
@@ -74,9 +76,16 @@ def _image_models() -> list[Entry]:
     import transformers as tf
 
     return [
-        Entry("resnet-50", lambda: tf.ResNetModel(tf.ResNetConfig()), "image"),
-        Entry("mobilenet-v2", lambda: tf.MobileNetV2Model(tf.MobileNetV2Config()), "image"),
-        Entry("convnext-tiny", lambda: tf.ConvNextModel(tf.ConvNextConfig()), "image"),
+        Entry("resnet-50", lambda: tf.ResNetModel(tf.ResNetConfig()), "image", old_zoo=True),
+        Entry(
+            "mobilenet-v2",
+            lambda: tf.MobileNetV2Model(tf.MobileNetV2Config()),
+            "image",
+            old_zoo=True,
+        ),
+        Entry(
+            "convnext-tiny", lambda: tf.ConvNextModel(tf.ConvNextConfig()), "image", old_zoo=True
+        ),
         Entry("vit-base", lambda: tf.ViTModel(tf.ViTConfig()), "image"),
     ]
 
@@ -248,6 +257,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only", help="comma-separated model names")
     parser.add_argument("--rebuild", action="store_true", help="export the models again")
     parser.add_argument("--time", default="1", help="seconds per bench run (default 1)")
+    parser.add_argument(
+        "--db", type=Path, help="keep the projects in this database (default: a temporary one)"
+    )
     args = parser.parse_args(argv)
     entries = _text_models() + _image_models()
     if args.only:
@@ -258,7 +270,7 @@ def main(argv: list[str] | None = None) -> int:
     from corpus_facts import OLD_OPSET, old_opset
 
     with tempfile.TemporaryDirectory() as tmp:
-        db = Path(tmp) / "corpus.json"
+        db = args.db or Path(tmp) / "corpus.json"
         old: dict[str, Path] = {}
         for entry in entries:
             model = CACHE / f"{entry.name}.onnx"
@@ -266,7 +278,7 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"exporting {entry.name} ...", file=sys.stderr, flush=True)
                 export(entry, model)
             runs = [(entry.name, model)]
-            if entry.kind == "image":
+            if entry.old_zoo:
                 name = f"{entry.name}-opset{OLD_OPSET}"
                 old[name] = CACHE / f"{name}.onnx"
                 if args.rebuild or not old[name].exists():
