@@ -71,3 +71,15 @@ def test_a_side_with_no_run_under_the_threshold_says_its_fastest_is_compared():
     c = compare_projects("A", a, "B", [slow], threshold_ms=2.0)
     assert "B (B) has no run at or under 2 ms (median): its fastest run is compared" in c.notes
     assert "each side's fastest run at or under 2 ms (median)" in c.notes
+
+
+def test_a_side_that_ran_below_f32_by_default_says_b_over_a_is_against_it():
+    """FP32 vs INT8 on a BF16 CPU: the 'speed-up' is over bf16, not FP32."""
+    a = run(RunConfig(batch=1), ran="bf16")
+    b = replace(run(RunConfig(batch=1), ran="bf16", fps=300.0), id="b")
+    c = compare_projects("fp32", [a], "int8", [b])
+    assert any(n.startswith("A (fp32) ran in bf16, the engine's default") for n in c.notes)
+    forced = replace(a, config=RunConfig(batch=1, precision="f32"), resolved={"precision": "f32"})
+    assert not any(
+        "A (fp32) ran in" in n for n in compare_projects("fp32", [forced], "i", [b]).notes
+    )

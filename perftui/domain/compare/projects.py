@@ -30,7 +30,14 @@ from perftui.domain.compare.verdicts import (
     profile_contradiction,
     within_noise,
 )
-from perftui.domain.context import coverage_note, model_is_int8, run_isa
+from perftui.domain.context import (
+    LOWER_PRECISIONS,
+    UNSAID,
+    coverage_note,
+    model_is_int8,
+    ran_precision,
+    run_isa,
+)
 from perftui.domain.figures import ConfigGroup, Figures, Samples
 from perftui.domain.memory import MemoryRatio, fits_memory, memory_ratio, mib_text
 from perftui.domain.records import Project, RunConfig, RunResult
@@ -251,6 +258,12 @@ def compare_projects(
         if run is not None and model_is_int8([run], {}):
             found = coverage_note(run, run_isa(run))
             notes += [f"{side} ({name}): {found}"] if found else []
+        ran = ran_precision(run) if run is not None else UNSAID
+        if run is not None and run.config.precision is None and ran in LOWER_PRECISIONS:
+            notes.append(
+                f"{side} ({name}) ran in {ran}, the engine's default on this CPU, not f32: B/A"
+                f" is against {ran}; measure with precision f32 for FP32 figures"
+            )
         if run is None:
             notes.append(f"{side} ({name}) has no successful run to compare")
         elif not run.layers:
