@@ -50,7 +50,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     from perftui.cli.compare_report import comparison_document, comparison_text
     from perftui.cli.measure import measure_alternately, parse_rounds, parse_time
     from perftui.domain import options
-    from perftui.domain.compare import LATENCY_STATS, Comparison, compare_projects
+    from perftui.domain.compare import LATENCY_STATS, Comparison, Side, compare_projects
     from perftui.domain.limits import parse_memory_limit
 
     stat = options.parse_choices(args.stat, "latency statistic", LATENCY_STATS)[0]
@@ -89,6 +89,14 @@ def cmd_compare(args: argparse.Namespace) -> int:
         )
 
     comparison = compared()
+    empty = [side for side in Side if comparison.run(side) is None]
+    if empty:  # a comparison with one side missing judges nothing: not a success
+        side = empty[0]
+        name = comparison.name(side)
+        raise CliError(
+            f"nothing to compare: {side.value} ({name}) has no successful run; benchmark it "
+            f"first (perftui bench MODEL --project {name})"
+        )
     cancelled = False
     if rounds:
         measured = measure_alternately(store, comparison, rounds, time_s)

@@ -15,13 +15,13 @@ from __future__ import annotations
 
 import re
 import threading
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path, PurePath
 from typing import ClassVar
 
 from textual.app import App
 from textual.binding import Binding, BindingType
-from textual.notifications import SeverityLevel
+from textual.notifications import Notify, SeverityLevel
 
 from perftui.domain.compare import Comparison
 from perftui.domain.errors import StoreError
@@ -32,13 +32,14 @@ from perftui.domain.tune_form import TuneSpec
 from perftui.optimize.notes import optimization_of
 from perftui.optimize.runner import OptimizeOptions
 from perftui.store import Store, default_db_path
+from perftui.targets.registry import Target
 from perftui.tui.benchmark.configure import BenchmarkConfigScreen
 from perftui.tui.benchmark.live import LiveRunScreen
 from perftui.tui.commands import PerftuiCommands
 from perftui.tui.compare.setup import CompareScreen
 from perftui.tui.compare.summary import CompareSummaryScreen
 from perftui.tui.detail.screen import ProjectDetailScreen
-from perftui.tui.kit.dialogs import HelpScreen, StoreErrorScreen, help_for
+from perftui.tui.kit.dialogs import HelpScreen, PromptScreen, StoreErrorScreen, help_for
 from perftui.tui.kit.format import written
 from perftui.tui.kit.requests import last_request
 from perftui.tui.kit.screen import PerftuiScreen, one_line
@@ -48,11 +49,19 @@ from perftui.tui.optimize.progress import OptimizeScreen
 from perftui.tui.projects.new_project import NewProjectScreen
 from perftui.tui.projects.screen import ProjectsScreen
 from perftui.tui.services import Services
+from perftui.tui.targets.add import AddTargetDialog
+from perftui.tui.targets.screen import TargetsScreen
 from perftui.tui.tune.form import TuneForm
 from perftui.tui.tune.live import TuneScreen
 
 WORKER_TITLES = {"samples": "Samples", "devices": "Devices", "inspect": "Inspection"}
 """The notification title of a failed worker whose screen has no `<name>_failed` method."""
+
+
+WIDE = 100
+"""Below this many columns toasts would cover the tables: one at a time, notes shorter."""
+NARROW_NOTE_S = 5.0
+SEVERITIES = ("information", "warning", "error")
 
 
 class PerftuiApp(App[None]):
@@ -105,8 +114,23 @@ class PerftuiApp(App[None]):
         markup: bool = False,
     ) -> None:
         """A toast. Plain text unless `markup` is asked for: messages carry project names,
-        paths, typed values and engine errors, whose brackets are not markup."""
+        paths, typed values and engine errors, whose brackets are not markup.
+
+        Under `WIDE` columns toasts cover the tables, so one shows at a time (the newest; an
+        error is not replaced by a note) and a note goes after `NARROW_NOTE_S`."""
+        if self.size.width < WIDE and severity == "information":
+            timeout = min(timeout or NARROW_NOTE_S, NARROW_NOTE_S)
         super().notify(message, title=title, severity=severity, timeout=timeout, markup=markup)
+
+    def _on_notify(self, event: Notify) -> None:
+        """A toast arrives: under `WIDE` columns it replaces those shown that weigh no more
+        (a note never hides a warning or an error), so at most one of each shows."""
+        if self.size.width < WIDE:
+            weight = SEVERITIES.index(event.notification.severity)
+            for shown in list(self._notifications):
+                if SEVERITIES.index(shown.severity) <= weight:
+                    self._unnotify(shown, refresh=False)
+        super()._on_notify(event)
 
     def worker_failed(
         self, screen: PerftuiScreen, worker: str | None, error: BaseException
@@ -171,6 +195,15 @@ class PerftuiApp(App[None]):
     def new_project(self) -> None:
         if self.store is not None:
             self.push_screen(NewProjectScreen())
+
+    def open_targets(self) -> None:
+        """The Targets screen: this machine and the SSH hosts; add, test, set up, remove."""
+        if self.store is not None:
+            self.push_screen(TargetsScreen())
+
+    def add_target(self, taken: list[str], done: Callable[[Target | None], None]) -> None:
+        """The form that names a new target (`taken`: names in use); `done` gets it."""
+        self.push_screen(AddTargetDialog(taken), done)
 
     def configure_benchmark(
         self,
@@ -257,6 +290,14 @@ class PerftuiApp(App[None]):
             elif isinstance(screen, ProjectDetailScreen):
                 screen.load()
 
+    def rename_project(self, name: str) -> None:
+        """Ask for a new name of project `name` (on the projects screen, as its `r` does)."""
+        home = self._home()
+        if home is not None:
+            self.go_home()
+            home.refresh_projects(select=name)
+            home.action_rename()
+
     def add_samples(self) -> None:
         home = self._home()
         if home is not None:
@@ -265,28 +306,49 @@ class PerftuiApp(App[None]):
 
     # ------------------------------------------------------------------ sharing
 
+    def shared_folder(self, kind: str) -> Path:
+        """Where reports ('reports') and screen pictures ('screens') go by default: beside
+        the database, not wherever the dashboard was started."""
+        return self.db_path.absolute().parent / kind
+
     def write_report(self, report: Report, *names: str) -> None:
-        """`report` (of the projects `names`) as Markdown and as one HTML file in the current
-        directory; say where."""
+        """`report` (of the projects `names`) as Markdown and as one HTML file, in a folder
+        the person accepts (the data folder's reports/ is offered); say where."""
         stem = "perftui-report-" + "-vs-".join(re.sub(r"[^\w.-]+", "_", n) for n in names)
-        paths = [Path(f"{stem}.{fmt}").absolute() for fmt in FORMATS]
-        try:
-            for path, fmt in zip(paths, FORMATS, strict=True):
-                path.write_text(render(report, fmt), encoding="utf-8")
-        except OSError as error:
-            self.notify(f"Cannot write the report: {error}", title="Report", severity="error")
-            return
-        kinds = {"md": "Markdown", "html": "HTML"}
-        self.notify(
-            written([(path, kinds.get(f, f)) for path, f in zip(paths, FORMATS, strict=True)]),
-            title="Report written",
-            timeout=12,
-        )
+
+        def check(text: str) -> str | None:
+            folder = Path(text).expanduser()
+            return f"{text} is a file, not a folder" if folder.is_file() else None
+
+        def write(text: str | None) -> None:
+            if not text:
+                return
+            folder = Path(text).expanduser().absolute()
+            paths = [folder / f"{stem}.{fmt}" for fmt in FORMATS]
+            try:
+                folder.mkdir(parents=True, exist_ok=True)
+                for path, fmt in zip(paths, FORMATS, strict=True):
+                    path.write_text(render(report, fmt), encoding="utf-8")
+            except OSError as error:
+                self.notify(f"Cannot write the report: {error}", title="Report", severity="error")
+                return
+            kinds = {"md": "Markdown", "html": "HTML"}
+            self.notify(
+                written([(path, kinds.get(f, f)) for path, f in zip(paths, FORMATS, strict=True)]),
+                title="Report written",
+                timeout=12,
+            )
+
+        question = "Write the report (Markdown and HTML) into the folder:"
+        self.push_screen(PromptScreen(question, str(self.shared_folder("reports")), check), write)
 
     def action_save_svg(self) -> None:
-        """The screen as it is now, as an SVG picture in the current directory."""
+        """The screen as it is now, as an SVG picture in the data folder's screens/; say
+        where."""
+        folder = self.shared_folder("screens")
         try:
-            name = self.save_screenshot(path=str(Path.cwd()))
+            folder.mkdir(parents=True, exist_ok=True)
+            name = self.save_screenshot(path=str(folder))
         except OSError as error:
             self.notify(f"Cannot save the picture: {error}", severity="error")
             return

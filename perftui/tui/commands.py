@@ -8,6 +8,8 @@ from typing import TYPE_CHECKING, Any
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
+from perftui.tui.kit import format as fmt
+
 if TYPE_CHECKING:
     from perftui.tui.app import PerftuiApp
 
@@ -50,9 +52,24 @@ class PerftuiCommands(Provider):
             )
             commands.append(
                 (
+                    f"Tune {name}",
+                    partial(app.tune_project, name),
+                    "Find the most throughput under a latency budget",
+                )
+            )
+            commands.append(
+                (
+                    f"Rename project {name}",
+                    partial(app.rename_project, name),
+                    "Give the project another name (its runs stay with it)",
+                )
+            )
+            commands.append(
+                (
                     f"Optimize project {name}",
                     partial(app.optimize_project, name),
-                    "Make its INT8 version (ONNX Runtime quantization) and check its accuracy",
+                    f"Make its INT8 version ({fmt.quantizer(project.engine)}) and check its "
+                    "accuracy",
                 )
             )
         return commands

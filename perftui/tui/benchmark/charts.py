@@ -41,12 +41,6 @@ class LiveChart(Chart):
         self.lines = lines
         self.refresh()
 
-    def set_message(self, message: str) -> None:
-        """What the chart says while it has no point (e.g. that nothing was measured)."""
-        if message != self.message:
-            self.message = message
-            self.refresh()
-
     def values(self, line: LiveLine) -> tuple[float, ...]:
         return line.throughput_fps if self.metric == "throughput" else line.latency_ms
 

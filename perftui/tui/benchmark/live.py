@@ -21,7 +21,6 @@ from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.content import Content
-from textual.message import Message
 from textual.widgets import DataTable, Footer, Header, Label, ProgressBar, Static
 
 from perftui.bench import protocol
@@ -32,9 +31,10 @@ from perftui.domain.records import BenchmarkRequest, RunResult
 from perftui.domain.series import LiveSeries, short_label
 from perftui.domain.verdict import STABLE
 from perftui.tui.benchmark.charts import LiveChart, nothing_measured, series_key
+from perftui.tui.benchmark.messages import LiveEvent, LiveFailed, LiveTick
 from perftui.tui.benchmark.notices import LiveBusy, notify_busy, notify_unsteady
 from perftui.tui.kit import format as fmt
-from perftui.tui.kit.follower import FollowingScreen, Latest
+from perftui.tui.kit.follower import FollowingScreen
 from perftui.tui.kit.pacing import redraw_interval
 from perftui.tui.kit.samples import stored_samples
 from perftui.tui.kit.screen import PerftuiScreen, one_line
@@ -55,34 +55,6 @@ PHASES = {
     "timed": "measuring",
     "profile": "profiling layers",
 }
-
-
-class LiveTick(Latest):
-    """The latest progress tick; a newer one replaces it if the UI has not handled it yet."""
-
-    def __init__(self, index: int, tick: protocol.Progress) -> None:
-        super().__init__()
-        self.index = index
-        self.tick = tick
-
-
-class LiveEvent(Message):
-    """Any other worker event (started, phase, finished, done, fatal), never dropped."""
-
-    def __init__(self, request: int, index: int, event: protocol.Event) -> None:
-        super().__init__()
-        self.request = request
-        self.index = index
-        self.event = event
-
-
-class LiveFailed(Message):
-    """A request could not start (validation or client error)."""
-
-    def __init__(self, request: int, message: str) -> None:
-        super().__init__()
-        self.request = request
-        self.message = message
 
 
 class LiveRunScreen(FollowingScreen[None], PerftuiScreen):
@@ -221,9 +193,8 @@ class LiveRunScreen(FollowingScreen[None], PerftuiScreen):
         self, request: BenchmarkRequest, config: object, repeat: int, *, whole: bool = False
     ) -> Named:
         """A run's project (when the screen runs several), the settings that differ between
-        the screen's runs and its repetition ('b1 seq=64 (2/3)'); the table cuts the names
-        together, keeps the rest whole. `whole`: every setting, for a text away from the
-        table."""
+        the screen's runs (`whole`: all of them) and its repetition ('b1 seq=64 (2/3)'); the
+        table cuts the names together, keeps the rest whole."""
         label = (None if whole else self._label_of.get(config)) or short_label(config)  # type: ignore[arg-type]
         if request.rounds > 1:
             label += f" ({repeat + 1}/{request.rounds})"

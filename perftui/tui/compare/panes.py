@@ -182,9 +182,9 @@ class InferencePane(Pane[SummaryState]):
         lat = inference_time(c, "latency").ratio
         if tput is not None and lat is not None:
             lines.append(f"B/A: throughput {tput:.2f}x, {c.stat} latency {lat:.2f}x")
-        lines += [found.text for found in (c.throughput, c.latency) if found]
+        lines += [fmt.said(found.text) for found in (c.throughput, c.latency) if found]
         lines += [c.memory.text] if c.memory is not None else []
-        lines += [f"note: {note}" for note in c.measurement_notes]
+        lines += [f"note: {fmt.said(note)}" for note in c.measurement_notes]
         self.query_one("#inference-figures", Static).update(
             Text("\n").join(Text(line) if isinstance(line, str) else line for line in lines)
         )

@@ -80,7 +80,8 @@ class SummaryPane(Pane[DetailState]):
             ]
             lines.append(f"[b]Precision[/] {escape(_ran(run))}")
             int8 = model_is_int8(d.runs, p.notes)
-            lines += [f"[b]Note[/]      {escape(note)}" for note in run_notes(run, int8)]
+            notes = run_notes(run, int8)
+            lines += [f"[b]Note[/]      {escape(fmt.said(note))}" for note in notes]
             if run.latency_ms is not None:
                 st = run.latency_ms
                 lines.append(

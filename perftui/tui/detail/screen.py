@@ -67,14 +67,21 @@ class ProjectDetailScreen(TabbedScreen, InspectingScreen):
         "History: the selected run's configuration across the project's benchmarks over "
         "time, each with its interval and what changed in the environment, the change "
         "points beyond the noise, and the newest gate's verdict (`perftui gate`). "
-        "INT8 (i) makes the INT8 version of the project with ONNX Runtime quantization; the "
+        f"INT8 (i) makes the INT8 version of the project ({fmt.QUANTIZERS_TEXT}); the "
         "Summary of an INT8 project says what it was made from and how far its outputs are "
         "from the FP32 model's."
     )
     TABS = TABS
     BINDINGS: ClassVar[list[BindingType]] = [
         BENCH,
-        Binding("r", "rerun", "Re-run", id="rerun"),
+        Binding(
+            "r",
+            "rerun",
+            "Re-run",
+            id="rerun",
+            tooltip="Measure the selected run's configuration again, as many times as its "
+            "benchmark did (Repeat)",
+        ),
         Binding("R", "rerun_benchmark", "Re-run all", id="rerun_benchmark"),
         Binding("d", "remove", "Remove", id="remove"),
         TUNE,
@@ -283,7 +290,13 @@ class ProjectDetailScreen(TabbedScreen, InspectingScreen):
             self.report(error, "Database")
             return
         request = rerun_request(stored.request if stored else None, self.state.project, run.config)
-        self.app.notify(f"Re-running {short_label(run.config)}")
+        times = (
+            f" {request.repeat} times, each in a fresh worker, as its benchmark measured it "
+            f"(Repeat {request.repeat})"
+            if request.repeat > 1
+            else ""
+        )
+        self.app.notify(f"Re-running {short_label(run.config)}{times}", title="Re-run")
         self.perftui.run_benchmarks([request], validated=False)
 
     def action_report(self) -> None:

@@ -23,7 +23,7 @@ def verdict_notice(state: DetailState) -> str:
     head = f"[b]{fmt.verdict_word(verdict.status)}[/] {escape(short_label(run.config))}"
     if verdict.status == STABLE:
         return f"{head}: its 95 % intervals (±) hold; nothing disturbed the run"
-    return f"{head}: " + escape("; ".join(verdict.reasons))
+    return f"{head}: " + escape(fmt.said("; ".join(verdict.reasons)))
 
 
 class RunNotice(Pane[DetailState]):

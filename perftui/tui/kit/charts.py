@@ -50,6 +50,12 @@ class Chart(PlotextPlot):
     def has_data(self) -> bool:
         return False
 
+    def set_message(self, message: str) -> None:
+        """What the chart says while it has no data (e.g. that nothing was measured)."""
+        if message != self.message:
+            self.message = message
+            self.refresh()
+
     def plot(self) -> None:
         """Draw the data on self.plt (the figure is already cleared)."""
 

@@ -32,10 +32,36 @@ OPTIMIZE_LABELS = {
 """The optimize dialog's fields, by the flags of `perftui optimize`."""
 
 
+TUNE_LABELS = {"--max-latency": "Max latency", "--max-memory": "Max memory", "--space": "Space"}
+"""The tune form's fields, by the flags of `perftui tune`."""
+DASHBOARD_WORDS = (
+    ("`perftui compare A B --measure` (", "Measure, M on the compare summary ("),
+    ("`perftui compare A B --measure`", "Measure (M on the compare summary)"),
+    ("`perftui compare --measure`", "Measure (M on the compare summary)"),
+    ("`perftui bench ... --profile`", "the benchmark form's Profile box"),
+    ("(--calibration DIR)", "(a Calibration folder)"),
+    ("--calibration DIR", "a Calibration folder"),
+    ("use --calibration with", "use a Calibration folder with"),
+)
+"""Commands and flags a CLI user types, as the dashboard's keys and fields say them."""
+
+
+QUANTIZERS = {"openvino": "NNCF", "onnxruntime": "ONNX Runtime quantization"}
+"""What makes a project's INT8 version, by its engine (perftui.optimize.quantize)."""
+QUANTIZERS_TEXT = "NNCF for OpenVINO projects, ONNX Runtime quantization for ONNX Runtime ones"
+
+
+def quantizer(engine: str) -> str:
+    """'NNCF' for an OpenVINO project, 'ONNX Runtime quantization' for an ONNX Runtime one."""
+    return QUANTIZERS.get(engine, QUANTIZERS_TEXT)
+
+
 def said(message: str) -> str:
-    """A message from the lower floors (which name settings by their CLI flags) in the
-    dashboard's words: each flag as the field's label."""
-    return in_form(message, LABELS | OPTIMIZE_LABELS)
+    """A message from the lower floors (which name settings by their CLI flags and commands)
+    in the dashboard's words: a command as its key, each flag as the field's label."""
+    for cli, words in DASHBOARD_WORDS:
+        message = message.replace(cli, words)
+    return in_form(message, LABELS | OPTIMIZE_LABELS | TUNE_LABELS)
 
 
 def fps(value: float | None) -> str:

@@ -44,7 +44,8 @@ def accuracy_lines(report: AccuracyReport, indent: str) -> list[str]:
                 f"{out.mean_abs_diff:.3g}  cos {out.cosine_text()}{top1}"
             )
     if caution := report.caution():
-        first, *rest = textwrap.wrap(caution, CAUTION_WIDTH, initial_indent="caution: ")
+        words = fmt.said(caution)
+        first, *rest = textwrap.wrap(words, CAUTION_WIDTH, initial_indent="caution: ")
         lines.append(f"{indent}[b]caution:[/]{escape(first.removeprefix('caution:'))}")
         lines += [f"{indent}{escape(line)}" for line in rest]
     return lines

@@ -51,8 +51,8 @@ class OptimizeDialog(FormDialog[OptimizeOptions]):
     """Method, calibration folder, samples, shapes and name of the INT8 project."""
 
     HELP = (
-        "Makes the INT8 version of this project with ONNX Runtime quantization, in a separate "
-        "process, and checks how far its outputs are from the FP32 model's. Static (QDQ) "
+        "Makes the INT8 version of this project, in a separate process, and checks how far "
+        f"its outputs are from the FP32 model's: {fmt.QUANTIZERS_TEXT}. Static "
         "calibrates activation ranges on the calibration folder's samples: .npy files (one "
         "per sample) or .npz files / sub-folders (one array per input name). Without a "
         "folder it uses seeded random data, and the accuracy figures are then only a "
@@ -78,7 +78,8 @@ class OptimizeDialog(FormDialog[OptimizeOptions]):
         with Vertical(classes="dialog-box", id="opt-form"):
             yield Label(f"Optimize {escape(p.name)} to INT8", classes="dialog-title")
             yield Static(
-                f"ONNX Runtime quantization of {escape(fmt.model_name(p.model))}; the result "
+                f"{fmt.quantizer(p.engine)} makes the INT8 version of "
+                f"{escape(fmt.model_name(p.model))}; the result "
                 f"is a new project on {p.engine}/{p.device}.",
                 classes="dialog-detail",
             )

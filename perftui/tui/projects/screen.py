@@ -20,7 +20,7 @@ from perftui.tui.kit import format as fmt
 from perftui.tui.kit.dialogs import ConfirmScreen, PromptScreen
 from perftui.tui.kit.fit import cut, room_left
 from perftui.tui.kit.format import escape
-from perftui.tui.kit.keys import BENCH, TUNE, optimize_key
+from perftui.tui.kit.keys import BENCH, TARGETS, TUNE, optimize_key
 from perftui.tui.kit.samples import stored_figures
 from perftui.tui.kit.screen import PerftuiScreen
 from perftui.tui.kit.tables import SCROLLBAR, RowTable, fill_table
@@ -47,9 +47,9 @@ class ProjectsScreen(PerftuiScreen):
         f"the run the best throughput came from ({fmt.VERDICT_LEGEND}). Open a project for "
         "its runs, scaling charts and layer "
         "profiles; benchmark it to add runs. Mark two projects with space to compare them. "
-        "INT8 (i) makes the INT8 version of the project under the cursor (ONNX Runtime "
-        "quantization, with an accuracy check); the line under the table says which project "
-        "an INT8 one was made from."
+        "INT8 (i) makes the INT8 version of the project under the cursor "
+        f"({fmt.QUANTIZERS_TEXT}, with an accuracy check); the line under the table says "
+        "which project an INT8 one was made from."
     )
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("n", "new", "New", id="new"),
@@ -62,6 +62,7 @@ class ProjectsScreen(PerftuiScreen):
         TUNE,
         Binding("d", "delete", "Delete", id="delete"),
         Binding("s", "samples", "Samples", id="samples"),
+        TARGETS,
         Binding("q", "app.quit", "Quit", id="quit", show=False),
     ]
 
@@ -319,6 +320,9 @@ class ProjectsScreen(PerftuiScreen):
             self.app.notify(f"Renamed {name} to {new}")
 
         self.app.push_screen(PromptScreen(f"Rename project {name} to:", name, check), done)
+
+    def action_targets(self) -> None:
+        self.perftui.open_targets()
 
     def action_delete(self) -> None:
         if (name := self._need_project()) is None:

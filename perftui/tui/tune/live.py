@@ -124,9 +124,12 @@ class TuneScreen(FollowingScreen["Outcome | str"], PerftuiScreen):
 
     def child_ended(self, outcome: Outcome | str, app: App[Any]) -> None:
         if isinstance(outcome, str):
+            outcome = fmt.said(outcome)
             app.notify(outcome, title="Tune", severity="error", timeout=12)
-            if not self.closed:
+            if not self.closed:  # the search is over: nothing to wait for or cancel
                 self.query_one("#tune-status", Static).update(f"The search failed: {outcome}")
+                self.query_one(TuneChart).set_message("the search failed: no trial to show")
+                self.refresh_bindings()
             return
         self.outcome = outcome
         if self.closed:

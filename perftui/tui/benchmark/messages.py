@@ -1,0 +1,37 @@
+"""The messages the live run's worker thread posts to its screen: progress ticks (the newest
+replaces one not yet handled), every other event, and a request that could not start."""
+
+from __future__ import annotations
+
+from textual.message import Message
+
+from perftui.bench import protocol
+from perftui.tui.kit.follower import Latest
+
+
+class LiveTick(Latest):
+    """The latest progress tick; a newer one replaces it if the UI has not handled it yet."""
+
+    def __init__(self, index: int, tick: protocol.Progress) -> None:
+        super().__init__()
+        self.index = index
+        self.tick = tick
+
+
+class LiveEvent(Message):
+    """Any other worker event (started, phase, finished, done, fatal), never dropped."""
+
+    def __init__(self, request: int, index: int, event: protocol.Event) -> None:
+        super().__init__()
+        self.request = request
+        self.index = index
+        self.event = event
+
+
+class LiveFailed(Message):
+    """A request could not start (validation or client error)."""
+
+    def __init__(self, request: int, message: str) -> None:
+        super().__init__()
+        self.request = request
+        self.message = message
