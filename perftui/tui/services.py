@@ -25,6 +25,8 @@ if TYPE_CHECKING:
     from perftui.domain.tune_result import Trial
     from perftui.optimize.runner import OptimizeEvent, OptimizeOptions
     from perftui.store.database import Store
+    from perftui.targets.probe import Probe
+    from perftui.targets.registry import Target
     from perftui.tune.search import Outcome
 
 
@@ -89,9 +91,11 @@ def client(request: BenchmarkRequest, store: Store) -> Client:
     """A benchmark client that runs the request in a child process and stores each run; on
     the project's SSH target when it names one (the model is placed there first)."""
     from perftui.bench.client import BenchmarkClient
-    from perftui.targets.launcher import target_launcher
+    from perftui.targets.launcher import priced, target_launcher
 
-    return BenchmarkClient(request, store, target_launcher(request, store.path))
+    made = BenchmarkClient(request, store, target_launcher(request, store.path))
+    made.launcher = priced(made.launcher, store.path, request.project.target)  # its price
+    return made
 
 
 def measure_requests(
@@ -116,6 +120,25 @@ def target_names(db_path: Path) -> list[str]:
     from perftui.targets.registry import TargetBook
 
     return [target.name for target in TargetBook(db_path).all()]
+
+
+def probe_target(target: Target) -> Probe:
+    """What the host is (CPU, ISA, engines and their devices there), or why it cannot run a
+    benchmark; `target` named local is this machine. Never raises."""
+    from perftui.targets.probe import probe, this_machine
+    from perftui.targets.registry import LOCAL
+
+    if target.name == LOCAL:
+        target = this_machine(target.price_per_hour)
+    return probe(target, devices=True)
+
+
+def setup_target(target: Target, say: Callable[[str], None]) -> str:
+    """Install this perftui into a venv on the host (as `perftui targets setup`); the python
+    there that has it. TargetError when it cannot."""
+    from perftui.targets.setup import setup_target as install
+
+    return install(target, "python3", (), say)
 
 
 def optimize(options: OptimizeOptions, db_path: Path) -> Optimizer:
@@ -166,6 +189,8 @@ class Services:
     ] = measure_requests
     alternate: Callable[[Client, Client], Alternation] = alternate
     targets: Callable[[Path], list[str]] = target_names
+    probe_target: Callable[[Target], Probe] = probe_target
+    setup_target: Callable[[Target, Callable[[str], None]], str] = setup_target
     optimize: Callable[[OptimizeOptions, Path], Optimizer] = optimize
     busy: Callable[[], list[str]] = busy_reasons
     tune: Callable[[TuneSpec, Store], Tuning] = tune

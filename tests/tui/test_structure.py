@@ -15,7 +15,7 @@ from pathlib import Path
 import perftui.tui
 
 TUI = Path(perftui.tui.__file__).parent
-FEATURES = ("projects", "benchmark", "detail", "compare", "optimize")
+FEATURES = ("projects", "benchmark", "detail", "compare", "optimize", "targets")
 MAX_LINES = 400
 
 

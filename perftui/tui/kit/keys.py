@@ -15,6 +15,15 @@ TUNE = Binding(
     tooltip="Tune: the most throughput under a latency budget",
 )
 
+TARGETS = Binding(
+    "g",
+    "targets",
+    "Targets",
+    id="targets",
+    show=False,
+    tooltip="Targets: this machine and the SSH hosts to measure on",
+)
+
 
 def optimize_key(which: str) -> Binding:
     """INT8 (i): make the INT8 version of `which` ('this project', 'the selected project')."""

@@ -1,0 +1,1 @@
+"""The Targets screen: the machines a benchmark can run on."""

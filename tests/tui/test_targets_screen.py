@@ -1,0 +1,95 @@
+"""The Targets screen at 80x24: list, add (refused in the form with one line when bad), test,
+setup with its progress, remove; the SSH side faked through the app's services."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from textual.widgets import DataTable, Input, Static
+
+from perftui.targets.probe import Probe
+from perftui.targets.registry import Target, TargetBook
+from perftui.tui.targets.add import AddTargetDialog
+from perftui.tui.targets.screen import TargetsScreen
+from tests.tui.conftest import ENV
+from tests.tui.test_new_project import wait_for
+
+pytestmark = pytest.mark.tui
+XEON = {**ENV, "cpu_model": "Xeon 8480+", "isa": ["avx512_vnni", "amx_int8"], "openvino": "2026.4"}
+
+
+def fake_probe(target: Target) -> Probe:
+    if target.destination == "nowhere":
+        return Probe(
+            target, error=f"target {target.name} (nowhere) is unreachable", reachable=False
+        )
+    return Probe(target, {**XEON}, devices={"openvino": ["CPU"], "onnxruntime": ["CPU"]})
+
+
+def setup_says(target: Target, say) -> str:
+    say("building the perftui wheel of this checkout")
+    say(f"installing into ~/.cache/perftui/venv on {target.name}")
+    return "/home/me/.cache/perftui/venv/bin/python"
+
+
+async def type_into(pilot, screen, values: dict[str, str]) -> None:
+    for key, value in values.items():
+        screen.query_one(f"#{key}", Input).value = value
+    await pilot.press("ctrl+s")
+    await pilot.pause()
+
+
+async def test_targets_screen_add_test_setup_remove(app, db: Path, services):
+    services.probe_target = fake_probe
+    services.setup_target = setup_says
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("g")
+        screen = app.screen
+        assert isinstance(screen, TargetsScreen)
+        table = screen.query_one("#targets", DataTable)
+        await wait_for(pilot, lambda: screen.probes.get("local") is not None)
+        assert table.row_count == 1 and "ready" in str(table.get_row_at(0))
+        footer = {key for key, b in screen.active_bindings.items() if b.binding.show}
+        assert {"a", "t", "s", "d", "escape"} <= footer  # the verbs' keys, in the footer
+
+        await pilot.press("a")
+        dialog = app.screen
+        assert isinstance(dialog, AddTargetDialog)
+        error = dialog.query_one("#add-error", Static)
+        for bad, says in (
+            ({"name": "xeon", "destination": "-oProxyCommand=x"}, "not an SSH destination"),
+            ({"destination": "lab-xeon", "price": "-1"}, "is not a price"),
+            ({"price": "abc"}, "is not a price"),
+            ({"name": "local", "price": "0.34"}, "not a target name"),
+        ):
+            await type_into(pilot, dialog, bad)
+            assert app.screen is dialog and says in str(error.render())
+            assert "\n" not in str(error.render())  # one line
+        assert not TargetBook(db).path.exists()  # nothing stored
+        await type_into(pilot, dialog, {"name": "xeon"})
+        await wait_for(pilot, lambda: app.screen is screen and table.row_count == 2)
+        [stored] = TargetBook(db).all()
+        assert stored == Target("xeon", "lab-xeon", "python3", 0.34)
+        await wait_for(pilot, lambda: "ready" in str(table.get_row_at(1)))
+        row = [str(cell) for cell in table.get_row_at(1)]
+        assert row[2] == "0.34" and "avx512_vnni" in row[6]
+
+        await pilot.press("a")  # an unreachable host is not stored
+        await type_into(pilot, app.screen, {"name": "gone", "destination": "nowhere"})
+        await wait_for(pilot, lambda: app.screen is screen and not screen.progress)
+        assert [t.name for t in TargetBook(db).all()] == ["xeon"]
+
+        table.move_cursor(row=1)
+        await pilot.press("t")
+        await wait_for(pilot, lambda: screen.probes.get("xeon") is not None)
+        detail = screen.query_one("#target-detail", Static)
+        assert "devices there: onnxruntime: CPU; openvino: CPU" in str(detail.render())
+        await pilot.press("s")
+        await wait_for(pilot, lambda: TargetBook(db).get("xeon").python.endswith("venv/bin/python"))
+        await pilot.press("d")
+        await pilot.press("y")
+        await wait_for(pilot, lambda: table.row_count == 1)
+        assert TargetBook(db).all() == []
+        await pilot.press("escape")
+        assert not isinstance(app.screen, TargetsScreen)
