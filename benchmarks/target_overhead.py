@@ -1,6 +1,12 @@
 """The fixed cost of a benchmark on an SSH target: a quick bench on a loopback sshd, timed.
 
     python benchmarks/target_overhead.py [--before CHECKOUT] [--pairs 5]
+    python benchmarks/target_overhead.py --matrix [--pairs 3]
+
+--matrix: `bench --target local,h1,h2` (this machine and two loopback sshd "hosts") against
+each host's share alone, in turn; hosts run in parallel, so the matrix should take about as
+long as the slowest share (the issue's bound: at most 1.2x). The "hosts" share this machine's
+CPUs, so the shares' timed windows (fixed seconds) dominate, not their start-up.
 
 With --before (another checkout of perftui, e.g. `git worktree add /tmp/before COMMIT`), each
 pair runs that checkout's `bench --target` and this one's, interleaved, both against the same
@@ -35,10 +41,12 @@ def remote_python(folder: Path, checkout: Path) -> str:
     return str(script)
 
 
-def bench_seconds(checkout: Path, db: Path, target: str, env: dict[str, str]) -> float:
+def bench_seconds(
+    checkout: Path, db: Path, target: str, env: dict[str, str], quick: list[str] = QUICK
+) -> float:
     started = time.perf_counter()
     done = subprocess.run(
-        [sys.executable, "-m", "perftui", "bench", str(MODEL), "--target", target, *QUICK],
+        [sys.executable, "-m", "perftui", "bench", str(MODEL), "--target", target, *quick],
         cwd=checkout,
         env={**env, "PERFTUI_DB": str(db), "PYTHONPATH": str(checkout)},
         capture_output=True,
@@ -50,11 +58,60 @@ def bench_seconds(checkout: Path, db: Path, target: str, env: dict[str, str]) ->
     return seconds
 
 
+MATRIX = ["--batch", "1,2", "--time", "2"]
+"""Each share: two runs of 2 timed seconds."""
+
+
+def matrix(pairs: int) -> None:
+    """Time the three-host matrix against each host's share alone, interleaved."""
+    with tempfile.TemporaryDirectory() as temp:
+        folder = Path(temp)
+        with sshd(folder / "h1") as one, sshd(folder / "h2") as two:
+            config = folder / "ssh_config"
+            config.write_text(
+                "".join(
+                    server.config.read_text().split("Host perftui-test-closed")[0].replace(ALIAS, n)
+                    for n, server in (("h1", one), ("h2", two))
+                )
+            )
+            env = {**os.environ, "PERFTUI_SSH": f"ssh -F {config}"}
+            db = folder / "db.json"
+            for name in ("h1", "h2"):
+                add = ["targets", "add", name, name, "--python", sys.executable, "--db", str(db)]
+                subprocess.run(
+                    [sys.executable, "-m", "perftui", *add],
+                    env=env,
+                    check=True,
+                    capture_output=True,
+                )
+            hosts = ("local", "h1", "h2")
+            quick = [*QUICK[:2], "--warmup", "1", "--iterations", "5", *MATRIX]
+            for host in hosts:  # places the model on each host; not timed
+                bench_seconds(ROOT, db, host, env, quick)
+            ratios = []
+            for pair in range(pairs):
+                alone = {host: bench_seconds(ROOT, db, host, env, quick) for host in hosts}
+                together = bench_seconds(ROOT, db, ",".join(hosts), env, quick)
+                slowest = max(alone.values())
+                ratios.append(together / slowest)
+                shown = ", ".join(f"{h} {t:.2f} s" for h, t in alone.items())
+                print(
+                    f"pair {pair + 1}: alone {shown}; local,h1,h2 {together:.2f} s"
+                    f" = {ratios[-1]:.2f}x the slowest share",
+                    flush=True,
+                )
+            print(f"matrix / slowest share: median {statistics.median(ratios):.2f}x (bound 1.2x)")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--before", type=Path, help="another perftui checkout to compare with")
     parser.add_argument("--pairs", type=int, default=5)
+    parser.add_argument("--matrix", action="store_true", help="three hosts at once vs alone")
     args = parser.parse_args()
+    if args.matrix:
+        matrix(args.pairs)
+        return
     sides = {"this": ROOT, **({"before": args.before.resolve()} if args.before else {})}
     with tempfile.TemporaryDirectory() as temp, sshd(Path(temp) / "sshd") as server:
         folder = Path(temp)
