@@ -6,7 +6,7 @@ from __future__ import annotations
 from rich.text import Text
 
 from perftui.domain.series import LiveLine
-from perftui.tui.kit.axes import fit_y
+from perftui.tui.kit.axes import fit_x, fit_y
 from perftui.tui.kit.charts import Chart
 
 MARKERS = ("hd", "dot", "x", "+", "*", "o", "#", "@")
@@ -65,6 +65,10 @@ class LiveChart(Chart):
         # follows the points drawn before, so a new run's first point sat on the old floor
         top = max((y for line in self.lines for y in self.values(line)), default=0.0)
         fit_y(plt, top, self.size.height - 4 - (not self.narrow))
+        # seconds from 0 in round, even steps (plotext's own read 0.26, 0.71, 1.16, ...)
+        fit_x(
+            plt, max((x for line in self.lines for x in line.xs), default=0.0), self.size.width - 10
+        )
         if self.narrow:  # no room for an x label: the title says the x unit
             plt.title(f"{self.chart_title}, x: {X_UNIT}")
         else:

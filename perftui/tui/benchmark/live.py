@@ -43,8 +43,8 @@ from perftui.tui.services import Client
 
 REDRAW_HZ = 2
 WIDE = 100
-"""From this many columns the live table shows each run's peak memory and iterations too."""
-NARROW_DROPS = ("memory", "iters")
+"""From this many columns the live table shows each run's p99, peak memory and iterations."""
+NARROW_DROPS = ("p99", "memory", "iters")
 CHART_BUDGET = 0.03
 """Share of a core the dashboard may use while it watches; dear frames (a big terminal)
 come less often than REDRAW_HZ to stay within it (the benchmark child needs the CPU)."""
@@ -68,7 +68,8 @@ class LiveRunScreen(FollowingScreen[None], PerftuiScreen):
         "the CPU to the benchmark). The table fills in as runs finish; its first column "
         "shows each run's marker in the charts, each figure its 95 % interval (±) and the "
         "run's verdict: stable, noisy or INVALID (the project's Runs tab says why). A machine "
-        "already busy before the start is warned about. Every finished run is already stored. "
+        "already busy before the start is warned about. Every finished run is already stored; "
+        "under 100 columns the table leaves p99, peak and iterations to the Runs tab. "
         "Cancel (x) stops the run in progress (kept as cancelled) and skips the rest."
     )
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -232,8 +233,7 @@ class LiveRunScreen(FollowingScreen[None], PerftuiScreen):
         table = self.query_one("#live-runs", DataTable)
         self._runs_width = self.size.width
         width = table.size.width or self.size.width or self.app.size.width
-        # the peak and the iterations give way to the labels on a narrow screen, so rows
-        # that differ never read the same (the Runs tab has them)
+        # narrow: p99, peak and iterations give way, so the labels never read the same
         keep = [
             n
             for n, (_, key) in enumerate(self.RUN_COLUMNS)
