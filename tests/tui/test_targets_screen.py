@@ -51,7 +51,7 @@ async def test_targets_screen_add_test_setup_remove(app, db: Path, services):
         await wait_for(pilot, lambda: screen.probes.get("local") is not None)
         assert table.row_count == 1 and "ready" in str(table.get_row_at(0))
         footer = {key for key, b in screen.active_bindings.items() if b.binding.show}
-        assert {"a", "t", "s", "d", "escape"} <= footer  # the verbs' keys, in the footer
+        assert {"a", "t", "s", "p", "d", "escape"} <= footer  # the verbs' keys, in the footer
 
         await pilot.press("a")
         dialog = app.screen
@@ -73,7 +73,7 @@ async def test_targets_screen_add_test_setup_remove(app, db: Path, services):
         assert stored == Target("xeon", "lab-xeon", "python3", 0.34)
         await wait_for(pilot, lambda: "ready" in str(table.get_row_at(1)))
         row = [str(cell) for cell in table.get_row_at(1)]
-        assert row[2] == "0.34" and "avx512_vnni" in row[6]
+        assert row[1] == "0.34" and row[5] == "vnni512 amx"  # 80 columns: no destination
 
         await pilot.press("a")  # an unreachable host is not stored
         await type_into(pilot, app.screen, {"name": "gone", "destination": "nowhere"})
@@ -84,7 +84,15 @@ async def test_targets_screen_add_test_setup_remove(app, db: Path, services):
         await pilot.press("t")
         await wait_for(pilot, lambda: screen.probes.get("xeon") is not None)
         detail = screen.query_one("#target-detail", Static)
-        assert "devices there: onnxruntime: CPU; openvino: CPU" in str(detail.render())
+        assert "lab-xeon: devices onnxruntime CPU; openvino CPU" in str(detail.render())
+        await pilot.press("p")  # the price: refused in the prompt when it is not one
+        prompt = app.screen.query_one(Input)
+        prompt.value = "-1"
+        await pilot.press("enter")
+        assert "is not a price" in str(app.screen.query_one("#prompt-error", Static).render())
+        prompt.value = "0.5"
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: TargetBook(db).price("xeon") == 0.5)
         await pilot.press("s")
         await wait_for(pilot, lambda: TargetBook(db).get("xeon").python.endswith("venv/bin/python"))
         await pilot.press("d")

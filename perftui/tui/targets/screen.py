@@ -17,8 +17,9 @@ from textual.widgets import Footer, Header, Static
 
 from perftui.domain.context import INT8_ISA
 from perftui.domain.errors import InputError
+from perftui.domain.limits import parse_price
 from perftui.targets.registry import LOCAL, Target, TargetBook
-from perftui.tui.kit.dialogs import ConfirmScreen
+from perftui.tui.kit.dialogs import ConfirmScreen, PromptScreen
 from perftui.tui.kit.screen import PerftuiScreen, one_line
 from perftui.tui.kit.tables import RowTable, fill_table
 
@@ -27,6 +28,9 @@ if TYPE_CHECKING:
 
 DASH = "—"
 PROBING = "probing…"
+INT8_SHORT = {"avx512_vnni": "vnni512", "avx_vnni": "vnni", "amx_int8": "amx"}
+WIDE = 100
+"""Below this width the destination column is left out (the line under the table says it)."""
 COLUMNS = (
     ("Name", "name"),
     ("Destination", "destination"),
@@ -52,9 +56,10 @@ def cells(target: Target, found: Probe | None) -> list[str]:
     env = (found.environment if found else None) or {}
     isa = env.get("isa") or []
     engines = " ".join(
-        f"{short} {env[key]}" for key, short in (("openvino", "ov"), ("onnxruntime", "ort"))
+        f"{short} {'.'.join(str(env[key]).split('.')[:2])}"
+        for key, short in (("openvino", "ov"), ("onnxruntime", "ort"))
         if env.get(key)
-    )  # fmt: skip
+    )
     price = DASH if target.price_per_hour is None else f"{target.price_per_hour:g}"
     return [
         target.name,
@@ -63,7 +68,7 @@ def cells(target: Target, found: Probe | None) -> list[str]:
         status_of(found),
         str(env.get("cpu_model") or DASH),
         f"{env['physical_cores'] or '?'}/{env['logical_cores']}" if env else DASH,
-        (" ".join(f for f in INT8_ISA if f in isa) or "none") if env else DASH,
+        (" ".join(INT8_SHORT.get(f, f) for f in INT8_ISA if f in isa) or "none") if env else DASH,
         engines or DASH,
     ]
 
@@ -76,12 +81,14 @@ class TargetsScreen(PerftuiScreen):
         "has perftui, and optionally its price per hour (each run then records it, and its "
         "throughput is also a cost per million inferences). Test (t) probes the host: CPU, "
         "cores, INT8 ISA, engines and their devices there. Setup (s) installs this perftui "
-        "into a venv there. Remove (d) forgets a host; its projects and runs stay."
+        "into a venv there. Price (p) sets what an hour of the host (or this machine) costs. "
+        "Remove (d) forgets a host; its projects and runs stay."
     )
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("a", "add", "Add", id="add"),
         Binding("t", "test", "Test", id="test"),
         Binding("s", "setup", "Setup", id="setup"),
+        Binding("p", "price", "Price", id="price"),
         Binding("d", "remove", "Remove", id="remove"),
     ]
 
@@ -123,7 +130,12 @@ class TargetsScreen(PerftuiScreen):
         ]
         width = self.size.width or 80
         height = self.size.height - 3  # less header, detail line, footer
-        fill_table(table, COLUMNS, rows, width=width, height=height, flex=4, maximum=32)
+        columns = list(COLUMNS)
+        if width < WIDE:
+            columns.pop(1)
+            rows = [(key, [*row[:1], *row[2:]]) for key, row in rows]
+        flex = [key for _, key in columns].index("cpu")
+        fill_table(table, columns, rows, width=width, height=height, flex=flex, maximum=32)
         names = [t.name for t in self.targets]
         if current in names:
             table.move_cursor(row=names.index(current))
@@ -146,10 +158,11 @@ class TargetsScreen(PerftuiScreen):
         found = self.probes.get(name) if name else None
         if not line and found is not None:
             devices = "; ".join(
-                f"{engine}: {' '.join(found.devices[engine]) or 'none'}"
+                f"{engine} {' '.join(found.devices[engine]) or 'none'}"
                 for engine in sorted(found.devices or {})
             )
-            line = found.error or (f"devices there: {devices}" if devices else "")
+            where = found.target.destination
+            line = found.error or (f"{where}: devices {devices}" if devices else where)
         self.query_one("#target-detail", Static).update(line.splitlines()[0] if line else "")
 
     # ------------------------------------------------------------------ probes
@@ -214,6 +227,32 @@ class TargetsScreen(PerftuiScreen):
     def action_test(self) -> None:
         if (name := self.selected()) is not None:
             self.probe_all([name])
+
+    def action_price(self) -> None:
+        if (name := self.selected()) is None:
+            return
+        target = next(t for t in self.targets if t.name == name)
+        now = "" if target.price_per_hour is None else f"{target.price_per_hour:g}"
+
+        def check(text: str) -> str | None:
+            try:
+                parse_price(text)
+            except InputError as error:
+                return str(error)
+            return None
+
+        def done(text: str | None) -> None:
+            if text is not None:
+                try:
+                    self.book.set_price(name, parse_price(text))
+                except InputError as error:
+                    self.report(error, "Price")
+                    return
+                self.reload()
+                self.app.notify(f"{name}: {text} per hour, recorded with its next runs")
+
+        question = f"Price per hour of {name} (its next runs record it):"
+        self.app.push_screen(PromptScreen(question, now, check), done)
 
     def action_remove(self) -> None:
         if (target := self._need_host("Remove")) is None:
