@@ -133,6 +133,22 @@ def probe_target(target: Target) -> Probe:
     return probe(target, devices=True)
 
 
+def target_devices(db_path: Path, name: str) -> dict[str, list[str] | str]:
+    """Engine -> the devices it reports on the target `name` (probed there), or the
+    one-line reason it cannot be used there."""
+    from perftui.domain.errors import InputError
+    from perftui.targets.probe import probe
+    from perftui.targets.registry import TargetBook
+
+    try:
+        found = probe(TargetBook(db_path).get(name), devices=True)
+    except InputError as error:
+        return dict.fromkeys(ENGINES, str(error))
+    if found.error or found.devices is None:
+        return dict.fromkeys(ENGINES, found.error or f"target {name} gave no device list")
+    return {e: found.devices.get(e) or f"{e} reports no devices on {name}" for e in ENGINES}
+
+
 def setup_target(target: Target, say: Callable[[str], None]) -> str:
     """Install this perftui into a venv on the host (as `perftui targets setup`); the python
     there that has it. TargetError when it cannot."""
@@ -190,6 +206,7 @@ class Services:
     alternate: Callable[[Client, Client], Alternation] = alternate
     targets: Callable[[Path], list[str]] = target_names
     probe_target: Callable[[Target], Probe] = probe_target
+    target_devices: Callable[[Path, str], dict[str, list[str] | str]] = target_devices
     setup_target: Callable[[Target, Callable[[str], None]], str] = setup_target
     optimize: Callable[[OptimizeOptions, Path], Optimizer] = optimize
     busy: Callable[[], list[str]] = busy_reasons

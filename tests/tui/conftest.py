@@ -249,6 +249,7 @@ class FakeServices(Services):
 
     def __post_init__(self) -> None:
         self.devices = lambda: dict(DEVICES)
+        self.target_devices = lambda _db, _name: dict(DEVICES)
         self.inspect = self._inspect
         self.validate = self._validate
         self.client = self._client

@@ -6,14 +6,14 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from textual.widgets import DataTable, Input, Static
+from textual.widgets import DataTable, Input, Select, Static
 
 from perftui.targets.probe import Probe
 from perftui.targets.registry import Target, TargetBook
 from perftui.tui.targets.add import AddTargetDialog
 from perftui.tui.targets.screen import TargetsScreen
 from tests.tui.conftest import ENV
-from tests.tui.test_new_project import wait_for
+from tests.tui.test_new_project import models, open_screen, wait_for
 
 pytestmark = pytest.mark.tui
 XEON = {**ENV, "cpu_model": "Xeon 8480+", "isa": ["avx512_vnni", "amx_int8"], "openvino": "2026.4"}
@@ -101,3 +101,30 @@ async def test_targets_screen_add_test_setup_remove(app, db: Path, services):
         assert TargetBook(db).all() == []
         await pilot.press("escape")
         assert not isinstance(app.screen, TargetsScreen)
+
+
+async def test_the_new_project_form_offers_the_chosen_hosts_devices(
+    app, db: Path, services, tmp_path: Path
+):
+    TargetBook(db).add(Target("box", "user@box.example"))
+    asked: list[str] = []
+
+    def box_devices(_db: Path, name: str) -> dict[str, list[str] | str]:
+        asked.append(name)
+        return {"openvino": ["CPU", "GPU.0"], "onnxruntime": "onnxruntime is not installed"}
+
+    services.target_devices = box_devices
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_screen(app, pilot, models(tmp_path))
+        target = screen.query_one("#target", Select)
+        await wait_for(pilot, lambda: len(target._options) > 1 and screen.devices is not None)
+        target.value = "box"
+        await wait_for(pilot, lambda: screen.devices is not None and asked == ["box"])
+        assert screen.devices["openvino"] == ["CPU", "GPU.0"]  # probed there, not here
+        assert [v for _, v in screen.query_one("#engine", Select)._options] == ["openvino"]
+        device = screen.query_one("#device", Select)
+        assert [v for _, v in device._options if v != Select.NULL] == ["CPU", "GPU.0"]
+        target.value = "local"
+        await wait_for(
+            pilot, lambda: screen.devices is not None and "GPU.0" not in str(screen.devices)
+        )

@@ -167,6 +167,31 @@ class NewProjectScreen(InspectingScreen):
         else:
             device.set_options([])
 
+    @on(Select.Changed, "#target")
+    def _target_changed(self, event: Select.Changed) -> None:
+        """The chosen host's devices, as its engines report them there."""
+        name = str(event.value)
+        if self.devices is not None or name != LOCAL:
+            self.devices = None
+            self.query_one("#device", Select).disabled = True
+            self._status(f"Asking the engines on {name} for their devices…")
+            self._probe_target(name)
+
+    @work(thread=True, exit_on_error=False, name="devices", group="target-devices")
+    def _probe_target(self, name: str) -> None:
+        services = self.perftui.services
+        found = (
+            self.perftui.devices()
+            if name == LOCAL
+            else services.target_devices(self.perftui.db_path, name)
+        )
+        self.app.call_from_thread(self._target_devices_found, name, found)
+
+    def _target_devices_found(self, name: str, devices: dict[str, list[str] | str]) -> None:
+        if str(self.query_one("#target", Select).value) == name:  # not an earlier choice's
+            self._status("")
+            self._devices_found(devices)
+
     @on(Select.Changed, "#engine")
     def _engine_changed(self, event: Select.Changed) -> None:
         self._update_devices()
