@@ -79,9 +79,12 @@ def test_a_matrix_over_three_hosts_stores_each_hosts_runs(hosts: dict, isolated_
     document = json.loads(compared.stdout)
     assert {"property": "Target", "a": "local", "b": "h1"} in document["environment_differences"]
     assert document["b"]["run"]["cost_per_million"] > 0 and document["b"]["run"]["price_per_hour"]
+    cheapest = document["cheapest"]  # the sweet spot by cost: only h1's runs have a price
+    assert cheapest["side"] == "B" and cheapest["cost_per_million"] > 0
+    assert cheapest["run_id"] in {run["id"] for run in documents["h1"]["runs"]}
     text = perftui("compare", name, f"{name}@h1").stdout
     assert "$/M inf" in text and "on different machines" in text
-    assert "Target: A local | B h1" in text
+    assert "Target: A local | B h1" in text and "cheapest per inference: B " in text
     report = perftui("report", name, f"{name}@h1")
     assert report.returncode == 0, report.stderr
     assert "$/M inf" in report.stdout and "B costs " in report.stdout

@@ -47,10 +47,16 @@ def add_parsers(command: CommandFactory) -> None:
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
-    from perftui.cli.compare_report import comparison_document, comparison_text
+    from perftui.cli.compare_report import (
+        cheapest_document,
+        cheapest_line,
+        comparison_document,
+        comparison_text,
+    )
     from perftui.cli.measure import measure_alternately, parse_rounds, parse_time
     from perftui.domain import options
     from perftui.domain.compare import LATENCY_STATS, Comparison, Side, compare_projects
+    from perftui.domain.cost import cheapest
     from perftui.domain.limits import parse_memory_limit
 
     stat = options.parse_choices(args.stat, "latency statistic", LATENCY_STATS)[0]
@@ -102,10 +108,18 @@ def cmd_compare(args: argparse.Namespace) -> int:
         measured = measure_alternately(store, comparison, rounds, time_s)
         runs[args.a], runs[args.b], cancelled = measured
         comparison = compared()
+    spot = cheapest(
+        [("A", r) for r in runs[args.a]] + [("B", r) for r in runs[args.b]],
+        threshold,
+        stat,
+        max_memory,
+    )  # the sweet spot by cost, beside the one by throughput
     if args.json:
-        print_json(comparison_document(comparison))
+        print_json({**comparison_document(comparison), "cheapest": cheapest_document(spot)})
     else:
         print(comparison_text(comparison))
+        if spot is not None:
+            print(cheapest_line(spot, comparison, threshold, stat))
     return EXIT_CANCELLED if cancelled else EXIT_OK
 
 

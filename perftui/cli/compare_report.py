@@ -227,3 +227,22 @@ def _side_row(side: str, name: str, group: ConfigGroup | None, stat: str) -> lis
         with_interval(figures.throughput_fps, figures.throughput),
         ms_with_interval(group.latency_ms(stat), figures.latency.get(stat)),
     ]
+
+
+def cheapest_line(
+    spot: tuple[str, RunResult, float], c: Comparison, threshold: float | None, stat: str
+) -> str:
+    """'cheapest per inference under 5 ms (median): B NAME CONFIG: 0.23 per million ...'."""
+    side, run, cost = spot
+    under = f" under {threshold:g} ms ({stat})" if threshold is not None else ""
+    return (
+        f"cheapest per inference{under}: {side} {c.name(side)} {run.config.label()}: "
+        f"{cost_text(cost)} per million inferences, {run.throughput_fps:,.1f} fps"
+    )
+
+
+def cheapest_document(spot: tuple[str, RunResult, float] | None) -> dict[str, Any] | None:
+    if spot is None:
+        return None
+    side, run, cost = spot
+    return {"side": side, "run_id": run.id, "config": run.config.label(), "cost_per_million": cost}
