@@ -80,8 +80,35 @@ async def test_the_runs_tab_of_a_seq_matrix_tells_every_row_apart(app, db):
         await pilot.press("right")
         await pilot.pause(0.3)
         rows = cells(screen, "runs")
-        labels = [row[1] for row in rows]
-        assert sorted(labels) == sorted(config_labels(MATRIX).labels), labels
         table = screen.query_one("#runs", DataTable)
+        config = [str(key.value) for key in table.columns].index("config")
+        labels = [row[config] for row in rows]
+        assert sorted(labels) == sorted(config_labels(MATRIX).labels), labels
         assert table.virtual_size.width <= table.size.width  # nothing off screen
         assert "every run: t:auto s:auto r:auto ran:bf16" in text(screen, "runs-common")
+
+
+async def test_when_gives_way_before_the_labels_are_cut(app, db):
+    """Labels too wide beside the When column: When goes (the notice below says it)."""
+    wide = tuple(
+        RunConfig(2, t, hint=h, api=a, precision=p, dims=(("seq", s),))
+        for t in (1, 16)
+        for s in (32, 128)
+        for a, h in (("sync", "latency"), ("async", "throughput"))
+        for p in ("f32", "bf16")
+    )
+    store = Store(db)
+    store.add_project(Project("enc", "/models/encoder.onnx", "openvino", "CPU"))
+    for n, config in enumerate(wide):
+        run = replace(make_run("enc", 2, config.threads, 3000.0 + n, n), config=config, id="")
+        store.add_run(run, np.full(10, 4.0))
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_detail(app, pilot, "enc")
+        await pilot.press("right")
+        await pilot.pause(0.3)
+        table = screen.query_one("#runs", DataTable)
+        keys = [str(key.value) for key in table.columns]
+        labels = [row[keys.index("config")] for row in cells(screen, "runs")]
+        assert sorted(labels) == sorted(config_labels(wide).labels), labels
+        assert "when" not in keys and table.virtual_size.width <= table.size.width
+        assert "2025-03-01 10:00:15" in text(screen, "run-notice")  # the newest, selected

@@ -32,7 +32,7 @@ from perftui.tui.kit import format as fmt
 from perftui.tui.kit.format import escape
 from perftui.tui.kit.modelinfo import describe
 from perftui.tui.kit.optimization import optimization_lines
-from perftui.tui.kit.tables import Cell, RowTable, fill_table, right
+from perftui.tui.kit.tables import Cell, RowTable, fill_table, flex_fits, right
 from perftui.tui.kit.tabs import Pane
 
 VIEW_NAMES = {
@@ -141,6 +141,15 @@ def _when(runs: list[RunResult]) -> list[str]:
     return [fmt.when(run.started_at, seconds=True)[cut] for run in runs]
 
 
+Rows = list[tuple[str | None, list[Cell]]]
+
+
+def _only(keys: list[str], rows: Rows) -> tuple[list[tuple[str, str]], Rows]:
+    """RUN_COLUMNS and the rows' cells of the columns `keys` alone."""
+    kept = [n for n, (_, key) in enumerate(RUN_COLUMNS) if key in keys]
+    return [RUN_COLUMNS[n] for n in kept], [(k, [cells[n] for n in kept]) for k, cells in rows]
+
+
 class RunsPane(Pane[DetailState]):
     def compose(self) -> ComposeResult:
         yield Static("", id="runs-common", classes="pane-head")
@@ -159,8 +168,8 @@ class RunsPane(Pane[DetailState]):
             f"[dim]{escape(day + shared)}[/]" if day or shared else ""
         )
         profiled = any(run.layers for run in d.runs)
-        columns = RUN_COLUMNS if profiled else RUN_COLUMNS[:-1]
-        rows: list[tuple[str | None, list[Cell]]] = []
+        width = table.size.width or self.app.size.width
+        rows: Rows = []
         for run, when, label in zip(d.runs, _when(d.runs), labels.labels, strict=True):
             st = run.latency_ms
             figures = d.figures(run)
@@ -174,9 +183,20 @@ class RunsPane(Pane[DetailState]):
                 right(fmt.ms_ci(st.p99 if st else None, figures.latency.get("p99"))),
                 right(runs_peak_text([run.memory]) if measured else fmt.DASH),
             ]
-            rows.append((run.id, cells + (["yes" if run.layers else ""] if profiled else [])))
-        width = table.size.width or self.app.size.width
-        fill_table(table, columns, rows, width=width, height=table.size.height or 12, flex=1)
+            cells.append("yes" if run.layers else "")
+            rows.append((run.id, cells))
+        # Prof and then When give way where the labels would be cut (the notice says both)
+        height = table.size.height or 12
+        keys = [key for _, key in RUN_COLUMNS if profiled or key != "profile"]
+        for drop in ("profile", "when"):
+            columns, shown = _only(keys, rows)
+            flex = keys.index("config")
+            if flex_fits(columns, shown, width=width, height=height, flex=flex):
+                break
+            keys = [key for key in keys if key != drop]
+        columns, shown = _only(keys, rows)
+        flex = keys.index("config")
+        fill_table(table, columns, shown, width=width, height=height, flex=flex)
         ids = [r.id for r in d.runs]
         target = d.selected_id if d.selected_id in ids else d.default_run_id()
         if target is not None:

@@ -20,7 +20,10 @@ def verdict_notice(state: DetailState) -> str:
     if run is None:
         return ""
     verdict = state.figures(run).verdict
-    head = f"[b]{fmt.verdict_word(verdict.status)}[/] {escape(short_label(run.config))}"
+    head = (
+        f"[b]{fmt.verdict_word(verdict.status)}[/] {fmt.when(run.started_at, seconds=True)} "
+        f"{escape(short_label(run.config))}" + (" (profiled)" if run.layers else "")
+    )
     if verdict.status == STABLE:
         return f"{head}: its 95 % intervals (±) hold; nothing disturbed the run"
     return f"{head}: " + escape(fmt.said("; ".join(verdict.reasons)))

@@ -12,7 +12,7 @@ from textual.binding import Binding, BindingType
 from textual.widgets import DataTable
 
 from perftui.domain.names import terminal_safe
-from perftui.tui.kit.fit import distinct, distinct_named, flex_width
+from perftui.tui.kit.fit import distinct, distinct_named, flex_width, room_left
 
 SCROLLBAR = 2
 """Cells a DataTable's vertical scrollbar takes."""
@@ -51,6 +51,23 @@ CHECKED, UNCHECKED = Text("[x]"), Text("[ ]")
 def right(text: str) -> Text:
     """A right-aligned cell (figures)."""
     return Text(text, justify="right")
+
+
+def flex_fits(
+    columns: Sequence[tuple[str, str]],
+    rows: Sequence[tuple[str | None, Sequence[Cell]]],
+    *,
+    width: int,
+    height: int,
+    flex: int,
+) -> bool:
+    """Whether `fill_table` would show column `flex` whole in `width` cells (no cut)."""
+    widths = [
+        max([cell_len(label)] + [cell_len(str(cells[i])) for _, cells in rows])
+        for i, (label, _) in enumerate(columns)
+    ]
+    scrollbar = SCROLLBAR if len(rows) > height - 1 else 0
+    return room_left(width - scrollbar, widths[:flex] + widths[flex + 1 :]) >= widths[flex]
 
 
 def fill_table(
