@@ -38,5 +38,7 @@ def test_setup_installs_this_perftui_in_a_venv_there_and_uses_it(
     venv = server.config.parent / "remote-cache" / "perftui" / "venv-0.1.0"
     assert f"python {venv}/bin/python" in out and "ready: perftui 0.1.0" in out
     assert main(["targets", "list", "--json"]) == 0
-    [row] = json.loads(capsys.readouterr().out)["targets"]
+    rows = json.loads(capsys.readouterr().out)["targets"]
+    assert [r["name"] for r in rows] == ["local", "fresh"]  # this machine first
+    row = rows[1]
     assert row["python"] == f"{venv}/bin/python" and row["ready"]
