@@ -60,6 +60,8 @@ def test_a_slower_candidate_fails_and_a_faster_one_passes(
     shown = json.loads(perftui("show", "long", "--json", db=db).stdout)
     labels = [r["resolved"].get("label", "") for r in shown["runs"]]
     assert sum(label.startswith("gate ") for label in labels) == 5
+    compared = perftui("compare", "short", "long", db=db).stdout  # the gate's rounds, judged
+    assert "FAIL, long against short at 5 % slower, 5 rounds" in compared
 
     passed = perftui("gate", "long", "short", *SHORT, "--json", "--no-save", db=db)
     assert passed.returncode == 0, passed.stderr

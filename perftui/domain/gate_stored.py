@@ -93,3 +93,31 @@ def stored_gate(
     decision = decide(values, settings.max_slowdown, schedule, look, final=True)
     started = min(r.started_at for r in (*a, *b))
     return StoredGate(label, started, decision, tuple(a), tuple(b))
+
+
+def gate_note(found: StoredGate, a_name: str, b_name: str) -> str:
+    """A stored gate in one line, for a comparison of its two projects: its verdict, which
+    side was the candidate, B/A per statistic as the gate judged it."""
+    d = found.decision
+    a_is_baseline = found.baseline_runs[0].project == a_name
+    baseline, candidate = (a_name, b_name) if a_is_baseline else (b_name, a_name)
+    stats = "; ".join(
+        f"{v.stat} {v.ratio:.3f} ({v.lo:.3f}-{v.hi:.3f})"
+        for v in d.stats
+        if v.ratio is not None and v.lo is not None and v.hi is not None
+    )
+    return (
+        f"gate {found.started_at[:16].replace('T', ' ')}: {d.outcome.upper()}, {candidate} "
+        f"against {baseline} at {d.max_slowdown * 100:g} % slower, {d.rounds} rounds "
+        f"(candidate/baseline {stats or 'not judged'})"
+    )
+
+
+def gate_notes(
+    paired: RunResult, a_name: str, a_runs: Sequence[RunResult], b_name: str,
+    b_runs: Sequence[RunResult],
+) -> list[str]:  # fmt: skip
+    """For a comparison judged from a gate's rounds (`paired` is one of them): the gate's
+    verdict, judged again (`gate_note`); [] for other rounds."""
+    found = stored_gate(run_label(paired), a_runs, b_runs)
+    return [gate_note(found, a_name, b_name)] if found is not None else []

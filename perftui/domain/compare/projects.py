@@ -39,6 +39,7 @@ from perftui.domain.context import (
     run_isa,
 )
 from perftui.domain.figures import ConfigGroup, Figures, Samples
+from perftui.domain.gate_stored import gate_notes
 from perftui.domain.memory import MemoryRatio, fits_memory, memory_ratio, mib_text
 from perftui.domain.records import Project, RunConfig, RunResult
 from perftui.domain.summary import ProjectSummary
@@ -229,6 +230,7 @@ def compare_projects(
         if pairs:
             throughput, latency = paired_differences(pairs, stat)
             notes.append(paired_note(pairs))
+            notes += gate_notes(pairs[0][0], a_name, a_runs, b_name, b_runs)
         else:
             throughput = difference("throughput", fig_a.throughput, fig_b.throughput)
             latency = difference(stat, fig_a.latency.get(stat), fig_b.latency.get(stat))
