@@ -21,13 +21,12 @@ except ImportError as error:
 else:
     found = {"environment": environment()}
     if sys.argv[1:] == ["devices"]:
-        from perftui.domain.records import ENGINES
-        from perftui.engines import get_engine
         found["devices"] = {}
-        for name in ENGINES:
+        for name in ("openvino", "onnxruntime"):
             try:
+                from perftui.engines import get_engine
                 found["devices"][name] = get_engine(name).devices()
-            except Exception as error:  # an engine not installed there, or broken
+            except Exception:  # an engine (or numpy) not installed there, or broken
                 found["devices"][name] = []
     print(json.dumps(found))
 """
