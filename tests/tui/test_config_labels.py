@@ -112,3 +112,32 @@ async def test_when_gives_way_before_the_labels_are_cut(app, db):
         assert sorted(labels) == sorted(config_labels(wide).labels), labels
         assert "when" not in keys and table.virtual_size.width <= table.size.width
         assert "2025-03-01 10:00:15" in text(screen, "run-notice")  # the newest, selected
+
+
+async def test_the_compare_runs_table_tells_both_sides_runs_apart(app, db):
+    """A: batch x threads; B: the seq x api x batch matrix. At 80 columns the settings
+    read 'b…t2 sync seq=64' for two different runs; now the side's letter stands alone
+    and the labels keep what differs, uncut."""
+    from perftui.tui.compare.setup import CompareScreen
+    from tests.tui.snapshot_helpers import settle
+
+    store = Store(db)
+    configs = {
+        "enc-a": tuple(RunConfig(b, t, dims=(("seq", 64),)) for b in (1, 2) for t in (1, 2)),
+        "enc-b": MATRIX,
+    }
+    for name, runs in configs.items():
+        store.add_project(Project(name, f"/models/{name}.onnx", "openvino", "CPU"))
+        for n, config in enumerate(runs):
+            run = make_run(name, config.batch, config.threads, 300.0 + n, n)
+            store.add_run(replace(run, config=config, id=""), np.full(10, 4.0))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        screen = CompareScreen("enc-a", "enc-b")
+        app.push_screen(screen)
+        await settle(pilot)
+        table = screen.query_one("#cmp-runs", DataTable)
+        keys = [str(key.value) for key in table.columns]
+        shown = [str(table.get_row_at(i)[keys.index("config")]) for i in range(table.row_count)]
+        assert len(shown) == 12 and len(set(shown)) == 12, shown
+        assert not any("…" in label for label in shown), shown

@@ -76,7 +76,7 @@ def runs_table(
     cannot be checked."""
     columns = [
         ("", "check"),
-        ("Project", "project"),
+        ("Project" if wide else "", "project"),
         ("Settings", "config"),
         ("Ran", "ran"),
         ("items/s", "fps"),
@@ -89,12 +89,14 @@ def runs_table(
         columns.append(("When UTC", "when"))
     marks = run_marks(c) if c is not None else {}
     rows: list[tuple[RunKey, list[Cell]]] = []
-    names = distinct([state.sides[side].name or "" for side in Side], 14 if wide else 10)
+    # narrow: the side's letter alone (the selects above name the projects), so the
+    # settings that tell the runs apart keep their room
+    names = distinct([state.sides[side].name or "" for side in Side], 14) if wide else ["", ""]
     every = [run for side in Side for run in state.sides[side].runs]
     labels = dict(
         zip(
             (run.id for run in every),
-            distinct(list(config_labels([run.config for run in every]).labels), 22 if wide else 16),
+            distinct(list(config_labels([run.config for run in every]).labels), 22),
             strict=True,
         )
     )
@@ -110,7 +112,7 @@ def runs_table(
                 mark = f"{mark} pin".strip()
             cells: list[Cell] = [
                 check if ok else Text(" - "),
-                side_text(side, f"{side} {name}"),
+                side_text(side, f"{side} {name}".strip()),
                 labels[run.id],
                 ran_precision(run),
                 right(fmt.fps_ci(run.throughput_fps, figures.throughput))
