@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from perftui.store import Store
-from tests.cli_helpers import QUICK, perftui
+from tests.cli_helpers import QUICK, one_error_line, perftui
 from tests.conftest import MOBILENET, ROOT
 from tests.process_helpers import read_until
 from tests.sshd import ALIAS, MISSING, SSHD, Server, descendants, sshd
@@ -122,3 +122,18 @@ def test_a_host_killed_mid_matrix_fails_its_own_runs_only(hosts: dict, isolated_
     kept = {r.config.batch: r.status for r in store.runs(f"{name}@h2")}
     assert kept[1] == "ok"  # finished before the drop: kept
     assert "h1:" in out and "h2:" in out
+
+
+def test_a_bad_host_list_is_refused_before_anything_runs(isolated_db: Path):
+    from perftui.domain.records import Project
+    from perftui.targets.registry import Target, TargetBook
+
+    args = ["bench", str(MOBILENET), *QUICK]
+    line = one_error_line(perftui(*args, "--target", "local,nowhere"))
+    assert "no target named 'nowhere'" in line and not isolated_db.exists()
+    assert "separated by commas" in one_error_line(perftui(*args, "--target", "local,,h1"))
+    TargetBook(isolated_db).add(Target("h1", "h1.example"))  # never reached: refused first
+    Store(isolated_db).add_project(Project("p@h1", "/elsewhere/other.onnx", "onnxruntime"))
+    line = one_error_line(perftui(*args, "--project", "p", "--target", "local,h1"))
+    assert "project 'p@h1' already uses model /elsewhere/other.onnx" in line
+    assert [p.name for p in Store(isolated_db).projects()] == ["p@h1"]  # nothing else stored

@@ -150,6 +150,7 @@ def cmd_fleet(args: argparse.Namespace, request: BenchmarkRequest) -> int:
     from perftui.bench.protocol import Fatal, RunFinished
     from perftui.cli.interrupts import StopSignals
     from perftui.cli.progress import ProgressPrinter
+    from perftui.cli.targets import check_conflict
     from perftui.targets.registry import LOCAL, TargetBook
 
     hosts = hosts_of(args.target)
@@ -158,7 +159,10 @@ def cmd_fleet(args: argparse.Namespace, request: BenchmarkRequest) -> int:
         if host != LOCAL:
             book.get(host)  # an unknown name is refused before anything runs
     store = None if args.no_save else SerialStore(open_store(args))
-    shares = [Share(host, _host_request(request, host, args.project)) for host in hosts]
+    shares = [Share(host, _host_request(request, host)) for host in hosts]
+    if store is not None:  # a name taken by another model or host: refused before any runs
+        for share in shares:
+            check_conflict(store.kept.store, share.request.project)
     fleet = Fleet(shares)
     printers = {s.host: ProgressPrinter(HostStream(sys.stderr, s.host), s.request.total_runs)
                 for s in shares}  # fmt: skip
@@ -196,7 +200,7 @@ def cmd_fleet(args: argparse.Namespace, request: BenchmarkRequest) -> int:
     return _report(args, shares, store, fleet.cancelled)
 
 
-def _host_request(request: BenchmarkRequest, host: str, named: str | None) -> BenchmarkRequest:
+def _host_request(request: BenchmarkRequest, host: str) -> BenchmarkRequest:
     """The request as `host` runs it: its project `NAME@host` (this machine's: NAME)."""
     from perftui.targets.registry import LOCAL
 

@@ -19,7 +19,7 @@ from perftui.cli.common import (
 
 if TYPE_CHECKING:
     from perftui.bench.client import Launcher
-    from perftui.domain.records import BenchmarkRequest
+    from perftui.domain.records import BenchmarkRequest, Project
     from perftui.store.database import Store
     from perftui.targets.probe import Probe
     from perftui.targets.registry import TargetBook
@@ -218,19 +218,25 @@ def bench_target(
         project = replace(project, name=f"{project.name}@{name}")
     request = replace(request, project=replace(project, target=name))
     if store is not None:  # refuse a name conflict before anything travels; store nothing yet
-        from perftui.store.paths import same_target
-
-        existing = store.get_project(request.project.name)
-        if existing is not None and not same_target(existing, request.project):
-            raise CliError(
-                f"project '{existing.name}' already uses model {existing.model} on"
-                f" {existing.engine}/{existing.device} of target {existing.target};"
-                " choose another --project name"
-            )
+        check_conflict(store, request.project)
     try:
         return request, open_target(target, request, notify)
     except OSError as error:
         raise CliError(f"cannot read the model: {error.strerror or error}") from None
+
+
+def check_conflict(store: Store, project: Project) -> None:
+    """CliError when the store has a project of this name for another model, engine, device
+    or target (nothing is stored by the check)."""
+    from perftui.store.paths import same_target
+
+    existing = store.get_project(project.name)
+    if existing is not None and not same_target(existing, project):
+        raise CliError(
+            f"project '{existing.name}' already uses model {existing.model} on"
+            f" {existing.engine}/{existing.device} of target {existing.target};"
+            " choose another --project name"
+        )
 
 
 COMMANDS: dict[str, Command] = {"targets": cmd_targets}
