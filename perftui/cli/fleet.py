@@ -175,7 +175,7 @@ def cmd_fleet(args: argparse.Namespace, request: BenchmarkRequest) -> int:
         thread.start()
     running = len(threads)
     by_host = {share.host: share for share in shares}
-    with StopSignals(fleet, printers[hosts[0]]) as signals:
+    with StopSignals(fleet, ProgressPrinter(sys.stderr, 0)) as signals:  # says it for all
         while running:
             try:
                 host, event = events.get(timeout=0.2)
