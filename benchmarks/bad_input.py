@@ -269,8 +269,19 @@ CASES: dict[str, dict[str, Setup]] = {
         "unreachable target": _target_bench("m.onnx"),
         **{
             f"add {d!r}": _args("targets", "add", "t1", d)
-            for d in ("host;id", "$(id)", "a\nb", "user@-oProxyCommand=x")
+            for d in ("host;id", "$(id)", "a\nb", "user@-oProxyCommand=x", "-oProxyCommand=x")
         },
+        "add an unreachable host": _args("targets", "add", "t1", "perftui-nowhere.invalid"),
+        **{
+            f"price {v!r}": _args("targets", "add", "t1", "h", "--price-per-hour", v)
+            for v in ("-1", "abc", "nan", "1e9")
+        },
+        **{
+            f"targets price local {v!r}": _args("targets", "price", "local", v)
+            for v in ("-1", "abc")
+        },
+        "bench --target with an empty host": _args("bench", str(MODEL), "--target", "local,,x"),
+        "bench --target with an unknown host": _args("bench", str(MODEL), "--target", "local,x"),
     },
     "models": {
         f"{which} {engine}": _bad_model(which, engine)
