@@ -98,7 +98,9 @@ def test_targets_add_list_remove(box: str, capsys: pytest.CaptureFixture, isolat
     capsys.readouterr()
     assert main(["targets", "list"]) == 0
     listed = capsys.readouterr().out
-    assert "box: perftui-test-host" in listed and "closed" not in listed
+    assert "box: perftui-test-host: ready" in listed and "closed" not in listed
+    assert "bare: perftui-test-host (0.34/h): reachable, not ready" in listed
+    assert "local: this machine" in listed and "INT8 ISA:" in listed
 
 
 def test_bench_on_a_target_stores_runs_with_its_environment(box: str, isolated_db: Path):

@@ -139,7 +139,14 @@ def _list(args: argparse.Namespace, book: TargetBook) -> int:
         print_json({"targets": rows})
         return EXIT_OK
     for row in rows:
-        print(f"{row['name']}: {row['destination']}" + _price_text(row["price_per_hour"]))
+        status = (
+            "ready"
+            if row["ready"]
+            else "reachable, not ready"
+            if row["reachable"]
+            else "unreachable"
+        )
+        print(f"{row['name']}: {row['destination']}{_price_text(row['price_per_hour'])}: {status}")
         if row["error"]:
             print(f"  {row['error']}")
         if row["perftui"]:
