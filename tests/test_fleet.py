@@ -9,6 +9,7 @@ import os
 import signal
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -18,7 +19,7 @@ from perftui.store import Store
 from tests.cli_helpers import QUICK, one_error_line, perftui
 from tests.conftest import MOBILENET, ROOT
 from tests.process_helpers import read_until
-from tests.sshd import ALIAS, MISSING, SSHD, Server, descendants, sshd
+from tests.sshd import ALIAS, MISSING, SSHD, Server, command_line, descendants, sshd
 
 pytestmark = pytest.mark.skipif(SSHD is None, reason=MISSING)
 HOSTS = ("h1", "h2")
@@ -137,3 +138,42 @@ def test_a_bad_host_list_is_refused_before_anything_runs(isolated_db: Path):
     line = one_error_line(perftui(*args, "--project", "p", "--target", "local,h1"))
     assert "project 'p@h1' already uses model /elsewhere/other.onnx" in line
     assert [p.name for p in Store(isolated_db).projects()] == ["p@h1"]  # nothing else stored
+
+
+def test_ctrl_c_cancels_every_host_and_keeps_what_they_measured(hosts: dict, isolated_db: Path):
+    args = ["--engine", "onnxruntime", "--warmup", "1", "--iterations", "5", "--time", "600"]
+    process = subprocess.Popen(
+        [sys.executable, "-m", "perftui", "bench", str(MOBILENET), *args, "--target", "h1,h2"],
+        cwd=ROOT,
+        env=dict(os.environ),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        deadline = time.monotonic() + 120
+        while not all(  # both hosts' workers measure
+            any("bench.worker" in command_line(pid) for pid in descendants(s.process.pid))
+            for s in hosts.values()
+        ):
+            assert time.monotonic() < deadline and process.poll() is None, "no workers"
+            time.sleep(0.2)
+        time.sleep(4)  # past the compile, into the timed window
+        process.send_signal(signal.SIGINT)
+        _, err = process.communicate(timeout=120)
+    finally:
+        process.kill()
+    assert process.returncode == 130, err
+    assert err.count("cancelling:") == 1  # said once, for every host
+    deadline = time.monotonic() + 20
+    while any(  # no worker left behind on either host
+        "bench.worker" in command_line(pid)
+        for s in hosts.values()
+        for pid in descendants(s.process.pid)
+    ):
+        assert time.monotonic() < deadline, "a worker outlived the cancel"
+        time.sleep(0.2)
+    name = "mobilenet_fp32-onnxruntime-CPU"
+    for host in HOSTS:
+        [run] = Store(isolated_db).runs(f"{name}@{host}")
+        assert run.status == "cancelled" and run.iterations > 0
