@@ -3,6 +3,7 @@ setup with its progress, remove; the SSH side faked through the app's services."
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -127,4 +128,24 @@ async def test_the_new_project_form_offers_the_chosen_hosts_devices(
         target.value = "local"
         await wait_for(
             pilot, lambda: screen.devices is not None and "GPU.0" not in str(screen.devices)
+        )
+
+
+async def test_the_detail_summary_says_what_a_priced_run_costs(app, db: Path):
+    from perftui.domain.records import Project
+    from perftui.store.database import Store
+    from tests.tui.conftest import make_run
+    from tests.tui.test_detail import open_detail, text
+
+    store = Store(db)
+    store.add_project(Project("net-xeon", "/models/net_fp32.onnx", "openvino", target="xeon"))
+    run = make_run("net-xeon", 1, 1, 1000.0, 1)
+    priced = {**run.resolved, "environment": {**ENV, "target": "xeon", "price_per_hour": 0.36}}
+    store.add_run(replace(run, resolved=priced))
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = await open_detail(app, pilot, "net-xeon")
+        await wait_for(pilot, lambda: "Cost" in text(screen, "summary-text"))
+        # 0.36 per hour at 1000 inferences/s: 0.1 per million
+        assert "Cost      0.1 per million inferences (at 0.36 per hour)" in text(
+            screen, "summary-text"
         )

@@ -7,6 +7,7 @@ from textual.containers import VerticalScroll
 from textual.widgets import DataTable, Static
 
 from perftui.domain.context import UNSAID, model_is_int8, ran_precision, run_notes
+from perftui.domain.cost import cost_text, run_cost, run_price
 from perftui.domain.labels import config_labels
 from perftui.domain.memory import runs_peak_text
 from perftui.domain.memory_series import memory_bars
@@ -78,6 +79,11 @@ class SummaryPane(Pane[DetailState]):
                 f"ms/batch (median)   {fmt.fps_ci(s.items_per_s, figures.throughput)} items/s",
                 f"[b]Verdict[/]   {verdict_notice(d)}",
             ]
+            if (cost := run_cost(run)) is not None:  # the machine's price, recorded with the run
+                lines.append(
+                    f"[b]Cost[/]      {cost_text(cost)} per million inferences"
+                    f" (at {run_price(run):g} per hour)"
+                )
             lines.append(f"[b]Precision[/] {escape(_ran(run))}")
             int8 = model_is_int8(d.runs, p.notes)
             notes = run_notes(run, int8)
