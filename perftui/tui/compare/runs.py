@@ -3,6 +3,8 @@ both projects, drawn from the screen's SetupState."""
 
 from __future__ import annotations
 
+from collections import Counter
+
 from rich.text import Text
 
 from perftui.domain.compare import Comparison, Side, run_latency, run_marks
@@ -44,9 +46,14 @@ def sweet_text(state: SetupState, c: Comparison | None) -> Text:
                     f"items/s at {fmt.ms(spot.latency_ms)} ms",
                 )
             )
+            # each configuration once, with how many of its runs are within noise
+            counted = Counter((x.side, x.run.config) for x in spot.within_noise)
             close = [
-                Text.assemble(side_text(x.side, f"{x.side}"), f" {short_label(x.run.config)}")
-                for x in spot.within_noise
+                Text.assemble(
+                    side_text(side, f"{side}"),
+                    f" {short_label(config)}" + (f" x{n}" if n > 1 else ""),
+                )
+                for (side, config), n in counted.items()
             ]
             lines.append(
                 Text.assemble("  within noise of it: ", Text(", ").join(close))
