@@ -141,3 +141,25 @@ async def test_the_compare_runs_table_tells_both_sides_runs_apart(app, db):
         shown = [str(table.get_row_at(i)[keys.index("config")]) for i in range(table.row_count)]
         assert len(shown) == 12 and len(set(shown)) == 12, shown
         assert not any("…" in label for label in shown), shown
+
+
+async def test_the_tune_table_names_trials_by_what_differs(app, services):
+    """Two different trials read '…r1 thr async seq=64' at 80 columns (the start they
+    shared was cut, and with it the threads that told them apart)."""
+    from textual.widgets import Input
+
+    from tests.tui.snapshot_helpers import settle
+    from tests.tui.test_tune import FakeTuning, open_form
+
+    services.cores = lambda: 4
+    services.tune = lambda spec, store: FakeTuning(spec)
+    async with app.run_test(size=(80, 24)) as pilot:
+        form = await open_form(pilot)
+        form.query_one("#t-max_latency", Input).value = "5"
+        await pilot.press("ctrl+r")
+        await settle(pilot, lambda: not getattr(app.screen, "running", True))
+        screen = app.screen
+        table = screen.query_one("#tune-trials", DataTable)
+        shown = [str(table.get_row_at(i)[2]) for i in range(table.row_count)]
+        trials = [screen.trials[n] for n in sorted(screen.trials)]
+        assert shown == list(config_labels([t.config for t in trials]).labels), shown

@@ -16,8 +16,8 @@ from textual.message import Message
 from textual.widgets import Footer, Header, Static
 
 from perftui.domain.benchform import form_from_request
+from perftui.domain.labels import config_labels
 from perftui.domain.records import Budget
-from perftui.domain.series import short_label
 from perftui.domain.tune_form import TuneSpec
 from perftui.domain.tune_result import Trial, best_trial, within_noise
 from perftui.domain.units import playoff_text
@@ -157,13 +157,15 @@ class TuneScreen(FollowingScreen["Outcome | str"], PerftuiScreen):
         best = best_trial(trials)
         self.query_one(TuneChart).set_trials(trials, best)
         near = set(map(id, within_noise(best, trials))) if best else set()
+        # the settings that differ between the trials: their shared start cut alike before
+        labels = config_labels([t.config for t in trials]).labels
         rows = [
             (
                 str(t.number),
                 (
                     SWEET if t is best else "=" if id(t) in near else "",
                     str(t.number),
-                    short_label(t.config),
+                    label,
                     fmt.fps_ci(t.fps if t.throughput else None, t.throughput),
                     fmt.ms_ci(t.latency.value if t.latency else None, t.latency),
                     t.status
@@ -172,7 +174,7 @@ class TuneScreen(FollowingScreen["Outcome | str"], PerftuiScreen):
                     fmt.verdict_mark(t.verdict),
                 ),
             )
-            for t in trials
+            for t, label in zip(trials, labels, strict=True)
         ]
         table = self.query_one("#tune-trials", RowTable)
         fill_table(table, self.COLUMNS, rows, width=self.size.width or None, flex=2)
