@@ -73,3 +73,16 @@ def test_the_new_domain_modules_import_no_textual():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_configuration_labels_shorten_words_before_cutting():
+    """Issue 25, item 5: '…1 r:auto async seq=64' for two runs that differ in threads."""
+    from perftui.tui.kit.fit import fit_labels
+
+    labels = ["b1 t1 r:auto async seq=64", "b1 t2 r:auto async seq=64", "b1 t1 r1 async seq=64"]
+    assert fit_labels(labels, 40) == labels
+    shown = fit_labels(labels, 22)
+    assert shown == ["b1 t1 r:a async seq=64", "b1 t2 r:a async seq=64", "b1 t1 r1 async seq=64"]
+    shown = fit_labels(labels, 19)
+    assert len(set(shown)) == 3 and all(len(s) <= 19 for s in shown), shown
+    assert shown[0] == "b1 t1 r:a as seq=64"

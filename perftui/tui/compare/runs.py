@@ -21,7 +21,7 @@ from perftui.tui.compare.charts import (
 )
 from perftui.tui.compare.state import SetupState
 from perftui.tui.kit import format as fmt
-from perftui.tui.kit.fit import distinct
+from perftui.tui.kit.fit import distinct, fit_labels
 from perftui.tui.kit.tables import CHECKED, UNCHECKED, Cell, right
 
 RunKey = tuple[Side, str]
@@ -103,7 +103,7 @@ def runs_table(
     labels = dict(
         zip(
             (run.id for run in every),
-            distinct(list(config_labels([run.config for run in every]).labels), 22),
+            fit_labels(list(config_labels([run.config for run in every]).labels), 22),
             strict=True,
         )
     )

@@ -86,6 +86,26 @@ def distinct(names: Sequence[str], width: int) -> list[str]:
     return shown
 
 
+SHORTER = (
+    {"t:auto": "t:a", "s:auto": "s:a", "r:auto": "r:a", "p:auto": "p:a"},
+    {"async": "as", "sync": "sy"},
+)
+"""Shorter words of a configuration's label, tried in turn before anything is cut."""
+
+
+def fit_labels(labels: Sequence[str], width: int) -> list[str]:
+    """Labels of configurations (`domain.labels`: words that differ between them) in `width`
+    cells: the words shortened alike ('r:auto' to 'r:a', then 'async' to 'as') where that
+    makes every label fit, else `distinct`. A cut in the middle of a label could drop the
+    very word that told two rows apart ('b1 t1 r:auto async', 'b1 t2 r:auto async')."""
+    shown = list(labels)
+    for words in ({}, *SHORTER):
+        shown = [" ".join(words.get(word, word) for word in label.split(" ")) for label in shown]
+        if all(len(label) <= width for label in shown):
+            return shown
+    return distinct(labels, width)
+
+
 def distinct_named(named: Sequence[tuple[str, str]], width: int) -> list[str]:
     """(name, rest) pairs shown as 'name rest' in `width` cells, e.g. a project and a run's
     settings ('mobilenet-fp32-ov b1 t:auto'): the names are cut together by `distinct` in
@@ -98,11 +118,11 @@ def distinct_named(named: Sequence[tuple[str, str]], width: int) -> list[str]:
         return texts
     names, rests = [name for name, _ in named], [rest for _, rest in named]
     if not any(names):
-        return distinct(rests, width)
+        return fit_labels(rests, width)
     widest = max((len(rest) + 1 for rest in rests if rest), default=0)
     names = distinct(names, max(min(8, width // 2), width - widest))
     room = width - max(len(name) for name in names) - 1
-    rests = distinct(rests, room) if room > 0 else [""] * len(rests)
+    rests = fit_labels(rests, room) if room > 0 else [""] * len(rests)
     return [f"{name} {rest}".strip() for name, rest in zip(names, rests, strict=True)]
 
 

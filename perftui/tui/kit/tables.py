@@ -12,7 +12,7 @@ from textual.binding import Binding, BindingType
 from textual.widgets import DataTable
 
 from perftui.domain.names import terminal_safe
-from perftui.tui.kit.fit import distinct, distinct_named, flex_width, room_left
+from perftui.tui.kit.fit import distinct_named, fit_labels, flex_width, room_left
 
 SCROLLBAR = 2
 """Cells a DataTable's vertical scrollbar takes."""
@@ -87,7 +87,7 @@ def fill_table(
     the widest cell it ever had, and a table drawn before it measures new cells keeps the
     old widths. Without `width` a column is as wide as its widest cell. With it, column
     `flex` gets what the others leave of `width` (less the scrollbar when the rows overflow
-    `height`), at most `maximum`, and its longer cells are cut together by `distinct`
+    `height`), at most `maximum`, and its longer cells are cut together by `fit_labels`
     (they are strings, whose first `marks` cells are a mark kept as is; `Named` cells keep
     their rest whole). String cells become Text, so names with brackets are never read as
     markup."""
@@ -105,7 +105,7 @@ def fill_table(
             fitted = distinct_named(named, widths[flex])  # type: ignore[arg-type]
         else:
             texts = [str(cell) for cell in named]
-            short = distinct([text[marks:] for text in texts], widths[flex] - marks)
+            short = fit_labels([text[marks:] for text in texts], widths[flex] - marks)
             fitted = [text[:marks] + name for text, name in zip(texts, short, strict=True)]
     table.clear(columns=True)
     for (label, key), column_width in zip(columns, widths, strict=True):
