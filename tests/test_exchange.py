@@ -175,7 +175,7 @@ def _good(filled: Store) -> dict:
         (lambda d: {**d, "projects": [d["projects"][1]] * 2}, "appears twice"),
         (lambda d: d["projects"][1].update(runs={}) or d, r"projects\[1\]\.runs: expected a list"),
         (lambda d: d["projects"][1].update(engine="os.system") or d, r"\.engine: expected one of"),
-        (lambda d: d["projects"][1].update(name="a\ud800") or d, r"\.name: text that is not"),
+        (lambda d: d["projects"][1].update(name="a\ud800") or d, r"\.name: .*lone surrogate"),
         (lambda d: _run(d).pop("config") and d, r"runs\[0\]\.config: missing"),
         (lambda d: _run(d).update(status="meh") or d, r"\.status: expected one of ok"),
         (lambda d: _run(d).update(iterations="x") or d, r"\.iterations: expected a whole"),

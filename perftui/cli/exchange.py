@@ -67,17 +67,39 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 
 def cmd_import(args: argparse.Namespace) -> int:
+    from perftui.store.export_reader import NotStreamable, streamable
+    from perftui.store.importer import import_file
+
+    path = Path(args.file)
+    try:
+        laid_out = streamable(path)
+    except OSError as error:
+        raise CliError(f"cannot read {path}: {error.strerror or error}") from None
+    if laid_out:  # as `perftui export` wrote it: read a run at a time
+        with contextlib.suppress(NotStreamable):
+            projects, runs = import_file(open_store(args), path, str(path))
+            return _imported(projects, runs, path)
+    return _import_whole(args, path)
+
+
+def _imported(projects: int, runs: int, path: Path) -> int:
+    print(f"imported {projects} project(s) and {runs} run(s) from {path}")
+    return EXIT_OK
+
+
+def _import_whole(args: argparse.Namespace, path: Path) -> int:
+    """An export laid out otherwise (or a benchmark_app report), read and parsed whole."""
     from perftui.domain.errors import InputError
     from perftui.store.exchange import MAX_IMPORT_BYTES, import_document, parse_export
 
-    path = Path(args.file)
     try:
         with path.open("rb") as handle:
             size = os.fstat(handle.fileno()).st_size
             if size > MAX_IMPORT_BYTES:
                 raise CliError(
                     f"{path} is {size / 2**30:.1f} GiB; import reads at most"
-                    f" {MAX_IMPORT_BYTES / 2**30:.0f} GiB (export fewer projects with --project)"
+                    f" {MAX_IMPORT_BYTES / 2**30:.0f} GiB laid out otherwise than"
+                    " `perftui export` writes (export fewer projects with --project)"
                 )
             raw = handle.read(MAX_IMPORT_BYTES + 1)
     except OSError as error:
@@ -89,21 +111,8 @@ def cmd_import(args: argparse.Namespace) -> int:
     except InputError as error:
         hint = " (CSV is for spreadsheets; import the JSON export)" if path.suffix == ".csv" else ""
         raise CliError(f"{error}{hint}") from None
-    _check_names(document)
-    projects, runs = import_document(open_store(args), document)
-    print(f"imported {projects} project(s) and {runs} run(s) from {path}")
-    return EXIT_OK
-
-
-def _check_names(document: dict) -> None:
-    """The names of the projects an export brings follow the one name rule
-    (perftui.domain.names), as `bench --project` and a rename do."""
-    from perftui.domain.names import check_project_name
-
-    projects = document.get("projects")
-    for i, project in enumerate(projects if isinstance(projects, list) else []):
-        if isinstance(project, dict) and isinstance(project.get("name"), str):
-            checked_flag(f"projects[{i}].name", check_project_name, project["name"])
+    del raw
+    return _imported(*import_document(open_store(args), document), path)
 
 
 def _benchmark_app_report(raw: bytes) -> dict | None:

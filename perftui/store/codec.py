@@ -195,7 +195,11 @@ def layers_blob(layers: Sequence[LayerProfile]) -> bytes:
     """A per-layer profile as a zlib-compressed JSON list (one string, not hundreds of
     objects: small, and fast to load)."""
     rows = [{name: getattr(layer, name) for name in _LAYER_FIELDS} for layer in layers]
-    return zlib.compress(json.dumps(plain(rows), separators=(",", ":")).encode("utf-8"), 6)
+    try:  # plain JSON already (an import): the same text without a copy
+        text = json.dumps(rows, separators=(",", ":"), allow_nan=True)
+    except TypeError:
+        text = json.dumps(plain(rows), separators=(",", ":"))
+    return zlib.compress(text.encode("utf-8"), 6)
 
 
 def layers_from_blob(blob: bytes, count: int) -> list[dict[str, Any]]:

@@ -258,14 +258,22 @@ class Store(DatabaseFile):
     def merge(
         self,
         projects: Sequence[Project],
-        runs: Sequence[tuple[RunResult, np.ndarray | SamplesBlob | SamplesDocument | None]],
+        runs: Iterable[tuple[RunResult, np.ndarray | SamplesBlob | SamplesDocument | None]],
         benchmarks: Sequence[StoredBenchmark] = (),
+        *,
+        run_ids: Sequence[str] | None = None,
     ) -> tuple[int, int]:
         """Add records from elsewhere in one write: new projects (an existing one must measure
         the same model/engine/device), runs and benchmarks whose ids are new (others are
-        skipped). Returns (projects added, runs added)."""
+        skipped). Returns (projects added, runs added). With `run_ids` (every run's id, in
+        order) the runs are taken one at a time as they are stored (an import)."""
         wanted = [self._prepared(p) for p in projects]
-        prepared = [prepare_run(run, samples) for run, samples in runs]
+        prepared: Iterable[tuple[RunResult, Any]]
+        if run_ids is None:
+            listed = [prepare_run(run, samples) for run, samples in runs]
+            prepared, run_ids = listed, [run.id for run, _ in listed]
+        else:
+            prepared = (prepare_run(run, samples) for run, samples in runs)
         with self._transaction() as db:
             table = db.table("projects")
             stored = {doc["name"]: Project.from_dict(doc) for doc in table.all()}
@@ -284,9 +292,9 @@ class Store(DatabaseFile):
                     )
             if new_projects:
                 table.insert_multiple(new_projects)
-            if len(prepared) > EARLY:
-                db.write_early([run.id for run, _ in prepared])
-            tick = Progress(self.notify, "import: storing", len(prepared))
+            if len(run_ids) > EARLY:
+                db.write_early(run_ids)
+            tick = Progress(self.notify, "import: storing", len(run_ids))
             added = insert_runs(db, prepared, skip_existing=True, progress=tick)
             bench_table = db.table("benchmarks")
             known = {doc["id"] for doc in bench_table.all()}

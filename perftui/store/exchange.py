@@ -5,8 +5,9 @@ where each project is ``Project.to_dict()`` plus ``"runs"`` (``RunResult.to_dict
 shape of the CLI contract, each with ``"latency_samples"`` when raw samples are stored:
 ``{"dtype": "float32", "codec": "zlib+base64", "count", "data"}``) and ``"benchmarks"`` (the
 stored requests the runs point to). Importing it again adds nothing (runs are keyed by id).
-Export is written as a stream, one run at a time; import checks the whole file against
-perftui.store.schema before anything is stored.
+Export is written as a stream, one run per line; import reads it back a line at a time
+(perftui.store.export_reader) and checks the whole file against perftui.store.schema before
+anything is stored (perftui.store.importer).
 """
 
 from __future__ import annotations
@@ -15,17 +16,15 @@ import csv
 import io
 import json
 from collections.abc import Iterator, Sequence
-from dataclasses import replace
 from typing import Any, TextIO
 
 from perftui import __version__
 from perftui.domain.errors import InputError
-from perftui.domain.records import Project, RunResult, StoredBenchmark
+from perftui.domain.records import Project
 from perftui.store import schema
-from perftui.store.codec import MAX_SAMPLES, SAMPLES_CODEC, SamplesDocument
 from perftui.store.database import Store
+from perftui.store.importer import EXPORT_FORMAT, MAX_IMPORT_BYTES, import_document
 from perftui.store.layout import now_iso
-from perftui.store.progress import Progress
 
 __all__ = [
     "CSV_COLUMNS",
@@ -36,14 +35,6 @@ __all__ = [
     "parse_export",
     "write_export",
 ]
-
-EXPORT_FORMAT = 1
-MAX_IMPORT_BYTES = 2**31
-"""Largest export file `import` reads (a 10,000-run export with samples is about 250 MB)."""
-SAMPLE_RATIO = 16
-"""Most bytes of samples one compressed byte may claim: real latencies compress about 1.3x,
-so a blob that claims far more is refused before it is inflated."""
-SAMPLE_SLACK = 65_536
 
 CSV_COLUMNS = (
     "project",
@@ -195,106 +186,3 @@ def parse_export(text: str | bytes, source: str = "the input") -> dict[str, Any]
     if not isinstance(document, dict):
         raise InputError(f"{source} is not a perftui export (expected a JSON object)")
     return document
-
-
-def _not_export(reason: str) -> InputError:
-    return InputError(f"not a perftui export: {reason}")
-
-
-SAMPLES_DOC = schema.record(
-    {
-        "dtype": schema.choice(("float32",)),
-        "codec": schema.choice((SAMPLES_CODEC,)),
-        "count": schema.integer(0, MAX_SAMPLES),
-        "data": schema.text(MAX_IMPORT_BYTES),
-    },
-    required=("dtype", "codec", "count", "data"),
-)
-
-
-class _SampleBudget:
-    """Refuses samples that claim much more than their compressed size, before inflating."""
-
-    def __init__(self) -> None:
-        self.claimed = 0
-        self.encoded = 0
-
-    def admit(self, doc: dict[str, Any], where: str) -> None:
-        claimed, encoded = doc["count"] * 4, len(doc["data"]) * 3 // 4
-        self.claimed += claimed
-        self.encoded += encoded
-        for claim, size in ((claimed, encoded), (self.claimed, self.encoded)):
-            if claim > SAMPLE_RATIO * size + SAMPLE_SLACK:
-                raise schema.SchemaError(
-                    f"{where}: {doc['count']} samples ({claim / 1e6:.1f} MB) cannot come from"
-                    f" {size / 1e3:.1f} kB of data; refused before inflating"
-                )
-
-
-def _check_project(index: int, data: Any) -> tuple[Project, dict[str, Any]]:
-    checked = schema.project(data, f"projects[{index}]")
-    fields = {k: v for k, v in checked.items() if k not in ("runs", "benchmarks")}
-    return Project.from_dict(fields), checked
-
-
-def _check_run(where: str, data: Any, budget: _SampleBudget) -> tuple[RunResult, dict | None]:
-    checked = schema.run(data, where)
-    samples = checked.get("latency_samples")
-    if samples is not None:
-        samples = SAMPLES_DOC(samples, f"{where}.latency_samples")
-        budget.admit(samples, f"{where}.latency_samples")
-    return RunResult.from_dict(checked), samples
-
-
-def _check_benchmark(project: Project, where: str, data: Any) -> StoredBenchmark:
-    stored = StoredBenchmark.from_dict(schema.benchmark(data, where))
-    renamed = replace(stored.request.project, name=project.name)
-    return replace(
-        stored, project_name=project.name, request=replace(stored.request, project=renamed)
-    )
-
-
-def import_document(store: Store, document: dict[str, Any]) -> tuple[int, int]:
-    """Merge an export into the store, all or nothing; (projects added, runs added).
-
-    The whole document is checked first (perftui.store.schema): the first bad field is an
-    InputError naming it, and nothing is written. Runs (and benchmarks) whose id is already
-    stored are skipped, so importing twice adds nothing. A project name that exists with
-    another model/engine/device is an InputError.
-    """
-    if not isinstance(document, dict) or "perftui_export" not in document:
-        raise _not_export('expected a JSON object with "perftui_export" (from `perftui export`)')
-    version = document["perftui_export"]
-    if not isinstance(version, int) or isinstance(version, bool) or version < 1:
-        raise _not_export(f"unknown format {version!r}")
-    if version > EXPORT_FORMAT:
-        raise InputError(
-            f"this export was written by a newer perftui (format {version}; this version"
-            f" reads {EXPORT_FORMAT}); upgrade perftui"
-        )
-    raw_projects = document.get("projects")
-    if not isinstance(raw_projects, list):
-        raise _not_export('"projects" is not a list')
-    projects: list[Project] = []
-    runs: list[tuple[RunResult, dict[str, Any] | None, str]] = []
-    benchmarks: list[StoredBenchmark] = []
-    budget = _SampleBudget()
-    total = sum(len(p.get("runs") or ()) for p in raw_projects if isinstance(p, dict))
-    tick = Progress(store.notify, "import: checking", total)
-    for i, data in enumerate(raw_projects):
-        project, checked = _check_project(i, data)
-        if any(p.name == project.name for p in projects):
-            raise _not_export(f"project '{project.name}' appears twice")
-        projects.append(project)
-        for j, run_data in enumerate(checked.get("runs", [])):
-            where = f"projects[{i}].runs[{j}]"
-            tick(len(runs))
-            run, samples = _check_run(where, run_data, budget)
-            runs.append((replace(run, project=project.name), samples, where))
-        for j, bench in enumerate(checked.get("benchmarks", [])):
-            benchmarks.append(_check_benchmark(project, f"projects[{i}].benchmarks[{j}]", bench))
-    decoded = [
-        (run, None if doc is None else SamplesDocument(doc, f"{where}.latency_samples"))
-        for run, doc, where in runs
-    ]  # decoded one run at a time as it is stored
-    return store.merge(projects, decoded, benchmarks)

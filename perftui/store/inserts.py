@@ -5,7 +5,7 @@ once, as they are stored."""
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Iterable
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
@@ -37,7 +37,7 @@ def prepare_run(run: RunResult, samples: Samples) -> tuple[RunResult, Samples]:
 
 def insert_runs(
     tx: Transaction,
-    prepared: Sequence[tuple[RunResult, Samples]],
+    prepared: Iterable[tuple[RunResult, Samples]],
     *,
     skip_existing: bool,
     missing_project_ok: bool = False,

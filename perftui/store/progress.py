@@ -10,12 +10,19 @@ __all__ = ["Progress"]
 
 
 class Progress:
-    """Call with the number of runs done so far; `say` gets a line now and then."""
+    """Call with the number of runs (or other `unit`s) done so far; `say` gets a line now
+    and then."""
 
     def __init__(
-        self, say: Callable[[str], None] | None, what: str, total: int, every_s: float = 2.0
+        self,
+        say: Callable[[str], None] | None,
+        what: str,
+        total: int,
+        every_s: float = 2.0,
+        unit: str = "runs",
     ) -> None:
         self.say = say
+        self.unit = unit
         self.what = what
         self.total = total
         self.every_s = every_s
@@ -28,4 +35,4 @@ class Progress:
         if now >= self.next:
             self.next = now + self.every_s
             share = done / self.total if self.total else 1.0
-            self.say(f"{self.what}: {done:,} of {self.total:,} runs ({share:.0%})")
+            self.say(f"{self.what}: {done:,} of {self.total:,} {self.unit} ({share:.0%})")

@@ -23,8 +23,10 @@ __all__ = [
     "MAX_DEPTH",
     "MAX_INT_DIGITS",
     "Check",
+    "NumberError",
     "SchemaError",
     "benchmark",
+    "decoder",
     "layer",
     "loads_bounded",
     "project",
@@ -200,6 +202,19 @@ def record(fields: Mapping[str, Check], required: tuple[str, ...] = ()) -> Check
 
 
 name = text(200, empty=False, line=True)
+
+
+def project_name(value: Any, path: str) -> str:
+    """A project's name by the one rule of perftui.domain.names (no control, bidi or other
+    character a terminal would act on)."""
+    from perftui.domain.names import check_project_name
+
+    try:
+        return check_project_name(value)
+    except InputError as exc:
+        raise SchemaError(f"{path}: {exc}") from None
+
+
 count = integer(0, MAX_COUNT)
 workers = integer(1, 65_536)
 
@@ -236,6 +251,53 @@ layer = record(
     required=("name", "type"),
 )
 
+_LAYER_TEXT = {"name": 4096, "type": 200, "exec_type": 200, "precision": 64}
+_layers_checked = list_of(layer, 100_000)
+
+
+def _plain_layer(doc: Any) -> bool:
+    """Whether a layer row is of the usual shape and fits `layer` (a quick check)."""
+    if not isinstance(doc, dict) or "name" not in doc or "type" not in doc:
+        return False
+    words: list[str] = []
+    for key, value in doc.items():
+        limit = _LAYER_TEXT.get(key)
+        if limit is not None:
+            if type(value) is not str or len(value) > limit:
+                return False
+            words.append(value)
+        elif key == "time_ms":
+            if type(value) not in (int, float) or not 0.0 <= value <= 1e15:
+                return False  # NaN fails the range too
+        elif key == "status":
+            if value not in LAYER_STATUSES or type(value) is not str:
+                return False
+        elif key == "original_names":
+            if type(value) is not list or len(value) > 100_000:
+                return False
+            if any(type(n) is not str or len(n) > 4096 for n in value):
+                return False
+            words.extend(value)
+        else:
+            return False
+    try:
+        "".join(words).encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def layers(value: Any, path: str) -> list[dict[str, Any]]:
+    """A run's layer profile: `layer` rows, checked quickly where each has the usual shape
+    (the same result; a row that does not is checked field by field, naming the field)."""
+    if type(value) is not list or len(value) > 100_000 or not all(map(_plain_layer, value)):
+        return _layers_checked(value, path)
+    return [
+        {**row, "time_ms": float(row["time_ms"])} if "time_ms" in row else dict(row)
+        for row in value
+    ]
+
+
 run = record(
     {
         "id": identifier,
@@ -252,7 +314,7 @@ run = record(
         "compile_ms": number(),
         "read_ms": number(),
         "latency_ms": optional(latency),
-        "layers": optional(list_of(layer, 100_000)),
+        "layers": optional(layers),
         "resolved": optional(mapping(text(200), free)),
         "repeat": integer(0, 1_000_000),
         "window_fps": list_of(number(), 1_000_000),
@@ -264,12 +326,12 @@ run = record(
 
 project = record(
     {
-        "name": name,
+        "name": project_name,
         "model": text(4096, empty=False),
         "engine": choice(ENGINES),
         "device": text(64, empty=False, line=True),
         "created_at": timestamp,
-        "source_project": optional(name),
+        "source_project": optional(project_name),
         "notes": mapping(text(200), free),
         "target": name,
         "runs": lambda value, path: list_of(lambda v, p: v)(value, path),
@@ -316,25 +378,32 @@ benchmark = record(
 )
 
 
-class _NumberError(ValueError):
-    pass
+class NumberError(ValueError):
+    """A number no export holds (too many digits, not finite)."""
 
 
 def _parse_int(digits: str) -> int:
     if len(digits.lstrip("-")) > MAX_INT_DIGITS:
-        raise _NumberError(f"a whole number of {len(digits)} digits (at most {MAX_INT_DIGITS})")
+        raise NumberError(f"a whole number of {len(digits)} digits (at most {MAX_INT_DIGITS})")
     return int(digits)
 
 
 def _parse_float(spelled: str) -> float:
     value = float(spelled)
     if not math.isfinite(value):
-        raise _NumberError(f"a number too large to represent ({spelled[:20]})")
+        raise NumberError(f"a number too large to represent ({spelled[:20]})")
     return value
 
 
 def _parse_constant(spelled: str) -> float:
-    raise _NumberError(f"{spelled} (not a JSON number)")
+    raise NumberError(f"{spelled} (not a JSON number)")
+
+
+def decoder() -> json.JSONDecoder:
+    """A JSON decoder raising NumberError for huge whole numbers, infinities and NaN."""
+    return json.JSONDecoder(
+        parse_int=_parse_int, parse_float=_parse_float, parse_constant=_parse_constant
+    )
 
 
 def loads_bounded(text: str | bytes, source: str) -> Any:
@@ -347,7 +416,7 @@ def loads_bounded(text: str | bytes, source: str) -> Any:
             parse_float=_parse_float,
             parse_constant=_parse_constant,
         )
-    except _NumberError as exc:
+    except NumberError as exc:
         raise InputError(f"{source} holds {exc}") from None
     except RecursionError:
         raise InputError(f"{source} is nested too deeply") from None

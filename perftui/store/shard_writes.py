@@ -38,13 +38,14 @@ appends write only their own runs, and one in this many copies the project's run
 not parsed), so reading a project opens a few files at most."""
 
 
-def write_shards(tx: Transaction, root: Path, cache: dict[str, Shard]) -> None:
+def write_shards(tx: Transaction, root: Path, cache: dict[str, Shard], *, durable: bool) -> None:
     """Write the projects' new shard and figures files under the payload folder `root` and
-    name them in the document (the shard files written whole are kept in `cache`)."""
+    name them in the document (the shard files written whole are kept in `cache`);
+    `durable=False`: the caller syncs them all at once before the document commits."""
     table = tx.table("shards")
     folder = shard_folder(root)
     for project, pending in list(tx.lines.items()):
-        if not _append(tx, project, pending, root, table):
+        if not _append(tx, project, pending, root, table, durable):
             tx.shard(project)  # takes the pending runs: written whole below
     for project, shard in tx.shards.items():
         table.remove(where("project") == project)
@@ -53,21 +54,26 @@ def write_shards(tx: Transaction, root: Path, cache: dict[str, Shard]) -> None:
             figures = project_figures(tx.snap, project, shard, added)
             best = best_figures(tx.snap, project, shard, figures[0])
             shard.records.clear()  # built before this write's environments were stored
-            name = write_shard(folder, shard.blob(), tx.token)
+            name = write_shard(folder, shard.blob(), tx.token, durable=durable)
             tx.new_shards.append(name)
-            kept = _write_figures(tx, root, figures_part(figures, best))
+            kept = _write_figures(tx, root, figures_part(figures, best), durable)
             table.insert(shard_doc(project, name, len(shard.runs), kept))
             cache[name] = shard
 
 
-def _write_figures(tx: Transaction, root: Path, part: dict[str, Any]) -> str:
-    name = write_shard(figures_folder(root), dump_json(part), tx.token)
+def _write_figures(tx: Transaction, root: Path, part: dict[str, Any], durable: bool) -> str:
+    name = write_shard(figures_folder(root), dump_json(part), tx.token, durable=durable)
     tx.new_figures.append(name)
     return name
 
 
 def _append(
-    tx: Transaction, project: str, pending: list[Pending], root: Path, table: Table
+    tx: Transaction,
+    project: str,
+    pending: list[Pending],
+    root: Path,
+    table: Table,
+    durable: bool,
 ) -> bool:
     """Append the runs to a copy of the project's file when its entry and file allow it
     (False: they do not, nothing was written)."""
@@ -87,15 +93,15 @@ def _append(
             return False
         lines = b"".join(line(*item) for item in pending)
         if len(files) <= MAX_TAIL:  # a segment of the new runs alone
-            name, tail = write_shard(folder, lines, tx.token), [*files[1:]]
+            name, tail = write_shard(folder, lines, tx.token, durable=durable), [*files[1:]]
             tail.append(name)
         else:  # the file and its segments as one file again
             whole = b"".join(read_nofollow(folder / name) for name in files)
-            name, tail = write_shard(folder, whole + lines, tx.token), []
+            name, tail = write_shard(folder, whole + lines, tx.token, durable=durable), []
     except (OSError, ValueError):
         return False  # written whole, which reports what is wrong
     tx.new_shards.append(name)
-    kept = _write_figures(tx, root, figures_part(figures, best))
+    kept = _write_figures(tx, root, figures_part(figures, best), durable)
     table.remove(where("project") == project)
     table.insert(shard_doc(project, files[0] if tail else name, count, kept, tail))
     return True

@@ -156,10 +156,10 @@ def appendable(raw: bytes) -> bool:
     return raw.startswith(HEADER)
 
 
-def write_shard(folder: Path, blob: bytes, token: str) -> str:
+def write_shard(folder: Path, blob: bytes, token: str, *, durable: bool = True) -> str:
     """Write a shard file under a new name starting with the write's `token` (atomically,
-    before the document names it); the name."""
+    before the document names it; `durable=False`: the caller syncs); the name."""
     name = f"{token}{uuid.uuid4().hex}"[:32] + ".json"
     folder.mkdir(parents=True, exist_ok=True)
-    atomic_write_bytes(folder / name, blob)
+    atomic_write_bytes(folder / name, blob, durable=durable)
     return name

@@ -42,7 +42,7 @@ from perftui.store.layout import (
 )
 from perftui.store.legacy import migrate
 from perftui.store.names import checked_folder as check_folder_of
-from perftui.store.payloads import Payloads
+from perftui.store.payloads import BULK, Payloads
 from perftui.store.recovery import check_folder, claim, live_files, recover, retire
 from perftui.store.shard_writes import write_shards
 from perftui.store.shards import Shard, shard_folder
@@ -264,9 +264,10 @@ class DatabaseFile:
                     ids = {run_id for _, run_id, _ in tx.files} | tx.dropped
                     tx.token = payloads.begin(ids)
                 payloads.write(tx.files)
-                if tx.written:
-                    os.sync()  # the files written early, made durable at once
-                write_shards(tx, payloads.root, self._shards)
+                bulk = bool(tx.written) or len(tx.shards) + len(tx.lines) > BULK
+                write_shards(tx, payloads.root, self._shards, durable=not bulk)
+                if bulk:
+                    os.sync()  # the files written early and the shards, made durable at once
                 retire(db, live_files(snap.entries.values()), payloads, tx.dropped)
                 st = storage.commit()
             except OSError as exc:
