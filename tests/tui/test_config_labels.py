@@ -141,6 +141,7 @@ async def test_the_compare_runs_table_tells_both_sides_runs_apart(app, db):
         shown = [str(table.get_row_at(i)[keys.index("config")]) for i in range(table.row_count)]
         assert len(shown) == 12 and len(set(shown)) == 12, shown
         assert not any("…" in label for label in shown), shown
+        assert table.virtual_size.width <= table.size.width, (table.virtual_size, table.size)
 
 
 async def test_the_tune_table_names_trials_by_what_differs(app, services):

@@ -79,8 +79,8 @@ def runs_table(
     state: SetupState, c: Comparison | None, *, wide: bool
 ) -> tuple[list[tuple[str, str]], list[tuple[RunKey, list[Cell]]]]:
     """Both projects' runs, A's first: check box, project, settings, figures with their
-    95 % intervals, verdict mark, profile, mark (and the start time when `wide`). Failed runs
-    cannot be checked."""
+    95 % intervals, verdict mark, profile (where a run has one), mark (and the start time when
+    `wide`). Failed runs cannot be checked."""
     columns = [
         ("", "check"),
         ("Project" if wide else "", "project"),
@@ -133,4 +133,8 @@ def runs_table(
             if wide:
                 cells.append(fmt.when(run.started_at)[5:])
             rows.append(((side, run.id), cells))
+    if not any(run.layers for run in every):  # no profile to pin: Prof leaves its room
+        prof = [key for _, key in columns].index("prof")
+        columns.pop(prof)
+        rows = [(key, cells[:prof] + cells[prof + 1 :]) for key, cells in rows]
     return columns, rows

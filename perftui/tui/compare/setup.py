@@ -255,7 +255,11 @@ class CompareScreen(PerftuiScreen):
         cursor = table.cursor_row
         columns, rows = runs_table(self.state, c, wide=self.app.size.width >= WIDE)
         self.row_keys = [key for key, _ in rows]
-        fill_table(table, columns, [(f"{side}:{run_id}", cells) for (side, run_id), cells in rows])
+        keyed = [(f"{side}:{run_id}", cells) for (side, run_id), cells in rows]
+        width = table.size.width or self.app.size.width  # the settings take what is left
+        fill_table(table, columns, keyed, width=width, height=table.size.height or 8, flex=2)
+        if not table.size.width:  # not laid out yet: fit again once it has its width
+            self.call_after_refresh(self.fill_runs_table, c)
         if rows:
             table.move_cursor(row=min(max(cursor, 0), len(rows) - 1), animate=False)
 
