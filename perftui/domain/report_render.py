@@ -72,6 +72,11 @@ def to_markdown(report: Report) -> str:
 # ---------------------------------------------------------------------- html and svg
 
 
+def _tick_text(tick: float) -> str:
+    """A tick as a person reads it: '15,000' (never '1.5e+04'), '0.25'."""
+    return f"{tick:,.0f}" if tick == int(tick) else f"{tick:,.4g}"
+
+
 def _tick(x: float, y: float, text: str, anchor: str = "middle") -> str:
     return f'<text x="{x:.1f}" y="{y:.1f}" class="tick" text-anchor="{anchor}">{text}</text>'
 
@@ -92,7 +97,7 @@ def _svg_bars(block: Bars) -> str:
         x = left + tick * scale
         parts.append(
             f'<line x1="{x:.1f}" y1="10" x2="{x:.1f}" y2="{height - 25}" class="grid"/>'
-            + _tick(x, height - 8, f"{tick:,.4g}")
+            + _tick(x, height - 8, _tick_text(tick))
         )
     for i, bar in enumerate(block.bars):
         y = 12 + i * row
@@ -130,13 +135,13 @@ def _svg_scatter(block: Scatter) -> str:
         x, _ = at(tick, 0)
         parts.append(
             f'<line x1="{x:.1f}" y1="15" x2="{x:.1f}" y2="{15 + plot_h}" class="grid"/>'
-            + _tick(x, height - 26, f"{tick:.4g}")
+            + _tick(x, height - 26, _tick_text(tick))
         )
     for tick in y_axis.ticks:
         _, y = at(0, tick)
         parts.append(
             f'<line x1="{left}" y1="{y:.1f}" x2="{left + plot_w}" y2="{y:.1f}" class="grid"/>'
-            + _tick(left - 6, y + 4, f"{tick:,.4g}", "end")
+            + _tick(left - 6, y + 4, _tick_text(tick), "end")
         )
     parts.append(
         f'<text x="{left + plot_w / 2}" y="{height - 6}" text-anchor="middle">'

@@ -73,3 +73,10 @@ def test_the_html_axis_ends_at_the_first_round_tick_above_the_data():
     html = render(Report("r", (Section("Results", (), (bars,)),)), "html")
     ticks = re.findall(r'class="tick"[^>]*>([\d,.]+)<', html)
     assert ticks[-1] == "2,500" and "5,000" not in ticks, ticks
+
+
+def test_html_ticks_read_as_numbers_not_exponents():
+    bars = Bars("Throughput", "items/s", (Bar("b1", 16023.7),))
+    html = render(Report("r", (Section("Results", (), (bars,)),)), "html")
+    ticks = re.findall(r'class="tick"[^>]*>([^<]*)<', html)
+    assert "15,000" in ticks and not any("e+" in tick for tick in ticks), ticks

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections import Counter
 
 from rich.text import Text
+from textual.widgets import DataTable
 
 from perftui.domain.compare import Comparison, Side, run_latency, run_marks
 from perftui.domain.context import ran_precision
@@ -22,7 +23,7 @@ from perftui.tui.compare.charts import (
 from perftui.tui.compare.state import SetupState
 from perftui.tui.kit import format as fmt
 from perftui.tui.kit.fit import distinct, fit_labels
-from perftui.tui.kit.tables import CHECKED, UNCHECKED, Cell, right
+from perftui.tui.kit.tables import CHECKED, UNCHECKED, Cell, fill_table, right
 
 RunKey = tuple[Side, str]
 """A row of the runs table: the side and the run id."""
@@ -138,3 +139,15 @@ def runs_table(
         columns.pop(prof)
         rows = [(key, cells[:prof] + cells[prof + 1 :]) for key, cells in rows]
     return columns, rows
+
+
+def fill_runs(
+    table: DataTable, state: SetupState, c: Comparison | None, *, wide: bool
+) -> list[RunKey]:
+    """`runs_table` in `table`, fitted to its width (the settings take what the other columns
+    leave); the rows' keys, in order."""
+    columns, rows = runs_table(state, c, wide=wide)
+    keyed = [(f"{side}:{run_id}", cells) for (side, run_id), cells in rows]
+    width = table.size.width or table.app.size.width
+    fill_table(table, columns, keyed, width=width, height=table.size.height or 8, flex=2)
+    return [key for key, _ in rows]

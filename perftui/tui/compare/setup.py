@@ -35,13 +35,13 @@ from perftui.tui.compare.charts import (
     legend,
     threshold_text,
 )
-from perftui.tui.compare.runs import RunKey, runs_table, sweet_text
+from perftui.tui.compare.runs import RunKey, fill_runs, sweet_text
 from perftui.tui.compare.state import SetupState
 from perftui.tui.kit.fit import distinct
 from perftui.tui.kit.format import escape
 from perftui.tui.kit.samples import stored_samples
 from perftui.tui.kit.screen import PerftuiScreen
-from perftui.tui.kit.tables import RowTable, fill_table
+from perftui.tui.kit.tables import RowTable
 
 WIDE = 100
 """From this width the runs table shows the run's start time."""
@@ -253,15 +253,11 @@ class CompareScreen(PerftuiScreen):
         """Both projects' runs, the cursor kept on the same row."""
         table = self.query_one("#cmp-runs", DataTable)
         cursor = table.cursor_row
-        columns, rows = runs_table(self.state, c, wide=self.app.size.width >= WIDE)
-        self.row_keys = [key for key, _ in rows]
-        keyed = [(f"{side}:{run_id}", cells) for (side, run_id), cells in rows]
-        width = table.size.width or self.app.size.width  # the settings take what is left
-        fill_table(table, columns, keyed, width=width, height=table.size.height or 8, flex=2)
+        self.row_keys = fill_runs(table, self.state, c, wide=self.app.size.width >= WIDE)
         if not table.size.width:  # not laid out yet: fit again once it has its width
             self.call_after_refresh(self.fill_runs_table, c)
-        if rows:
-            table.move_cursor(row=min(max(cursor, 0), len(rows) - 1), animate=False)
+        if self.row_keys:
+            table.move_cursor(row=min(max(cursor, 0), len(self.row_keys) - 1), animate=False)
 
     # ------------------------------------------------------------------ inputs
 
