@@ -8,6 +8,7 @@ hand, or not an export) is `NotStreamable` and read whole instead (perftui.store
 from __future__ import annotations
 
 import json
+import zlib
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -17,9 +18,10 @@ from perftui.store import schema
 
 __all__ = ["Event", "NotStreamable", "read_events", "streamable"]
 
-Event = tuple[str, int, int, Any]
-"""(kind, project index, run index, value): ("head", 0, 0, the head without projects),
-("project", i, 0, project without runs), ("run", i, j, run); then ("end", 0, 0, None)."""
+Event = tuple[str, int, int, Any, int]
+"""(kind, project index, run index, value, crc): ("head", 0, 0, the head without projects),
+("project", i, 0, project without runs), ("run", i, j, run, its line's CRC-32); then
+("end", 0, 0, None); the CRC is 0 where there is no line (and for all but runs)."""
 
 HEAD = b'{"perftui_export":'
 OPEN_PROJECTS = ',"projects":['
@@ -84,19 +86,19 @@ def read_events(
                 if not line.endswith(OPEN_PROJECTS):
                     raise NotStreamable("line 1: not an export's head")
                 head = _record(decoder, line[: -len(OPEN_PROJECTS)] + "}", 1, source)
-                yield "head", 0, 0, head
+                yield "head", 0, 0, head, 0
             elif in_runs:
                 value, rest = _decode(decoder, line, number, source)
                 if rest not in (",", "]}", "]},") or not isinstance(value, dict):
                     raise NotStreamable(f"line {number}: not a run")
                 run += 1
-                yield "run", project, run, value
+                yield "run", project, run, value, zlib.crc32(raw)
                 in_runs = rest == ","
             elif line == "]}":
                 ended = True
             elif line.endswith(OPEN_RUNS):
                 project, run, in_runs = project + 1, -1, True
-                yield "project", project, 0, _record(decoder, line + "]}", number, source)
+                yield "project", project, 0, _record(decoder, line + "]}", number, source), 0
             else:
                 project += 1
                 yield (
@@ -104,25 +106,26 @@ def read_events(
                     project,
                     0,
                     _record(decoder, line.removesuffix(","), number, source),
+                    0,
                 )
     if not ended:
         raise NotStreamable("the file ends before the export does")
-    yield "end", 0, 0, None
+    yield "end", 0, 0, None, 0
 
 
 def document_events(document: dict[str, Any]) -> Iterator[Event]:
     """The same records from an export parsed whole."""
-    yield "head", 0, 0, {k: v for k, v in document.items() if k != "projects"}
+    yield "head", 0, 0, {k: v for k, v in document.items() if k != "projects"}, 0
     projects = document.get("projects")
     if not isinstance(projects, list):
-        yield "bad", 0, 0, '"projects" is not a list'
+        yield "bad", 0, 0, '"projects" is not a list', 0
         return
     for i, data in enumerate(projects):
         if not isinstance(data, dict):
-            yield "project", i, 0, data
+            yield "project", i, 0, data, 0
             continue
         runs = data.get("runs", [])
-        yield "project", i, 0, {**data, "runs": [] if isinstance(runs, list) else runs}
+        yield "project", i, 0, {**data, "runs": [] if isinstance(runs, list) else runs}, 0
         for j, run in enumerate(runs if isinstance(runs, list) else []):
-            yield "run", i, j, run
-    yield "end", 0, 0, None
+            yield "run", i, j, run, 0
+    yield "end", 0, 0, None, 0

@@ -104,13 +104,16 @@ class Checked:
     projects: list[Project] = field(default_factory=list)
     benchmarks: list[StoredBenchmark] = field(default_factory=list)
     ids: list[str] = field(default_factory=list)
+    crcs: list[int] = field(default_factory=list)
+    """Each run's line's CRC-32: the second pass takes a run as checked if its line is the
+    same (a file changed between the passes is refused)."""
 
 
 def check_events(events: Iterator[Event], tick: Tick) -> Checked:
     """Check every record (InputError naming the first bad field); see `Checked`."""
     found = Checked()
     budget = _SampleBudget()
-    for kind, i, j, data in events:
+    for kind, i, j, data, crc in events:
         if kind == "head":
             _check_head(data)
         elif kind == "bad":
@@ -133,6 +136,7 @@ def check_events(events: Iterator[Event], tick: Tick) -> Checked:
                 samples = SAMPLES_DOC(samples, f"{where}.latency_samples")
                 budget.admit(samples, f"{where}.latency_samples")
             found.ids.append(checked.get("id") or uuid.uuid4().hex)
+            found.crcs.append(crc)
             tick(len(found.ids))
     return found
 
@@ -141,19 +145,18 @@ def _runs(
     events: Iterator[Event], found: Checked
 ) -> Iterator[tuple[RunResult, SamplesDocument | None]]:
     """The runs of a checked export, made records one at a time as they are stored."""
-    ids = iter(found.ids)
     names = [p.name for p in found.projects]
-    for kind, i, j, data in events:
+    n = 0
+    for kind, i, j, data, crc in events:
         if kind != "run":
             continue
-        where = f"projects[{i}].runs[{j}]"
-        checked = schema.run(data, where)
-        samples = checked.get("latency_samples")
-        run = RunResult.from_dict(checked)
-        run_id = next(ids, None)
-        if run_id is None or i >= len(names):
+        if n >= len(found.ids) or found.crcs[n] != crc or i >= len(names):
             raise InputError("the export changed while it was imported; nothing was stored")
-        run = replace(run, id=run_id, project=names[i])
+        where = f"projects[{i}].runs[{j}]"
+        checked = schema.run_again(data, where)
+        samples = checked.get("latency_samples")
+        run = replace(RunResult.from_dict(checked), id=found.ids[n], project=names[i])
+        n += 1
         yield run, None if samples is None else SamplesDocument(samples, f"{where}.latency_samples")
 
 

@@ -16,6 +16,7 @@ import contextlib
 import os
 import threading
 from collections.abc import Callable, Collection, Iterator, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -81,7 +82,10 @@ class Transaction:
         """What the names of the shard and figures files it writes start with (its mark:
         perftui.store.recovery)."""
         self.appended: dict[str, list[RunResult]] = {}
-        """Project name -> the runs this write adds to it (their figures extend the stored)."""
+        """Project name -> the runs this write adds to it (their figures extend the stored),
+        the newest profiled one alone with its layers (PrecisionSource.extend)."""
+        self._profiled: dict[str, int] = {}
+        """Project name -> where in `appended` its run with layers is."""
         self.lines: dict[str, list[Pending]] = {}
         """Project name -> the runs added to a project whose shard this write does not
         otherwise edit (appended to its file at the commit: perftui.store.shard_writes)."""
@@ -110,7 +114,16 @@ class Transaction:
             self.shards[run.project].add(*item)
         else:
             self.lines.setdefault(run.project, []).append(item)
-        self.appended.setdefault(run.project, []).append(run)
+        runs = self.appended.setdefault(run.project, [])
+        if run.layers:  # only the newest profile names the project's precision: one kept
+            kept = self._profiled.get(run.project)
+            if kept is not None and (runs[kept].started_at or "") > (run.started_at or ""):
+                run = replace(run, layers=None)
+            else:
+                if kept is not None:
+                    runs[kept] = replace(runs[kept], layers=None)
+                self._profiled[run.project] = len(runs)
+        runs.append(run)
 
     @property
     def touches_files(self) -> bool:
