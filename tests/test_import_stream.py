@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 import itertools
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -154,3 +155,26 @@ def test_the_store_itself_refuses_names_the_one_rule_refuses(tmp_path: Path, nam
     with pytest.raises(InputError, match=r"source_project: .*terminal would act on"):
         import_document(target, export_with({}, source_project=name))
     assert not target.path.exists()
+
+
+def test_the_quick_checks_agree_with_the_field_by_field_ones() -> None:
+    from perftui.store import schema
+
+    rows = [
+        {"name": "conv", "type": "Convolution", "time_ms": 2, "original_names": ["a"]},
+        {"name": "relu", "type": "Relu", "status": "executed", "precision": "I8"},
+    ]
+    assert schema.layers(rows, "x") == schema.list_of(schema.layer)(rows, "x")
+    assert isinstance(schema.layers(rows, "x")[0]["time_ms"], float)
+    for bad, field in (
+        ({"name": "n", "type": "t", "time_ms": float("nan")}, "x[1].time_ms"),
+        ({"name": "n", "type": "t", "status": "odd"}, "x[1].status"),
+        ({"name": "a\ud800", "type": "t"}, "x[1].name"),
+        ({"name": "n", "type": "t", "extra": {"deep": [[[[[[[[[[[[[1]]]]]]]]]]]]]}}, "extra"),
+    ):
+        with pytest.raises(InputError, match=re.escape(field)):
+            schema.layers([rows[0], bad], "x")
+    with pytest.raises(InputError, match=r"r\.k\.a: text that is not valid Unicode"):
+        schema.mapping(schema.text(200), schema.free)({"k": {"a": "\udc00"}}, "r")
+    nested = {"a": [1, 2.5, None, True, {"b": "c"}]}
+    assert schema.free(nested, "r") == nested

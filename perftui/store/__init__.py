@@ -12,7 +12,9 @@ and blobs), `storage` (the buffered TinyDB storage), `files` (locking, atomic wr
 `names` (names checked before they become paths, links never followed), `recovery` (what is
 deleted, and only that; damage a document shows), `legacy` (older layouts, converted),
 `inserts` (runs a write adds), `repair` (`perftui doctor --repair`), `progress`, `paths`,
-and `exchange` (export/import documents).
+`exchange` (export/import documents), `export_reader` (an export file read a run at a
+time), `importer` (an import's two passes), `schema` (what an import may hold) and
+`quick_checks` (its bulky parts checked in one pass).
 """
 
 from perftui.store.database import Store

@@ -18,6 +18,14 @@ from typing import Any
 from perftui.domain.errors import InputError
 from perftui.domain.records import APIS, ENGINES, HINTS, OPTIONAL_STATS, PRECISIONS, RUN_STATUSES
 from perftui.store.layout import time_key
+from perftui.store.quick_checks import (
+    LAYER_STATUSES,
+    MAX_DEPTH,
+    MAX_ITEMS,
+    MAX_TEXT,
+    plain_free,
+    plain_layer,
+)
 
 __all__ = [
     "MAX_DEPTH",
@@ -33,16 +41,11 @@ __all__ = [
     "run",
 ]
 
-MAX_DEPTH = 12
-"""Deepest nesting of a free-form value (notes, resolved settings)."""
 MAX_INT_DIGITS = 20
 """Longest whole number in a document (2**64 has 20 digits)."""
-MAX_TEXT = 65_536
-MAX_ITEMS = 1_000_000
 MAX_COUNT = 2**53
 RUN_ID = re.compile(r"[0-9A-Za-z_-]{1,64}")
 """A run's or benchmark's id: it also names the run's payload files beside the database."""
-LAYER_STATUSES = ("executed", "not_run", "optimized_out")
 
 Check = Callable[[Any, str], Any]
 
@@ -165,27 +168,9 @@ def mapping(key: Check, item: Check, max_items: int = 10_000) -> Check:
     return check
 
 
-def _plain_free(value: Any, depth: int) -> bool:
-    """Whether `free` passes `value` (a quick check; lone surrogates not looked for)."""
-    if depth > MAX_DEPTH:
-        return False
-    kind = type(value)
-    if kind is str:
-        return len(value) <= MAX_TEXT
-    if kind is dict:
-        return len(value) <= 10_000 and all(
-            type(k) is str and len(k) <= 200 and _plain_free(v, depth + 1) for k, v in value.items()
-        )
-    if kind is list:
-        return len(value) <= MAX_ITEMS and all(_plain_free(v, depth + 1) for v in value)
-    if kind is float:
-        return math.isfinite(value)
-    return kind in (int, bool, type(None))
-
-
 def free(value: Any, path: str, depth: int = 0) -> Any:
     """Any JSON value within the depth and size limits (unknown fields, notes, settings)."""
-    if _plain_free(value, depth):
+    if plain_free(value, depth):
         try:  # the one thing left: text that is not valid Unicode, anywhere in it
             json.dumps(value, ensure_ascii=False).encode("utf-8")
             return value
@@ -275,46 +260,13 @@ layer = record(
     required=("name", "type"),
 )
 
-_LAYER_TEXT = {"name": 4096, "type": 200, "exec_type": 200, "precision": 64}
 _layers_checked = list_of(layer, 100_000)
-
-
-def _plain_layer(doc: Any) -> bool:
-    """Whether a layer row is of the usual shape and fits `layer` (a quick check)."""
-    if not isinstance(doc, dict) or "name" not in doc or "type" not in doc:
-        return False
-    words: list[str] = []
-    for key, value in doc.items():
-        limit = _LAYER_TEXT.get(key)
-        if limit is not None:
-            if type(value) is not str or len(value) > limit:
-                return False
-            words.append(value)
-        elif key == "time_ms":
-            if type(value) not in (int, float) or not 0.0 <= value <= 1e15:
-                return False  # NaN fails the range too
-        elif key == "status":
-            if value not in LAYER_STATUSES or type(value) is not str:
-                return False
-        elif key == "original_names":
-            if type(value) is not list or len(value) > 100_000:
-                return False
-            if any(type(n) is not str or len(n) > 4096 for n in value):
-                return False
-            words.extend(value)
-        else:
-            return False
-    try:
-        "".join(words).encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
 
 
 def layers(value: Any, path: str) -> list[dict[str, Any]]:
     """A run's layer profile: `layer` rows, checked quickly where each has the usual shape
     (the same result; a row that does not is checked field by field, naming the field)."""
-    if type(value) is not list or len(value) > 100_000 or not all(map(_plain_layer, value)):
+    if type(value) is not list or len(value) > 100_000 or not all(map(plain_layer, value)):
         return _layers_checked(value, path)
     return [
         {**row, "time_ms": float(row["time_ms"])} if "time_ms" in row else dict(row)
