@@ -180,8 +180,11 @@ class InferencePane(Pane[SummaryState]):
             )
         tput = inference_time(c, "throughput").ratio
         lat = inference_time(c, "latency").ratio
-        if tput is not None and lat is not None:
-            lines.append(f"B/A: throughput {tput:.2f}x, {c.stat} latency {lat:.2f}x")
+        judged = any(
+            found is not None and found.ratio is not None for found in (c.throughput, c.latency)
+        )
+        if tput is not None and lat is not None and not judged:  # else the verdicts say B/A
+            lines.append(f"B/A: throughput {tput:.2f}x, {c.stat} latency {lat:.2f}x (no interval)")
         lines += [fmt.said(found.text) for found in (c.throughput, c.latency) if found]
         lines += [c.memory.text] if c.memory is not None else []
         lines += [f"note: {fmt.said(note)}" for note in c.measurement_notes]

@@ -11,7 +11,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.widgets import DataTable, Footer, Header, Input, Static, TabPane
 
-from perftui.domain.compare import Comparison, Side, run_latency
+from perftui.domain.compare import Comparison, Side
 from perftui.domain.series import short_label
 from perftui.tui.compare.charts import SWEET, SWEET_STYLE, side_text, threshold_text
 from perftui.tui.compare.distribution import LatencyDistributionPane
@@ -33,16 +33,24 @@ TABS = (
 )
 
 
+def _figures(c: Comparison, side: Side) -> str:
+    """The side's compared configuration and its figures with their intervals, as the
+    Inference tab shows them (its repetitions combined)."""
+    run, group = c.run(side), c.groups[0 if side is Side.A else 1]
+    if run is None:
+        return " no run"
+    if group is None:
+        return f" {short_label(run.config)} {fmt.fps(run.throughput_fps)} items/s"
+    f = group.figures
+    latency = fmt.ms_ci(group.latency_ms(c.stat), f.latency.get(c.stat))
+    fps = fmt.fps_ci(f.throughput_fps, f.throughput)
+    return f" {short_label(run.config)} {fps} items/s {latency} ms"
+
+
 def head_text(c: Comparison, width: int) -> Text:
     """Each side's compared run and figures on one line of `width` cells (the names cut
     so that they stay apart), then the sweet spot, on a second line if it has no room."""
-    figures = {
-        side: f" {short_label(run.config)} {fmt.fps(run.throughput_fps)} items/s "
-        f"{fmt.ms(run_latency(run, c.stat))} ms"
-        if (run := c.run(side)) is not None
-        else " no run"
-        for side in Side
-    }
+    figures = {side: _figures(c, side) for side in Side}
     room = (width - len("  vs  ") - sum(len(f) + 2 for f in figures.values())) // 2
     names = dict(zip(Side, distinct([c.name(side) for side in Side], max(8, room)), strict=True))
     parts: list[Text | str] = []
