@@ -41,7 +41,7 @@ def test_the_comparison_notes_the_difference_beside_its_verdict():
     a, b = run(RunConfig(batch=1)), run(RunConfig(batch=4), fps=400.0)
     c = compare_projects("A", [a], "B", [b])
     [note] = [n for n in c.notes if "differ in settings" in n]
-    assert "batch 1 vs 4" in note and note in c.measurement_notes
+    assert "batch 1 vs 4" in note and note in c.measurement_notes and c.settings_note == note
     alike = compare_projects("A", [a], "B", [replace(b, config=a.config)])
     assert not any("differ in settings" in n for n in alike.notes)
 

@@ -163,6 +163,8 @@ class Comparison:
     measurement_notes: tuple[str, ...] = ()
     """The notes (among `notes`) on what the measurement can claim: single runs per side,
     a profile that contradicts the measurement."""
+    settings_note: str | None = None
+    """Which settings the compared runs differ in (also among `notes`); None when alike."""
     paired_rounds: int = 0
     """Rounds of A and B measured alternately that B/A was judged from (0: judged from each
     side's figures; perftui.domain.compare.pairing)."""
@@ -225,6 +227,7 @@ def compare_projects(
     throughput = latency = None
     pairs: list[tuple[RunResult, RunResult]] = []
     notes = []
+    differs: str | None = None
     if fig_a is not None and fig_b is not None:
         pairs = paired_runs(*groups)
         if pairs:
@@ -291,6 +294,7 @@ def compare_projects(
         latency=latency,
         groups=groups,
         measurement_notes=measurement_notes,
+        settings_note=differs,
         paired_rounds=len(pairs),
         max_memory_mib=max_memory_mib,
     )

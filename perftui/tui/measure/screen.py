@@ -117,6 +117,8 @@ class MeasureScreen(FollowingScreen["Comparison | str"], PerftuiScreen):
             return
         found = [d.text for d in (outcome.throughput, outcome.latency) if d is not None]
         verdict = "; ".join(found) or "nothing to judge: no run finished on both sides"
+        if found and outcome.settings_note:
+            verdict += f" ({fmt.said(outcome.settings_note)})"
         app.notify(verdict, title="Measured alternately", timeout=12)
         if not self.closed:
             rounds = f"{outcome.paired_rounds} rounds paired" if outcome.paired_rounds else ""
