@@ -233,6 +233,27 @@ def test_csv(filled: Store) -> None:
     assert first["hint"] == "throughput" and first["api"] == "async" and first["precision"] == ""
     assert float(first["latency_median_ms"]) == 1.9 and float(first["latency_p99_ms"]) == 3.5
     assert float(first["throughput_fps"]) == 456.5 and float(first["compile_ms"]) == 120.5
+    assert first["dims"] == "" and first["precision_run"] == "?"  # these runs say neither
+
+
+def test_csv_tells_the_rows_of_a_seq_matrix_apart(store: Store) -> None:
+    """A seq=32,64 matrix exported to CSV had no dims column: its rows read the same."""
+    from dataclasses import replace
+
+    from perftui.domain.records import RunConfig
+    from tests.store_helpers import make_project, make_run
+
+    store.add_project(make_project("enc"))
+    for seq in (32, 64):
+        run = make_run("enc", config=RunConfig(dims=(("seq", seq),)))
+        store.add_run(replace(run, resolved={**run.resolved, "precision": "bf16"}))
+    rows = list(csv.DictReader(io.StringIO(export_csv(store, ["enc"]))))
+    assert sorted(r["dims"] for r in rows) == ["seq=32", "seq=64"]
+    assert {r["precision_run"] for r in rows} == {"bf16"}
+
+
+def test_csv_of_failed_runs(filled: Store) -> None:
+    rows = list(csv.DictReader(io.StringIO(export_csv(filled))))
     (failed,) = [r for r in rows if r["project"] == "int8"]
     assert failed["status"] == "failed" and failed["error"] == 'x, "y"\nz'
     assert export_csv(filled, ["empty"]).strip() == ",".join(CSV_COLUMNS)

@@ -19,6 +19,7 @@ from collections.abc import Iterator, Sequence
 from typing import Any, TextIO
 
 from perftui import __version__
+from perftui.domain.context import ran_precision
 from perftui.domain.errors import InputError
 from perftui.domain.records import Project
 from perftui.store import schema
@@ -50,6 +51,8 @@ CSV_COLUMNS = (
     "hint",
     "api",
     "precision",
+    "dims",
+    "precision_run",
     "status",
     "error",
     "iterations",
@@ -151,6 +154,8 @@ def export_csv(store: Store, projects: Sequence[str] | None = None) -> str:
                 c.hint,
                 c.api,
                 c.precision,
+                " ".join(f"{name}={value}" for name, value in c.dims),
+                ran_precision(run),
                 run.status,
                 run.error,
                 run.iterations,
