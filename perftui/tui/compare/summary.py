@@ -33,6 +33,10 @@ TABS = (
 )
 
 
+MIN_NAME = 8
+"""The fewest cells a project's name is cut to before each side takes a line of its own."""
+
+
 def _figures(c: Comparison, side: Side) -> str:
     """The side's compared configuration and its figures with their intervals, as the
     Inference tab shows them (its repetitions combined)."""
@@ -48,15 +52,19 @@ def _figures(c: Comparison, side: Side) -> str:
 
 
 def head_text(c: Comparison, width: int) -> Text:
-    """Each side's compared run and figures on one line of `width` cells (the names cut
-    so that they stay apart), then the sweet spot, on a second line if it has no room."""
+    """Each side's compared run and figures with their intervals on one line of `width`
+    cells (the names cut so that they stay apart), or a line each where they do not fit
+    with names of 8 cells; then the sweet spot, on a line of its own if it has no room."""
     figures = {side: _figures(c, side) for side in Side}
     room = (width - len("  vs  ") - sum(len(f) + 2 for f in figures.values())) // 2
+    joint = "  vs  "
+    if room < MIN_NAME:
+        room, joint = width - 2 - max(len(f) for f in figures.values()), "\n"
     names = dict(zip(Side, distinct([c.name(side) for side in Side], max(8, room)), strict=True))
     parts: list[Text | str] = []
     for side in Side:
         if parts:
-            parts.append("  vs  ")
+            parts.append(joint)
         parts += [side_text(side, f"{side} {names[side]}", bold=True), figures[side]]
     line = Text.assemble(*parts)
     if c.threshold_ms is None:
@@ -72,8 +80,8 @@ def head_text(c: Comparison, width: int) -> Text:
             side_text(spot.side, f"{spot.side} {c.name(spot.side)}", bold=True),
         )
     )
-    joint = "   " if len(line) + 3 + len(sweet) <= width else "\n"
-    return Text.assemble(line, joint, sweet)
+    room_left = "\n" not in line.plain and len(line) + 3 + len(sweet) <= width
+    return Text.assemble(line, "   " if room_left else "\n", sweet)
 
 
 class CompareSummaryScreen(TabbedScreen):
