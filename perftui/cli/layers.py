@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 from perftui.cli.common import CliError
 from perftui.cli.textfmt import table
 from perftui.domain.model_info import FLOPS_CONVENTION
+from perftui.domain.shapes import shapes_text
 
 if TYPE_CHECKING:
     from perftui.domain.model_info import ModelInfo
@@ -115,7 +116,7 @@ def layers_text(run: RunResult, info: ModelInfo | None, why: str) -> str:
     rows = layer_rows(run.layers or (), info.node_flops if info else None)
     by_type = flops_by_type(rows)
     if info is not None:
-        at = ", ".join(f"{k}[{','.join(map(str, v))}]" for k, v in info.flops_shapes.items())
+        at = shapes_text(info.flops_shapes)
         head = f"FLOPs ({FLOPS_CONVENTION}) at the run's shapes {at}"
     else:
         head = why

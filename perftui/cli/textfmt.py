@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 from perftui.domain.context import model_is_int8, ran_precisions, runs_notes
 from perftui.domain.memory import runs_peak_text
 from perftui.domain.records import Project, RunResult
+from perftui.domain.shapes import shapes_text
 from perftui.domain.units import ms, spread_text
 
 if TYPE_CHECKING:
@@ -137,7 +138,7 @@ def runs_table(
 def flops_line(info: ModelInfo) -> str:
     """'FLOPs (2 x MACs) at input_ids[1,128]: 22.347 G (+ 0.2 G cheap ops)', or what is
     unknown and why."""
-    shapes = ", ".join(f"{k}[{','.join(map(str, v))}]" for k, v in info.flops_shapes.items())
+    shapes = shapes_text(info.flops_shapes)
     unknown = [n for n in info.unknown_flops if not n.cheap]
     head = f"FLOPs (2 x MACs) at {shapes}"
     text = f"{head}: {info.flops / 1e9:.3f} G (+ {info.cheap_flops / 1e9:.3f} G cheap ops)"

@@ -47,6 +47,11 @@ def fmt_shape(shape: Sequence[int | str]) -> str:
     return "[" + ",".join(str(d) for d in shape) + "]"
 
 
+def shapes_text(shapes: Mapping[str, Sequence[int | str]]) -> str:
+    """Whole input shapes in words: 'input_ids[1,128], attention_mask[1,128]'."""
+    return ", ".join(f"{name}{fmt_shape(dims)}" for name, dims in shapes.items())
+
+
 def _whole_numbers(text: str, what: str) -> tuple[int, ...]:
     values = []
     for item in (part.strip() for part in text.split(",")):

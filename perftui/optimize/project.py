@@ -35,7 +35,7 @@ from perftui.bench.inputs import InputSource
 from perftui.domain.errors import InputError
 from perftui.domain.limits import check_samples, check_seed
 from perftui.domain.records import Project, TensorSpec
-from perftui.domain.shapes import ShapeBindings, as_bindings
+from perftui.domain.shapes import ShapeBindings, as_bindings, shapes_text
 from perftui.inspection import inspect_model, model_format, validate_model_file
 from perftui.inspection.validate import check_onnx_graph
 from perftui.optimize.accuracy import AccuracyReport, measure_accuracy
@@ -177,7 +177,7 @@ def _shapes_chosen(
     """The line that says which shapes the model was calibrated and checked at, and, where
     the project's benchmark measured several values of a dimension, that the first was
     taken and `--shape` chooses another."""
-    at = ", ".join(f"{name}[{','.join(map(str, dims))}]" for name, dims in static.items())
+    at = shapes_text(static)
     line = f"calibrated and checked at {at}"
     several = {name: values for name, values in bindings.dims.items() if len(values) > 1}
     if several:
