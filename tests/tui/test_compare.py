@@ -21,6 +21,7 @@ from perftui.tui.compare.charts import (
 from perftui.tui.compare.setup import CompareScreen
 from perftui.tui.compare.summary import CompareSummaryScreen
 from tests.tui.compare_data import FP32_RUNS, INT8_RUNS, fill_compare_store, run
+from tests.tui.waiting import wait_for
 
 pytestmark = pytest.mark.tui
 
@@ -30,14 +31,6 @@ def cmp_app(tmp_path: Path, services):
     path = tmp_path / "compare.json"
     fill_compare_store(path)
     return create_app(path, services)
-
-
-async def wait_for(pilot, condition, tries: int = 100) -> None:
-    for _ in range(tries):
-        await pilot.pause(0.02)
-        if condition():
-            return
-    raise AssertionError("the screen did not get there")
 
 
 async def open_compare(app, pilot, a: str | None = None, b: str | None = None) -> CompareScreen:

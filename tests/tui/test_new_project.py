@@ -10,6 +10,7 @@ from textual.widgets import Input, Select, Static
 from perftui.store.database import Store
 from perftui.tui.benchmark.configure import BenchmarkConfigScreen
 from perftui.tui.projects.new_project import ModelTree, NewProjectScreen
+from tests.tui.waiting import wait_for
 
 pytestmark = pytest.mark.tui
 
@@ -29,19 +30,8 @@ async def open_screen(app, pilot, root: Path) -> NewProjectScreen:
     await pilot.pause()
     screen = NewProjectScreen(root)
     app.push_screen(screen)
-    for _ in range(40):
-        await pilot.pause(0.02)
-        if screen.devices is not None:
-            break
+    await wait_for(pilot, lambda: screen.devices is not None)
     return screen
-
-
-async def wait_for(pilot, condition, tries: int = 60) -> None:
-    for _ in range(tries):
-        if condition():
-            return
-        await pilot.pause(0.03)
-    raise AssertionError("condition not reached")
 
 
 async def type_model(pilot, screen, model: Path) -> None:

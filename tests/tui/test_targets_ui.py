@@ -49,6 +49,7 @@ async def test_new_project_form_offers_the_targets(app, db: Path, tmp_path: Path
         await pilot.press("enter")
         await wait_for(pilot, lambda: screen.info is not None)
         target.value = "box"
+        await wait_for(pilot, lambda: screen.devices is not None)
         await pilot.press("ctrl+s")
         await wait_for(pilot, lambda: isinstance(app.screen, BenchmarkConfigScreen))
     project = Store(db).get_project("net-fp32-ort")
