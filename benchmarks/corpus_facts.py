@@ -83,7 +83,7 @@ def flops_row(name: str, inspected: dict[str, Any]) -> str:
 
 def coverage_row(name: str, engine: str, shown: dict[str, Any]) -> str:
     """The 8-bit share of the INT8 project's profiled run (`perftui show --json`)."""
-    from perftui.domain.int8_coverage import int8_coverage
+    from perftui.domain.model.int8_coverage import int8_coverage
     from perftui.domain.records import RunResult
 
     runs = [RunResult.from_dict(doc) for doc in shown.get("runs", []) if doc.get("layers")]

@@ -35,7 +35,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from perftui.domain.benchform import DEFAULTS, build_request  # noqa: E402
+from perftui.domain.forms.bench import DEFAULTS, build_request  # noqa: E402
 from perftui.domain.records import Project  # noqa: E402
 from perftui.store import Store  # noqa: E402
 from perftui.tui.app import create_app  # noqa: E402

@@ -30,7 +30,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from perftui.bench import memory  # noqa: E402
-from perftui.domain.uncertainty import t_critical  # noqa: E402
+from perftui.domain.measurement.uncertainty import t_critical  # noqa: E402
 
 MODEL = ROOT / "sample_models" / "mobilenet_fp32.onnx"
 

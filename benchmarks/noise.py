@@ -7,7 +7,7 @@ the verdict should say "no difference beyond noise") and an A/B one (the verdict
 find B faster), in a rotating order, each measured as the design says:
 
 - `paired` (the default): `perftui compare A B --measure R` measures both sides again,
-  alternately, R rounds (default perftui.domain.benchform.MEASURE_ROUNDS), and judges B/A
+  alternately, R rounds (default perftui.domain.forms.bench.MEASURE_ROUNDS), and judges B/A
   from the rounds' pairs.
 - `repeats`: each side measured on its own with `perftui bench --repeat R` (default
   REPEAT_SUGGESTED), then `perftui compare` judges the two groups of repetitions.
@@ -44,7 +44,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from perftui.domain.benchform import (  # noqa: E402
+from perftui.domain.forms.bench import (  # noqa: E402
     MEASURE_ROUNDS,
     MEASURE_TIME_S,
     REPEAT_SUGGESTED,

@@ -39,7 +39,7 @@ sys.path.insert(0, str(ROOT))
 import numpy as np  # noqa: E402
 
 from perftui.bench.environment import environment  # noqa: E402
-from perftui.domain.figures import run_figures  # noqa: E402
+from perftui.domain.measurement.figures import run_figures  # noqa: E402
 from perftui.domain.records import (  # noqa: E402
     LatencyStats,
     LayerProfile,

@@ -39,7 +39,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from perftui.domain.uncertainty import paired_ratio  # noqa: E402
+from perftui.domain.measurement.uncertainty import paired_ratio  # noqa: E402
 
 MODELS = {
     "mobilenet": (ROOT / "sample_models" / "mobilenet_fp32.onnx", []),
@@ -126,7 +126,7 @@ def side_by_side(
 ) -> str:
     """The tuned best over the grid's best, measured alternately for `rounds` rounds (grid
     then tuned, then tuned then grid, ...) and judged from the rounds' pairs, as `perftui
-    compare --measure` judges (perftui.domain.uncertainty.paired_ratio)."""
+    compare --measure` judges (perftui.domain.measurement.uncertainty.paired_ratio)."""
     model, shape = MODELS[name]
     if grid == tuned:
         return "the same configuration"

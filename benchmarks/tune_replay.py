@@ -37,15 +37,15 @@ sys.path.insert(0, str(ROOT))
 
 from tune import GRID, MODELS, perftui  # noqa: E402  (benchmarks/tune.py, beside this)
 
-from perftui.domain import tune_playoff  # noqa: E402
 from perftui.domain.errors import InputError  # noqa: E402
 from perftui.domain.records import BenchmarkRequest, Project, RunConfig, RunResult  # noqa: E402
-from perftui.domain.tune_result import Limits, default_trials, patience  # noqa: E402
+from perftui.domain.tune import playoff  # noqa: E402
+from perftui.domain.tune.result import Limits, default_trials, patience  # noqa: E402
 from perftui.tune.search import Outcome, Tuner  # noqa: E402
 
 # A replay takes no time, so the playoff's share of the search's time would be chance: every
 # playoff is afforded here (the replay models which configuration wins, not how long).
-tune_playoff.PLAYOFF_SHARE = float("inf")
+playoff.PLAYOFF_SHARE = float("inf")
 
 
 def key(config: RunConfig) -> tuple[object, ...]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from perftui.domain.benchform import (
+from perftui.domain.forms.bench import (
     DEFAULTS,
     PRESETS,
     FieldError,

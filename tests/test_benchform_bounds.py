@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from perftui.domain.benchform import (
+from perftui.domain.forms.bench import (
     DEFAULTS,
     FieldError,
     build_request,

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import numpy as np
 
-from perftui.domain.figures import run_figures
+from perftui.domain.measurement.figures import run_figures
 from perftui.store.payloads import Payloads
 from tests.cli_helpers import perftui
 from tests.store_helpers import make_run, store_with_project

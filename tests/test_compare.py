@@ -24,8 +24,8 @@ from perftui.domain.compare import (
     sweet_spot,
 )
 from perftui.domain.errors import InputError
+from perftui.domain.measurement.summary import ProjectSummary
 from perftui.domain.records import LatencyStats, LayerProfile, Project, RunConfig, RunResult
-from perftui.domain.summary import ProjectSummary
 
 
 def run(id: str, fps: float, median: float, p99: float | None = None, status: str = "ok"):

@@ -9,9 +9,9 @@ import numpy as np
 
 from perftui.domain.compare import NO_DIFFERENCE, Side, compare_projects, difference
 from perftui.domain.compare.pairing import paired_runs
+from perftui.domain.measurement.stats import latency_stats
+from perftui.domain.measurement.uncertainty import Interval
 from perftui.domain.records import BenchmarkRequest, LayerProfile, Project, RunConfig, RunResult
-from perftui.domain.stats import latency_stats
-from perftui.domain.uncertainty import Interval
 
 
 def run(fps: float, windows_spread: float = 0.01, **fields: object) -> RunResult:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from perftui.bench.environment import parse_cpuinfo
 from perftui.cli.textfmt import runs_table
-from perftui.domain.context import model_is_int8, precision_notes, run_notes
+from perftui.domain.measurement.context import model_is_int8, precision_notes, run_notes
 from perftui.domain.records import LatencyStats, LayerProfile, Project, RunConfig, RunResult
 
 CPUINFO = """\

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from perftui.domain.cost import cost_per_million, cost_text, environment_price
 from perftui.domain.errors import InputError
 from perftui.domain.limits import parse_price
+from perftui.domain.measurement.cost import cost_per_million, cost_text, environment_price
 from perftui.targets.registry import TargetBook, targets_path
 from tests.cli_helpers import QUICK, one_error_line, perftui
 from tests.conftest import MOBILENET

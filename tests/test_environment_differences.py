@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from perftui.domain.environments import environment_differences
+from perftui.domain.compare.environments import environment_differences
 
 XEON = {
     "cpu_model": "Intel Xeon Platinum 8480+",

@@ -5,8 +5,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from perftui.domain.model_info import NodeFlops
-from perftui.domain.profile import flops_profile
+from perftui.domain.model.model_info import NodeFlops
+from perftui.domain.model.profile import flops_profile
 from perftui.domain.records import LayerProfile, RunConfig
 
 ENCODER = Path(__file__).resolve().parent.parent / "sample_models" / "encoder_fp32.onnx"

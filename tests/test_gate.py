@@ -1,4 +1,4 @@
-"""The regression gate's decision rule (perftui.domain.gate) and its reports: pure."""
+"""The regression gate's decision rule (perftui.domain.regression.gate) and its reports: pure."""
 
 from __future__ import annotations
 
@@ -9,18 +9,18 @@ from dataclasses import replace
 
 import pytest
 
-from perftui.domain import gate
 from perftui.domain.errors import InputError
-from perftui.domain.gate import FAIL, INCONCLUSIVE, PASS, Schedule, decide, judge_stat
-from perftui.domain.gate_render import GateReport, GateSide, gate_junit, gate_markdown
-from perftui.domain.gate_stored import (
+from perftui.domain.records import LatencyStats, RunConfig, RunResult
+from perftui.domain.regression import gate
+from perftui.domain.regression.gate import FAIL, INCONCLUSIVE, PASS, Schedule, decide, judge_stat
+from perftui.domain.regression.gate_render import GateReport, GateSide, gate_junit, gate_markdown
+from perftui.domain.regression.gate_stored import (
     GateSettings,
     gate_label,
     latest_gate_label,
     parse_gate_label,
     stored_gate,
 )
-from perftui.domain.records import LatencyStats, RunConfig, RunResult
 
 
 @pytest.mark.parametrize(

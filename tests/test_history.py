@@ -1,5 +1,5 @@
 """`perftui history`: one configuration over time, the environment changes between points and
-the change points beyond the noise (perftui.domain.history)."""
+the change points beyond the noise (perftui.domain.regression.history)."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import json
 import random
 from pathlib import Path
 
-from perftui.domain.history import change_points
 from perftui.domain.records import BenchmarkRequest, LatencyStats, Project, RunConfig, RunResult
+from perftui.domain.regression.history import change_points
 from perftui.store.database import Store
 from tests.cli_helpers import one_error_line, perftui
 

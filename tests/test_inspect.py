@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from perftui.domain.errors import InputError
-from perftui.domain.model_info import ModelInfo
+from perftui.domain.model.model_info import ModelInfo
 from perftui.inspection import inspect_model, model_format, validate_model_file
 from perftui.inspection.conventions import DEFAULT_DYNAMIC_DIM
 

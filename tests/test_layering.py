@@ -12,11 +12,11 @@ PACKAGE = Path(__file__).resolve().parents[1] / "perftui"
 
 MODULES = [
     "perftui.domain.records",
-    "perftui.domain.stats",
-    "perftui.domain.options",
-    "perftui.domain.summary",
-    "perftui.domain.model_info",
-    "perftui.domain.profile",
+    "perftui.domain.measurement.stats",
+    "perftui.domain.forms.options",
+    "perftui.domain.measurement.summary",
+    "perftui.domain.model.model_info",
+    "perftui.domain.model.profile",
     "perftui.store",
     "perftui.store.exchange",
     "perftui.inspection",

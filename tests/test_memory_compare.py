@@ -7,7 +7,7 @@ from dataclasses import replace
 from perftui.cli.compare_report import comparison_document, comparison_text
 from perftui.cli.textfmt import runs_table
 from perftui.domain.compare import compare_projects
-from perftui.domain.memory import RunMemory, fits_memory, memory_ratio, runs_peak_text
+from perftui.domain.measurement.memory import RunMemory, fits_memory, memory_ratio, runs_peak_text
 from perftui.domain.records import LatencyStats, RunConfig, RunResult
 
 
@@ -79,7 +79,7 @@ def test_runs_table_has_memory_columns() -> None:
 
 
 def test_memory_bars_leave_unknown_out() -> None:
-    from perftui.domain.memory_series import memory_bars
+    from perftui.domain.charts.memory import memory_bars
 
     runs = [
         replace(run("a", 100, 2, 150), started_at="2025-01-01T00:00:01"),

@@ -12,7 +12,7 @@ import pytest
 from perftui.bench import memory as probe
 from perftui.domain.errors import InputError
 from perftui.domain.limits import parse_memory_limit
-from perftui.domain.memory import RunMemory, memory_findings
+from perftui.domain.measurement.memory import RunMemory, memory_findings
 from perftui.domain.records import RunResult
 from perftui.store.database import Store
 from perftui.store.exchange import import_document, parse_export, write_export
@@ -131,7 +131,7 @@ def test_memory_limit() -> None:
 
 
 def test_a_peak_close_to_the_available_memory_makes_a_run_noisy() -> None:
-    from perftui.domain.verdict import NOISY, STABLE, judge
+    from perftui.domain.measurement.verdict import NOISY, STABLE, judge
     from tests.test_verdict import STEADY
     from tests.test_verdict import make_run as steady_run
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from perftui.domain.fields import FieldError
+from perftui.domain.forms.fields import FieldError
 from perftui.domain.records import Project
 from perftui.optimize.form import check_field, form_from_options, options_from_form, suggest_name
 from perftui.optimize.notes import derived_projects, optimization_of

@@ -1,7 +1,7 @@
 import pytest
 
 from perftui.domain.errors import InputError
-from perftui.domain.options import (
+from perftui.domain.forms.options import (
     expand_matrix,
     parse_choices,
     parse_int_or_auto,

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from perftui.domain.model_info import NodeFlops
-from perftui.domain.profile import (
+from perftui.domain.model.model_info import NodeFlops
+from perftui.domain.model.profile import (
     flops_profile,
     latest_profiled,
     layer_rows,
@@ -105,7 +105,7 @@ def test_a_layer_that_ran_several_nodes_says_so():
 
 
 def test_achieved_gflops_of_a_layer():
-    from perftui.domain.profile import achieved_gflops
+    from perftui.domain.model.profile import achieved_gflops
 
     fc = LayerProfile("fc", "FullyConnected", "brgemm_avx2", "FP32", "executed", 2.0, ("q/MatMul",))
     rows = layer_rows([fc], [NodeFlops("q/MatMul", "MatMul", 4_000_000_000)])

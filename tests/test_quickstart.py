@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from perftui.domain.quickstart import QUICK_BUDGET, quick_request, sample_projects
-from perftui.domain.verdict import P99_MIN_SAMPLES, QUICK_LOOK
+from perftui.domain.forms.quickstart import QUICK_BUDGET, quick_request, sample_projects
+from perftui.domain.measurement.verdict import P99_MIN_SAMPLES, QUICK_LOOK
 
 MODELS = [
     Path("/s/mobilenet_fp32.onnx"),

@@ -13,10 +13,10 @@ from onnx import TensorProto, helper, numpy_helper
 
 from perftui.bench.data import check_shapes, load_data
 from perftui.bench.inputs import make_feeds, resolve_shapes
-from perftui.domain.benchform import DEFAULTS, build_request
 from perftui.domain.errors import InputError
+from perftui.domain.forms.bench import DEFAULTS, build_request
+from perftui.domain.model.shapes import parse_shapes
 from perftui.domain.records import Project, TensorSpec
-from perftui.domain.shapes import parse_shapes
 from perftui.inspection import inspect_model
 from perftui.inspection.input_roles import input_rules
 from tests.cli_helpers import bench_json, one_error_line, perftui

@@ -1,5 +1,5 @@
 """`perftui report`: a project or a comparison as Markdown tables or one self-contained HTML
-file, built once (perftui.domain.report) and rendered twice."""
+file, built once (perftui.domain.report.document) and rendered twice."""
 
 from __future__ import annotations
 

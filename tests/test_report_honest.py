@@ -11,7 +11,7 @@ import numpy as np
 
 from perftui.cli.report import build_report
 from perftui.domain.records import BenchmarkRequest, Budget, Project, RunConfig
-from perftui.domain.report_render import render
+from perftui.domain.report.render import render
 from perftui.store.database import Store
 from tests.tui.conftest import make_run
 

@@ -4,7 +4,7 @@ seq values in one line nor hides half the matrix behind the newest run's setting
 
 from __future__ import annotations
 
-from perftui.domain.series import scalings, thread_scaling
+from perftui.domain.charts.series import scalings, thread_scaling
 from tests.test_series import run
 
 MATRIX = [

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import threading
 
-from perftui.domain.records import LatencyStats, RunConfig, RunResult
-from perftui.domain.series import (
+from perftui.domain.charts.series import (
     LiveSeries,
     baseline,
     batch_scaling,
@@ -17,6 +16,7 @@ from perftui.domain.series import (
     thread_scaling,
     throughput_bars,
 )
+from perftui.domain.records import LatencyStats, RunConfig, RunResult
 
 
 def stats(median: float) -> LatencyStats:

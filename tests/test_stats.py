@@ -3,7 +3,7 @@ import math
 import numpy as np
 import pytest
 
-from perftui.domain.stats import latency_stats, nearest_rank
+from perftui.domain.measurement.stats import latency_stats, nearest_rank
 
 
 def test_nearest_rank_returns_measured_samples():

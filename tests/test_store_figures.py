@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from perftui.domain.errors import StoreError
-from perftui.domain.figures import run_figures
+from perftui.domain.measurement.figures import run_figures
 from perftui.domain.records import LayerProfile
 from perftui.store.database import Store
 from perftui.store.snapshot import Snapshot

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from perftui.domain.profile import runtime_precision
+from perftui.domain.measurement.summary import PrecisionSource, extend, summarize
+from perftui.domain.model.profile import runtime_precision
 from perftui.domain.records import LatencyStats, LayerProfile, RunConfig, RunResult
-from perftui.domain.summary import PrecisionSource, extend, summarize
 
 
 def run(

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from perftui.domain.errors import InputError
+from perftui.domain.measurement.uncertainty import ratio_interval
 from perftui.domain.records import (
     BenchmarkRequest,
     Budget,
@@ -18,7 +19,7 @@ from perftui.domain.records import (
     RunConfig,
     RunResult,
 )
-from perftui.domain.tune_guide import (
+from perftui.domain.tune.guide import (
     BATCH_EXPONENT,
     REQUEST_GAIN,
     Load,
@@ -27,7 +28,7 @@ from perftui.domain.tune_guide import (
     propose,
     request_gain,
 )
-from perftui.domain.tune_result import (
+from perftui.domain.tune.result import (
     FITS,
     OVER,
     STOPPED,
@@ -47,7 +48,7 @@ from perftui.domain.tune_result import (
     stalled,
     within_noise,
 )
-from perftui.domain.tune_space import (
+from perftui.domain.tune.space import (
     Space,
     candidates,
     default_space,
@@ -57,7 +58,6 @@ from perftui.domain.tune_space import (
     parse_space,
     powers_of_two,
 )
-from perftui.domain.uncertainty import ratio_interval
 from perftui.tune.search import Outcome
 
 
@@ -472,7 +472,7 @@ def test_a_trial_on_the_edge_is_measured_again_before_the_search_ends(
 
 def test_a_trial_too_noisy_to_use_neither_fits_nor_wins() -> None:
     """'2,479 ±139 %, p90 2.03 ±352 %' was declared to fit and the best."""
-    from perftui.domain.tune_result import TOO_NOISY
+    from perftui.domain.tune.result import TOO_NOISY
 
     wild = judge_trial(1, RunConfig(), [run(2479.0, 2.0), run(300.0, 9.0)], "median", 10.0)
     assert wild.status == TOO_NOISY and not wild.fits

@@ -7,24 +7,24 @@ from dataclasses import replace
 
 import pytest
 
-from perftui.domain import tune_playoff
+from perftui.domain.forms.tune import tune_spec
+from perftui.domain.measurement.uncertainty import Ratio
 from perftui.domain.records import Project, RunConfig
-from perftui.domain.tune_form import tune_spec
-from perftui.domain.tune_playoff import (
+from perftui.domain.tune import playoff
+from perftui.domain.tune.playoff import (
     PLAYOFF_ROUNDS,
     affordable,
     contenders,
     play_order,
     standings,
 )
-from perftui.domain.tune_result import (
+from perftui.domain.tune.result import (
     Limits,
     Trial,
     best_trial,
     default_trials,
     within_noise,
 )
-from perftui.domain.uncertainty import Ratio
 from tests.test_tune_domain import cfg, fake_search, trial
 
 
@@ -98,7 +98,7 @@ def test_the_playoff_picks_by_rounds_measured_in_turn(monkeypatch: pytest.Monkey
     """Batch 2's one run read faster than batch 4's; measured in turn, batch 4 is faster in
     every round and wins. Every contender gets PLAYOFF_ROUNDS more runs, in alternated order.
     (A search of three made-up trials could not afford a playoff by the real share.)"""
-    monkeypatch.setattr(tune_playoff, "PLAYOFF_SHARE", 10.0)
+    monkeypatch.setattr(playoff, "PLAYOFF_SHARE", 10.0)
     seen: dict[RunConfig, int] = {}
 
     def answer(config: RunConfig, _n: int) -> tuple[float, float, float]:
@@ -137,7 +137,7 @@ def test_a_lone_best_dropped_by_its_second_run_hands_the_repeat_to_the_new_best(
 ) -> None:
     """With no time for a playoff, the best is measured once more; batch 4's second run
     reads far below its first, so batch 2 leads on one run and is measured again too."""
-    monkeypatch.setattr(tune_playoff, "PLAYOFF_SHARE", 0.0)
+    monkeypatch.setattr(playoff, "PLAYOFF_SHARE", 0.0)
     seen: dict[RunConfig, int] = {}
 
     def answer(config: RunConfig, _n: int) -> tuple[float, float, float]:

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from scipy import stats as scipy_stats
 
-from perftui.domain.uncertainty import (
+from perftui.domain.measurement.uncertainty import (
     MIN_WINDOWS,
     NOISE_FLOOR,
     Interval,

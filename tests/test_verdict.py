@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from perftui.domain.figures import group_runs, run_figures, run_windows
-from perftui.domain.load import CpuReading, MachineLoad
-from perftui.domain.records import LatencyStats, LayerProfile, RunConfig, RunResult
-from perftui.domain.stats import latency_stats
-from perftui.domain.verdict import (
+from perftui.domain.measurement.figures import group_runs, run_figures, run_windows
+from perftui.domain.measurement.load import CpuReading, MachineLoad
+from perftui.domain.measurement.stats import latency_stats
+from perftui.domain.measurement.verdict import (
     INVALID,
     NOISY,
     QUICK_LOOK,
@@ -16,6 +15,7 @@ from perftui.domain.verdict import (
     judge,
     load_findings,
 )
+from perftui.domain.records import LatencyStats, LayerProfile, RunConfig, RunResult
 
 STEADY = (100.0,) * 20
 

@@ -14,10 +14,10 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Protocol
 
 from perftui.bench import protocol
-from perftui.domain.benchform import MEASURE_TIME_S
 from perftui.domain.compare import Comparison, Side
 from perftui.domain.compare.pairing import measure_request
 from perftui.domain.errors import InputError
+from perftui.domain.forms.bench import MEASURE_TIME_S
 from perftui.domain.records import BenchmarkRequest, RunResult
 
 if TYPE_CHECKING:

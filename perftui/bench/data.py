@@ -34,9 +34,9 @@ from perftui.bench.arrayfile import (
     read_npy,
 )
 from perftui.domain.errors import InputError
-from perftui.domain.input_rules import InputRule
+from perftui.domain.model.input_rules import InputRule
+from perftui.domain.model.shapes import fmt_shape
 from perftui.domain.records import TensorSpec
-from perftui.domain.shapes import fmt_shape
 
 __all__ = ["InputData", "check_rules", "check_shapes", "load_data"]
 

@@ -16,7 +16,7 @@ ISA_FLAGS = (
     "avx512_bf16", "avx512_fp16", "avx_vnni", "amx_tile", "amx_int8", "amx_bf16", "amx_fp16",
 )  # fmt: skip
 """The /proc/cpuinfo flags that decide how fast INT8, BF16 and FP16 run
-(perftui.domain.context reads them)."""
+(perftui.domain.measurement.context reads them)."""
 
 GOVERNOR = Path("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor")
 

@@ -12,9 +12,9 @@ import numpy as np
 
 from perftui.bench.data import InputData, check_shapes, load_data
 from perftui.domain.errors import InputError
-from perftui.domain.input_rules import DEFAULT, INT_HIGH, InputRule
+from perftui.domain.model.input_rules import DEFAULT, INT_HIGH, InputRule
+from perftui.domain.model.shapes import ShapeBindings, as_bindings, bind_shapes, fmt_shape
 from perftui.domain.records import RunConfig, TensorSpec
-from perftui.domain.shapes import ShapeBindings, as_bindings, bind_shapes, fmt_shape
 
 
 def resolve_shapes(

@@ -1,5 +1,5 @@
 """Reads how busy the machine is: the CPU counters of /proc/stat and this process's own CPU
-time (perftui.domain.load keeps the differences, perftui.domain.verdict judges them).
+time (domain.measurement.load keeps the differences, domain.measurement.verdict judges them).
 
 Where /proc/stat cannot be read (not Linux), there is no reading and no judgement.
 """
@@ -10,7 +10,7 @@ import os
 import time
 from pathlib import Path
 
-from perftui.domain.load import CpuReading, MachineLoad
+from perftui.domain.measurement.load import CpuReading, MachineLoad
 
 PROC_STAT = Path("/proc/stat")
 

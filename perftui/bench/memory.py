@@ -1,4 +1,4 @@
-"""Reads the worker's own resident memory around a run's phases (perftui.domain.memory).
+"""Reads the worker's own resident memory around a run's phases (perftui.domain.measurement.memory).
 
 Linux keeps a process's peak resident size as `VmHWM` in /proc/self/status, and writing "5"
 to /proc/self/clear_refs sets it back to the present size: a reset before a phase and one
@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from perftui.domain.memory import MIB, RunMemory
+from perftui.domain.measurement.memory import MIB, RunMemory
 
 STATUS = Path("/proc/self/status")
 CLEAR_REFS = Path("/proc/self/clear_refs")

@@ -9,8 +9,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from perftui.domain.measurement.uncertainty import window_rates
 from perftui.domain.records import Budget
-from perftui.domain.uncertainty import window_rates
 from perftui.engines.base import Recorder
 
 
@@ -36,7 +36,7 @@ class Measurement:
     throughput_fps: float
     """Samples (requests x batch) completed per second of `duration_s`."""
     window_fps: tuple[float, ...]
-    """Throughput of consecutive windows (perftui.domain.uncertainty.window_rates)."""
+    """Throughput of consecutive windows (perftui.domain.measurement.uncertainty.window_rates)."""
 
 
 class WindowRecorder(Recorder):

@@ -26,8 +26,8 @@ from perftui.bench.machine import cpu_reading, load_between
 from perftui.bench.memory import MemoryProbe
 from perftui.bench.recorder import Tick, WindowRecorder
 from perftui.domain.errors import InputError
+from perftui.domain.measurement.stats import latency_stats
 from perftui.domain.records import BenchmarkRequest, Budget, RunConfig, RunResult
-from perftui.domain.stats import latency_stats
 from perftui.engines import get_engine
 from perftui.engines.base import Engine, Prepared
 

@@ -1,7 +1,7 @@
 """`perftui bench MODEL`: measure a model over a matrix of settings (the CLI contract).
 
 The flags are the dashboard form's fields, turned into a request by the same builder
-(perftui.domain.benchform.build_request), so the same settings give the same runs.
+(perftui.domain.forms.bench.build_request), so the same settings give the same runs.
 """
 
 from __future__ import annotations
@@ -25,14 +25,14 @@ from perftui.cli.common import (
     run_document,
     say,
 )
-from perftui.domain.benchform import (
+from perftui.domain.errors import StoreError
+from perftui.domain.forms.bench import (
     DEFAULTS,
     FIELD_NAMES,
     REPEAT_DEFAULT,
     REPEAT_SUGGESTED,
     long_warning,
 )
-from perftui.domain.errors import StoreError
 
 if TYPE_CHECKING:
     import numpy as np
@@ -105,9 +105,9 @@ MAX_BATCH = 1_000_000
 
 def request_from_args(args: argparse.Namespace) -> BenchmarkRequest:
     """The request the flags describe; CliError naming the flag of a bad setting."""
-    from perftui.domain import options
-    from perftui.domain.benchform import build_request
-    from perftui.domain.fields import FieldError
+    from perftui.domain.forms import options
+    from perftui.domain.forms.bench import build_request
+    from perftui.domain.forms.fields import FieldError
     from perftui.domain.limits import check_seed
     from perftui.domain.names import check_project_name
     from perftui.domain.records import ENGINES, Project
@@ -147,7 +147,7 @@ BUSY_CHECK_S = 0.3
 def busy_warning() -> str | None:
     """One line when other work already keeps the machine's CPUs busy, else None."""
     from perftui.bench.machine import sample_load
-    from perftui.domain.verdict import load_findings
+    from perftui.domain.measurement.verdict import load_findings
 
     reasons = [reason for _, reason in load_findings(sample_load(BUSY_CHECK_S))]
     if not reasons:

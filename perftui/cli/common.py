@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from perftui.domain.figures import Known, Samples
+    from perftui.domain.measurement.figures import Known, Samples
     from perftui.domain.records import Project, RunResult
     from perftui.store.database import Store
 
@@ -89,19 +89,19 @@ def run_document(
     known: Known = lambda _run: None,
 ) -> dict[str, Any]:
     """The bench/show JSON document of the CLI contract. Each run carries its 95 % intervals
-    and verdict (perftui.domain.figures: `known`'s, else computed from `samples`) and the
-    notes on its measurement context (perftui.domain.context); "groups" combines the
+    and verdict (domain.measurement.figures: `known`'s, else computed from `samples`) and the
+    notes on its measurement context (perftui.domain.measurement.context); "groups" combines the
     repetitions of each configuration."""
     from perftui.bench.environment import environment
-    from perftui.domain.context import (
+    from perftui.domain.measurement.context import (
         model_is_int8,
         ran_precision,
         ran_precisions,
         run_notes,
         runs_notes,
     )
-    from perftui.domain.cost import group_cost, run_cost, runs_price
-    from perftui.domain.figures import PERCENTILES, group_runs
+    from perftui.domain.measurement.cost import group_cost, run_cost, runs_price
+    from perftui.domain.measurement.figures import PERCENTILES, group_runs
 
     groups = group_runs(runs, samples, known)
     int8 = model_is_int8(runs, project.notes)

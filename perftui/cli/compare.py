@@ -14,7 +14,7 @@ from perftui.cli.common import (
     print_json,
     unknown_project,
 )
-from perftui.domain.benchform import MEASURE_ROUNDS, MEASURE_TIME_S
+from perftui.domain.forms.bench import MEASURE_ROUNDS, MEASURE_TIME_S
 
 
 def add_parsers(command: CommandFactory) -> None:
@@ -54,10 +54,10 @@ def cmd_compare(args: argparse.Namespace) -> int:
         comparison_text,
     )
     from perftui.cli.measure import measure_alternately, parse_rounds, parse_time
-    from perftui.domain import options
     from perftui.domain.compare import LATENCY_STATS, Comparison, Side, compare_projects
-    from perftui.domain.cost import cheapest
+    from perftui.domain.forms import options
     from perftui.domain.limits import parse_memory_limit
+    from perftui.domain.measurement.cost import cheapest
 
     stat = options.parse_choices(args.stat, "latency statistic", LATENCY_STATS)[0]
     threshold = None

@@ -6,12 +6,12 @@ from typing import Any
 
 from perftui.cli.textfmt import ms_with_interval, table, with_interval
 from perftui.domain.compare import Comparison, Difference, LayerPair, LayerTypeComparison
-from perftui.domain.context import ran_precision, ran_precisions
-from perftui.domain.cost import COST_HEADER, cost_text, group_cost, runs_price
-from perftui.domain.environments import EnvRow, environment_differences
-from perftui.domain.figures import ConfigGroup
-from perftui.domain.memory import mib_text, run_peak
-from perftui.domain.profile import LayerTypeRow, precision_mix
+from perftui.domain.compare.environments import EnvRow, environment_differences
+from perftui.domain.measurement.context import ran_precision, ran_precisions
+from perftui.domain.measurement.cost import COST_HEADER, cost_text, group_cost, runs_price
+from perftui.domain.measurement.figures import ConfigGroup
+from perftui.domain.measurement.memory import mib_text, run_peak
+from perftui.domain.model.profile import LayerTypeRow, precision_mix
 from perftui.domain.records import RunResult
 from perftui.domain.units import ms
 

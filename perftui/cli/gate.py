@@ -1,6 +1,6 @@
 """`perftui gate BASELINE CANDIDATE`: did the candidate get slower? Both measured alternately
 (perftui.bench.alternate, as `compare --measure`) and judged round by round against
-`--max-slowdown` (perftui.domain.gate); exit 0 pass, 1 fail, 3 inconclusive, 2 bad input,
+`--max-slowdown` (perftui.domain.regression.gate); exit 0 pass, 1 fail, 3 inconclusive, 2 bad input,
 130 interrupted."""
 
 from __future__ import annotations
@@ -28,13 +28,13 @@ from perftui.cli.common import (
     write_output,
 )
 from perftui.cli.gate_sides import GATE_TIME_S, MODEL_ONLY, SETTINGS, gate_requests
-from perftui.domain.benchform import DEFAULTS
+from perftui.domain.forms.bench import DEFAULTS
 
 if TYPE_CHECKING:
     from perftui.bench.client import BenchmarkClient
-    from perftui.domain.gate import Decision, Schedule
-    from perftui.domain.gate_render import GateReport, GateSide
     from perftui.domain.records import BenchmarkRequest, RunResult
+    from perftui.domain.regression.gate import Decision, Schedule
+    from perftui.domain.regression.gate_render import GateReport, GateSide
 
 EXIT_PASS, EXIT_FAIL, EXIT_INCONCLUSIVE = EXIT_OK, EXIT_RUN_FAILED, 3
 MAX_BUDGET_S = 86_400.0
@@ -43,7 +43,7 @@ DEFAULT_STAT = "median"
 
 
 def add_parsers(command: CommandFactory) -> None:
-    from perftui.domain.gate import MAX_SLOWDOWN, ROUNDS
+    from perftui.domain.regression.gate import MAX_SLOWDOWN, ROUNDS
 
     gate = command(
         "gate",
@@ -112,7 +112,7 @@ def _command(args: argparse.Namespace) -> str:
 
 
 def _gate_side(role: str, request: BenchmarkRequest, runs: list[RunResult]) -> GateSide:
-    from perftui.domain.gate_render import GateSide
+    from perftui.domain.regression.gate_render import GateSide
 
     env = next((r.resolved.get("environment") for r in runs if r.resolved.get("environment")), {})
     config = request.configs[0].label()
@@ -124,9 +124,10 @@ def cmd_gate(args: argparse.Namespace) -> int:
     from perftui.bench.client import BenchmarkClient
     from perftui.bench.plan import validate_request
     from perftui.cli.measure import parse_time
-    from perftui.domain import gate, options
-    from perftui.domain.gate_render import GateReport
-    from perftui.domain.gate_stored import GateSettings, gate_label
+    from perftui.domain.forms import options
+    from perftui.domain.regression import gate
+    from perftui.domain.regression.gate_render import GateReport
+    from perftui.domain.regression.gate_stored import GateSettings, gate_label
 
     stats = options.parse_choices(",".join(args.stat or [DEFAULT_STAT]), "statistic", gate.STATS)
     max_slowdown = checked_flag("--max-slowdown", gate.parse_max_slowdown, args.max_slowdown)
@@ -178,7 +179,7 @@ def _measure(
     from perftui.cli.bench import busy_warning
     from perftui.cli.interrupts import StopSignals
     from perftui.cli.progress import ProgressPrinter
-    from perftui.domain.gate import decide, round_values
+    from perftui.domain.regression.gate import decide, round_values
 
     alternation = Alternation(clients[0], clients[1])
     printer = ProgressPrinter(sys.stderr, alternation.total)
@@ -232,7 +233,12 @@ def _measure(
 
 def _write(report: GateReport, as_json: bool, outputs: dict[str, Path | None]) -> None:
     """The table or JSON on stdout, the Markdown and JUnit files, the CI step summary."""
-    from perftui.domain.gate_render import gate_document, gate_junit, gate_markdown, gate_text
+    from perftui.domain.regression.gate_render import (
+        gate_document,
+        gate_junit,
+        gate_markdown,
+        gate_text,
+    )
 
     if as_json:
         print_json(gate_document(report))

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from perftui.cli.common import CliError, checked_flag
-from perftui.domain.benchform import DEFAULTS
+from perftui.domain.forms.bench import DEFAULTS
 
 if TYPE_CHECKING:
     from perftui.domain.records import BenchmarkRequest, Project

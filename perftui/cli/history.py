@@ -1,6 +1,6 @@
 """`perftui history PROJECT [--config LABEL]`: one configuration's figure across all its
 benchmarks over time, the environment changes between points, and the change points
-(perftui.domain.history)."""
+(perftui.domain.regression.history)."""
 
 from __future__ import annotations
 
@@ -18,9 +18,9 @@ from perftui.cli.common import (
 )
 
 if TYPE_CHECKING:
-    from perftui.domain.figures import ConfigGroup
-    from perftui.domain.history import History
+    from perftui.domain.measurement.figures import ConfigGroup
     from perftui.domain.records import RunConfig
+    from perftui.domain.regression.history import History
 
 
 def add_parsers(command: CommandFactory) -> None:
@@ -54,9 +54,9 @@ def pick_config(measured: list[tuple[RunConfig, int]], wanted: str | None) -> Ru
 
 
 def cmd_history(args: argparse.Namespace) -> int:
-    from perftui.domain import options
-    from perftui.domain.figures import group_runs
-    from perftui.domain.history import STATS, configurations, history
+    from perftui.domain.forms import options
+    from perftui.domain.measurement.figures import group_runs
+    from perftui.domain.regression.history import STATS, configurations, history
 
     stat = options.parse_choices(args.stat, "statistic", STATS)[0]
     store = open_store(args)

@@ -22,7 +22,7 @@ def add_parsers(command: CommandFactory) -> None:
 
 def cmd_inspect(args: argparse.Namespace) -> int:
     from perftui.cli.textfmt import model_info_text
-    from perftui.domain.options import parse_shapes
+    from perftui.domain.forms.options import parse_shapes
     from perftui.inspection import inspect_model
 
     shapes = parse_shapes(args.shape)

@@ -8,12 +8,12 @@ from typing import TYPE_CHECKING, Any
 
 from perftui.cli.common import CliError
 from perftui.cli.textfmt import table
-from perftui.domain.model_info import FLOPS_CONVENTION
-from perftui.domain.shapes import shapes_text
+from perftui.domain.model.model_info import FLOPS_CONVENTION
+from perftui.domain.model.shapes import shapes_text
 
 if TYPE_CHECKING:
-    from perftui.domain.model_info import ModelInfo
-    from perftui.domain.profile import LayerRow
+    from perftui.domain.model.model_info import ModelInfo
+    from perftui.domain.model.profile import LayerRow
     from perftui.domain.records import Project, RunResult
 
 TOP = 25
@@ -23,7 +23,7 @@ TOP = 25
 def profiled_run(runs: Sequence[RunResult], run_id: str | None) -> RunResult:
     """The run asked for (an id or its prefix), else the newest profiled; CliError when there
     is none with a profile."""
-    from perftui.domain.profile import latest_profiled
+    from perftui.domain.model.profile import latest_profiled
 
     if run_id:
         found = [r for r in runs if r.id.startswith(run_id)]
@@ -60,7 +60,7 @@ def _flops(value: int | None) -> str:
 
 def layers_document(run: RunResult, info: ModelInfo | None, why: str) -> dict[str, Any]:
     """The `show --layers --json` document."""
-    from perftui.domain.profile import (
+    from perftui.domain.model.profile import (
         achieved_gflops,
         flops_by_type,
         layer_rows,
@@ -105,13 +105,13 @@ def _layer(row: LayerRow) -> dict[str, Any]:
 
 def layers_text(run: RunResult, info: ModelInfo | None, why: str) -> str:
     """The layer types, then the slowest layers, each with FLOPs and GFLOP/s."""
-    from perftui.domain.profile import (
+    from perftui.domain.charts.series import short_label
+    from perftui.domain.model.profile import (
         achieved_gflops,
         flops_by_type,
         layer_rows,
         layer_type_summary,
     )
-    from perftui.domain.series import short_label
 
     rows = layer_rows(run.layers or (), info.node_flops if info else None)
     by_type = flops_by_type(rows)

@@ -8,9 +8,9 @@ import sys
 from typing import TYPE_CHECKING
 
 from perftui.cli.common import CliError
-from perftui.domain.benchform import MEASURE_TIME_S
 from perftui.domain.compare import Comparison
 from perftui.domain.errors import InputError
+from perftui.domain.forms.bench import MEASURE_TIME_S
 
 if TYPE_CHECKING:
     from perftui.domain.records import RunResult

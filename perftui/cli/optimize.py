@@ -140,9 +140,9 @@ def report_text(result: OptimizeResult) -> str:
 
 def cmd_optimize(args: argparse.Namespace) -> int:
     """The work runs in a child (perftui.optimize.worker); this process stores its result."""
+    from perftui.domain.forms.options import parse_shapes
     from perftui.domain.limits import check_samples, check_seed
     from perftui.domain.names import check_project_name
-    from perftui.domain.options import parse_shapes
     from perftui.optimize.runner import (
         WARNING_PREFIX,
         Finished,

@@ -19,7 +19,7 @@ from perftui.cli.common import (
 if TYPE_CHECKING:
     import numpy as np
 
-    from perftui.domain.figures import Figures
+    from perftui.domain.measurement.figures import Figures
     from perftui.domain.records import Project, RunResult
 
 

@@ -1,5 +1,5 @@
 """`perftui report A [B]`: a project's summary, or A compared with B, as Markdown or one
-self-contained HTML file (perftui.domain.report builds it, report_render writes it)."""
+self-contained HTML file (perftui.domain.report.document builds it, report_render writes it)."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ from perftui.cli.common import (
 )
 
 if TYPE_CHECKING:
-    from perftui.domain.report import Report
+    from perftui.domain.report.document import Report
     from perftui.store.database import Store
 
 
@@ -44,7 +44,7 @@ def build_report(
 ) -> Report:
     """The report of project `a`, or of `a` compared with `b` (the dashboard's too)."""
     from perftui.domain.compare import Side, compare_projects
-    from perftui.domain.report import comparison_report, project_report
+    from perftui.domain.report.document import comparison_report, project_report
     from perftui.optimize.notes import optimization_of
 
     projects = {}
@@ -78,8 +78,8 @@ def build_report(
 
 
 def report_format(text: str | None, output: str | None) -> str:
-    from perftui.domain import options
-    from perftui.domain.report_render import FORMATS
+    from perftui.domain.forms import options
+    from perftui.domain.report.render import FORMATS
 
     if text is None:
         return "html" if output and Path(output).suffix.lower() in (".html", ".htm") else "md"
@@ -87,10 +87,10 @@ def report_format(text: str | None, output: str | None) -> str:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
-    from perftui.domain import options
     from perftui.domain.compare import LATENCY_STATS
+    from perftui.domain.forms import options
     from perftui.domain.limits import parse_memory_limit
-    from perftui.domain.report_render import render
+    from perftui.domain.report.render import render
 
     output = output_path(args.output) if args.output else None
     fmt = report_format(args.format, args.output)

@@ -167,7 +167,7 @@ def _price_text(price: float | None) -> str:
 
 
 def _cpu_text(row: dict[str, Any]) -> str:
-    from perftui.domain.context import BF16_ISA, F16_ISA, INT8_ISA
+    from perftui.domain.measurement.context import BF16_ISA, F16_ISA, INT8_ISA
 
     sockets = f", {row['sockets']} sockets" if (row["sockets"] or 1) > 1 else ""
     cores = f"{row['physical_cores'] or '?'} cores / {row['logical_cores']} threads{sockets}"

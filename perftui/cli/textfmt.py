@@ -5,16 +5,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from perftui.domain.context import model_is_int8, ran_precisions, runs_notes
-from perftui.domain.memory import runs_peak_text
+from perftui.domain.measurement.context import model_is_int8, ran_precisions, runs_notes
+from perftui.domain.measurement.memory import runs_peak_text
+from perftui.domain.model.shapes import shapes_text
 from perftui.domain.records import Project, RunResult
-from perftui.domain.shapes import shapes_text
 from perftui.domain.units import ms, spread_text
 
 if TYPE_CHECKING:
-    from perftui.domain.figures import ConfigGroup, Known, Samples
-    from perftui.domain.model_info import ModelInfo
-    from perftui.domain.uncertainty import Interval
+    from perftui.domain.measurement.figures import ConfigGroup, Known, Samples
+    from perftui.domain.measurement.uncertainty import Interval
+    from perftui.domain.model.model_info import ModelInfo
 
 
 def table(
@@ -112,9 +112,9 @@ def runs_table(
     """The runs, one row per configuration (repetitions combined), each figure with its
     95 % interval (`known`'s, else computed from `samples`); under a run, one line of
     reasons when it is not stable and one per note on its measurement context."""
-    from perftui.domain.cost import COST_HEADER, cost_text, group_cost, runs_price
-    from perftui.domain.figures import group_runs
-    from perftui.domain.verdict import STABLE
+    from perftui.domain.measurement.cost import COST_HEADER, cost_text, group_cost, runs_price
+    from perftui.domain.measurement.figures import group_runs
+    from perftui.domain.measurement.verdict import STABLE
 
     groups = group_runs(runs, samples, known)
     rows = [group_row(i, group) for i, group in enumerate(groups, 1)]

@@ -26,8 +26,8 @@ from perftui.cli.common import (
 )
 
 if TYPE_CHECKING:
-    from perftui.domain.tune_form import TuneSpec
-    from perftui.domain.tune_result import Trial
+    from perftui.domain.forms.tune import TuneSpec
+    from perftui.domain.tune.result import Trial
     from perftui.tune.search import Outcome
 
 FLAGS = {"max_latency": "--max-latency", "max_memory": "--max-memory", "shapes": "--shape"}
@@ -36,11 +36,11 @@ FLAGS = {"max_latency": "--max-latency", "max_memory": "--max-memory", "shapes":
 
 class FormDefaults(argparse.HelpFormatter):
     """Fills a help line's `{field}` with the tune form's default, read only when the help is
-    shown: the form (perftui.domain.tune_form) loads numpy, which no other command's parser
+    shown: the form (perftui.domain.forms.tune) loads numpy, which no other command's parser
     needs."""
 
     def _get_help_string(self, action: argparse.Action) -> str | None:
-        from perftui.domain.tune_form import DEFAULT_BUDGET, TUNE_FORM
+        from perftui.domain.forms.tune import DEFAULT_BUDGET, TUNE_FORM
 
         text = super()._get_help_string(action)
         return text and text.format_map({**TUNE_FORM.defaults, "budget": DEFAULT_BUDGET})
@@ -88,7 +88,7 @@ def add_parsers(command: CommandFactory) -> None:
 
 
 def form_values(args: argparse.Namespace) -> dict[str, str]:
-    """The flags as the tune form's fields (perftui.domain.tune_form); absent ones left out."""
+    """The flags as the tune form's fields (perftui.domain.forms.tune); absent ones left out."""
     given = {
         "max_latency": args.max_latency,
         "max_memory": args.max_memory,
@@ -107,9 +107,9 @@ def form_values(args: argparse.Namespace) -> dict[str, str]:
 def tune_spec(args: argparse.Namespace) -> TuneSpec:
     """The search the flags ask for (as the dashboard's form builds it); CliError naming the
     flag of a bad setting."""
-    from perftui.domain.fields import FieldError
+    from perftui.domain.forms.fields import FieldError
+    from perftui.domain.forms.tune import tune_spec as build
     from perftui.domain.limits import check_seed
-    from perftui.domain.tune_form import tune_spec as build
     from perftui.tune.runner import cores
 
     checked_flag("--seed", check_seed, args.seed)
@@ -127,7 +127,7 @@ def tune_spec(args: argparse.Namespace) -> TuneSpec:
 
 
 def trial_line(trial: Trial) -> str:
-    from perftui.domain.memory import mib_text
+    from perftui.domain.measurement.memory import mib_text
     from perftui.domain.units import ms, playoff_text, spread_text
 
     fps = f"{trial.fps:.1f} fps{spread_text(trial.throughput)}"
@@ -143,7 +143,7 @@ def trial_line(trial: Trial) -> str:
 
 def no_best_text(outcome: Outcome) -> str:
     """Why no best was named: nothing fitted, or what might have was too noisy to judge."""
-    from perftui.domain.tune_result import TOO_NOISY
+    from perftui.domain.tune.result import TOO_NOISY
 
     noisy = sum(trial.status == TOO_NOISY for trial in outcome.trials)
     if noisy:

@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from perftui.domain.charts.series import short_label
 from perftui.domain.records import RunConfig
-from perftui.domain.series import short_label
 
 HINTS = {"latency": "lat", "throughput": "thr", "cumulative_throughput": "cum", "none": "none"}
 AUTO_HINT = {"sync": "latency", "async": "throughput"}

@@ -11,9 +11,9 @@ from collections.abc import Collection
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
-from perftui.domain.load import MachineLoad
-from perftui.domain.memory import RunMemory
-from perftui.domain.shapes import DimPoint, ShapeBindings, as_bindings
+from perftui.domain.measurement.load import MachineLoad
+from perftui.domain.measurement.memory import RunMemory
+from perftui.domain.model.shapes import DimPoint, ShapeBindings, as_bindings
 
 ENGINES = ("openvino", "onnxruntime")
 HINTS = ("latency", "throughput", "cumulative_throughput", "none")
@@ -66,7 +66,7 @@ class RunConfig:
     api: str = "sync"
     precision: str | None = None
     dims: DimPoint = ()
-    """Named dimensions bound for this run (perftui.domain.shapes), e.g. (("seq", 128),)."""
+    """Named dimensions bound for this run (perftui.domain.model.shapes), e.g. (("seq", 128),)."""
 
     def to_dict(self) -> dict[str, Any]:
         return {**asdict(self), "dims": dict(self.dims)}
@@ -193,11 +193,11 @@ class RunResult:
     repeat: int = 0
     """Which repetition of its configuration in its benchmark this run is (0 = the first)."""
     window_fps: tuple[float, ...] = ()
-    """Throughput of consecutive windows of the timed window (perftui.domain.uncertainty)."""
+    """Throughput of consecutive windows of the timed window (domain.measurement.uncertainty)."""
     load: MachineLoad | None = None
-    """CPU time of the whole machine during the timed window (perftui.domain.load)."""
+    """CPU time of the whole machine during the timed window (perftui.domain.measurement.load)."""
     memory: RunMemory | None = None
-    """Resident memory around the run's phases (perftui.domain.memory); None: not measured."""
+    """Resident memory around the run's phases (domain.measurement.memory); None: not measured."""
     id: str = ""
     project: str = ""
     benchmark_id: str = ""
@@ -304,10 +304,10 @@ class BenchmarkRequest:
         object.__setattr__(self, "shapes", as_bindings(self.shapes))
 
     repeat: int = 1
-    """How many times each configuration is measured (perftui.domain.benchform.REPEAT_DEFAULT)."""
+    """How many times each configuration is measured (perftui.domain.forms.bench.REPEAT_DEFAULT)."""
     label: str = ""
     """What the benchmark is for, carried by its runs in `resolved["label"]`; "quick look"
-    (perftui.domain.verdict.QUICK_LOOK) marks runs too short for a verdict. The parent's
+    (perftui.domain.measurement.verdict.QUICK_LOOK) marks runs too short for a verdict. The parent's
     alone: not sent to the worker nor stored with the benchmark."""
 
     @property

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from perftui.domain.uncertainty import Interval, Ratio
+    from perftui.domain.measurement.uncertainty import Interval, Ratio
 
 
 def ms(value: float | None, *, missing: str = "-", whole_from_100: bool = False) -> str:

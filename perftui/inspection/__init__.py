@@ -1,5 +1,5 @@
 """Model inspection: file checks (`validate`), the ONNX and OpenVINO IR readers, FLOPs counting
-and their conventions. What it finds is `perftui.domain.model_info.ModelInfo`."""
+and their conventions. What it finds is `perftui.domain.model.model_info.ModelInfo`."""
 
 from perftui.inspection.model import inspect_model
 from perftui.inspection.validate import model_format, validate_model_file

@@ -10,7 +10,7 @@
   bodies) are not counted (their operators are, in `op_counts`).
 * FLOPs are for **batch 1**: a dynamic first dimension of an input becomes 1, any other dynamic
   dimension becomes `DEFAULT_DYNAMIC_DIM` (128, e.g. a sequence length), unless `shapes`
-  binds it (`seq=256`, `input_ids[1,256]`, `[1,256]`: perftui.domain.shapes).
+  binds it (`seq=256`, `input_ids[1,256]`, `[1,256]`: perftui.domain.model.shapes).
   `ModelInfo.flops_shapes` records the shapes used, `ModelInfo.defaulted` the dimensions
   that took the default.
 * Parameters are the elements of all initializers / constants, except small integer tensors
@@ -27,9 +27,9 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from perftui.domain.errors import InputError
-from perftui.domain.model_info import ModelInfo, NodeFlops
+from perftui.domain.model.model_info import ModelInfo, NodeFlops
+from perftui.domain.model.shapes import ShapeBindings, as_bindings, bind_shapes, fmt_shape
 from perftui.domain.records import TensorSpec
-from perftui.domain.shapes import ShapeBindings, as_bindings, bind_shapes, fmt_shape
 
 __all__ = [
     "DEFAULT_DYNAMIC_DIM",
@@ -48,7 +48,7 @@ SMALL_INT_CONSTANT = 16
 def resolve_shapes(
     inputs: Sequence[TensorSpec], shapes: ShapeBindings | Mapping[str, Sequence[int]]
 ) -> dict[str, tuple[int, ...]]:
-    """Static shape per input: what `shapes` binds (perftui.domain.shapes), then a dynamic
+    """Static shape per input: what `shapes` binds (perftui.domain.model.shapes), then a dynamic
     first dimension -> 1 and any other dynamic dimension -> DEFAULT_DYNAMIC_DIM."""
     bound = bind_shapes(inputs, as_bindings(shapes))
     resolved: dict[str, tuple[int, ...]] = {}

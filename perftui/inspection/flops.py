@@ -7,7 +7,7 @@ import math
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from perftui.domain.model_info import NodeFlops
+from perftui.domain.model.model_info import NodeFlops
 
 __all__ = ["ir_node_flops", "onnx_node_flops"]
 

@@ -6,7 +6,7 @@ An input is followed through a few cheap ops (casts, reshapes, adding a constant
 * token-type / segment ids (by name) get zeros, position ids (by name) a range;
 * an input that reaches a Gather as its indices gets integers in [0, rows of the smallest
   table it indexes), shifted by the constants added on the way;
-* anything else keeps the default rule (perftui.domain.input_rules.DEFAULT), and says so.
+* anything else keeps the default rule (perftui.domain.model.input_rules.DEFAULT), and says so.
 
 ONNX graphs are read with `onnx`, OpenVINO IR with `openvino` (imported inside the functions),
 so the data of a model file is the same whichever engine runs it.
@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from perftui.domain.input_rules import DEFAULT, InputRule
+from perftui.domain.model.input_rules import DEFAULT, InputRule
 from perftui.inspection.validate import model_format
 
 __all__ = ["input_rules", "name_rule"]

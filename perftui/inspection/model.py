@@ -12,8 +12,8 @@ import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from perftui.domain.model_info import ModelInfo
-from perftui.domain.shapes import ShapeBindings, as_bindings
+from perftui.domain.model.model_info import ModelInfo
+from perftui.domain.model.shapes import ShapeBindings, as_bindings
 from perftui.inspection.onnx_model import inspect_onnx
 from perftui.inspection.openvino_ir import inspect_ir
 from perftui.inspection.validate import model_format, validate_model_file
@@ -26,7 +26,7 @@ def inspect_model(
     shapes: ShapeBindings | Mapping[str, Sequence[int]] | None = None,
 ) -> ModelInfo:
     """Inspect an ONNX or OpenVINO IR model; `shapes` binds input shapes for the FLOPs
-    (whole shapes per input, or perftui.domain.shapes bindings).
+    (whole shapes per input, or perftui.domain.model.shapes bindings).
 
     Raises InputError (one line) for a missing, unsupported or damaged file, or for `shapes`
     that do not fit the model's inputs.

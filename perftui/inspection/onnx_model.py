@@ -8,9 +8,9 @@ from pathlib import Path
 from typing import Any
 
 from perftui.domain.errors import InputError
-from perftui.domain.model_info import ModelInfo
+from perftui.domain.model.model_info import ModelInfo
+from perftui.domain.model.shapes import ShapeBindings
 from perftui.domain.records import TensorSpec
-from perftui.domain.shapes import ShapeBindings
 from perftui.inspection.conventions import SMALL_INT_CONSTANT, model_info, resolve_shapes
 from perftui.inspection.flops import onnx_node_flops
 from perftui.inspection.shape_fold import static_shapes

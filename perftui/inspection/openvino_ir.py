@@ -9,9 +9,9 @@ from pathlib import Path
 from typing import Any
 
 from perftui.domain.errors import InputError
-from perftui.domain.model_info import ModelInfo
+from perftui.domain.model.model_info import ModelInfo
+from perftui.domain.model.shapes import ShapeBindings
 from perftui.domain.records import TensorSpec
-from perftui.domain.shapes import ShapeBindings
 from perftui.inspection.conventions import (
     SMALL_INT_CONSTANT,
     fmt_shape,

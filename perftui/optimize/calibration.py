@@ -41,7 +41,7 @@ from perftui.bench.arrayfile import (
 )
 from perftui.bench.inputs import make_feeds, resolve_shapes
 from perftui.domain.errors import InputError
-from perftui.domain.input_rules import InputRule
+from perftui.domain.model.input_rules import InputRule
 from perftui.domain.records import TensorSpec
 
 Feeds = dict[str, np.ndarray]

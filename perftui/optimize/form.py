@@ -1,5 +1,5 @@
 """The optimize dialog's fields, checked as typed with the forms' one vocabulary
-(perftui.domain.fields) before the child starts; deeper checks (the folder's files, shapes
+(perftui.domain.forms.fields) before the child starts; deeper checks (the folder's files, shapes
 against the model) are the worker's.
 
 Only the standard library and perftui.domain are imported: the dashboard loads this module.
@@ -11,10 +11,10 @@ from collections.abc import Collection, Mapping
 from pathlib import Path
 
 from perftui.domain.errors import InputError
-from perftui.domain.fields import Form, whole_number
+from perftui.domain.forms.fields import Form, whole_number
+from perftui.domain.forms.options import parse_shapes
 from perftui.domain.limits import check_samples
 from perftui.domain.names import check_project_name
-from perftui.domain.options import parse_shapes
 from perftui.optimize.runner import OptimizeOptions
 
 METHODS = ("static", "dynamic")

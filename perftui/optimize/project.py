@@ -34,8 +34,8 @@ from typing import Any
 from perftui.bench.inputs import InputSource
 from perftui.domain.errors import InputError
 from perftui.domain.limits import check_samples, check_seed
+from perftui.domain.model.shapes import ShapeBindings, as_bindings, shapes_text
 from perftui.domain.records import Project, TensorSpec
-from perftui.domain.shapes import ShapeBindings, as_bindings, shapes_text
 from perftui.inspection import inspect_model, model_format, validate_model_file
 from perftui.inspection.validate import check_onnx_graph
 from perftui.optimize.accuracy import AccuracyReport, measure_accuracy

@@ -58,7 +58,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     handback = _keep_stdout()
     try:
         options = OptimizeOptions.from_json(sys.stdin.read())
-        from perftui.domain.options import parse_shapes
+        from perftui.domain.forms.options import parse_shapes
         from perftui.optimize.project import make_int8
         from perftui.store import Store
 

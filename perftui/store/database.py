@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING, Any
 from tinydb import where
 
 from perftui.domain.errors import InputError, StoreError
+from perftui.domain.measurement.summary import ProjectSummary
 from perftui.domain.records import BenchmarkRequest, Project, RunResult, StoredBenchmark
-from perftui.domain.summary import ProjectSummary
 from perftui.store.entries import stored_best
 from perftui.store.files import LockBusy
 from perftui.store.inserts import insert_runs, prepare_run
@@ -34,7 +34,7 @@ from perftui.store.transaction import DatabaseFile
 if TYPE_CHECKING:
     import numpy as np
 
-    from perftui.domain.figures import Figures
+    from perftui.domain.measurement.figures import Figures
     from perftui.store.codec import SamplesBlob, SamplesDocument
 
 __all__ = ["Store"]
@@ -351,7 +351,7 @@ class Store(DatabaseFile):
         if doc is not None:
             with contextlib.suppress(KeyError, TypeError, ValueError):
                 return figures_from_doc(doc)
-        from perftui.domain.figures import run_figures
+        from perftui.domain.measurement.figures import run_figures
 
         run = snap.record(shard, run_id, with_layers=False)
         return run_figures(run, snap.latency_samples(run_id))

@@ -6,7 +6,7 @@ An entry is ``{"project", "file", "tail", "count", "figures"}``: ``figures`` nam
 its figures (perftui.store.entry_figures), ``{"summary", "precision", "precision_source",
 "best_figures": {"method", "runs": {run id: figures}}}``, which entries written before kept
 in themselves. A write that only adds runs to a project extends the stored figures with the
-new runs (perftui.domain.summary), so appending costs the same whatever the project's size;
+new runs (domain.measurement.summary), so appending costs the same whatever the project's size;
 any other edit (a deleted run, a rename, a migration) computes them from the project's runs.
 The best runs' figures (perftui.store.run_figures) are computed when a run becomes a best
 one. A layout-3 entry (run ids listed in ``runs``, no precision source or best figures) is
@@ -28,8 +28,8 @@ from dataclasses import asdict, fields
 from typing import TYPE_CHECKING, Any
 
 from perftui.domain.errors import StoreError
+from perftui.domain.measurement.summary import PrecisionSource, ProjectSummary, extend
 from perftui.domain.records import RunResult
-from perftui.domain.summary import PrecisionSource, ProjectSummary, extend
 from perftui.store.codec import plain
 from perftui.store.names import checked_file
 from perftui.store.run_figures import figures_doc, method

@@ -19,8 +19,8 @@ from collections.abc import Iterator, Sequence
 from typing import Any, TextIO
 
 from perftui import __version__
-from perftui.domain.context import ran_precision
 from perftui.domain.errors import InputError
+from perftui.domain.measurement.context import ran_precision
 from perftui.domain.records import Project
 from perftui.store import schema
 from perftui.store.database import Store

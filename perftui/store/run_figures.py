@@ -1,4 +1,4 @@
-"""A run's figures (perftui.domain.figures: intervals and verdict) as kept in the document for
+"""A run's figures (domain.measurement.figures: intervals and verdict) as kept in the document for
 each project's best runs, so the projects list shows them without reading a run or its
 samples.
 
@@ -19,12 +19,16 @@ from perftui.domain.records import RunResult
 if TYPE_CHECKING:
     import numpy as np
 
-    from perftui.domain.figures import Figures
-    from perftui.domain.uncertainty import Interval
+    from perftui.domain.measurement.figures import Figures
+    from perftui.domain.measurement.uncertainty import Interval
 
 __all__ = ["figures_doc", "figures_from_doc", "method"]
 
-METHOD_MODULES = ("perftui.domain.figures", "perftui.domain.uncertainty", "perftui.domain.verdict")
+METHOD_MODULES = (
+    "perftui.domain.measurement.figures",
+    "perftui.domain.measurement.uncertainty",
+    "perftui.domain.measurement.verdict",
+)
 
 
 FORMAT = b"figures 2"
@@ -66,7 +70,7 @@ def _interval(found: Interval | None) -> list[Any] | None:
 
 def figures_doc(run: RunResult, samples_ms: np.ndarray | None) -> dict[str, Any]:
     """The run's figures as stored."""
-    from perftui.domain.figures import run_figures
+    from perftui.domain.measurement.figures import run_figures
 
     found = run_figures(run, samples_ms)
     return {
@@ -81,9 +85,9 @@ def figures_doc(run: RunResult, samples_ms: np.ndarray | None) -> dict[str, Any]
 def figures_from_doc(doc: dict[str, Any]) -> Figures:
     """The Figures `figures_doc` stored; ValueError (or KeyError/TypeError) if `doc` is not
     one."""
-    from perftui.domain.figures import Figures
-    from perftui.domain.uncertainty import Interval
-    from perftui.domain.verdict import Verdict
+    from perftui.domain.measurement.figures import Figures
+    from perftui.domain.measurement.uncertainty import Interval
+    from perftui.domain.measurement.verdict import Verdict
 
     def interval(value: list[Any] | None) -> Interval | None:
         if value is None:

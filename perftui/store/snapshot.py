@@ -15,8 +15,8 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from perftui.domain.measurement.summary import PrecisionSource, ProjectSummary, summarize
 from perftui.domain.records import Project, RunResult, StoredBenchmark
-from perftui.domain.summary import PrecisionSource, ProjectSummary, summarize
 from perftui.store.document import damaged, malformed, parse
 from perftui.store.entries import files_of, run_count, shard_key, stored_figures
 from perftui.store.entry_figures import read_figures

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from perftui.bench.client import Launcher, spawn_piped
-from perftui.domain.cost import PRICE_KEY
+from perftui.domain.measurement.cost import PRICE_KEY
 from perftui.domain.records import BenchmarkRequest
 from perftui.processes import exit_description
 from perftui.targets.lease import Lease

@@ -25,10 +25,10 @@ from textual.notifications import Notify, SeverityLevel
 
 from perftui.domain.compare import Comparison
 from perftui.domain.errors import StoreError
+from perftui.domain.forms.tune import TuneSpec
 from perftui.domain.records import BenchmarkRequest, Project
-from perftui.domain.report import Report
-from perftui.domain.report_render import FORMATS, render
-from perftui.domain.tune_form import TuneSpec
+from perftui.domain.report.document import Report
+from perftui.domain.report.render import FORMATS, render
 from perftui.optimize.notes import optimization_of
 from perftui.optimize.runner import OptimizeOptions
 from perftui.store import Store, default_db_path

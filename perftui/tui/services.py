@@ -20,9 +20,9 @@ if TYPE_CHECKING:
 
     from perftui.bench.alternate import Alternation
     from perftui.domain.compare import Comparison
-    from perftui.domain.model_info import ModelInfo
-    from perftui.domain.tune_form import TuneSpec
-    from perftui.domain.tune_result import Trial
+    from perftui.domain.forms.tune import TuneSpec
+    from perftui.domain.model.model_info import ModelInfo
+    from perftui.domain.tune.result import Trial
     from perftui.optimize.runner import OptimizeEvent, OptimizeOptions
     from perftui.store.database import Store
     from perftui.targets.probe import Probe
@@ -187,7 +187,7 @@ def busy_reasons() -> list[str]:
     """Why the machine is already busy with other work before a benchmark starts, judged as
     `perftui bench` judges it ([] when it is not, or where it cannot be read)."""
     from perftui.bench.machine import sample_load
-    from perftui.domain.verdict import load_findings
+    from perftui.domain.measurement.verdict import load_findings
 
     return [reason for _, reason in load_findings(sample_load(BUSY_CHECK_S))]
 

@@ -4,7 +4,7 @@ The tune child measures its trials itself, as a benchmark worker measures its ru
 (perftui.bench.worker.measure_run): the engine is loaded and the inputs read once for the
 whole search, so a trial costs what a point of `perftui bench`'s matrix costs, and each
 next configuration can be chosen from the trial just measured. A run clearly over the
-latency budget is stopped early (perftui.domain.tune_result.clearly_over).
+latency budget is stopped early (perftui.domain.tune.result.clearly_over).
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from perftui.bench.inputs import InputSource
 from perftui.bench.worker import Cancellation, measure_run
 from perftui.domain.errors import InputError
 from perftui.domain.records import BenchmarkRequest, Project, RunConfig, RunResult
-from perftui.domain.tune_result import clearly_over
+from perftui.domain.tune.result import clearly_over
 from perftui.engines import get_engine
 
 if TYPE_CHECKING:

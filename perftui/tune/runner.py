@@ -28,9 +28,9 @@ from dataclasses import replace
 from perftui.bench.client import STDERR_LINES, spawn_piped
 from perftui.bench.protocol import samples_from_wire
 from perftui.domain.errors import InputError
+from perftui.domain.forms.tune import TuneSpec
 from perftui.domain.records import BenchmarkRequest, RunResult
-from perftui.domain.tune_form import TuneSpec
-from perftui.domain.tune_result import Trial
+from perftui.domain.tune.result import Trial
 from perftui.processes import exit_description
 from perftui.store.database import Store
 from perftui.tune.search import Outcome

@@ -1,14 +1,14 @@
-"""The tune loop: a model of the space (perftui.domain.tune_guide) proposes each next
+"""The tune loop: a model of the space (perftui.domain.tune.guide) proposes each next
 configuration from the trials so far, this process measures it (perftui.tune.measure),
-perftui.domain.tune_result judges it.
+perftui.domain.tune.result judges it.
 
 The search is deterministic: the same space, budget and measurements replay the same
 search. What cannot fit the budget is pruned before it is measured
-(perftui.domain.tune_space.dominated), a trial clearly over the budget is stopped early,
+(perftui.domain.tune.space.dominated), a trial clearly over the budget is stopped early,
 each trial is measured in a run of half the asked length, a trial just over the budget
 that would be the best in a second, and the search ends with a playoff: the fastest fitting
 trials measured again in alternated rounds and ranked by the rounds' pairs
-(perftui.domain.tune_playoff).
+(perftui.domain.tune.playoff).
 (Optuna's seeded TPE sampler did this before: on a 45-configuration space it spent its
 random start and more on configurations a model rules out, and took 21 to 53 % of the
 grid's time; see benchmarks/tune.py.)
@@ -27,8 +27,8 @@ from typing import TYPE_CHECKING, Any
 
 from perftui.domain.errors import InputError
 from perftui.domain.records import BenchmarkRequest, RunConfig, RunResult
-from perftui.domain.tune_guide import propose
-from perftui.domain.tune_playoff import (
+from perftui.domain.tune.guide import propose
+from perftui.domain.tune.playoff import (
     PLAYOFF_ROUNDS,
     Round,
     affordable,
@@ -36,7 +36,7 @@ from perftui.domain.tune_playoff import (
     play_order,
     standings,
 )
-from perftui.domain.tune_result import (
+from perftui.domain.tune.result import (
     FAILED,
     FITS,
     UNJUDGED,
@@ -52,7 +52,7 @@ from perftui.domain.tune_result import (
     stalled,
     within_noise,
 )
-from perftui.domain.tune_space import dominated
+from perftui.domain.tune.space import dominated
 from perftui.tune.measure import Measurer, Sink
 
 if TYPE_CHECKING:
@@ -271,7 +271,7 @@ class Tuner:
         return "cancelled"
 
     def _field(self, started: float) -> list[RunConfig]:
-        """The contenders (perftui.domain.tune_playoff.contenders) that the search's time
+        """The contenders (perftui.domain.tune.playoff.contenders) that the search's time
         affords, fastest first."""
         trials = self._sorted()
         field = [t.config for t in contenders(trials, best_trial(trials))]

@@ -1,6 +1,6 @@
 """The tune child process: `python -m perftui.tune.worker`.
 
-Reads one JSON object from stdin (a perftui.domain.tune_form.TuneSpec) and runs the search
+Reads one JSON object from stdin (a perftui.domain.forms.tune.TuneSpec) and runs the search
 (perftui.tune.search.Tuner), whose trials it measures itself, one after another, as a
 benchmark worker measures its runs (perftui.tune.measure). It never opens the store (one
 writer): what would be stored goes to the events stream (what was stdout; anything the
@@ -29,8 +29,8 @@ import numpy as np
 from perftui.bench.protocol import samples_to_wire
 from perftui.bench.worker import event_stream
 from perftui.domain.errors import InputError
+from perftui.domain.forms.tune import TuneSpec
 from perftui.domain.records import BenchmarkRequest, Project, RunResult
-from perftui.domain.tune_form import TuneSpec
 from perftui.tune.search import Tuner
 
 

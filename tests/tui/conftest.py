@@ -14,7 +14,7 @@ import pytest
 
 from perftui.bench import protocol
 from perftui.domain.errors import InputError
-from perftui.domain.model_info import ModelInfo, NodeFlops
+from perftui.domain.model.model_info import ModelInfo, NodeFlops
 from perftui.domain.records import (
     BenchmarkRequest,
     Budget,

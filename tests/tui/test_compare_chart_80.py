@@ -9,7 +9,7 @@ from itertools import pairwise
 
 import pytest
 
-from perftui.domain.ticks import round_step, row_axis
+from perftui.domain.charts.ticks import round_step, row_axis
 from perftui.tui.compare.charts import SWEET, LatencyThroughputChart
 from tests.tui.test_compare import cmp_app, open_compare  # noqa: F401 (a fixture)
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from perftui.domain.figures import run_figures
+from perftui.domain.measurement.figures import run_figures
 from perftui.tui.app import create_app
 from perftui.tui.kit import format as fmt
 from tests.tui.compare_data import FP32_RUNS, INT8_RUNS, fill_compare_store

@@ -8,7 +8,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from perftui.domain.figures import run_figures
+from perftui.domain.measurement.figures import run_figures
 from perftui.domain.records import Project
 from perftui.tui.detail.charts import BarChart, ScalingChart
 from perftui.tui.kit.charts import INTERVAL_LEGEND

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from textual.widgets import DataTable, Static
 
-from perftui.domain.gate_stored import GateSettings, gate_label
 from perftui.domain.records import BenchmarkRequest, Project
+from perftui.domain.regression.gate_stored import GateSettings, gate_label
 from perftui.store.database import Store
 from perftui.tui.app import create_app
 from perftui.tui.detail.screen import ProjectDetailScreen

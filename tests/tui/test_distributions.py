@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from textual.widgets import Static
 
-from perftui.domain.distribution import cdf, histogram, over_time
+from perftui.domain.charts.distribution import cdf, histogram, over_time
 from perftui.store.database import Store
 from perftui.tui.compare.distribution import CdfChart
 from perftui.tui.detail.distribution import LatencyHistogram, LatencyOverTime

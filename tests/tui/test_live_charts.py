@@ -10,8 +10,8 @@ from itertools import pairwise
 import pytest
 from textual.app import App, ComposeResult
 
+from perftui.domain.charts.series import LiveLine
 from perftui.domain.records import RunConfig
-from perftui.domain.series import LiveLine
 from perftui.tui.benchmark.charts import LiveChart
 from perftui.tui.benchmark.live import LiveRunScreen
 from tests.tui.test_live import request, until

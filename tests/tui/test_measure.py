@@ -8,8 +8,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from perftui.domain.benchform import MEASURE_ROUNDS, MEASURE_TIME_S
 from perftui.domain.compare import compare_projects
+from perftui.domain.forms.bench import MEASURE_ROUNDS, MEASURE_TIME_S
 from perftui.domain.records import BenchmarkRequest, Budget, Project, RunConfig
 from perftui.store import Store
 from perftui.tui.app import create_app

@@ -7,7 +7,7 @@ from textual.widgets import Input
 
 from perftui.cli.bench import FLAGS, request_from_args
 from perftui.cli.entry import build_parser
-from perftui.domain.benchform import DEFAULTS, FIELD_NAMES
+from perftui.domain.forms.bench import DEFAULTS, FIELD_NAMES
 from perftui.domain.records import BenchmarkRequest
 from perftui.tui.benchmark.configure import BenchmarkConfigScreen
 

@@ -11,9 +11,9 @@ from textual.widgets import Input
 
 from perftui.cli.entry import build_parser
 from perftui.cli.tune import tune_spec as cli_spec
-from perftui.domain.tune_form import TuneSpec
-from perftui.domain.tune_result import Trial
-from perftui.domain.uncertainty import Interval
+from perftui.domain.forms.tune import TuneSpec
+from perftui.domain.measurement.uncertainty import Interval
+from perftui.domain.tune.result import Trial
 from perftui.tui.tune.chart import SWEET, TuneChart
 from perftui.tui.tune.form import TuneForm
 from perftui.tui.tune.live import TuneScreen

@@ -7,11 +7,11 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
+from perftui.domain.charts.series import short_label
 from perftui.domain.compare.projects import Comparison
 from perftui.domain.compare.sides import Side, run_latency
+from perftui.domain.measurement.uncertainty import Interval
 from perftui.domain.records import RunConfig, RunResult
-from perftui.domain.series import short_label
-from perftui.domain.uncertainty import Interval
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from perftui.domain.compare.sides import Side
 from perftui.domain.errors import InputError
-from perftui.domain.profile import LayerTypeRow, layer_type_summary
+from perftui.domain.model.profile import LayerTypeRow, layer_type_summary
 from perftui.domain.records import EXECUTED, LayerProfile
 
 

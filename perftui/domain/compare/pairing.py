@@ -1,8 +1,8 @@
 """A and B measured alternately (`perftui compare --measure`): their runs paired round by
-round, and B/A judged from the pairs (perftui.domain.uncertainty.paired_ratio).
+round, and B/A judged from the pairs (perftui.domain.measurement.uncertainty.paired_ratio).
 
 Both sides' benchmarks carry one label, `alternated <token>` (or `gate <token> ...` for a
-regression gate's rounds, perftui.domain.gate_stored), in their runs' `resolved["label"]`;
+regression gate's rounds, domain.regression.gate_stored), in their runs' `resolved["label"]`;
 round i of A pairs with round i of B (their `repeat`). Runs measured apart are never paired,
 however they happen to line up.
 """
@@ -12,12 +12,12 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 
-from perftui.domain.benchform import MEASURE_TIME_S
 from perftui.domain.compare.sides import Side, run_latency
 from perftui.domain.compare.verdicts import Difference, judged
-from perftui.domain.figures import ConfigGroup
+from perftui.domain.forms.bench import MEASURE_TIME_S
+from perftui.domain.measurement.figures import ConfigGroup
+from perftui.domain.measurement.uncertainty import paired_ratio
 from perftui.domain.records import BenchmarkRequest, Project, RunResult
-from perftui.domain.uncertainty import paired_ratio
 
 ALTERNATED = "alternated"
 GATE = "gate"

@@ -30,7 +30,7 @@ from perftui.domain.compare.verdicts import (
     profile_contradiction,
     within_noise,
 )
-from perftui.domain.context import (
+from perftui.domain.measurement.context import (
     LOWER_PRECISIONS,
     UNSAID,
     coverage_note,
@@ -38,11 +38,11 @@ from perftui.domain.context import (
     ran_precision,
     run_isa,
 )
-from perftui.domain.figures import ConfigGroup, Figures, Samples
-from perftui.domain.gate_stored import gate_notes
-from perftui.domain.memory import MemoryRatio, fits_memory, memory_ratio, mib_text
+from perftui.domain.measurement.figures import ConfigGroup, Figures, Samples
+from perftui.domain.measurement.memory import MemoryRatio, fits_memory, memory_ratio, mib_text
+from perftui.domain.measurement.summary import ProjectSummary
 from perftui.domain.records import Project, RunConfig, RunResult
-from perftui.domain.summary import ProjectSummary
+from perftui.domain.regression.gate_stored import gate_notes
 
 
 @dataclass(frozen=True)

@@ -3,7 +3,7 @@ model's difference only when they ran alike, so the difference is said beside th
 
 from __future__ import annotations
 
-from perftui.domain.context import UNSAID, ran_precision
+from perftui.domain.measurement.context import UNSAID, ran_precision
 from perftui.domain.records import RunResult
 
 

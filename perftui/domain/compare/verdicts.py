@@ -3,7 +3,7 @@ faster (1.35-1.50)" or "no difference beyond noise"; which sweet-spot candidates
 noise of the best; and whether the per-layer profile contradicts the measurement.
 
 Each side's figures are those of its compared run's configuration: its repetitions combined
-when there are several (perftui.domain.figures.ConfigGroup), else the run's own.
+when there are several (perftui.domain.measurement.figures.ConfigGroup), else the run's own.
 """
 
 from __future__ import annotations
@@ -11,9 +11,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from perftui.domain.figures import ConfigGroup, Figures, Samples, group_runs
+from perftui.domain.measurement.figures import ConfigGroup, Figures, Samples, group_runs
+from perftui.domain.measurement.uncertainty import Interval, Ratio, ratio_interval
 from perftui.domain.records import RunResult
-from perftui.domain.uncertainty import Interval, Ratio, ratio_interval
 
 NO_DIFFERENCE = "no difference beyond noise"
 SINGLE_RUNS = (

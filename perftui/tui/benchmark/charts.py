@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from rich.text import Text
 
-from perftui.domain.series import LiveLine
+from perftui.domain.charts.series import LiveLine
 from perftui.tui.kit.axes import fit_x, fit_y
 from perftui.tui.kit.charts import Chart
 

@@ -11,7 +11,8 @@ from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.widgets import Checkbox, Footer, Header, Input, Static
 
-from perftui.domain.benchform import (
+from perftui.domain.errors import InputError
+from perftui.domain.forms.bench import (
     DEFAULTS,
     FIELDS,
     PRESETS,
@@ -22,8 +23,7 @@ from perftui.domain.benchform import (
     form_from_request,
     long_warning,
 )
-from perftui.domain.errors import InputError
-from perftui.domain.fields import duration
+from perftui.domain.forms.fields import duration
 from perftui.domain.records import BenchmarkRequest, Project
 from perftui.tui.kit import format as fmt
 from perftui.tui.kit.fit import fit_parts
@@ -34,7 +34,7 @@ from perftui.tui.kit.requests import last_request
 from perftui.tui.kit.screen import one_line
 
 if TYPE_CHECKING:
-    from perftui.domain.model_info import ModelInfo
+    from perftui.domain.model.model_info import ModelInfo
 
 ORT_UNUSED = {"hint": "not used by onnxruntime", "streams": "onnxruntime: one session"}
 

@@ -24,12 +24,12 @@ from textual.content import Content
 from textual.widgets import DataTable, Footer, Header, Label, ProgressBar, Static
 
 from perftui.bench import protocol
-from perftui.domain.figures import run_figures
+from perftui.domain.charts.series import LiveSeries, short_label
 from perftui.domain.labels import config_labels
-from perftui.domain.memory import runs_peak_text
+from perftui.domain.measurement.figures import run_figures
+from perftui.domain.measurement.memory import runs_peak_text
+from perftui.domain.measurement.verdict import STABLE
 from perftui.domain.records import BenchmarkRequest, RunResult
-from perftui.domain.series import LiveSeries, short_label
-from perftui.domain.verdict import STABLE
 from perftui.tui.benchmark.charts import LiveChart, nothing_measured, series_key
 from perftui.tui.benchmark.messages import LiveEvent, LiveFailed, LiveTick
 from perftui.tui.benchmark.notices import LiveBusy, notify_busy, notify_unsteady

@@ -7,9 +7,9 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.widgets import Static
 
+from perftui.domain.charts.distribution import cdf
+from perftui.domain.charts.series import short_label
 from perftui.domain.compare import Side
-from perftui.domain.distribution import cdf
-from perftui.domain.series import short_label
 from perftui.tui.compare.charts import MARKERS, PLOT_COLORS, side_text
 from perftui.tui.compare.state import SummaryState
 from perftui.tui.kit.charts import Chart

@@ -7,7 +7,7 @@ from textual.app import ComposeResult
 from textual.widgets import Static
 
 from perftui.domain.compare import Side
-from perftui.domain.environments import environment_rows
+from perftui.domain.compare.environments import environment_rows
 from perftui.tui.compare.state import SummaryState
 from perftui.tui.kit.fit import cut
 from perftui.tui.kit.tables import SCROLLBAR, RowTable, fill_table

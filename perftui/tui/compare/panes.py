@@ -7,10 +7,10 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.widgets import DataTable, Static
 
+from perftui.domain.charts.series import short_label
 from perftui.domain.compare import Comparison, Side, distribution, inference_time, sort_layer_types
 from perftui.domain.labels import config_labels
-from perftui.domain.profile import LayerTypeRow, precision_mix
-from perftui.domain.series import short_label
+from perftui.domain.model.profile import LayerTypeRow, precision_mix
 from perftui.tui.compare.charts import DistributionBars, InferenceChart, side_text
 from perftui.tui.compare.state import SummaryState
 from perftui.tui.kit import format as fmt

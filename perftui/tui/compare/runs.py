@@ -8,10 +8,10 @@ from collections import Counter
 from rich.text import Text
 from textual.widgets import DataTable
 
+from perftui.domain.charts.series import short_label
 from perftui.domain.compare import Comparison, Side, run_latency, run_marks
-from perftui.domain.context import ran_precision
 from perftui.domain.labels import config_labels
-from perftui.domain.series import short_label
+from perftui.domain.measurement.context import ran_precision
 from perftui.tui.compare.charts import (
     STYLES,
     SWEET,

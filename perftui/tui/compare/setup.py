@@ -17,6 +17,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.widgets import DataTable, Footer, Header, Input, Label, Select, Static
 
+from perftui.domain.charts.series import short_label
 from perftui.domain.compare import (
     LATENCY_STATS,
     Comparison,
@@ -28,8 +29,7 @@ from perftui.domain.compare import (
 )
 from perftui.domain.errors import StoreError
 from perftui.domain.records import Project, RunResult
-from perftui.domain.report import comparison_report
-from perftui.domain.series import short_label
+from perftui.domain.report.document import comparison_report
 from perftui.tui.compare.charts import (
     LatencyThroughputChart,
     legend,

@@ -22,8 +22,8 @@ from perftui.domain.compare import (
     sort_pairs,
 )
 from perftui.domain.errors import InputError
-from perftui.domain.figures import Figures, Samples, figures_once
-from perftui.domain.options import parse_threshold
+from perftui.domain.forms.options import parse_threshold
+from perftui.domain.measurement.figures import Figures, Samples, figures_once
 from perftui.domain.records import RunResult
 
 

@@ -11,8 +11,8 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.widgets import DataTable, Footer, Header, Input, Static, TabPane
 
+from perftui.domain.charts.series import short_label
 from perftui.domain.compare import Comparison, Side
-from perftui.domain.series import short_label
 from perftui.tui.compare.charts import SWEET, SWEET_STYLE, side_text, threshold_text
 from perftui.tui.compare.distribution import LatencyDistributionPane
 from perftui.tui.compare.environment import EnvironmentPane

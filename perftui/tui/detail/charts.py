@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from perftui.domain.series import Scaling
-from perftui.domain.ticks import row_axis
-from perftui.domain.uncertainty import Interval
+from perftui.domain.charts.series import Scaling
+from perftui.domain.charts.ticks import row_axis
+from perftui.domain.measurement.uncertainty import Interval
 from perftui.tui.kit.axes import fit_x, fit_y
 from perftui.tui.kit.charts import INTERVAL_LEGEND, Chart, draw_interval
 

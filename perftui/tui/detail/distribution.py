@@ -7,8 +7,8 @@ from __future__ import annotations
 from textual.app import ComposeResult
 from textual.widgets import Static
 
-from perftui.domain.distribution import Histogram, Timeline, histogram, over_time
-from perftui.domain.series import short_label
+from perftui.domain.charts.distribution import Histogram, Timeline, histogram, over_time
+from perftui.domain.charts.series import short_label
 from perftui.tui.detail.state import DetailState
 from perftui.tui.kit import format as fmt
 from perftui.tui.kit.axes import fit_y

@@ -1,6 +1,6 @@
 """The History tab of the project detail: the selected run's configuration across all the
-project's benchmarks over time (perftui.domain.history, as `perftui history` shows it), and
-the newest stored gate's verdict (perftui.domain.gate_stored, as `perftui gate` judged it)."""
+project's benchmarks over time (domain.regression.history, as `perftui history` shows it), and
+the newest stored gate's verdict (domain.regression.gate_stored, as `perftui gate` judged it)."""
 
 from __future__ import annotations
 
@@ -10,9 +10,14 @@ from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import DataTable, Static
 
-from perftui.domain.figures import group_runs
-from perftui.domain.gate_stored import StoredGate, latest_gate_label, run_label, stored_gate
-from perftui.domain.history import history
+from perftui.domain.measurement.figures import group_runs
+from perftui.domain.regression.gate_stored import (
+    StoredGate,
+    latest_gate_label,
+    run_label,
+    stored_gate,
+)
+from perftui.domain.regression.history import history
 from perftui.tui.detail.state import DetailState
 from perftui.tui.kit import format as fmt
 from perftui.tui.kit.format import escape

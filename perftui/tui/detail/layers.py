@@ -6,7 +6,7 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal
 from textual.widgets import DataTable, Static
 
-from perftui.domain.profile import (
+from perftui.domain.model.profile import (
     flops_profile,
     layer_rows,
     layer_type_summary,

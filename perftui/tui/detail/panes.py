@@ -6,14 +6,8 @@ from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import DataTable, Static
 
-from perftui.domain.context import UNSAID, model_is_int8, ran_precision, run_notes
-from perftui.domain.cost import cost_text, run_cost, run_price
-from perftui.domain.labels import config_labels
-from perftui.domain.memory import runs_peak_text
-from perftui.domain.memory_series import memory_bars
-from perftui.domain.profile import precision_counts, precision_mix
-from perftui.domain.records import RunResult
-from perftui.domain.series import (
+from perftui.domain.charts.memory import memory_bars
+from perftui.domain.charts.series import (
     Scaling,
     bar_runs,
     baseline,
@@ -25,7 +19,13 @@ from perftui.domain.series import (
     threads_label,
     throughput_bars,
 )
-from perftui.domain.uncertainty import Interval
+from perftui.domain.labels import config_labels
+from perftui.domain.measurement.context import UNSAID, model_is_int8, ran_precision, run_notes
+from perftui.domain.measurement.cost import cost_text, run_cost, run_price
+from perftui.domain.measurement.memory import runs_peak_text
+from perftui.domain.measurement.uncertainty import Interval
+from perftui.domain.model.profile import precision_counts, precision_mix
+from perftui.domain.records import RunResult
 from perftui.tui.detail.charts import BarChart, ScalingChart
 from perftui.tui.detail.state import DetailState
 from perftui.tui.detail.verdict import RunNotice, verdict_notice

@@ -12,11 +12,11 @@ from textual.content import Content
 from textual.lazy import Lazy
 from textual.widgets import DataTable, Footer, Header, Static, TabPane
 
-from perftui.domain.benchform import rerun_request
+from perftui.domain.charts.series import ok_runs, short_label
 from perftui.domain.errors import InputError, StoreError
+from perftui.domain.forms.bench import rerun_request
 from perftui.domain.records import Project, RunResult
-from perftui.domain.report import project_report
-from perftui.domain.series import ok_runs, short_label
+from perftui.domain.report.document import project_report
 from perftui.optimize.notes import derived_projects, optimization_of
 from perftui.tui.detail.distribution import DistributionPane
 from perftui.tui.detail.history import HistoryPane, find_gate
@@ -33,7 +33,7 @@ from perftui.tui.kit.screen import one_line
 from perftui.tui.kit.tabs import Pane, Tab, TabbedScreen, tab_bindings
 
 if TYPE_CHECKING:
-    from perftui.domain.model_info import ModelInfo
+    from perftui.domain.model.model_info import ModelInfo
 
 TABS = (
     Tab("summary", "summary", "Summary tab"),

@@ -7,17 +7,17 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from perftui.domain.figures import Figures, Samples, figures_once
-from perftui.domain.profile import SORT_KEYS, latest_profiled
+from perftui.domain.charts.series import ok_runs, short_label
+from perftui.domain.measurement.figures import Figures, Samples, figures_once
+from perftui.domain.model.profile import SORT_KEYS, latest_profiled
 from perftui.domain.records import Project, RunResult
-from perftui.domain.series import ok_runs, short_label
 from perftui.optimize.notes import Optimization
 from perftui.tui.kit import format as fmt
 from perftui.tui.kit.format import escape
 
 if TYPE_CHECKING:
-    from perftui.domain.gate_stored import StoredGate
-    from perftui.domain.model_info import ModelInfo
+    from perftui.domain.model.model_info import ModelInfo
+    from perftui.domain.regression.gate_stored import StoredGate
 
 VIEWS = ("baseline", "threads", "batch", "runs", "memory")
 TEXT_SORTS = {"type", "precision", "name"}

@@ -6,8 +6,8 @@ from __future__ import annotations
 from textual.app import ComposeResult
 from textual.widgets import Static
 
-from perftui.domain.series import short_label
-from perftui.domain.verdict import STABLE
+from perftui.domain.charts.series import short_label
+from perftui.domain.measurement.verdict import STABLE
 from perftui.tui.detail.state import DetailState
 from perftui.tui.kit import format as fmt
 from perftui.tui.kit.format import escape

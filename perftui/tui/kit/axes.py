@@ -1,4 +1,4 @@
-"""0-based axes with round, evenly spaced ticks (perftui.domain.ticks) set on a plotext
+"""0-based axes with round, evenly spaced ticks (perftui.domain.charts.ticks) set on a plotext
 figure: the y axis of the live charts, both axes of the compare and tune scatters."""
 
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from perftui.domain.ticks import Axis, row_axis
+from perftui.domain.charts.ticks import Axis, row_axis
 
 
 def fit_y(plt: Any, top: float, rows: int) -> Axis:

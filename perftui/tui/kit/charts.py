@@ -15,7 +15,7 @@ from rich.text import Text
 from textual.app import RenderResult
 from textual_plotext import PlotextPlot
 
-from perftui.domain.uncertainty import Interval
+from perftui.domain.measurement.uncertainty import Interval
 
 INTERVAL_COLOR = "white"
 INTERVAL_LEGEND = "┃─┃ 95 % interval"

@@ -6,10 +6,10 @@ import os
 from pathlib import Path
 
 from perftui.domain import units
-from perftui.domain.benchform import LABELS
-from perftui.domain.fields import in_form
-from perftui.domain.uncertainty import Interval
-from perftui.domain.verdict import INVALID, NOISY, STABLE
+from perftui.domain.forms.bench import LABELS
+from perftui.domain.forms.fields import in_form
+from perftui.domain.measurement.uncertainty import Interval
+from perftui.domain.measurement.verdict import INVALID, NOISY, STABLE
 from perftui.tui.kit.fit import cut
 
 DASH = "—"

@@ -10,7 +10,7 @@ from textual import work
 from perftui.tui.kit.screen import PerftuiScreen
 
 if TYPE_CHECKING:
-    from perftui.domain.model_info import ModelInfo
+    from perftui.domain.model.model_info import ModelInfo
 
 
 class InspectingScreen(PerftuiScreen):

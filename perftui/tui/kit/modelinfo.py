@@ -10,7 +10,7 @@ from perftui.tui.kit import format as fmt
 from perftui.tui.kit.format import escape
 
 if TYPE_CHECKING:
-    from perftui.domain.model_info import ModelInfo
+    from perftui.domain.model.model_info import ModelInfo
 
 
 def describe(info: ModelInfo, ops: int = 6) -> str:

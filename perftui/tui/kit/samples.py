@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from perftui.domain.errors import StoreError
-from perftui.domain.figures import Figures, Samples
+from perftui.domain.measurement.figures import Figures, Samples
 from perftui.domain.records import RunResult
 
 if TYPE_CHECKING:

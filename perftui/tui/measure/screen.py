@@ -15,11 +15,11 @@ from textual.message import Message
 from textual.widgets import Footer, Header, Static
 
 from perftui.bench import protocol
-from perftui.domain.benchform import MEASURE_ROUNDS, MEASURE_TIME_S
+from perftui.domain.charts.series import short_label
 from perftui.domain.compare import Comparison, Side, compare_projects
-from perftui.domain.figures import Figures, figures_once
+from perftui.domain.forms.bench import MEASURE_ROUNDS, MEASURE_TIME_S
+from perftui.domain.measurement.figures import Figures, figures_once
 from perftui.domain.records import RunResult
-from perftui.domain.series import short_label
 from perftui.tui.kit import format as fmt
 from perftui.tui.kit.follower import FollowingScreen
 from perftui.tui.kit.samples import stored_samples

@@ -8,8 +8,8 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Footer, Input, Label, Select, Static
 
-from perftui.domain.benchform import form_from_request
-from perftui.domain.fields import FieldError
+from perftui.domain.forms.bench import form_from_request
+from perftui.domain.forms.fields import FieldError
 from perftui.domain.records import Project
 from perftui.optimize.form import (
     DEFAULT_RANDOM_SAMPLES,

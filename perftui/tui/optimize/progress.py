@@ -19,8 +19,8 @@ from textual.message import Message
 from textual.screen import ModalScreen
 from textual.widgets import Footer, Label, ProgressBar, Static
 
-from perftui.domain.benchform import DEFAULTS, form_from_request
 from perftui.domain.errors import StoreError
+from perftui.domain.forms.bench import DEFAULTS, form_from_request
 from perftui.domain.records import Project
 from perftui.optimize.form import DEFAULT_RANDOM_SAMPLES, suggest_name
 from perftui.optimize.runner import Finished, OptimizeOptions, OptimizeWarning, Step

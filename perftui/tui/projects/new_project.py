@@ -22,7 +22,7 @@ from perftui.tui.kit.modelinfo import ModelInfoView
 from perftui.tui.kit.screen import one_line
 
 if TYPE_CHECKING:
-    from perftui.domain.model_info import ModelInfo
+    from perftui.domain.model.model_info import ModelInfo
 
 MODEL_SUFFIXES = (".onnx", ".xml")
 SKIP_DIRS = {"__pycache__", "node_modules", "site-packages"}

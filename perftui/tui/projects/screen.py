@@ -10,8 +10,8 @@ from textual.binding import Binding, BindingType
 from textual.widgets import DataTable, Footer, Header, Static
 
 from perftui.domain.errors import InputError, StoreError
+from perftui.domain.forms.quickstart import SAMPLE_PROJECTS, quick_request, sample_projects
 from perftui.domain.names import name_problem
-from perftui.domain.quickstart import SAMPLE_PROJECTS, quick_request, sample_projects
 from perftui.domain.records import Project
 from perftui.optimize.notes import derived_projects, optimization_of
 from perftui.samples import sample_models

@@ -15,9 +15,9 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.widgets import Footer, Header, Static
 
-from perftui.domain.context import INT8_ISA
 from perftui.domain.errors import InputError
 from perftui.domain.limits import parse_price
+from perftui.domain.measurement.context import INT8_ISA
 from perftui.targets.registry import LOCAL, Target, TargetBook
 from perftui.tui.kit.dialogs import ConfirmScreen, PromptScreen
 from perftui.tui.kit.screen import PerftuiScreen, one_line

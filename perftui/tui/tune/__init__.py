@@ -1,1 +1,1 @@
-"""Tune: the form that builds a search (perftui.domain.tune_form) and its live screen."""
+"""Tune: the form that builds a search (perftui.domain.forms.tune) and its live screen."""

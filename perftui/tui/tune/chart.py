@@ -6,7 +6,7 @@ usually is)."""
 
 from __future__ import annotations
 
-from perftui.domain.tune_result import FITS, STOPPED, Trial
+from perftui.domain.tune.result import FITS, STOPPED, Trial
 from perftui.tui.kit.axes import scatter_axes
 from perftui.tui.kit.charts import Chart, draw_interval
 

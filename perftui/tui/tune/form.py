@@ -1,6 +1,6 @@
 """The tune form: latency budget, statistic, time budget or trials, space and time per trial,
 as `perftui tune` takes them. Each field is checked as it is typed with the CLI's parsers
-(perftui.domain.tune_form); Start builds the search with the CLI's builder, so the form and
+(perftui.domain.forms.tune); Start builds the search with the CLI's builder, so the form and
 the CLI make identical searches, and dismisses with it (the app opens the live screen)."""
 
 from __future__ import annotations
@@ -10,11 +10,11 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Footer, Input, Label, Static
 
-from perftui.domain.fields import FieldError
+from perftui.domain.forms.fields import FieldError
+from perftui.domain.forms.tune import DEFAULT_BUDGET, TUNE_FORM, TuneSpec, tune_spec
+from perftui.domain.model.shapes import ShapeBindings
 from perftui.domain.records import Project
-from perftui.domain.shapes import ShapeBindings
-from perftui.domain.tune_form import DEFAULT_BUDGET, TUNE_FORM, TuneSpec, tune_spec
-from perftui.domain.tune_space import default_space
+from perftui.domain.tune.space import default_space
 from perftui.tui.kit.format import escape
 from perftui.tui.kit.forms import FormDialog, field_row
 
@@ -27,7 +27,7 @@ FIELDS = (
     ("time", "Time/trial", "seconds per trial, in runs of half"),
     ("space", "Space", "KNOB=VALUES, e.g. batch=1..16 threads=1,2"),
 )
-"""(field, label, what it takes); the names are perftui.domain.tune_form's."""
+"""(field, label, what it takes); the names are perftui.domain.forms.tune's."""
 NOTES = {name: takes for name, _, takes in FIELDS}
 
 

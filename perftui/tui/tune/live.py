@@ -15,11 +15,11 @@ from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.widgets import Footer, Header, Static
 
-from perftui.domain.benchform import form_from_request
+from perftui.domain.forms.bench import form_from_request
+from perftui.domain.forms.tune import TuneSpec
 from perftui.domain.labels import config_labels
 from perftui.domain.records import Budget
-from perftui.domain.tune_form import TuneSpec
-from perftui.domain.tune_result import Trial, best_trial, within_noise
+from perftui.domain.tune.result import Trial, best_trial, within_noise
 from perftui.domain.units import playoff_text
 from perftui.tui.kit import format as fmt
 from perftui.tui.kit.follower import FollowingScreen

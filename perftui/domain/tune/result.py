@@ -2,8 +2,8 @@
 it, and when to stop: the "honest stopping" of `perftui tune`.
 
 A trial is one configuration and its runs (a noisy contender is measured twice). Its figures
-and verdict are perftui.domain.figures'; "beyond noise" is the 95 % ratio interval of
-perftui.domain.uncertainty excluding 1.
+and verdict are perftui.domain.measurement.figures'; "beyond noise" is the 95 % ratio interval of
+perftui.domain.measurement.uncertainty excluding 1.
 """
 
 from __future__ import annotations
@@ -15,10 +15,9 @@ from typing import Any
 
 import numpy as np
 
-from perftui.domain.figures import group_runs
-from perftui.domain.memory import mean_known, run_peak
-from perftui.domain.records import AUTO, Budget, RunConfig, RunResult
-from perftui.domain.uncertainty import (
+from perftui.domain.measurement.figures import group_runs
+from perftui.domain.measurement.memory import mean_known, run_peak
+from perftui.domain.measurement.uncertainty import (
     MIN_WINDOW_REQUESTS,
     MIN_WINDOWS,
     Interval,
@@ -26,6 +25,7 @@ from perftui.domain.uncertainty import (
     ratio_interval,
     unknown_interval,
 )
+from perftui.domain.records import AUTO, Budget, RunConfig, RunResult
 
 STATS = ("median", "p90", "p99")
 FITS, OVER, STOPPED, FAILED = "fits", "over", "stopped early", "failed"
@@ -87,9 +87,9 @@ class Trial:
     run_ids: tuple[str, ...]
     standing: Ratio | None = None
     """Its throughput over the playoff's winner's, paired round by round
-    (perftui.domain.tune_playoff); None for a trial that did not play."""
+    (perftui.domain.tune.playoff); None for a trial that did not play."""
     memory_mib: float | None = None
-    """Its runs' memory peak (compile or window, their mean; perftui.domain.memory)."""
+    """Its runs' memory peak (compile or window, their mean; perftui.domain.measurement.memory)."""
 
     @property
     def fits(self) -> bool:
@@ -334,7 +334,7 @@ def spent(
 
 def stalled(trials: Sequence[Trial], limits: Limits) -> str | None:
     """Why the search should end, or None: the last `patience` trials gained nothing
-    (perftui.domain.tune_guide says when the rest cannot win; this is the backstop where
+    (perftui.domain.tune.guide says when the rest cannot win; this is the backstop where
     its model is wrong). Unlike `spent`, the best is still measured again first."""
     if best_trial(trials) is not None and since_gain(trials) >= limits.patience:
         return f"{limits.patience} trials in a row did not beat the best"

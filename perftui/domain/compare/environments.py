@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, NamedTuple
 
-from perftui.domain.context import BF16_ISA, F16_ISA, INT8_ISA
+from perftui.domain.measurement.context import BF16_ISA, F16_ISA, INT8_ISA
 
 DASH = "—"
 VECTORS = (("avx512f", "AVX-512"), ("avx2", "AVX2"), ("avx", "AVX"), ("sse4_2", "SSE4.2"))

@@ -1,7 +1,7 @@
 """How busy the machine was with other work while a run was timed.
 
 The worker reads the CPU counters (perftui.bench.machine) before and after the timed window;
-this record keeps the differences, and perftui.domain.verdict judges them.
+this record keeps the differences, and perftui.domain.measurement.verdict judges them.
 """
 
 from __future__ import annotations

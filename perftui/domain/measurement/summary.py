@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from perftui.domain.profile import precision_counts, runtime_precision
+from perftui.domain.model.profile import precision_counts, runtime_precision
 from perftui.domain.records import RunResult
 
 NO_PRECISION = "—"

@@ -14,11 +14,11 @@ from typing import Any
 
 import numpy as np
 
-from perftui.domain.benchform import REPEAT_SUGGESTED
-from perftui.domain.load import MachineLoad
-from perftui.domain.memory import memory_findings
+from perftui.domain.forms.bench import REPEAT_SUGGESTED
+from perftui.domain.measurement.load import MachineLoad
+from perftui.domain.measurement.memory import memory_findings
+from perftui.domain.measurement.uncertainty import MIN_WINDOWS, Interval, t_critical
 from perftui.domain.records import RunResult
-from perftui.domain.uncertainty import MIN_WINDOWS, Interval, t_critical
 
 STABLE, NOISY, INVALID = "stable", "noisy", "invalid"
 VERDICTS = (STABLE, NOISY, INVALID)
@@ -43,7 +43,7 @@ P99_MIN_SAMPLES = 100
 """A p99 from fewer samples rests on its one or two slowest requests."""
 QUICK_LOOK = "quick look"
 """The label (BenchmarkRequest.label) of runs meant as a first glance, such as the
-dashboard's sample quick start (perftui.domain.quickstart): one short run per project, so
+dashboard's sample quick start (perftui.domain.forms.quickstart): one short run per project, so
 noisy whatever its windows say."""
 QUICK_LOOK_REASON = (
     "quick look: one short run, too short for a verdict; measure with "
@@ -141,7 +141,7 @@ TOO_NOISY_REASON = (
 def interval_findings(
     throughput: Interval | None, latency: Mapping[str, Interval]
 ) -> list[tuple[str, str]]:
-    """INVALID for each figure whose interval is too noisy to use (perftui.domain.uncertainty)."""
+    """INVALID for each figure whose interval is too noisy to use (measurement.uncertainty)."""
     named = [("throughput", throughput), *((f"{k} latency", v) for k, v in latency.items())]
     noisy = [what for what, found in named if found is not None and found.too_noisy]
     return [(INVALID, TOO_NOISY_REASON.format(what=", ".join(noisy)))] if noisy else []
@@ -157,7 +157,7 @@ def with_findings(verdict: Verdict, found: Sequence[tuple[str, str]]) -> Verdict
 
 def judge(run: RunResult, windows: Sequence[float]) -> Verdict:
     """The run's verdict from its record and its windows' throughputs
-    (perftui.domain.figures.run_windows)."""
+    (perftui.domain.measurement.figures.run_windows)."""
     if run.status != "ok" or run.latency_ms is None:
         return Verdict(INVALID, (run.error or f"the run is {run.status}",))
     found: list[tuple[str, str]] = []

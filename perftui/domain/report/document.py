@@ -1,9 +1,9 @@
 """A shareable report of a project or of a comparison, as a document of plain parts (lines,
 tables, bar and scatter charts) built from the stored records. One document, two renderings
-(perftui.domain.report_render: Markdown for a code host, one self-contained HTML file), so
+(perftui.domain.report.render: Markdown for a code host, one self-contained HTML file), so
 `perftui report` and the dashboard's report key say the same thing in both.
 
-The figures are perftui.domain.figures' (95 % intervals, verdicts) and the comparison
+The figures are perftui.domain.measurement.figures' (95 % intervals, verdicts) and the comparison
 perftui.domain.compare's: the report computes nothing of its own.
 """
 
@@ -15,16 +15,16 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from perftui.domain import units
+from perftui.domain.charts.series import short_label
 from perftui.domain.compare import Comparison, Side
-from perftui.domain.context import ran_precisions
-from perftui.domain.cost import COST_HEADER, cost_text, group_cost, runs_price
-from perftui.domain.environments import environment_differences
-from perftui.domain.figures import ConfigGroup, Figures, Samples, group_runs
-from perftui.domain.memory import runs_peak_text
-from perftui.domain.profile import latest_profiled, layer_type_summary
+from perftui.domain.compare.environments import environment_differences
+from perftui.domain.measurement.context import ran_precisions
+from perftui.domain.measurement.cost import COST_HEADER, cost_text, group_cost, runs_price
+from perftui.domain.measurement.figures import ConfigGroup, Figures, Samples, group_runs
+from perftui.domain.measurement.memory import runs_peak_text
+from perftui.domain.measurement.uncertainty import Interval
+from perftui.domain.model.profile import latest_profiled, layer_type_summary
 from perftui.domain.records import Project, RunResult
-from perftui.domain.series import short_label
-from perftui.domain.uncertainty import Interval
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,7 @@ for the four on a busy 2-core machine, worker start and profile included) shows 
 dashboard does, but it cannot hold the noise between processes that a comparison needs
 (the issue that led here: 2-second runs ranked INT8 below FP32, 4-second runs above). So
 their runs carry the label QUICK_LOOK, and their verdict says "quick look: ... too short for
-a verdict" (perftui.domain.verdict); `--repeat 3` of the default 10 s runs, some seven
+a verdict" (perftui.domain.measurement.verdict); `--repeat 3` of the default 10 s runs, some seven
 times the cost (two and a half minutes), gives figures to compare.
 """
 
@@ -15,8 +15,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+from perftui.domain.measurement.verdict import P99_MIN_SAMPLES, QUICK_LOOK
 from perftui.domain.records import BenchmarkRequest, Budget, Project, RunConfig
-from perftui.domain.verdict import P99_MIN_SAMPLES, QUICK_LOOK
 
 # (project name, sample file, engine); the FP32 and INT8 versions of one network on each engine
 SAMPLE_PROJECTS = (

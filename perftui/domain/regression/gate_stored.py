@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from perftui.domain.gate import GATE, STATS, Decision, Schedule, decide, round_values
+from perftui.domain.regression.gate import GATE, STATS, Decision, Schedule, decide, round_values
 
 if TYPE_CHECKING:
     from perftui.domain.records import RunResult

@@ -1,4 +1,4 @@
-"""A report (perftui.domain.report) as Markdown (tables a code host renders; charts as their
+"""A report (domain.report.document) as Markdown (tables a code host renders; charts as their
 figures in a table) or as one self-contained HTML file: inline CSS and SVG, no script, no
 link to anything, so it opens offline and survives being attached to an issue."""
 
@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from html import escape
 
-from perftui.domain.report import Bars, Block, Report, Scatter, Table
-from perftui.domain.ticks import round_axis
+from perftui.domain.charts.ticks import round_axis
+from perftui.domain.report.document import Bars, Block, Report, Scatter, Table
 
 FORMATS = ("md", "html")
 COLOURS = ("#1f77b4", "#d62728")

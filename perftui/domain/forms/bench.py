@@ -2,9 +2,9 @@
 that turns them into a BenchmarkRequest, so the same settings give the same runs wherever they
 are typed.
 
-Each field is one string as a person typed it; `FORM` (perftui.domain.fields) says what is
+Each field is one string as a person typed it; `FORM` (perftui.domain.forms.fields) says what is
 wrong with a field in one line. The rules of the matrix (sync runs once whatever the request
-counts; an empty or "auto" hint follows the api) are perftui.domain.options.expand_matrix's.
+counts; an empty or "auto" hint follows the api) are perftui.domain.forms.options.expand_matrix's.
 A time of 0 is allowed: the iterations (always at least 1) are then the whole stop condition.
 """
 
@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from perftui.domain.errors import InputError
-from perftui.domain.fields import (
+from perftui.domain.forms.fields import (
     FieldError,
     Form,
     at_most,
@@ -24,7 +24,7 @@ from perftui.domain.fields import (
     seconds,
     whole_number,
 )
-from perftui.domain.options import (
+from perftui.domain.forms.options import (
     default_hint,
     expand_matrix,
     parse_choices,

@@ -12,7 +12,7 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from perftui.domain.model_info import NodeFlops
+from perftui.domain.model.model_info import NodeFlops
 from perftui.domain.records import LayerProfile, RunResult
 
 SORT_KEYS = ("time", "type", "precision", "name", "flops")

@@ -3,7 +3,7 @@ each point with its 95 % interval, what changed in the environment between point
 change points, steps in the series beyond its noise (as asv finds and judges them).
 
 A point is one benchmark's runs of the configuration, their repetitions combined
-(perftui.domain.figures.ConfigGroup). Change points are found by binary segmentation on
+(perftui.domain.measurement.figures.ConfigGroup). Change points are found by binary segmentation on
 the log of the figure: the split of a stretch whose step between the two sides' means is
 largest against the noise (the scatter of the points about their side's mean, pooled, or the
 points' own intervals where those are wider) is kept when its t statistic passes the
@@ -18,12 +18,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
-from perftui.domain.environments import FIELDS
-from perftui.domain.gate import t_quantile
-from perftui.domain.uncertainty import NOISE_FLOOR, Z_95
+from perftui.domain.compare.environments import FIELDS
+from perftui.domain.measurement.uncertainty import NOISE_FLOOR, Z_95
+from perftui.domain.regression.gate import t_quantile
 
 if TYPE_CHECKING:
-    from perftui.domain.figures import ConfigGroup
+    from perftui.domain.measurement.figures import ConfigGroup
     from perftui.domain.records import RunConfig
 
 STATS = ("throughput", "median", "p90", "p99")

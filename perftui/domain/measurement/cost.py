@@ -10,7 +10,7 @@ from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from perftui.domain.figures import ConfigGroup
+    from perftui.domain.measurement.figures import ConfigGroup
     from perftui.domain.records import RunResult
 
 PRICE_KEY = "price_per_hour"
@@ -76,7 +76,7 @@ def cheapest(
     `max_memory_mib` (None: no limit); ties go to the lower latency, then the smaller run
     id. None when no such run was measured at a price."""
     from perftui.domain.compare.sides import run_latency
-    from perftui.domain.memory import fits_memory
+    from perftui.domain.measurement.memory import fits_memory
 
     best: tuple[tuple[float, float, str], tuple[str, RunResult, float]] | None = None
     for side, run in candidates:

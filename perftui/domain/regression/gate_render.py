@@ -1,4 +1,4 @@
-"""A regression gate's result (perftui.domain.gate) as the CLI writes it: a table for the
+"""A regression gate's result (perftui.domain.regression.gate) as the CLI writes it: a table for the
 terminal, one JSON document, a Markdown summary for a pull request and JUnit XML."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from perftui.domain.environments import environment_rows
-from perftui.domain.gate import FAIL, INCONCLUSIVE, PASS, Decision, Schedule, StatVerdict
+from perftui.domain.compare.environments import environment_rows
+from perftui.domain.regression.gate import FAIL, INCONCLUSIVE, PASS, Decision, Schedule, StatVerdict
 
 INTERRUPTED = "interrupted"
 

@@ -14,9 +14,9 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 
+from perftui.domain.measurement.uncertainty import Ratio, paired_ratio
 from perftui.domain.records import RunConfig
-from perftui.domain.tune_result import Trial
-from perftui.domain.uncertainty import Ratio, paired_ratio
+from perftui.domain.tune.result import Trial
 
 PLAYOFF_SPAN = 0.2
 """Contenders: fitting trials whose throughput is within this share of the best's."""
@@ -24,7 +24,7 @@ PLAYOFF_SIZE = 3
 """The fastest this many contenders play."""
 PLAYOFF_ROUNDS = 2
 """Rounds of one run each, forwards then backwards: the least a paired interval needs. In
-the noisy replay (see perftui.domain.tune_result.SEARCH_SHARE) with three rounds, 139 of
+the noisy replay (see perftui.domain.tune.result.SEARCH_SHARE) with three rounds, 139 of
 480 replays missed against 141 with two, for three more runs each."""
 
 PLAYOFF_SHARE = 0.5

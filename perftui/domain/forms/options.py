@@ -10,9 +10,9 @@ import itertools
 from collections.abc import Sequence
 
 from perftui.domain.errors import InputError
+from perftui.domain.model.shapes import DimPoint
+from perftui.domain.model.shapes import parse_shapes as parse_shapes  # the shape flags' parser
 from perftui.domain.records import APIS, AUTO, HINTS, PRECISIONS, Auto, RunConfig
-from perftui.domain.shapes import DimPoint
-from perftui.domain.shapes import parse_shapes as parse_shapes  # the shape flags' parser
 
 
 def _items(text: str) -> list[str]:

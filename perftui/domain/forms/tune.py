@@ -1,5 +1,5 @@
 """A tune's settings typed as text -> one TuneSpec, for `perftui tune` and the dashboard's
-tune form alike: the same fields, the same parsers (perftui.domain.fields), the same search.
+tune form alike: the same fields, the same parsers (perftui.domain.forms.fields), the same search.
 
 A bad field is a FieldError naming it; the CLI says `--<field>`, the form shows it under
 the field.
@@ -11,14 +11,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from perftui.domain.benchform import FORM
 from perftui.domain.errors import InputError
-from perftui.domain.fields import FieldError, Form, whole_number
+from perftui.domain.forms.bench import FORM
+from perftui.domain.forms.fields import FieldError, Form, whole_number
 from perftui.domain.limits import parse_memory_limit
+from perftui.domain.model.shapes import ShapeBindings
 from perftui.domain.records import BenchmarkRequest, Budget, Project, RunConfig
-from perftui.domain.shapes import ShapeBindings
-from perftui.domain.tune_result import STATS, Limits, default_trials, patience
-from perftui.domain.tune_space import (
+from perftui.domain.tune.result import STATS, Limits, default_trials, patience
+from perftui.domain.tune.space import (
     candidates,
     default_space,
     parse_duration,

@@ -1,8 +1,8 @@
 """A run's figures with their intervals and verdict, and repetitions grouped by configuration.
 
 Computed from the stored record and its raw latency samples, so runs measured before
-intervals existed gain them too. The methods are perftui.domain.uncertainty's; the verdict
-perftui.domain.verdict's.
+intervals existed gain them too. The methods are domain.measurement.uncertainty's; the verdict
+perftui.domain.measurement.verdict's.
 """
 
 from __future__ import annotations
@@ -12,15 +12,14 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from perftui.domain.records import RunConfig, RunResult
-from perftui.domain.uncertainty import (
+from perftui.domain.measurement.uncertainty import (
     Interval,
     mean_interval,
     quantile_interval,
     throughput_interval,
     window_rates,
 )
-from perftui.domain.verdict import (
+from perftui.domain.measurement.verdict import (
     NOISY,
     Verdict,
     interval_findings,
@@ -30,6 +29,7 @@ from perftui.domain.verdict import (
     with_findings,
     worst,
 )
+from perftui.domain.records import RunConfig, RunResult
 
 PERCENTILES = {"median": 50.0, "p90": 90.0, "p99": 99.0}
 """The latency statistics that carry an interval, by name (as in LatencyStats)."""

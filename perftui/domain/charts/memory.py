@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from perftui.domain.charts.series import bar_runs, short_label
 from perftui.domain.records import RunResult
-from perftui.domain.series import bar_runs, short_label
 
 
 def memory_bars(runs: Sequence[RunResult], limit: int = 12) -> list[tuple[str, float]]:

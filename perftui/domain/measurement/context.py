@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from perftui.domain.int8_coverage import INT8_PRECISIONS, int8_coverage
+from perftui.domain.model.int8_coverage import INT8_PRECISIONS, int8_coverage
 from perftui.domain.records import RunResult
 
 INT8_ISA = ("avx512_vnni", "avx_vnni", "amx_int8")

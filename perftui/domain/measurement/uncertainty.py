@@ -9,11 +9,11 @@
 - **Latency percentiles (median, p90, p99)**: order-statistic (binomial) intervals. The number
   of samples under the true p-quantile is Binomial(n, p), so a pair of ranks (l, u) with
   P(l <= B < u) >= 95 % gives an exact, distribution-free interval whose ends are measured
-  samples, like the nearest-rank figure itself (perftui.domain.stats). This was chosen over a
+  samples, like the nearest-rank figure itself (domain.measurement.stats). This was chosen over a
   block bootstrap: it is exact rather than approximate, needs no seed or resampling (cheap on
   a million samples), and a bootstrap is known to under-cover extreme quantiles such as p99.
   It assumes the samples are exchangeable; a window whose latency drifts or swings breaks
-  that, and the run's verdict (perftui.domain.verdict) says so.
+  that, and the run's verdict (perftui.domain.measurement.verdict) says so.
 - **A ratio B/A**: on the log scale. Where both sides are means (repetitions or batch
   means) their standard errors on the log scale combine in a Welch t-interval (the Welch-
   Satterthwaite degrees of freedom): with three repetitions a side that is about a third

@@ -16,12 +16,12 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from perftui.domain.benchform import FORM
 from perftui.domain.errors import InputError
-from perftui.domain.fields import FieldError
-from perftui.domain.options import expand_matrix
+from perftui.domain.forms.bench import FORM
+from perftui.domain.forms.fields import FieldError
+from perftui.domain.forms.options import expand_matrix
+from perftui.domain.model.shapes import DimPoint
 from perftui.domain.records import AUTO, RunConfig
-from perftui.domain.shapes import DimPoint
 
 KNOBS = ("batch", "threads", "streams", "requests", "hint", "api")
 """The settings a tune searches, as `--space KNOB=VALUES` names them."""
@@ -33,7 +33,7 @@ _UNIT_S = {"s": 1.0, "m": 60.0, "h": 3600.0}
 
 @dataclass(frozen=True)
 class Space:
-    """The values of each knob, as lists of the settings form (perftui.domain.benchform)."""
+    """The values of each knob, as lists of the settings form (perftui.domain.forms.bench)."""
 
     values: Mapping[str, str]
     """Knob -> comma-separated values as the settings form takes them ("1,2,4", "auto")."""

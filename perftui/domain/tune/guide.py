@@ -25,7 +25,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from perftui.domain.records import AUTO, RunConfig
-from perftui.domain.tune_result import UNJUDGED, Trial, best_trial
+from perftui.domain.tune.result import UNJUDGED, Trial, best_trial
 
 BATCH_EXPONENT = 0.75
 """Latency ~ batch**e before two batches of a configuration are measured: e was 0.6 to 0.9

@@ -1,0 +1,1 @@
+"""Chart data derived from stored runs: series, ticks, distributions, memory."""

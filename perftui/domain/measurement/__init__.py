@@ -1,0 +1,1 @@
+"""A run's figures: statistics, 95 % intervals, verdicts, memory, load and cost."""

@@ -1,0 +1,1 @@
+"""Catching regressions: the gate's decision and output, and history over time."""

@@ -1,0 +1,1 @@
+"""Shareable reports: one document of plain parts, rendered as Markdown or HTML."""

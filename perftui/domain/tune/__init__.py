@@ -1,0 +1,1 @@
+"""The policy of `perftui tune`: its space, what to measure next, judging and the playoff."""
