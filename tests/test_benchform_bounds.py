@@ -7,13 +7,13 @@ import pytest
 
 from perftui.domain.forms.bench import (
     DEFAULTS,
-    FieldError,
     build_request,
     check_field,
-    for_form,
     long_warning,
 )
+from perftui.domain.forms.fields import FieldError
 from perftui.domain.records import Project
+from perftui.tui.kit.format import said
 
 OV = Project("p", "/m.onnx", "openvino")
 ORT = Project("q", "/m.onnx", "onnxruntime")
@@ -64,6 +64,6 @@ def test_a_long_benchmark_is_warned_about_not_refused():
 
 def test_flags_read_as_field_labels_in_the_form():
     assert (
-        for_form("give it a size with --shape input_ids[1,128]; or --precision f32 --xyz")
+        said("give it a size with --shape input_ids[1,128]; or --precision f32 --xyz")
         == "give it a size with Shapes input_ids[1,128]; or Precision f32 --xyz"
     )

@@ -6,7 +6,6 @@ from perftui.domain.forms.options import (
     parse_choices,
     parse_int_or_auto,
     parse_positive_ints,
-    parse_precision,
     parse_shapes,
 )
 
@@ -39,14 +38,10 @@ def test_int_or_auto():
         parse_int_or_auto("0", "streams")
 
 
-def test_choices_and_precision():
+def test_choices():
     assert parse_choices("sync,async", "api", ("sync", "async")) == ["sync", "async"]
     with pytest.raises(InputError, match="unknown engine 'tensorflow'; choose from"):
         parse_choices("tensorflow", "engine", ("openvino", "onnxruntime"))
-    assert parse_precision(None) is None
-    assert parse_precision("BF16") == "bf16"
-    with pytest.raises(InputError, match="unknown precision"):
-        parse_precision("int4")
 
 
 def test_shapes():

@@ -4,7 +4,7 @@ seq values in one line nor hides half the matrix behind the newest run's setting
 
 from __future__ import annotations
 
-from perftui.domain.charts.series import scalings, thread_scaling
+from perftui.domain.charts.series import scalings
 from tests.test_series import run
 
 MATRIX = [
@@ -37,9 +37,3 @@ def test_every_half_of_the_matrix_is_a_series_of_its_own():
         fps = [p.throughput_fps for p in s.points]
         assert all(int(f) % 1000 // 10 == seq for f in fps), (s.settings, fps)  # never another seq
     assert len(scalings(MATRIX, "batch")) == 8  # threads 1, 2 x four settings
-
-
-def test_the_newest_runs_series_keeps_its_own_seq():
-    newest = thread_scaling(MATRIX, 1)
-    assert newest.settings.endswith("seq=64") and "async" in newest.settings
-    assert [p.throughput_fps for p in newest.points] == [1641, 2641]

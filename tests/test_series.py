@@ -6,14 +6,13 @@ import threading
 
 from perftui.domain.charts.series import (
     LiveSeries,
+    Scaling,
     baseline,
-    batch_scaling,
     batches,
     latency_bars,
     model_summary,
+    scalings,
     short_label,
-    thread_counts,
-    thread_scaling,
     throughput_bars,
 )
 from perftui.domain.records import LatencyStats, RunConfig, RunResult
@@ -54,13 +53,18 @@ def test_short_label_shows_only_what_differs_from_defaults():
     assert label == "b1 t2 s2 r4 thr async"
 
 
+def at(runs: list[RunResult], axis: str, value: int) -> list[Scaling]:
+    """The scaling series along `axis` whose other axis is held at `value`."""
+    return [s for s in scalings(runs, axis) if s.fixed_value == value]
+
+
 def test_axes_values_come_from_successful_runs_only():
     assert batches(RUNS) == [1, 4]
-    assert thread_counts(RUNS) == [1, 2, 4]
+    assert [s.fixed_value for s in scalings(RUNS, "batch")] == [1, 2, 4]
 
 
 def test_thread_scaling_at_fixed_batch_uses_the_newest_run_per_point():
-    scaling = thread_scaling(RUNS, 1)
+    (scaling,) = at(RUNS, "threads", 1)
     assert [p.x for p in scaling.points] == [1, 2, 4]
     assert [p.throughput_fps for p in scaling.points] == [100, 190, 250]
     assert scaling.title == "threads scaling at batch 1"
@@ -68,9 +72,9 @@ def test_thread_scaling_at_fixed_batch_uses_the_newest_run_per_point():
 
 
 def test_batch_scaling_at_fixed_threads():
-    scaling = batch_scaling(RUNS, 2)
+    (scaling,) = at(RUNS, "batch", 2)
     assert [(p.x, p.throughput_fps) for p in scaling.points] == [(1, 190), (4, 500)]
-    assert batch_scaling(RUNS, 99).points == ()
+    assert at(RUNS, "batch", 99) == []
 
 
 def test_scaling_keeps_runs_with_the_same_other_settings():
@@ -79,9 +83,8 @@ def test_scaling_keeps_runs_with_the_same_other_settings():
         run(1, 2, 150, "02", hint="throughput", api="async"),
         run(1, 4, 200, "03", hint="throughput", api="async"),
     ]
-    scaling = thread_scaling(runs, 1)
-    assert [p.x for p in scaling.points] == [2, 4]
-    assert "throughput async" in scaling.settings
+    series = {s.settings: [p.x for p in s.points] for s in at(runs, "threads", 1)}
+    assert series == {"s:auto r:auto latency sync": [1], "s:auto r:auto throughput async": [2, 4]}
 
 
 def test_baseline_and_latency_bars():

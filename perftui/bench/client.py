@@ -34,6 +34,7 @@ STDERR_LINES = 20
 WORKER_EXIT_S = 10.0
 """How long a worker that has closed its event stream may take to exit before it is killed."""
 STDERR_DRAIN_S = 2.0
+"""How long to wait for a dead worker's last stderr lines (its last words name the crash)."""
 CANCEL_GRACE_S = 5.0
 """How long a cancelled worker has to end its run before it is killed (a stopped or hung
 worker never would, and the first Ctrl-C must always answer)."""
@@ -83,9 +84,6 @@ def _kill(process: subprocess.Popen[str]) -> None:
     with contextlib.suppress(OSError):
         if process.poll() is None:
             process.kill()
-
-
-"""How long to wait for a dead worker's last stderr lines (its last words name the crash)."""
 
 
 class Launcher(Protocol):

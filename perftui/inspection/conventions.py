@@ -67,18 +67,6 @@ def resolve_shapes(
     return resolved
 
 
-def defaulted_dims(inputs: Sequence[TensorSpec], shapes: ShapeBindings) -> list[str]:
-    """The dynamic dimensions (by name, else input[i]) that `resolve_shapes` filled with
-    DEFAULT_DYNAMIC_DIM because `shapes` did not bind them."""
-    bound = bind_shapes(inputs, shapes)
-    out: dict[str, None] = {}
-    for spec in inputs:
-        for i, d in enumerate(bound[spec.name]):
-            if i > 0 and not (isinstance(d, int) and d >= 0):
-                out[d if isinstance(d, str) and d != "?" else f"{spec.name}[{i}]"] = None
-    return list(out)
-
-
 def model_info(
     p: Path,
     fmt: str,

@@ -48,11 +48,6 @@ def batches(runs: Sequence[RunResult]) -> list[int]:
     return sorted({r.config.batch for r in ok_runs(runs)})
 
 
-def thread_counts(runs: Sequence[RunResult]) -> list[int]:
-    """Distinct thread counts among successful runs, ascending (0 = engine default first)."""
-    return sorted({r.config.threads for r in ok_runs(runs)})
-
-
 def _rest_key(config: RunConfig) -> tuple[object, ...]:
     """The settings a scaling series holds fixed besides batch and threads, dims included
     (a series that mixed seq=32 and seq=64 would chart the shape, not the scaling)."""
@@ -118,15 +113,6 @@ def _series(runs: Sequence[RunResult], axis: str, fixed: str, value: int) -> Sca
     return Scaling(axis, fixed, value, points, _settings(newest.config))
 
 
-def _scaling(runs: Sequence[RunResult], axis: str, fixed: str, value: int) -> Scaling:
-    """The series at `fixed` == value of the newest run's settings."""
-    candidates = [r for r in ok_runs(runs) if getattr(r.config, fixed) == value]
-    if not candidates:
-        return Scaling(axis, fixed, value, (), "")
-    rest = _rest_key(max(candidates, key=lambda r: r.started_at).config)
-    return _series([r for r in candidates if _rest_key(r.config) == rest], axis, fixed, value)
-
-
 def scalings(runs: Sequence[RunResult], axis: str) -> list[Scaling]:
     """Every scaling series along `axis` ('threads' or 'batch'): one per value of the other
     of the two and per set of the other settings (streams, requests, hint, api, precision,
@@ -141,16 +127,6 @@ def scalings(runs: Sequence[RunResult], axis: str) -> list[Scaling]:
         _series(group, axis, fixed, key[0])  # type: ignore[arg-type]
         for key, group in sorted(groups.items(), key=lambda item: item[0][:2])  # type: ignore[index]
     ]
-
-
-def thread_scaling(runs: Sequence[RunResult], batch: int) -> Scaling:
-    """Core (thread) scaling at a fixed batch size, as Sparsify's "core scaling" view."""
-    return _scaling(runs, "threads", "batch", batch)
-
-
-def batch_scaling(runs: Sequence[RunResult], threads: int) -> Scaling:
-    """Batch-size scaling at a fixed thread count."""
-    return _scaling(runs, "batch", "threads", threads)
 
 
 def baseline(runs: Sequence[RunResult], batch: int, threads: int) -> RunResult | None:

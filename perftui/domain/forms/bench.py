@@ -15,12 +15,11 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from perftui.domain.errors import InputError
+from perftui.domain.forms.fields import FieldError as FieldError  # build_request raises it
 from perftui.domain.forms.fields import (
-    FieldError,
     Form,
     at_most,
     duration,
-    in_form,
     seconds,
     whole_number,
 )
@@ -109,11 +108,6 @@ LABELS: dict[str, str] = {spec.flag: spec.label for spec in FIELDS} | {
     "--project": "Name",
 }
 """What the dashboard calls the settings the CLI names by flag."""
-
-
-def for_form(message: str) -> str:
-    """A message about benchmark settings (which names them by flag) in the form's words."""
-    return in_form(message, LABELS)
 
 
 MOST_THREADS = MOST_IN_FLIGHT = 1024
@@ -206,7 +200,6 @@ def form(engine: str | None = None) -> Form:
 
 
 FORM = form()
-parse_field = FORM.parse
 
 
 def check_field(name: str, text: str, engine: str | None = None) -> str | None:
@@ -229,15 +222,6 @@ def _configs(v: Mapping[str, Any]) -> tuple[RunConfig, ...]:
         v["precision"],
         v["shapes"].points(),
     )
-
-
-def matrix_size(values: Mapping[str, str]) -> int | None:
-    """How many runs the settings expand into, or None while a matrix field is invalid."""
-    names = ("batch", "threads", "streams", "requests", "hint", "api", "precision", "shapes")
-    try:
-        return len(_configs(FORM.parse_all(values, names)))
-    except FieldError:
-        return None
 
 
 def build_request(

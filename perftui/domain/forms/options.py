@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from perftui.domain.errors import InputError
 from perftui.domain.model.shapes import DimPoint
 from perftui.domain.model.shapes import parse_shapes as parse_shapes  # the shape flags' parser
-from perftui.domain.records import APIS, AUTO, HINTS, PRECISIONS, Auto, RunConfig
+from perftui.domain.records import APIS, AUTO, HINTS, Auto, RunConfig
 
 
 def _items(text: str) -> list[str]:
@@ -74,12 +74,6 @@ def parse_choices(text: str, what: str, choices: Sequence[str]) -> list[str]:
         if item not in choices:
             raise InputError(f"unknown {what} {item!r}; choose from: {', '.join(choices)}")
     return list(dict.fromkeys(items))
-
-
-def parse_precision(text: str | None) -> str | None:
-    if text is None or str(text).strip() == "":
-        return None
-    return parse_choices(text, "precision", PRECISIONS)[0]
 
 
 def parse_threshold(text: str) -> float:

@@ -62,7 +62,6 @@ class StoredGate:
     started_at: str
     decision: Decision
     baseline_runs: tuple[RunResult, ...]
-    candidate_runs: tuple[RunResult, ...]
 
 
 def latest_gate_label(runs: Sequence[RunResult]) -> str:
@@ -92,7 +91,7 @@ def stored_gate(
     look = sum(1 for at in schedule.looks if at < n)
     decision = decide(values, settings.max_slowdown, schedule, look, final=True)
     started = min(r.started_at for r in (*a, *b))
-    return StoredGate(label, started, decision, tuple(a), tuple(b))
+    return StoredGate(label, started, decision, tuple(a))
 
 
 def gate_note(found: StoredGate, a_name: str, b_name: str) -> str:
