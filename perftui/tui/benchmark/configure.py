@@ -16,14 +16,13 @@ from perftui.domain.forms.bench import (
     DEFAULTS,
     FIELDS,
     PRESETS,
-    FieldError,
     build_request,
     check_field,
     form_errors,
     form_from_request,
     long_warning,
 )
-from perftui.domain.forms.fields import duration
+from perftui.domain.forms.fields import FieldError, duration
 from perftui.domain.records import BenchmarkRequest, Project
 from perftui.tui.kit import format as fmt
 from perftui.tui.kit.fit import fit_parts
