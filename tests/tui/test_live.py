@@ -12,7 +12,8 @@ from textual.widgets import DataTable
 
 from perftui.bench import protocol
 from perftui.domain.records import BenchmarkRequest, Budget, RunConfig
-from perftui.tui.benchmark.charts import LiveChart
+from perftui.tui.benchmark import live
+from perftui.tui.benchmark.charts import ChartLag, LiveChart
 from perftui.tui.benchmark.live import (
     CHART_BUDGET,
     REDRAW_HZ,
@@ -23,6 +24,7 @@ from perftui.tui.benchmark.live import (
 from perftui.tui.detail.screen import ProjectDetailScreen
 from perftui.tui.kit.dialogs import ConfirmScreen
 from perftui.tui.kit.pacing import LONGEST_WAIT_S, redraw_interval
+from tests.tui.waiting import wait_for
 
 pytestmark = pytest.mark.tui
 
@@ -221,7 +223,7 @@ async def test_charts_that_are_dear_to_draw_are_drawn_less_often(app, services):
         shown = chart.lines
         # as if the dashboard had used 20 s of CPU since that frame: within CHART_BUDGET the
         # next one waits the longest wait, however slow this machine makes the pauses below
-        screen._charted, screen._charted_cpu = time.monotonic(), time.process_time() - 20.0
+        screen._charted_at, screen._charted_cpu = time.monotonic(), time.process_time() - 20.0
         assert redraw_interval(20.0, REDRAW_HZ, CHART_BUDGET) == LONGEST_WAIT_S
         for n in range(4):
             screen.series.add(0, 1.0 + n, 120.0, 2.0)
@@ -232,3 +234,45 @@ async def test_charts_that_are_dear_to_draw_are_drawn_less_often(app, services):
         assert chart.lines != shown and chart.lines[0].xs[-1] == 4.0
         services.gate.set()
         await until(pilot, lambda: not screen.running)
+
+
+class RunGates:
+    """Stalls the first and the third run at their first tick, each until let through."""
+
+    def __init__(self) -> None:
+        self.calls, self.first, self.third = 0, threading.Event(), threading.Event()
+
+    def wait(self, timeout: float) -> None:
+        self.calls += 1
+        gate = {1: self.first, 3: self.third}.get(self.calls)
+        if gate is not None:
+            gate.wait(timeout)
+
+    def set(self) -> None:
+        self.first.set()
+        self.third.set()
+
+
+async def test_a_chart_behind_the_table_says_how_many_runs_it_shows(app, services, monkeypatch):
+    services.gate = gates = RunGates()
+    configs = (RunConfig(1, 1), RunConfig(2, 1), RunConfig(4, 1))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        screen = LiveRunScreen([request(app, configs)], validated=True)
+        app.push_screen(screen)
+        await wait_for(pilot, lambda: screen.is_mounted)
+        chart = screen.query_one("#chart-fps", LiveChart)
+        await wait_for(pilot, lambda: bool(chart.lines))
+        # from now on every frame is dear: the charts wait (as over a slow link)
+        monkeypatch.setattr(live, "redraw_interval", lambda *args: 1000.0)
+        gates.first.set()
+        await wait_for(pilot, lambda: len(table_rows(screen)) == 2)
+        lag = screen.query_one(ChartLag)
+        assert lag.display and lag.said == "chart: 1 of 2 runs"
+        assert [line.index for line in chart.lines] == [0]
+        gates.third.set()
+        await wait_for(pilot, lambda: not screen.running)
+        await pilot.pause()
+        # the last frame draws every run: nothing to say any more
+        assert [line.index for line in chart.lines] == [0, 1, 2]
+        assert not lag.display and lag.said == ""

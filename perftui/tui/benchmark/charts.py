@@ -3,7 +3,10 @@ and colour, which the runs table repeats in its first column."""
 
 from __future__ import annotations
 
+from collections.abc import Collection
+
 from rich.text import Text
+from textual.widgets import Static
 
 from perftui.domain.charts.series import LiveLine
 from perftui.tui.kit.axes import fit_x, fit_y
@@ -92,3 +95,32 @@ def nothing_measured(statuses: list[str], cancelled: bool) -> str:
     if cancelled:
         return "cancelled before the first measurement"
     return "nothing was measured"
+
+
+class ChartLag(Static):
+    """Says, over the charts' top row, that they show fewer finished runs than the table
+    ('chart: 6 of 8 runs') while paced redraws keep them behind; hidden once they catch
+    up. Drawn over the charts, so showing it never lays them out (and redraws them) again."""
+
+    DEFAULT_CSS = """
+    ChartLag {
+        position: absolute;
+        width: auto;
+        height: 1;
+        padding: 0 1;
+        text-style: reverse;
+        display: none;
+    }
+    """
+
+    said = ""
+
+    def show_lag(self, finished: Collection[int], charted: Collection[int]) -> None:
+        """`finished`: the runs in the table that have points; `charted`: the runs the
+        charts drew."""
+        behind = sum(1 for n in finished if n not in charted)
+        said = f"chart: {len(finished) - behind} of {len(finished)} runs" if behind else ""
+        if said != self.said:
+            self.said = said
+            self.update(Text(said))
+            self.display = bool(said)

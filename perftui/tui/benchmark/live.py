@@ -30,9 +30,14 @@ from perftui.domain.measurement.figures import run_figures
 from perftui.domain.measurement.memory import runs_peak_text
 from perftui.domain.measurement.verdict import STABLE
 from perftui.domain.records import BenchmarkRequest, RunResult
-from perftui.tui.benchmark.charts import LiveChart, nothing_measured, series_key
+from perftui.tui.benchmark.charts import ChartLag, LiveChart, nothing_measured, series_key
 from perftui.tui.benchmark.messages import LiveEvent, LiveFailed, LiveTick
-from perftui.tui.benchmark.notices import LiveBusy, notify_busy, notify_unsteady
+from perftui.tui.benchmark.notices import (
+    LiveBusy,
+    notify_busy,
+    notify_cannot_run,
+    notify_unsteady,
+)
 from perftui.tui.kit import format as fmt
 from perftui.tui.kit.follower import FollowingScreen
 from perftui.tui.kit.pacing import redraw_interval
@@ -68,7 +73,9 @@ class LiveRunScreen(FollowingScreen[None], PerftuiScreen):
         "the CPU to the benchmark). The table fills in as runs finish; its first column "
         "shows each run's marker in the charts, each figure its 95 % interval (±) and the "
         "run's verdict: stable, noisy or INVALID (the project's Runs tab says why). A machine "
-        "already busy before the start is warned about. Every finished run is already stored; "
+        "already busy before the start is warned about. While the charts are redrawn less "
+        "often than runs finish, a note over them says how many of the table's runs they "
+        "show. Every finished run is already stored; "
         "under 100 columns the table leaves p99, peak and iterations to the Runs tab. "
         "Cancel (x) stops the run in progress (kept as cancelled) and skips the rest."
     )
@@ -92,10 +99,13 @@ class LiveRunScreen(FollowingScreen[None], PerftuiScreen):
         self.total = sum(r.total_runs for r in requests)
         self._drawn = -1
         self._tick: protocol.Progress | None = None
-        self._charted = 0.0
+        self._charted_at = 0.0
         self._charted_cpu = 0.0  # the process's CPU time at the last chart frame
         self._shown: dict[str, str] = {}
         self._rows: list[list[Cell]] = []
+        self._measured: set[int] = set()  # runs with points (added by the worker thread)
+        self._listed: list[int] = []  # the finished runs' indices, in the table's order
+        self._charted: set[int] = set()  # the runs the charts drew last
         self._runs_width = 0
         self._multi = len({r.project.name for r in requests}) > 1
         planned = [config for request in requests for config in request.configs]
@@ -106,15 +116,9 @@ class LiveRunScreen(FollowingScreen[None], PerftuiScreen):
         yield Header()
         names = ", ".join(dict.fromkeys(r.project.name for r in self.requests))
         common = f"  every run: {self._labels.common}" if self._labels.common else ""
-        yield Static(
-            Content.from_markup(
-                "$total run(s) of [b]$names[/][dim]$common[/]",
-                names=names,
-                total=self.total,
-                common=common,
-            ),
-            id="live-head",
-        )
+        head = "$total run(s) of [b]$names[/][dim]$common[/]"
+        content = Content.from_markup(head, names=names, total=self.total, common=common)
+        yield Static(content, id="live-head")
         with Horizontal(classes="progress-row"):
             yield Label("All", classes="progress-label")
             yield ProgressBar(total=self.total, show_eta=False, id="overall")
@@ -126,6 +130,7 @@ class LiveRunScreen(FollowingScreen[None], PerftuiScreen):
         with Horizontal(id="live-charts"):
             yield LiveChart("throughput", id="chart-fps")
             yield LiveChart("latency", id="chart-ms")
+            yield ChartLag(id="chart-lag")
         yield RowTable(id="live-runs")
         yield Footer(compact=True, show_command_palette=False)
 
@@ -169,6 +174,7 @@ class LiveRunScreen(FollowingScreen[None], PerftuiScreen):
             self.attach_child(client)
             for event in client.events():
                 if isinstance(event, protocol.Progress):
+                    self._measured.add(offset + event.index)
                     self.series.add(
                         offset + event.index,
                         event.elapsed_s,
@@ -220,12 +226,19 @@ class LiveRunScreen(FollowingScreen[None], PerftuiScreen):
             return
         now, cpu = time.monotonic(), time.process_time()
         wait = redraw_interval(cpu - self._charted_cpu, REDRAW_HZ, CHART_BUDGET)
-        if not force and now - self._charted < wait:
+        if not force and now - self._charted_at < wait:
             return
-        self._drawn, self._charted, self._charted_cpu = version, now, cpu
+        self._drawn, self._charted_at, self._charted_cpu = version, now, cpu
         lines = self.series.snapshot()
         for chart in self.query(LiveChart):
             chart.set_lines(lines)
+        self._charted = {line.index for line in lines}
+        self._lag()
+
+    def _lag(self) -> None:
+        """Whether the charts show fewer of the finished runs than the table."""
+        finished = [n for n in self._listed if n in self._measured]
+        self.query_one(ChartLag).show_lag(finished, self._charted)
 
     def _fill_runs(self) -> None:
         """The finished runs, their labels cut to the table's width (once per run, never
@@ -268,9 +281,6 @@ class LiveRunScreen(FollowingScreen[None], PerftuiScreen):
         elif bar.progress != progress:
             bar.update(progress=progress)
 
-    def _overall(self, text: str) -> None:
-        self._text("overall-text", text)
-
     @on(LiveTick)
     def _on_tick(self, message: LiveTick) -> None:
         self._tick = message.tick  # applied by the next redraw
@@ -281,7 +291,7 @@ class LiveRunScreen(FollowingScreen[None], PerftuiScreen):
         request = self.requests[message.request]
         if isinstance(event, protocol.RunStarted):
             label = self._label(request, event.config, event.index)
-            self._overall(f"run {message.index + 1} of {self.total}: {label}")
+            self._text("overall-text", f"run {message.index + 1} of {self.total}: {label}")
             self._tick = None
             self._progress("current", 0)
             self._text("current-text", "starting")
@@ -290,14 +300,9 @@ class LiveRunScreen(FollowingScreen[None], PerftuiScreen):
         elif isinstance(event, protocol.RunFinished):
             self._finished(message.index, request, event.run)
         elif isinstance(event, protocol.Fatal):
-            self.app.notify(
-                event.error,
-                title=f"{request.project.name}: cannot run",
-                severity="error",
-                timeout=10,
-            )
+            notify_cannot_run(self.app, request.project.name, event.error)
         elif isinstance(event, protocol.BenchmarkDone) and event.cancelled:
-            self._overall("cancelled")
+            self._text("overall-text", "cancelled")
 
     def _finished(self, index: int, request: BenchmarkRequest, run: RunResult) -> None:
         self.finished.append(run)
@@ -315,6 +320,7 @@ class LiveRunScreen(FollowingScreen[None], PerftuiScreen):
             fmt.verdict_or_status(run.status, verdict), style="" if verdict == STABLE else "bold"
         )
         ok = run.status == "ok"
+        self._listed.append(index)
         self._rows.append(
             [
                 Text.assemble(f"{index + 1} ", series_key(index)),
@@ -328,6 +334,7 @@ class LiveRunScreen(FollowingScreen[None], PerftuiScreen):
             ]
         )
         self._fill_runs()
+        self._lag()
         self._progress("overall", len(self.finished))
         if run.status == "failed":
             self.app.notify(
@@ -343,13 +350,7 @@ class LiveRunScreen(FollowingScreen[None], PerftuiScreen):
 
     @on(LiveFailed)
     def _failed(self, message: LiveFailed) -> None:
-        request = self.requests[message.request]
-        self.app.notify(
-            message.message,
-            title=f"{request.project.name}: cannot run",
-            severity="error",
-            timeout=10,
-        )
+        notify_cannot_run(self.app, self.requests[message.request].project.name, message.message)
 
     def child_ended(self, outcome: None, app: App[object]) -> None:
         """Every request is done: the totals, and the keys that work now."""
@@ -365,7 +366,7 @@ class LiveRunScreen(FollowingScreen[None], PerftuiScreen):
         other = len(self.finished) - ok
         verb = "cancelled" if self.cancel_requested else "finished"
         text = f"{verb}: {ok} ok" + (f", {other} not ok" if other else "") + " · stored"
-        self._overall(text)
+        self._text("overall-text", text)
         self._progress("overall", len(self.finished), total=max(1, len(self.finished)))
         self._text("current-text", "o opens the project, esc goes back")
         self.app.notify(
@@ -389,7 +390,7 @@ class LiveRunScreen(FollowingScreen[None], PerftuiScreen):
         if not self.running or self.cancel_requested:
             return
         self.stop_child()
-        self._overall("cancelling… finished runs are kept")
+        self._text("overall-text", "cancelling… finished runs are kept")
 
     def action_open(self) -> None:
         if self.running:

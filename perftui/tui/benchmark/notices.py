@@ -26,6 +26,11 @@ def notify_busy(app: App[object], reasons: list[str]) -> None:
     )
 
 
+def notify_cannot_run(app: App[object], project: str, error: str) -> None:
+    """A request that could not start, or whose worker gave up."""
+    app.notify(error, title=f"{project}: cannot run", severity="error", timeout=10)
+
+
 def notify_unsteady(app: App[object], unsteady: list[tuple[str, str]], ok: int) -> None:
     """`unsteady`: (run label, verdict) of the successful runs that are not stable."""
     if not unsteady:
