@@ -183,3 +183,22 @@ async def test_the_chart_shows_the_best_where_a_legend_would_sit(app, tunings) -
         drawn = text.plain if hasattr(text, "plain") else str(text)
         assert SWEET in drawn and "sweet spot" not in drawn
         assert f"{SWEET} best" in drawn
+
+
+async def test_the_trials_table_says_once_what_every_trial_shares(app, tunings) -> None:
+    async with app.run_test(size=(80, 24)) as pilot:
+        form = await open_form(pilot)
+        form.query_one("#t-max_latency", Input).value = "5"
+        await pilot.press("ctrl+r")
+        await settle(pilot, lambda: isinstance(app.screen, TuneScreen) and not app.screen.running)
+        screen = app.screen
+        said = str(screen.query_one("#tune-common").render())
+        assert said.startswith("every trial: ")
+        common = said.removeprefix("every trial: ").split()
+        table = screen.query_one("#tune-trials")
+        labels = [str(table.get_row_at(n)[2]) for n in range(table.row_count)]
+        assert common and len(set(labels)) == len(labels) == 4
+        for label, config in zip(labels, (t.config for t in screen._sorted()), strict=True):
+            assert not set(label.split()) & set(common)  # said once, above the table
+            named = set(label.split()) | set(common)
+            assert f"b{config.batch}" in named and config.api in named

@@ -86,6 +86,7 @@ class TuneScreen(FollowingScreen["Outcome | str"], PerftuiScreen):
     TuneScreen #tune-chart { height: 1fr; min-height: 8; }
     TuneScreen #tune-trials { height: 1fr; }
     TuneScreen #tune-status { height: auto; padding: 0 1; }
+    TuneScreen #tune-common { height: auto; max-height: 2; padding: 0 1; color: $text-muted; }
     """
 
     def __init__(self, spec: TuneSpec) -> None:
@@ -98,6 +99,7 @@ class TuneScreen(FollowingScreen["Outcome | str"], PerftuiScreen):
         yield Header()
         yield Static(self._progress(), id="tune-status")
         yield TuneChart(self.spec.stat, self.spec.budget_ms, id="tune-chart")
+        yield Static("", id="tune-common", markup=False)
         yield RowTable(id="tune-trials")
         yield Footer(compact=True, show_command_palette=False)
 
@@ -157,8 +159,11 @@ class TuneScreen(FollowingScreen["Outcome | str"], PerftuiScreen):
         best = best_trial(trials)
         self.query_one(TuneChart).set_trials(trials, best)
         near = set(map(id, within_noise(best, trials))) if best else set()
-        # the settings that differ between the trials: their shared start cut alike before
-        labels = config_labels([t.config for t in trials]).labels
+        # each trial by the settings that differ between the trials; what they share, once
+        labels = config_labels([t.config for t in trials])
+        shared = self.query_one("#tune-common", Static)
+        shared.update(f"every trial: {labels.common}" if labels.common else "")
+        shared.display = bool(labels.common)
         rows = [
             (
                 str(t.number),
@@ -174,7 +179,7 @@ class TuneScreen(FollowingScreen["Outcome | str"], PerftuiScreen):
                     fmt.verdict_mark(t.verdict),
                 ),
             )
-            for t, label in zip(trials, labels, strict=True)
+            for t, label in zip(trials, labels.labels, strict=True)
         ]
         table = self.query_one("#tune-trials", RowTable)
         fill_table(table, self.COLUMNS, rows, width=self.size.width or None, flex=2)
