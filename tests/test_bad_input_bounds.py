@@ -114,6 +114,21 @@ def test_optimize_refuses_samples_out_of_bounds_before_a_worker_starts(
     assert "--samples" in line and "1 to 10,000" in line and not db.exists()
 
 
+def test_a_batch_past_the_largest_is_refused_by_the_cli_and_the_form(tmp_path: Path):
+    from perftui.domain.forms.bench import check_field
+    from perftui.domain.limits import MAX_BATCH
+
+    db = tmp_path / "db.json"
+    too_big = str(MAX_BATCH + 1)
+    line = one_error_line(perftui("bench", str(MOBILENET), "--batch", f"1,{too_big}", db=db))
+    assert line.endswith(
+        f"--batch: batch {MAX_BATCH + 1:,} is more than anyone means; give at most {MAX_BATCH:,}"
+    )
+    assert not db.exists()
+    assert "at most 1,000,000" in (check_field("batch", f"4,{too_big}") or "")
+    assert check_field("batch", str(MAX_BATCH)) is None
+
+
 def test_the_optimize_form_uses_the_same_bound():
     from perftui.optimize.form import check_field
 

@@ -10,9 +10,10 @@ import onnx
 import pytest
 
 from perftui.domain.errors import InputError
+from perftui.domain.names import int8_name
 from perftui.domain.records import Project
 from perftui.optimize import project as optimize
-from perftui.optimize.project import default_name, models_dir, optimize_project
+from perftui.optimize.project import models_dir, optimize_project
 from perftui.store.database import Store
 from tests.conftest import ENCODER, MOBILENET
 
@@ -51,7 +52,7 @@ def test_static_int8_of_a_dynamic_model_keeps_its_dynamic_dims(store: Store):
         progress=lambda *step: phases.append(step),
         warn=warnings.append,
     )
-    assert result.project.name == "enc-int8" == default_name("enc", "static")
+    assert result.project.name == "enc-int8" == int8_name("enc", "static")
     assert Path(result.project.model) == models_dir(store) / "enc-int8.onnx"
     assert result.project.engine == "onnxruntime" and result.project.source_project == "enc"
     assert result.calibration == "random" and result.samples == 2

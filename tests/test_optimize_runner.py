@@ -12,8 +12,9 @@ from pathlib import Path
 import pytest
 
 from perftui.domain.forms.fields import FieldError
+from perftui.domain.names import int8_name
 from perftui.domain.records import Project
-from perftui.optimize.form import check_field, form_from_options, options_from_form, suggest_name
+from perftui.optimize.form import check_field, form_from_options, options_from_form
 from perftui.optimize.notes import derived_projects, optimization_of
 from perftui.optimize.runner import (
     Finished,
@@ -75,17 +76,10 @@ def test_the_worker_gets_the_database_the_work_folder_and_the_options():
 # --------------------------------------------------------------------------- form
 
 
-def test_the_defaults_shown_are_the_commands():
-    from perftui.optimize import calibration, form, quantize
-
-    assert form.DEFAULT_RANDOM_SAMPLES == calibration.DEFAULT_RANDOM_SAMPLES
-    assert form.METHODS == quantize.METHODS
-
-
-def test_suggested_names_follow_the_method_and_avoid_taken_ones():
-    assert suggest_name("net", "static") == "net-int8"
-    assert suggest_name("net", "dynamic") == "net-int8-dynamic"
-    assert suggest_name("net", "static", {"net-int8", "net-int8-2"}) == "net-int8-3"
+def test_int8_names_follow_the_method_and_avoid_taken_ones():
+    assert int8_name("net", "static") == "net-int8"
+    assert int8_name("net", "dynamic") == "net-int8-dynamic"
+    assert int8_name("net", "static", {"net-int8", "net-int8-2"}) == "net-int8-3"
 
 
 def test_form_fields_are_checked_as_typed(tmp_path: Path):

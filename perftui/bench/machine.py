@@ -13,6 +13,8 @@ from pathlib import Path
 from perftui.domain.measurement.load import CpuReading, MachineLoad
 
 PROC_STAT = Path("/proc/stat")
+BUSY_CHECK_S = 0.3
+"""How long the machine is watched before a benchmark starts, to warn when it is already busy."""
 
 
 def cpu_reading(path: Path = PROC_STAT) -> CpuReading | None:
@@ -50,3 +52,11 @@ def sample_load(seconds: float = 0.5) -> MachineLoad | None:
     before = cpu_reading()
     time.sleep(seconds)
     return load_between(before, cpu_reading())
+
+
+def busy_reasons(seconds: float = BUSY_CHECK_S) -> list[str]:
+    """Why other work already keeps the machine's CPUs busy before a benchmark starts ([]
+    when it does not, or where it cannot be read): `bench`'s warning and the dashboard's."""
+    from perftui.domain.measurement.verdict import load_findings
+
+    return [reason for _, reason in load_findings(sample_load(seconds))]

@@ -99,10 +99,6 @@ def add_parsers(command: CommandFactory) -> None:
     bench.add_argument("--json", action="store_true", help="print one JSON document")
 
 
-MAX_BATCH = 1_000_000
-"""The largest batch perftui stores (perftui.store.schema)."""
-
-
 def request_from_args(args: argparse.Namespace) -> BenchmarkRequest:
     """The request the flags describe; CliError naming the flag of a bad setting."""
     from perftui.domain.forms import options
@@ -134,22 +130,14 @@ def request_from_args(args: argparse.Namespace) -> BenchmarkRequest:
         request = build_request(project, settings, profile=args.profile, seed=args.seed, data=data)
     except FieldError as error:
         raise CliError(f"{FLAGS[error.field]}: {error}") from None
-    too_big = max(c.batch for c in request.configs)
-    if too_big > MAX_BATCH:
-        raise CliError(f"--batch: {too_big} is more than the largest batch, {MAX_BATCH}")
     return request
-
-
-BUSY_CHECK_S = 0.3
-"""How long `bench` watches the machine before it starts, to warn when it is already busy."""
 
 
 def busy_warning() -> str | None:
     """One line when other work already keeps the machine's CPUs busy, else None."""
-    from perftui.bench.machine import sample_load
-    from perftui.domain.measurement.verdict import load_findings
+    from perftui.bench.machine import busy_reasons
 
-    reasons = [reason for _, reason in load_findings(sample_load(BUSY_CHECK_S))]
+    reasons = busy_reasons()
     if not reasons:
         return None
     return "warning: the machine is busy (" + "; ".join(reasons) + "): expect noisy figures"

@@ -6,6 +6,8 @@ from __future__ import annotations
 from perftui.domain.errors import InputError
 
 __all__ = [
+    "DEFAULT_RANDOM_SAMPLES",
+    "MAX_BATCH",
     "MAX_MEMORY_MIB",
     "MAX_PRICE_PER_HOUR",
     "MAX_SAMPLES",
@@ -21,6 +23,11 @@ MAX_SEED = 2**32 - 1
 MAX_SAMPLES = 10_000
 """Calibration or accuracy samples at most (NNCF's default subset is 300): `--samples
 1000000` made a quantize worker grow to 24 GB before anything refused it."""
+
+DEFAULT_RANDOM_SAMPLES = 16
+"""Random calibration samples when none are given (as for the shipped INT8 sample)."""
+MAX_BATCH = 1_000_000
+"""The largest batch perftui stores (perftui.store.schema); the bench form refuses more."""
 
 
 def check_seed(seed: object) -> int:

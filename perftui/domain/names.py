@@ -11,10 +11,18 @@ versions or other tools wrote, is printed through `terminal_safe`.
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
 
 from perftui.domain.errors import InputError
 
-__all__ = ["MAX_NAME", "check_project_name", "name_problem", "terminal_safe", "unsafe_char"]
+__all__ = [
+    "MAX_NAME",
+    "check_project_name",
+    "int8_name",
+    "name_problem",
+    "terminal_safe",
+    "unsafe_char",
+]
 
 MAX_NAME = 200
 """Characters in a project name at most (the store's import takes the same)."""
@@ -84,3 +92,13 @@ def terminal_safe(text: str, lines: bool = False) -> str:
     if lines:
         return _UNSAFE_IN_LINES.sub(_escaped, text)
     return _UNSAFE.sub(_escaped, text)
+
+
+def int8_name(source: str, method: str, taken: Collection[str] = ()) -> str:
+    """The INT8 project's default name: '<source>-int8' ('-int8-dynamic' for dynamic),
+    numbered ('-2', '-3', ...) past the names in `taken`."""
+    base = f"{source}-int8" if method == "static" else f"{source}-int8-dynamic"
+    name, counter = base, 2
+    while name in taken:
+        name, counter = f"{base}-{counter}", counter + 1
+    return name

@@ -19,6 +19,9 @@ ENGINES = ("openvino", "onnxruntime")
 HINTS = ("latency", "throughput", "cumulative_throughput", "none")
 APIS = ("sync", "async")
 PRECISIONS = ("f32", "bf16", "f16")
+Method = Literal["static", "dynamic"]
+METHODS: tuple[Method, ...] = ("static", "dynamic")
+"""How `optimize` quantizes: calibrated activations (static) or at run time (dynamic)."""
 RUN_STATUSES = ("ok", "failed", "cancelled")
 EXECUTED = "executed"
 """The status of a profiled layer that ran (others: "not_run", "optimized_out")."""

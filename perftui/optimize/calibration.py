@@ -47,8 +47,6 @@ from perftui.domain.records import TensorSpec
 Feeds = dict[str, np.ndarray]
 """One sample: an array per model input, batch 1."""
 
-DEFAULT_RANDOM_SAMPLES = 16
-"""Random calibration samples when --samples is not given (as for the shipped INT8 sample)."""
 HELD_BACK_SEED_OFFSET = 1_000_000
 """Seed distance between the random calibration set and the held-back accuracy set."""
 LAYOUT_HINT = (

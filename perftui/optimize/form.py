@@ -13,22 +13,13 @@ from pathlib import Path
 from perftui.domain.errors import InputError
 from perftui.domain.forms.fields import Form, whole_number
 from perftui.domain.forms.options import parse_shapes
+from perftui.domain.limits import DEFAULT_RANDOM_SAMPLES as DEFAULT_RANDOM_SAMPLES
 from perftui.domain.limits import check_samples
-from perftui.domain.names import check_project_name
+from perftui.domain.names import check_project_name, int8_name
+from perftui.domain.records import METHODS
 from perftui.optimize.runner import OptimizeOptions
 
-METHODS = ("static", "dynamic")
-DEFAULT_RANDOM_SAMPLES = 16
-"""The command's default number of random samples (calibration.DEFAULT_RANDOM_SAMPLES)."""
-
-
-def suggest_name(source: str, method: str, existing: Collection[str] = ()) -> str:
-    """'<source>-int8' ('-int8-dynamic' for dynamic), numbered if that name is taken."""
-    base = f"{source}-int8" if method == "static" else f"{source}-int8-dynamic"
-    name, counter = base, 2
-    while name in existing:
-        name, counter = f"{base}-{counter}", counter + 1
-    return name
+suggest_name = int8_name  # the dialog's name for it (perftui.tui.optimize)
 
 
 def _method(text: str) -> str:

@@ -23,7 +23,8 @@ from typing import Any
 import numpy as np
 
 from perftui.domain.errors import InputError
-from perftui.optimize.quantize import Method, Progress
+from perftui.domain.records import Method
+from perftui.optimize.quantize import Progress
 
 FUSED_ATTENTION = frozenset({"ScaledDotProductAttention"})
 """OpenVINO operators that are attention themselves."""

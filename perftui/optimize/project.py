@@ -33,14 +33,14 @@ from typing import Any
 
 from perftui.bench.inputs import InputSource
 from perftui.domain.errors import InputError
-from perftui.domain.limits import check_samples, check_seed
+from perftui.domain.limits import DEFAULT_RANDOM_SAMPLES, check_samples, check_seed
 from perftui.domain.model.shapes import ShapeBindings, as_bindings, shapes_text
-from perftui.domain.records import Project, TensorSpec
+from perftui.domain.names import int8_name
+from perftui.domain.records import METHODS, Method, Project, TensorSpec
 from perftui.inspection import inspect_model, model_format, validate_model_file
 from perftui.inspection.validate import check_onnx_graph
 from perftui.optimize.accuracy import AccuracyReport, measure_accuracy
 from perftui.optimize.calibration import (
-    DEFAULT_RANDOM_SAMPLES,
     CalibrationSet,
     calibration_shapes,
     held_back_samples,
@@ -49,7 +49,7 @@ from perftui.optimize.calibration import (
     safe_name,
 )
 from perftui.optimize.on_engine import check_runs
-from perftui.optimize.quantize import METHODS, QUANTIZED_OPS, Method, Progress, quantize_model
+from perftui.optimize.quantize import QUANTIZED_OPS, Progress, quantize_model
 from perftui.store import Store, now_iso
 
 RANDOM_WARNING = (
@@ -135,11 +135,6 @@ class OptimizeResult:
         }
 
 
-def default_name(source: str, method: Method) -> str:
-    """'fp32-int8' for static, 'fp32-int8-dynamic' for dynamic quantization."""
-    return f"{source}-int8" if method == "static" else f"{source}-int8-dynamic"
-
-
 def models_dir(store: Store) -> Path:
     """Where optimized models are kept: a `models` folder next to the database."""
     return Path(store.path).expanduser().absolute().parent / "models"
@@ -209,7 +204,7 @@ def _bench_shapes(
 
 
 def _target_name(store: Store, source: Project, name: str | None, method: Method) -> str:
-    target = default_name(source.name, method) if name is None else name.strip()
+    target = int8_name(source.name, method) if name is None else name.strip()
     if not target:
         raise InputError("--name is empty; give the new project a name")
     if store.get_project(target) is not None:

@@ -29,15 +29,14 @@ import warnings
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
 
 from perftui.domain.errors import InputError
+from perftui.domain.records import METHODS, Method
 from perftui.optimize.onnx_prepare import prepare_for_quantization
 
-Method = Literal["static", "dynamic"]
-METHODS: tuple[Method, ...] = ("static", "dynamic")
 Progress = Callable[[str, int, int], None]
 """Progress callback: (phase, done, total); total 0 for a phase without steps."""
 

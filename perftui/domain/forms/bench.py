@@ -32,6 +32,7 @@ from perftui.domain.forms.options import (
     parse_positive_ints,
     parse_shapes,
 )
+from perftui.domain.limits import MAX_BATCH
 from perftui.domain.records import (
     APIS,
     HINTS,
@@ -173,7 +174,7 @@ def form(engine: str | None = None) -> Form:
     """The settings' parsers; with `engine`, those that depend on it (precision) know it."""
     return Form(
         {
-            "batch": lambda t: parse_positive_ints(t, "batch sizes"),
+            "batch": lambda t: _bounded(parse_positive_ints(t, "batch sizes"), MAX_BATCH, "batch"),
             "threads": _threads,
             "streams": lambda t: _bounded(
                 parse_int_or_auto(t, "streams"), MOST_IN_FLIGHT, "streams"
