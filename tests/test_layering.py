@@ -150,3 +150,14 @@ def test_listing_loads_no_numpy(tmp_path: Path):
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert "numpy" not in out.stdout.split()
+
+
+def test_the_optimize_form_loads_only_the_domain_and_the_runner():
+    """The dashboard imports perftui.optimize.form: nothing heavier than its docstring says."""
+    loaded = loaded_after_import("perftui.optimize.form")
+    ours = {m for m in loaded if m.split(".")[0] == "perftui"}
+    allowed = {"perftui", "perftui.processes", "perftui.optimize", "perftui.optimize.runner"}
+    assert {m for m in ours if not m.startswith("perftui.domain")} == allowed | {
+        "perftui.optimize.form"
+    }
+    assert not loaded & {"numpy", "onnx", "onnxruntime", "openvino", "textual"}

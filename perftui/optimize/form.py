@@ -2,7 +2,8 @@
 (perftui.domain.forms.fields) before the child starts; deeper checks (the folder's files, shapes
 against the model) are the worker's.
 
-Only the standard library and perftui.domain are imported: the dashboard loads this module.
+The dashboard loads this module, so it imports only the standard library, perftui.domain and
+the runner's OptimizeOptions (perftui.optimize.runner, standard library only): no numpy, no engine.
 """
 
 from __future__ import annotations
