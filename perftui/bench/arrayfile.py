@@ -2,8 +2,8 @@
 
 A `.npy` header declares its array's shape and dtype, and a zip archive declares each
 member's uncompressed size; both are read (a few hundred bytes) and handed to the caller's
-check before the data is. A 4 MB `.npz` declaring ``[1, 2^30]`` float32 was decompressed
-(8 GB, 31 s) before its shape was refused; now it is refused in milliseconds (issue 26).
+check before the data is, so a small `.npz` that declares gigabytes is refused in
+milliseconds (issue 26; benchmarks/README.md, bad_input.py).
 Pickled (object) arrays are refused without being read.
 
 The callers (`--data`, `optimize --calibration`) word their own errors: this module raises

@@ -99,8 +99,8 @@ class OpenVinoPrepared(Prepared):
     def run_async(self, recorder: Recorder) -> None:
         """benchmark_app's loop: wait for an idle request, record the latency OpenVINO
         measured for its last inference, start it again. No Python callback: a callback makes
-        every completion take the GIL from an OpenVINO thread, which cost up to ~10% of the
-        throughput on a 2-core machine against benchmark_app."""
+        every completion take the GIL from an OpenVINO thread (benchmarks/README.md,
+        fidelity.py)."""
         if self._queue is None:
             raise RuntimeError("run_async needs a model prepared with api='async' and bound")
         self._used = True

@@ -9,9 +9,8 @@ each trial is measured in a run of half the asked length, a trial just over the 
 that would be the best in a second, and the search ends with a playoff: the fastest fitting
 trials measured again in alternated rounds and ranked by the rounds' pairs
 (perftui.domain.tune.playoff).
-(Optuna's seeded TPE sampler did this before: on a 45-configuration space it spent its
-random start and more on configurations a model rules out, and took 21 to 53 % of the
-grid's time; see benchmarks/tune.py.)
+(Optuna's seeded TPE sampler did this before, spending its random start on configurations a
+model rules out: benchmarks/README.md, tune.py.)
 
 The runs go to a `Sink` (the store's add_benchmark/add_run): the store itself in-process,
 or the tune child's event pipe (perftui.tune.worker), whose parent stores them.

@@ -68,11 +68,9 @@ REPEAT_SUGGESTED = 3
 """For a comparison: three fresh workers per configuration give an interval that holds the
 noise between processes too (a t-interval over two would be 4.5 times as wide as over three)."""
 MEASURE_ROUNDS = 10
-"""Rounds `perftui compare --measure` runs by default (perftui.domain.compare.pairing). Each
-round's pair is two fresh workers, and two workers differ (where their memory and threads
-land) by more than a longer run can average away: on a shared 2-core VM, 5 rounds found a
-1.26x difference 85 % of the time with 2 s runs and 85 % with 5 s runs. Rounds narrow B/A;
-run length does not, past a few seconds."""
+"""Rounds `perftui compare --measure` runs by default (perftui.domain.compare.pairing): two
+fresh workers differ by more than a longer run averages away, so rounds narrow B/A and run
+length does not (benchmarks/README.md, noise.py)."""
 MEASURE_TIME_S = 2.0
 """Timed seconds of each run of `compare --measure` (its runs' benchmarks' iterations and
 warm-up still apply): ten 2 s rounds a side cost less than five of the default 10 s."""

@@ -28,14 +28,13 @@ from perftui.domain.records import AUTO, RunConfig
 from perftui.domain.tune.result import UNJUDGED, Trial, best_trial
 
 BATCH_EXPONENT = 0.75
-"""Latency ~ batch**e before two batches of a configuration are measured: e was 0.6 to 0.9
-from batch 1 to 8 on the four models of benchmarks/tune.py (throughput rises as batch**0.25
-until the knee, where e reaches 1)."""
+"""Latency ~ batch**e before two batches of a configuration are measured; e reaches 1 at the
+knee (benchmarks/README.md, tune.py)."""
 EXPONENT_RANGE = (0.3, 1.5)
 REQUEST_GAIN = 0.15
 """Throughput ~ (requests per stream)**g before two request counts of a configuration are
-measured: g was 0 to 0.4 on the models of benchmarks/tune.py (most for the small ones, whose
-requests are short), so the search expects a little and measures whether it is there."""
+measured: the search expects a little and measures whether it is there (benchmarks/README.md,
+tune.py)."""
 GAIN_RANGE = (0.0, 1.0)
 REACH = 2.0
 """An estimate draws on every measured configuration within this distance of the nearest
@@ -47,10 +46,8 @@ this: an estimate is a few tens of percent off, and one trial over the budget co
 than a best never measured."""
 WORTH_TRYING = 0.95
 """The search measures a configuration while its expected throughput is at least the best's
-x this, and stops when none is: estimates are rougher than 5 %. Replayed on two measured
-grids (benchmarks/tune_replay.py), the search ended below 0.95 of the grid's best in 4 and
-2 of 36 cases, against 15 and 5 when it stopped on expecting no gain of 3 % (and had no
-REACH, no queued-request gain or exploration); it measured 11 trials of 60 on average."""
+x this, and stops when none is: estimates are rougher than 5 % (benchmarks/README.md,
+tune_replay.py)."""
 PAIR_DISTANCE = 2.0
 """How far a measured configuration with other threads or streams is, per knob, against 1
 per other knob and per doubling of the batch: thread scaling is the model's weakest part."""

@@ -3,10 +3,10 @@ rounds, ranked by the ratios of their rounds' pairs.
 
 A search measures each configuration apart from the others, minutes apart on a machine that
 drifts, and keeps the best of many single runs: the luckiest of them. Where several
-configurations are within 10-20 % of each other, that pick is a coin toss. benchmarks/tune.py
-measured tuned bests 0.80-0.88x the grid's best side by side, each won by single runs.
-Measured in turn, round after round (as `perftui compare --measure` measures two projects),
-a drift falls on every contender alike, and the pairs of a round judge the difference.
+configurations are within 10-20 % of each other, that pick is a coin toss
+(benchmarks/README.md, tune.py). Measured in turn, round after round (as `perftui compare
+--measure` measures two projects), a drift falls on every contender alike, and the pairs of
+a round judge the difference.
 """
 
 from __future__ import annotations
@@ -23,16 +23,13 @@ PLAYOFF_SPAN = 0.2
 PLAYOFF_SIZE = 3
 """The fastest this many contenders play."""
 PLAYOFF_ROUNDS = 2
-"""Rounds of one run each, forwards then backwards: the least a paired interval needs. In
-the noisy replay (see perftui.domain.tune.result.SEARCH_SHARE) with three rounds, 139 of
-480 replays missed against 141 with two, for three more runs each."""
+"""Rounds of one run each, forwards then backwards: the least a paired interval needs; a third
+round buys nothing (benchmarks/README.md, tune_replay.py)."""
 
 PLAYOFF_SHARE = 0.5
 """The playoff is expected to take at most this share of the time the search before it took
 (the last run of each contender tells how long its runs take): the slowest contenders sit
-it out. benchmarks/tune.py measured a DistilBERT tune whose three contenders were batch-16
-configurations, whose half-runs the least requests for an interval keep at 3 s: their
-playoff took the tune from about 16 to 26 % of the grid's time."""
+it out (benchmarks/README.md, tune.py)."""
 
 Round = Mapping[RunConfig, float]
 """One round: each contender's throughput (items/s); a failed run is missing."""

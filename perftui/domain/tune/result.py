@@ -47,22 +47,16 @@ compile): not worth it for less measuring time than this."""
 MIN_PATIENCE, MAX_PATIENCE = 5, 15
 SEARCH_SHARE, MIN_TRIALS = 0.2, 8
 """Unless `--trials` says otherwise, a search measures at most this share of its space's
-configurations (and at least MIN_TRIALS), then ends with its playoff. Replayed on two
-measured grids with run-to-run noise (benchmarks/tune_replay.py --noise 0.07 --drift 0.02,
-20 seeds, the bench's 24 cases), searches with this cap and the playoff ended below 0.95 of
-the grid's figure about as often as without either (141 and 135 of 480 replays) and
-measured up to 20 runs instead of 29: the trials a longer search adds mostly chase noise."""
+configurations (and at least MIN_TRIALS), then ends with its playoff: the trials a longer
+search adds mostly chase noise (benchmarks/README.md, tune_replay.py)."""
 RUN_SHARE = 0.5
 """A trial is measured in runs of this share of the asked time and iterations, and a
 contender (`needs_repeat`, `on_the_edge`) gets a second run: its two runs take the asked
-time, and their spread shows. Most trials only rule a configuration out. On
-benchmarks/tune.py's grids, tunes of 13 to 15 trials took 26 to 27 % of the grid's time
-when each trial's first run was of the full length, and 9 to 25 % with half-length runs
-(the big batches of DistilBERT are bound by the iterations, not shortened)."""
+time, and their spread shows. Most trials only rule a configuration out, for less time
+(benchmarks/README.md, tune.py)."""
 RUN_TO_RUN = 0.2
 """How far apart two runs of one configuration can be on a shared machine while each run's
-own windows agree: the p90 of a configuration measured again side by side in
-benchmarks/tune.py was up to 15 % over the figure a tune or a grid had judged it by."""
+own windows agree (benchmarks/README.md, tune.py)."""
 
 
 def run_budget(budget: Budget) -> Budget:
@@ -267,9 +261,8 @@ def within_noise(best: Trial, trials: Sequence[Trial]) -> list[Trial]:
 def needs_repeat(trial: Trial) -> bool:
     """A fitting trial measured once: the search measures its best once more before it
     ends on it, so a lucky run cannot win alone. Even a stable one: the best of many single
-    runs is the luckiest of them, and on a shared machine two 1 s runs of one configuration
-    differ by up to RUN_TO_RUN while each run's windows agree (benchmarks/tune.py measured a best
-    that won by one run 0.84x of the one it beat, measured again side by side)."""
+    runs is the luckiest of them, and two runs of one configuration differ by up to
+    RUN_TO_RUN while each run's windows agree (benchmarks/README.md, tune.py)."""
     return trial.fits and len(trial.run_ids) == 1
 
 
@@ -277,8 +270,7 @@ def on_the_edge(trial: Trial, best: Trial | None, budget_ms: float) -> bool:
     """A trial measured once over the budget, whose latency interval reaches within
     RUN_TO_RUN of it, that would be the best if it fitted: whether it fits is a coin toss,
     so it is measured once more before the search ends (if it fits, it can win, and unless
-    the search stalled, what it pruned is open to the search again). benchmarks/tune.py saw
-    a grid's best, p90 27.2 ms against a budget of 27.6 ms, lost to one run over it."""
+    the search stalled, what it pruned is open to the search again)."""
     if trial.status != OVER or len(trial.run_ids) != 1 or trial.latency is None:
         return False
     near = trial.latency.lo <= budget_ms * (1 + RUN_TO_RUN)
