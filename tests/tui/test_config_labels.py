@@ -164,3 +164,32 @@ async def test_the_tune_table_names_trials_by_what_differs(app, services):
         shown = [str(table.get_row_at(i)[2]) for i in range(table.row_count)]
         trials = [screen.trials[n] for n in sorted(screen.trials)]
         assert shown == list(config_labels([t.config for t in trials]).labels), shown
+
+
+async def test_the_runs_tab_keeps_whole_words(app, db):
+    """The seq x api x batch matrix, repeat 2, at two precisions and thread counts, with
+    figures as wide as real ones (a cancelled run, p99 over 100 ms): at 80 columns 'async'
+    read 'as'. The columns that say least give way before a word of a label is cut."""
+    store = Store(db)
+    store.add_project(Project("enc", "/models/encoder.onnx", "openvino", "CPU"))
+    samples = np.random.default_rng(1).lognormal(np.log(0.3), 0.4, 400)
+    matrix = [
+        replace(c, precision=p, threads=t) for c in MATRIX for p in ("f32", "bf16") for t in (1, 16)
+    ]
+    for repeat in range(2):
+        for n, config in enumerate(matrix):
+            run = make_run("enc", config.batch, 0, 12_345.0 + 997 * n, n + 32 * repeat)
+            stats = replace(run.latency_ms, median=0.336, p99=116.43)
+            status = "cancelled" if n + repeat == 0 else "ok"
+            run = replace(run, config=config, id="", latency_ms=stats, status=status)
+            store.add_run(run, samples)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_detail(app, pilot, "enc")
+        await pilot.press("right")
+        await pilot.pause(0.3)
+        table = screen.query_one("#runs", DataTable)
+        keys = [str(key.value) for key in table.columns]
+        labels = [row[keys.index("config")] for row in cells(screen, "runs")]
+        assert sorted(set(labels)) == sorted(config_labels(matrix).labels), labels
+        assert table.virtual_size.width <= table.size.width
+        assert {"verdict", "fps", "median"} <= set(keys)

@@ -22,7 +22,7 @@ from perftui.domain.charts.series import (
 from perftui.domain.labels import config_labels
 from perftui.domain.measurement.context import UNSAID, model_is_int8, ran_precision, run_notes
 from perftui.domain.measurement.cost import cost_text, run_cost, run_price
-from perftui.domain.measurement.memory import runs_peak_text
+from perftui.domain.measurement.memory import mib_text, runs_peak_text
 from perftui.domain.measurement.uncertainty import Interval
 from perftui.domain.model.profile import precision_counts, precision_mix
 from perftui.domain.records import RunResult
@@ -94,6 +94,12 @@ class SummaryPane(Pane[DetailState]):
                     f"[b]Latency[/]   min {fmt.ms(st.min)}  p90 {fmt.ms(st.p90)}  "
                     f"p99 {fmt.ms(st.p99)}  max {fmt.ms(st.max)}  cv {fmt.pct(st.cv)}"
                 )
+            if run.memory is not None:
+                lines.append(
+                    f"[b]Memory[/]    peak {mib_text(run.memory.window_peak_mib, missing='?')} "
+                    f"MiB in the timed window, {mib_text(run.memory.compile_peak_mib, missing='?')}"
+                    " MiB compiling (resident)"
+                )
             lines.append(
                 f"[b]Phases[/]    compile {fmt.ms(run.compile_ms)} ms   first inference "
                 f"{fmt.ms(run.first_inference_ms)} ms   {run.iterations} requests "
@@ -137,6 +143,10 @@ RUN_COLUMNS = (
 its status when it did not finish (failed, cancelled). Config names each run by what
 differs between the runs, the precision it ran included; what they share is said once
 above the table (`domain.labels`)."""
+
+
+GIVE_WAY = ("profile", "when", "memory", "p99")
+"""The Runs tab's columns that give way, in turn, where the labels would be cut."""
 
 
 def _when(runs: list[RunResult]) -> list[str]:
@@ -191,10 +201,11 @@ class RunsPane(Pane[DetailState]):
             ]
             cells.append("yes" if run.layers else "")
             rows.append((run.id, cells))
-        # Prof and then When give way where the labels would be cut (the notice says both)
+        # columns give way where the labels would be cut: Prof and When (the notice says
+        # both), then peak and p99 (Summary says them); a word of a label is cut last
         height = table.size.height or 12
         keys = [key for _, key in RUN_COLUMNS if profiled or key != "profile"]
-        for drop in ("profile", "when"):
+        for drop in GIVE_WAY:
             columns, shown = _only(keys, rows)
             flex = keys.index("config")
             if flex_fits(columns, shown, width=width, height=height, flex=flex):
