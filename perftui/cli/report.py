@@ -1,5 +1,5 @@
 """`perftui report A [B]`: a project's summary, or A compared with B, as Markdown or one
-self-contained HTML file (perftui.domain.report.document builds it, report_render writes it)."""
+self-contained HTML file (perftui.domain.report.document builds it, report.render writes it)."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ from perftui.cli.common import (
 )
 
 if TYPE_CHECKING:
-    from perftui.domain.report.document import Report
+    from perftui.domain.report.parts import Report
     from perftui.store.database import Store
 
 

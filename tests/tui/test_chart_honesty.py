@@ -12,7 +12,7 @@ from textual.app import App, ComposeResult
 
 from perftui.domain.charts.distribution import Histogram
 from perftui.domain.charts.series import Scaling, ScalingPoint
-from perftui.domain.report.document import Bar, Bars, Report, Section
+from perftui.domain.report.parts import Bar, Bars, Report, Section
 from perftui.domain.report.render import render
 from perftui.tui.detail.charts import ScalingChart
 from perftui.tui.detail.distribution import FEW, LatencyHistogram

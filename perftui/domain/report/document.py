@@ -9,254 +9,24 @@ perftui.domain.compare's: the report computes nothing of its own.
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import Any
 
-from perftui.domain import units
 from perftui.domain.charts.series import short_label
 from perftui.domain.compare import Comparison, Side
 from perftui.domain.compare.environments import environment_differences
-from perftui.domain.measurement.context import ran_precisions
-from perftui.domain.measurement.cost import COST_HEADER, cost_text, group_cost, runs_price
-from perftui.domain.measurement.figures import ConfigGroup, Figures, Samples, group_runs
-from perftui.domain.measurement.memory import runs_peak_text
-from perftui.domain.measurement.uncertainty import Interval
-from perftui.domain.model.profile import latest_profiled, layer_type_summary
+from perftui.domain.measurement.cost import cost_text, group_cost, runs_price
+from perftui.domain.measurement.figures import Samples, group_runs
 from perftui.domain.records import Project, RunResult
-
-
-@dataclass(frozen=True)
-class Table:
-    title: str
-    headers: tuple[str, ...]
-    rows: tuple[tuple[str, ...], ...]
-    numeric: frozenset[int] = frozenset()
-    """Columns of figures (right-aligned)."""
-
-
-@dataclass(frozen=True)
-class Bar:
-    label: str
-    value: float
-    interval: tuple[float, float] | None = None
-    series: int = 0
-    """0 for A (or the one project), 1 for B: the bar's colour and marker."""
-
-
-@dataclass(frozen=True)
-class Bars:
-    title: str
-    unit: str
-    bars: tuple[Bar, ...]
-
-
-@dataclass(frozen=True)
-class Point:
-    x: float
-    y: float
-    label: str
-    series: int = 0
-    mark: str = ""
-    """'A', 'B' or 'sweet spot' for the points a comparison names."""
-
-
-@dataclass(frozen=True)
-class Scatter:
-    title: str
-    x_label: str
-    y_label: str
-    points: tuple[Point, ...]
-    series: tuple[str, ...]
-    threshold: float | None = None
-    """A vertical line at this x (the latency threshold)."""
-
-
-Block = Table | Bars | Scatter
-
-
-@dataclass(frozen=True)
-class Section:
-    title: str
-    lines: tuple[str, ...] = ()
-    blocks: tuple[Block, ...] = field(default_factory=tuple)
-
-
-@dataclass(frozen=True)
-class Report:
-    title: str
-    sections: tuple[Section, ...]
-
-
-def _ci(interval: Interval | None, fmt: str = "{:.1f}") -> str:
-    if interval is None:
-        return ""
-    return f" ({fmt.format(interval.lo)}–{fmt.format(interval.hi)})"
-
-
-def _fps(value: float | None) -> str:
-    return "—" if not value else f"{value:,.1f}"
-
-
-def environment_section(runs: Sequence[RunResult], engine: str, title: str = "Machine") -> Section:
-    """The recorded environment of the newest run that has one."""
-    env: Mapping[str, Any] = next(
-        (
-            r.resolved["environment"]
-            for r in sorted(runs, key=lambda r: r.started_at, reverse=True)
-            if r.resolved.get("environment")
-        ),
-        {},
-    )
-    if not env:
-        return Section(title, ("No environment recorded (no run yet).",))
-    cores = env.get("physical_cores")
-    logical = env.get("logical_cores")
-    rows = [
-        ("CPU", str(env.get("cpu_model") or "—")),
-        ("Cores", f"{cores or '—'} physical, {logical or '—'} logical"),
-        ("ISA", " ".join(env.get("isa") or ()) or "—"),
-        (engine, str(env.get(engine) or "—")),
-        ("perftui", str(env.get("perftui") or "—")),
-        ("OS", str(env.get("os") or "—")),
-    ]
-    return Section(title, (), (Table("", ("", ""), tuple(rows)),))
-
-
-def group_labels(groups: Sequence[ConfigGroup]) -> dict[int, str]:
-    """Each group's label by id(): its configuration's, and when it ran where the
-    configuration was measured in several benchmarks, so no two rows read the same."""
-    seen = Counter(g.config for g in groups)
-    labels = {}
-    for g in groups:
-        started = min(r.started_at for r in g.runs).replace("T", " ")[:19]
-        again = f" ({started} UTC)" if seen[g.config] > 1 else ""
-        labels[id(g)] = short_label(g.config) + again
-    return labels
-
-
-def _group_row(group: ConfigGroup, settings: str, label: str) -> tuple[str, ...]:
-    f: Figures = group.figures
-    median = group.latency_ms("median")
-    p99 = group.latency_ms("p99")
-    statuses = sorted({r.status for r in group.runs})
-    return (
-        label,
-        settings,
-        "/".join(statuses),
-        str(len(group.runs)),
-        _fps(f.throughput_fps if group.ok_runs else None) + _ci(f.throughput),
-        units.ms(median, missing="—") + _ci(f.latency.get("median"), "{:.3g}"),
-        units.ms(p99, missing="—"),
-        runs_peak_text(r.memory for r in group.ok_runs).replace("?", "—"),
-        f.verdict.status + (f": {'; '.join(f.verdict.reasons)}" if f.verdict.reasons else ""),
-    )
-
-
-RUN_HEADERS = (
-    "Config",
-    "Settings",
-    "Status",
-    "Reps",
-    "items/s (95 % CI)",
-    "median ms",
-    "p99 ms",
-    "peak MiB",
+from perftui.domain.report.blocks import (
+    configurations,
+    environment_section,
+    fps_text,
+    layer_type_table,
+    runs_table,
+    scatter_points,
+    throughput_bars,
 )
-
-
-def _settings(group: ConfigGroup) -> str:
-    c = group.config
-    parts = [f"{c.api}", f"hint {c.hint}", f"streams {c.streams}", f"requests {c.requests}"]
-    if c.precision:
-        parts.append(f"asked {c.precision}")
-    parts.append(f"ran {ran_precisions(group.runs)}")
-    parts += [f"{name} {value}" for name, value in c.dims]
-    return ", ".join(parts)
-
-
-def configurations(groups: Sequence[ConfigGroup]) -> str:
-    """'6 configuration(s)', and in how many benchmarks when some were measured again."""
-    configs = len({g.config for g in groups})
-    again = f", measured in {len(groups)} benchmark groups" if len(groups) > configs else ""
-    return f"{configs} configuration(s){again}"
-
-
-def runs_table(title: str, groups: Sequence[ConfigGroup]) -> Table:
-    """A row per configuration and benchmark; a configuration measured in several
-    benchmarks says when each ran, so no two rows read the same."""
-    labels = group_labels(groups)
-    headers, right = (*RUN_HEADERS, "Verdict"), frozenset({3, 4, 5, 6, 7})
-    rows = tuple(_group_row(g, _settings(g), labels[id(g)]) for g in groups)
-    if any(runs_price(g.runs) is not None for g in groups):  # the cost beside the throughput
-        headers, right = (*headers[:5], COST_HEADER, *headers[5:]), frozenset(range(3, 9))
-        costs = [cost_text(group_cost(g)).replace("-", "—") for g in groups]
-        rows = tuple((*row[:5], cost, *row[5:]) for row, cost in zip(rows, costs, strict=True))
-    return Table(title, headers, rows, right)
-
-
-def _throughput_bars(title: str, groups: Sequence[tuple[int, str, ConfigGroup]]) -> Bars:
-    bars = []
-    labels = group_labels([g for _, _, g in groups])
-    for series, prefix, g in groups:
-        if not g.ok_runs:
-            continue
-        interval = g.figures.throughput
-        bars.append(
-            Bar(
-                f"{prefix}{labels[id(g)]}",
-                g.figures.throughput_fps,
-                (interval.lo, interval.hi) if interval else None,
-                series,
-            )
-        )
-    return Bars(title, "items/s", tuple(bars))
-
-
-def _points(
-    groups: Sequence[ConfigGroup],
-    series: int,
-    stat: str = "median",
-    marks: Mapping[str, str] | None = None,
-) -> list[Point]:
-    """A point per configuration with a successful run; `marks` (by run id) names those
-    holding the runs a comparison names, and no other group of the same configuration."""
-    marks = marks or {}
-    labels = group_labels(groups)
-    return [
-        Point(
-            latency,
-            g.figures.throughput_fps,
-            labels[id(g)],
-            series,
-            next((marks[r.id] for r in g.runs if r.id in marks), ""),
-        )
-        for g in groups
-        if g.ok_runs and (latency := g.latency_ms(stat)) is not None
-    ]
-
-
-def _layer_types(runs: Sequence[RunResult], limit: int = 12) -> Table | None:
-    profiled = latest_profiled(runs)
-    if profiled is None or not profiled.layers:
-        return None
-    rows = layer_type_summary(profiled.layers)[:limit]
-    return Table(
-        f"Time by layer type (profile of {short_label(profiled.config)})",
-        ("Layer type", "Time ms", "Share", "Layers", "Precisions"),
-        tuple(
-            (
-                r.type,
-                f"{r.time_ms:.3f}",
-                f"{100 * r.share:.1f} %",
-                str(r.layers),
-                ", ".join(f"{p} {n}" for p, n in sorted(r.precisions.items())),
-            )
-            for r in rows
-        ),
-        frozenset({1, 2, 3}),
-    )
+from perftui.domain.report.parts import Block, Report, Scatter, Section, Table
 
 
 def project_report(
@@ -282,17 +52,17 @@ def project_report(
     accuracy = tuple(int8.get(project.name, ()))
     blocks: list[Block] = [runs_table("Runs by configuration", groups)]
     if any(g.ok_runs for g in groups):
-        blocks.append(_throughput_bars("Throughput", [(0, "", g) for g in groups]))
+        blocks.append(throughput_bars("Throughput", [(0, "", g) for g in groups]))
         blocks.append(
             Scatter(
                 "Latency against throughput",
                 "median latency (ms)",
                 "throughput (items/s)",
-                tuple(_points(groups, 0)),
+                tuple(scatter_points(groups, 0)),
                 (project.name,),
             )
         )
-    layers = _layer_types(runs)
+    layers = layer_type_table(runs)
     if layers is not None:
         blocks.append(layers)
     return Report(
@@ -355,7 +125,7 @@ def comparison_report(
             lines.append(
                 f"Sweet spot at {c.stat} latency ≤ {c.threshold_ms:g} ms: "
                 f"{c.name(c.sweet.side)} {short_label(c.sweet.run.config)}, "
-                f"{_fps(c.sweet.run.throughput_fps)} items/s at {c.sweet.latency_ms:.3g} ms"
+                f"{fps_text(c.sweet.run.throughput_fps)} items/s at {c.sweet.latency_ms:.3g} ms"
             )
         else:
             lines.append(f"No run has a {c.stat} latency ≤ {c.threshold_ms:g} ms.")
@@ -376,7 +146,7 @@ def comparison_report(
     points = tuple(
         point
         for i, side in enumerate(Side)
-        for point in _points(groups[side], i, c.stat, marks[side])
+        for point in scatter_points(groups[side], i, c.stat, marks[side])
     )
     compared = [
         (i, f"{side.value} ", g) for i, side in enumerate(Side) if (g := c.groups[i]) is not None
@@ -390,7 +160,7 @@ def comparison_report(
             (c.a_name, c.b_name),
             c.threshold_ms,
         ),
-        _throughput_bars("Inference time: throughput of the compared runs", compared),
+        throughput_bars("Inference time: throughput of the compared runs", compared),
         runs_table(f"A: {c.a_name}", groups[Side.A]),
         runs_table(f"B: {c.b_name}", groups[Side.B]),
     ]

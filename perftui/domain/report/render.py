@@ -7,7 +7,7 @@ from __future__ import annotations
 from html import escape
 
 from perftui.domain.charts.ticks import round_axis
-from perftui.domain.report.document import Bars, Block, Report, Scatter, Table
+from perftui.domain.report.parts import Bars, Block, Report, Scatter, Table
 
 FORMATS = ("md", "html")
 COLOURS = ("#1f77b4", "#d62728")
