@@ -67,7 +67,10 @@ CSV_COLUMNS = (
     "latency_stdev_ms",
     "first_inference_ms",
     "compile_ms",
+    "peak_window_mib",
+    "peak_compile_mib",
 )
+"""The peaks are resident MiB (the timed window's, the compile's), empty where not measured."""
 
 
 def _selected(store: Store, names: Sequence[str] | None) -> list[Project]:
@@ -126,8 +129,13 @@ def _cell(value: Any) -> Any:
     return "" if value is None else value
 
 
+def _mib(value: float | None) -> float | None:
+    return None if value is None else round(value, 1)
+
+
 def export_csv(store: Store, projects: Sequence[str] | None = None) -> str:
-    """One row per run (header first): identity, settings, outcome and latency figures in ms."""
+    """One row per run (header first): identity, settings, outcome, latency figures in ms
+    and the memory peaks in MiB."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(CSV_COLUMNS)
@@ -140,6 +148,7 @@ def export_csv(store: Store, projects: Sequence[str] | None = None) -> str:
                 if lat
                 else (None,) * 7
             )
+            memory = run.memory
             row = (
                 project.name,
                 project.model,
@@ -164,6 +173,8 @@ def export_csv(store: Store, projects: Sequence[str] | None = None) -> str:
                 *stats,
                 run.first_inference_ms,
                 run.compile_ms,
+                _mib(memory.window_peak_mib if memory else None),
+                _mib(memory.compile_peak_mib if memory else None),
             )
             writer.writerow([_cell(v) for v in row])
     return out.getvalue()
