@@ -12,9 +12,9 @@ side by side on the large and on an empty database (one project, one run):
   between the two databases `--pairs` times (the order flipped every pair, so a drift of the
   machine falls on both) and reported as the median of the pairs' ratios with their
   quartiles; and the home screen's first paint data (from a fresh Store: summaries,
-  precisions and the figures of each project's best runs, computed from the run and its
-  samples as the dashboard did, or as the store keeps them: Store.figures), and again by
-  the store that has just written.
+  precisions and the combined figures of each project's best configurations, computed from
+  the runs and their samples, or as the store keeps them: Store.headline), and again by the
+  store that has just written.
 
 Usage: python benchmarks/store_scale.py [--runs 10000] [--projects 50] [--layers 300]
        [--samples 5000] [--pairs 21]   (use e.g. --runs 1000 for a quick look)
@@ -39,7 +39,8 @@ sys.path.insert(0, str(ROOT))
 import numpy as np  # noqa: E402
 
 from perftui.bench.environment import environment  # noqa: E402
-from perftui.domain.measurement.figures import run_figures  # noqa: E402
+from perftui.domain.measurement.figures import group_runs  # noqa: E402
+from perftui.domain.measurement.summary import config_key  # noqa: E402
 from perftui.domain.records import (  # noqa: E402
     LatencyStats,
     LayerProfile,
@@ -165,27 +166,26 @@ def append_ratio(
 def measure(db: Path, a: str, b: str, samples: int) -> dict[str, str]:
     rng = np.random.default_rng(1)
 
-    def paint(store: Store, figures: Callable[[Store, str], object]) -> None:
-        for _, summary in store.summaries():  # what the projects list reads
-            for run_id in (summary.best_throughput_run, summary.best_latency_run):
-                if run_id:
-                    figures(store, run_id)
+    def paint(store: Store, headline: Callable[[Store, str, str], object]) -> None:
+        for project, summary in store.summaries():  # what the projects list reads
+            for key in (summary.best_throughput_config, summary.best_latency_config):
+                if key:
+                    headline(store, project.name, key)
         store.precisions()
 
-    def first_paint(figures: Callable[[Store, str], object]) -> Callable[[], None]:
-        return lambda: paint(Store(db), figures)
+    def first_paint(headline: Callable[[Store, str, str], object]) -> Callable[[], None]:
+        return lambda: paint(Store(db), headline)
 
     def after_write() -> float:
         """The projects list read again by the store that has just written a run."""
         store = Store(db)
-        paint(store, Store.figures)
+        paint(store, Store.headline)
         store.add_run(make_run(a, 7, rng, 0), rng.gamma(4.0, 1.0, samples))
-        return timed(lambda: paint(store, Store.figures))
+        return timed(lambda: paint(store, Store.headline))
 
-    def computed(store: Store, run_id: str) -> None:  # as tui/kit/samples.stored_figures
-        run = store.get_run(run_id)
-        if run is not None:
-            run_figures(run, store.latency_samples(run.id))
+    def computed(store: Store, project: str, key: str) -> None:  # from the runs and samples
+        runs = [run for run in store.runs(project) if config_key(run) == key]
+        group_runs(runs, lambda run: store.latency_samples(run.id))
 
     export_s, export_mb = timed_cli(db, "export", "-o", os.devnull)
     exported = db.with_name(db.name + ".export.json")
@@ -199,7 +199,7 @@ def measure(db: Path, a: str, b: str, samples: int) -> dict[str, str]:
         f"show {a} --json": f"{timed_cli(db, 'show', a, '--json')[0]:.2f} s",
         "compare A B --json": f"{timed_cli(db, 'compare', a, b, '--json')[0]:.2f} s",
         "home screen data, figures computed": f"{timed(first_paint(computed)):.3f} s",
-        "home screen data, Store.figures": f"{timed(first_paint(Store.figures)):.3f} s",
+        "home screen data, Store.headline": f"{timed(first_paint(Store.headline)):.3f} s",
         "home screen data after a write": f"{after_write():.3f} s",
         "export": f"{export_s:.2f} s",
         "export peak memory": f"{export_mb:.0f} MB",

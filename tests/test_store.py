@@ -271,8 +271,9 @@ def test_malformed_rows_are_clear_errors(store: Store) -> None:
 def test_summaries(store: Store) -> None:
     store.ensure_project(make_project("a"))
     store.ensure_project(make_project("b", model="/m/b.onnx"))
-    store.add_run(make_run("a", throughput_fps=10.0, started_at="2025-01-01T00:00:00+00:00"))
-    store.add_run(make_run("a", throughput_fps=30.0, started_at="2025-02-01T00:00:00+00:00"))
+    one, two = RunConfig(batch=1), RunConfig(batch=2)
+    store.add_run(make_run("a", throughput_fps=10.0, config=one, benchmark_id="b1"))
+    store.add_run(make_run("a", throughput_fps=30.0, config=two, benchmark_id="b1"))
     store.add_run(make_run("a", status="failed", throughput_fps=99.0, latency_ms=None))
     result = dict((p.name, s) for p, s in Store(store.path).summaries())
     assert result["a"].runs == 3 and result["a"].ok_runs == 2

@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 from perftui.domain.errors import InputError
+from perftui.domain.measurement.summary import config_key
 from perftui.store.database import Store
 from perftui.store.shard_writes import MAX_TAIL
 from perftui.store.shards import HEADER, Shard
@@ -39,7 +40,7 @@ def test_appending_copies_the_shard_file_and_parses_none_of_its_runs(
         raise AssertionError("an append parsed the stored runs")
 
     monkeypatch.setattr(Shard, "parse", parse)
-    added = Store(path).add_run(make_run("p", throughput_fps=1e6), np.ones(5))
+    added = Store(path).add_run(make_run("p", throughput_fps=1e6, benchmark_id="b"), np.ones(5))
     monkeypatch.undo()
     after = shard_bytes(path)["p"]
     assert after.startswith(before) and after.startswith(HEADER)
@@ -49,7 +50,7 @@ def test_appending_copies_the_shard_file_and_parses_none_of_its_runs(
     assert {r.id for r in fresh.runs("p")} == {added.id, *(r.id for r in first)}
     assert fresh.get_run(added.id) == added
     (summary,) = [s for _, s in fresh.summaries()]
-    assert summary.runs == 3 and summary.best_throughput_run == added.id
+    assert summary.runs == 3 and summary.best_throughput_config == config_key(added)
     with pytest.raises(InputError, match="already stored"):
         fresh.add_run(added)
 
@@ -69,7 +70,7 @@ def test_a_layout3_database_is_migrated_once_with_a_backup(
         shard = shard_paths(path)[entry["project"]]
         shard.write_text(json.dumps(read_shard(shard)))  # one object of tables
         entry["runs"] = [old.id if entry["project"] == "p" else other.id]
-        for key in ("count", "tail", "precision_source", "best_figures"):
+        for key in ("count", "tail", "precision_source", "headlines", "best"):
             del entry[key]
     write_as_before(path, data)
     original = path.read_bytes()
@@ -82,7 +83,7 @@ def test_a_layout3_database_is_migrated_once_with_a_backup(
     assert all(raw.startswith(HEADER) for raw in shard_bytes(path).values())
     entries = {e["project"]: e for e in entries_inlined(path)["shards"].values()}
     assert entries["p"]["count"] == 2 and entries["q"]["count"] == 1
-    assert all("runs" not in e and e["best_figures"]["runs"] for e in entries.values())
+    assert all("runs" not in e and e["best"]["configs"] for e in entries.values())
     assert [r.id for r in Store(path).runs("p")] == [new.id, old.id]
     lines.clear()
     Store(path, notify=lines.append).add_run(make_run("q"))

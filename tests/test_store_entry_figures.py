@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from perftui.domain.measurement.summary import config_key
 from perftui.store import snapshot
 from perftui.store.database import Store
 from perftui.store.shards import Shard
@@ -60,7 +61,7 @@ def test_an_append_reads_and_writes_the_figures_of_its_project_alone(
 
     monkeypatch.setattr(snapshot, "read_figures", counted)
     monkeypatch.setattr(Shard, "parse", parse)
-    added = Store(path).add_run(make_run("p", throughput_fps=1e6), np.ones(10))
+    added = Store(path).add_run(make_run("p", throughput_fps=1e6, benchmark_id="new"), np.ones(10))
     monkeypatch.undo()
     assert read == [before["p"]["figures"]]
     after = entries(path)
@@ -69,7 +70,7 @@ def test_an_append_reads_and_writes_the_figures_of_its_project_alone(
     assert set(after["p"]) == {"project", "file", "tail", "count", "figures"}
     assert after["p"]["figures"] != before["p"]["figures"]
     (summary,) = [s for p, s in Store(path).summaries() if p.name == "p"]
-    assert summary.runs == 2 and summary.best_throughput_run == added.id
+    assert summary.runs == 2 and summary.best_throughput_config == config_key(added)
 
 
 def test_entries_that_keep_their_figures_are_read_and_moved_to_files_by_the_next_write(

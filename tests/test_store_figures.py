@@ -11,6 +11,7 @@ import pytest
 
 from perftui.domain.errors import StoreError
 from perftui.domain.measurement.figures import run_figures
+from perftui.domain.measurement.summary import config_key
 from perftui.domain.records import LayerProfile
 from perftui.store.database import Store
 from perftui.store.snapshot import Snapshot
@@ -35,22 +36,30 @@ def test_appending_runs_extends_the_figures_without_reading_the_older_runs(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     path, store = store_with_project(tmp_path)
-    first = store.add_run(make_run("p", throughput_fps=100.0, started_at="2025-01-01T00:00:00"))
+    first = store.add_run(
+        make_run("p", throughput_fps=100.0, started_at="2025-01-01T00:00:00", benchmark_id="b1")
+    )
 
     def read_all(self: Snapshot, shard: object) -> None:
         raise AssertionError("an append read the project's older runs")
 
     monkeypatch.setattr(Snapshot, "figures", read_all)
-    fast = make_run("p", throughput_fps=900.0, layers=FP32, started_at="2025-02-01T00:00:00")
-    slow = make_run("p", throughput_fps=5.0, layers=None)
+    fast = make_run(
+        "p", throughput_fps=900.0, layers=FP32, started_at="2025-02-01T00:00:00", benchmark_id="b2"
+    )
+    slow = make_run("p", throughput_fps=5.0, layers=None, benchmark_id="b3")
     stored = Store(path).add_runs([(fast, np.ones(10)), (slow, None)])
     summary, precision = figures(path)
     assert summary.runs == 3 and summary.best_throughput_fps == 900.0
-    assert summary.best_throughput_run == stored[0].id and precision == "FP32"
+    assert summary.best_throughput_config == config_key(stored[0]) and precision == "FP32"
     monkeypatch.undo()
     Store(path).delete_run(stored[0].id)  # not an append: computed from the runs
     summary, precision = figures(path)
-    assert summary.runs == 2 and summary.best_throughput_run == first.id and precision == "I8"
+    assert (
+        summary.runs == 2
+        and summary.best_throughput_config == config_key(first)
+        and precision == "I8"
+    )
 
 
 def test_figures_written_by_the_previous_version_are_recomputed_on_the_next_append(
@@ -63,7 +72,7 @@ def test_figures_written_by_the_previous_version_are_recomputed_on_the_next_appe
         del entry["precision_source"]
     write_as_before(path, data)
     assert figures(path)[1] == "FP32"  # read as it is
-    Store(path).add_run(make_run("p", throughput_fps=50.0, layers=None))
+    Store(path).add_run(make_run("p", throughput_fps=50.0, layers=None, benchmark_id="b2"))
     summary, precision = figures(path)
     assert summary.runs == 2 and summary.best_throughput_fps == 100.0 and precision == "FP32"
     (entry,) = entries_inlined(path)["shards"].values()
@@ -113,8 +122,8 @@ def test_the_best_runs_figures_are_read_from_the_document_alone(
 ) -> None:
     path, store = store_with_project(tmp_path)
     samples = np.random.default_rng(0).gamma(4.0, 1.0, 2000).astype(np.float32)
-    best = store.add_run(make_run("p", throughput_fps=900.0), samples)
-    other = store.add_run(make_run("p", throughput_fps=9.0), samples)
+    best = store.add_run(make_run("p", throughput_fps=900.0, benchmark_id="b1"), samples)
+    other = store.add_run(make_run("p", throughput_fps=9.0, benchmark_id="b2"), samples)
     expected = run_figures(best, samples)
     computed = Store(path).figures(other.id)
     assert computed == run_figures(other, samples)
@@ -126,9 +135,11 @@ def test_the_best_runs_figures_are_read_from_the_document_alone(
     monkeypatch.setattr(Snapshot, "latency_samples", unread)
     fresh = Store(path)
     (summary,) = [s for _, s in fresh.summaries()]
-    assert summary.best_throughput_run == best.id
-    assert fresh.figures(best.id) == expected
+    assert summary.best_throughput_config == config_key(best)
+    headline = fresh.headline("p", summary.best_throughput_config)
+    assert headline is not None and headline.figures == expected and headline.runs == 1
     monkeypatch.undo()
+    assert fresh.figures(best.id) == expected
     assert fresh.figures("no such run") is None
 
 

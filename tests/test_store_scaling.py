@@ -147,7 +147,7 @@ def test_writes_rewrite_only_the_shards_they_touch(tmp_path: Path) -> None:
         store.ensure_project(make_project(name, f"/m/{name}"))
         store.add_run(make_run(name), np.ones(10))
     before = shard_bytes(path)
-    store.add_run(make_run("a", throughput_fps=1e6))
+    store.add_run(make_run("a", throughput_fps=1e6, benchmark_id="new"))
     after = shard_bytes(path)
     assert after["b"] == before["b"] and after["a"] != before["a"]
     (summary,) = [s for p, s in Store(path).summaries() if p.name == "a"]

@@ -4,7 +4,13 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from perftui.domain.measurement.summary import PrecisionSource, extend, summarize
+from perftui.domain.measurement.summary import (
+    PrecisionSource,
+    benchmark_of,
+    config_key,
+    extend,
+    summarize,
+)
 from perftui.domain.model.profile import runtime_precision
 from perftui.domain.records import LatencyStats, LayerProfile, RunConfig, RunResult
 
@@ -37,11 +43,20 @@ def layer(precision: str, status: str = "executed") -> LayerProfile:
 def test_a_summary_extended_with_new_runs_is_the_summary_of_all_of_them() -> None:
     old = [run(1, 100, 5), run(2, 300, 9), run(3, 50, 2, status="failed")]
     new = [run(4, 200, 4), run(5, 400, 8), run(6, 10, 1, status="failed")]
-    assert extend(summarize(old), new) == summarize(old + new)
-    assert extend(summarize(old), []) == summarize(old)
-    assert extend(summarize([]), new) == summarize(new)
-    worse = [run(7, 1, 99)]
-    assert extend(summarize(old), worse) == summarize(old + worse)
+    heads = {"a": [100.0, 5.0], "b": [300.0, 9.0]}
+    more = {**heads, "b": [250.0, 3.0], "c": [None, None]}
+    assert extend(summarize(old, heads), new, more) == summarize(old + new, more)
+    assert extend(summarize(old, heads), [], heads) == summarize(old, heads)
+    assert extend(summarize([]), new, more) == summarize(new, more)
+
+
+def test_the_best_is_the_best_configuration_combined() -> None:
+    summary = summarize([run(1)], {"x/1": [300.0, 9.0], "y/2": [250.0, 3.0], "z/3": [None, None]})
+    assert summary.best_throughput_fps == 300.0 and summary.best_throughput_config == "x/1"
+    assert summary.best_latency_ms == 3.0 and summary.best_latency_config == "y/2"
+    assert config_key(run(1)) != config_key(run(2))  # another configuration
+    assert config_key(run(1)) == config_key(replace(run(1), id="other"))
+    assert benchmark_of(config_key(replace(run(1), benchmark_id="b/c"))) == "b/c"
 
 
 def test_the_precision_source_extended_run_by_run_says_what_runtime_precision_says() -> None:

@@ -20,11 +20,14 @@ if TYPE_CHECKING:
     import numpy as np
 
     from perftui.domain.measurement.figures import Figures
+    from perftui.domain.measurement.summary import Headline, ProjectSummary
     from perftui.domain.records import Project, RunResult
 
 
 def add_parsers(command: CommandFactory) -> None:
-    projects = command("projects", "list projects with their best figures")
+    projects = command(
+        "projects", "list projects with their best configurations' figures (repeats combined)"
+    )
     projects.add_argument("--json", action="store_true")
 
     show = command("show", "a project and its runs")
@@ -40,35 +43,25 @@ def add_parsers(command: CommandFactory) -> None:
 
 
 def cmd_projects(args: argparse.Namespace) -> int:
-    from perftui.cli.textfmt import num, table
-    from perftui.domain.units import ms
+    from perftui.cli.textfmt import ms_with_interval, with_interval
 
     store = open_store(args)
     summaries = store.summaries()
     precisions = store.precisions()
+    rows = []
+    for p, s in summaries:  # the best configurations' figures, repetitions combined
+        fastest = store.headline(p.name, s.best_throughput_config)
+        quickest = store.headline(p.name, s.best_latency_config)
+        rows.append((p, s, fastest, quickest))
     if args.json:
-        print_json(
-            {
-                "projects": [
-                    {
-                        "name": p.name,
-                        "model": p.model,
-                        "engine": p.engine,
-                        "device": p.device,
-                        "runs": s.runs,
-                        "precision_run": precisions.get(p.name),
-                        "best_throughput_fps": s.best_throughput_fps,
-                        "best_latency_ms": s.best_latency_ms,
-                    }
-                    for p, s in summaries
-                ]
-            }
-        )
+        print_json({"projects": [_project_json(*row, precisions.get(row[0].name)) for row in rows]})
         return EXIT_OK
     if not summaries:
         print("no projects yet: run `perftui bench MODEL` or open the dashboard with `perftui`")
         return EXIT_OK
-    rows = [
+    from perftui.cli.textfmt import table
+
+    cells = [
         [
             p.name,
             Path(p.model).name,
@@ -76,11 +69,14 @@ def cmd_projects(args: argparse.Namespace) -> int:
             p.device,
             precisions.get(p.name, "-"),
             str(s.runs),
-            num(s.best_throughput_fps, 1),
-            ms(s.best_latency_ms),
+            with_interval(s.best_throughput_fps, fastest and fastest.figures.throughput),
+            fastest.figures.verdict.status if fastest else "-",
+            ms_with_interval(
+                s.best_latency_ms, quickest and quickest.figures.latency.get("median")
+            ),
             (s.last_run_at or "-")[:16],
         ]
-        for p, s in summaries
+        for p, s, fastest, quickest in rows
     ]
     headers = (
         "project",
@@ -90,11 +86,43 @@ def cmd_projects(args: argparse.Namespace) -> int:
         "ran",
         "runs",
         "best fps",
+        "verdict",
         "best ms",
         "last run",
     )
-    print(table(headers, rows, right={5, 6, 7}))
+    print(table(headers, cells, right={5, 6, 8}))
     return EXIT_OK
+
+
+def _project_json(
+    p: Project,
+    s: ProjectSummary,
+    fastest: Headline | None,
+    quickest: Headline | None,
+    precision: str | None,
+) -> dict[str, object]:
+    def best(found: Headline | None, value: float | None) -> dict[str, object] | None:
+        if found is None:
+            return None
+        return {
+            "value": value,
+            "config": found.config.label(),
+            "runs": found.runs,
+            **found.figures.to_dict(),
+        }
+
+    return {
+        "name": p.name,
+        "model": p.model,
+        "engine": p.engine,
+        "device": p.device,
+        "runs": s.runs,
+        "precision_run": precision,
+        "best_throughput_fps": s.best_throughput_fps,
+        "best_latency_ms": s.best_latency_ms,
+        "best_throughput": best(fastest, s.best_throughput_fps),
+        "best_latency": best(quickest, s.best_latency_ms),
+    }
 
 
 def cmd_show(args: argparse.Namespace) -> int:

@@ -5,7 +5,7 @@ The names most callers need are importable from here; the modules hold one job e
 `document` (the main document's bytes parsed and checked), `snapshot` (a parsed version of
 the file and its typed records), `shards` (each project's runs) and `shard_writes` (how a
 write leaves them), `entries` (each project's entry in the document) and `entry_figures`
-(the file of its figures that it names), `run_figures` (a run's figures as stored), `stream`
+(the file of its figures that it names), `figure_docs` (figures as stored), `stream`
 (one run at a time, for export), `payloads` (samples and profiles in files), `journal` (runs
 parked while the lock was taken), `layout` (the tables' documents), `codec` (stored values
 and blobs), `storage` (the buffered TinyDB storage), `files` (locking, atomic writes),

@@ -16,17 +16,24 @@ from typing import TYPE_CHECKING, Any
 from tinydb import where
 
 from perftui.domain.errors import InputError, StoreError
-from perftui.domain.measurement.summary import ProjectSummary
-from perftui.domain.records import BenchmarkRequest, Project, RunResult, StoredBenchmark
+from perftui.domain.measurement.summary import Headline, ProjectSummary
+from perftui.domain.records import (
+    BenchmarkRequest,
+    Project,
+    RunConfig,
+    RunResult,
+    StoredBenchmark,
+)
 from perftui.store.entries import stored_best
+from perftui.store.figure_docs import figures_from_doc
 from perftui.store.files import LockBusy
+from perftui.store.headlines import headline_doc
 from perftui.store.inserts import insert_runs, prepare_run
 from perftui.store.journal import Journal
 from perftui.store.layout import benchmark_doc, now_iso, project_doc
 from perftui.store.paths import normalize_model_path, same_target
 from perftui.store.progress import Progress
 from perftui.store.repair import Plan, apply, plan
-from perftui.store.run_figures import figures_from_doc
 from perftui.store.shards import Shard
 from perftui.store.stream import Rows, stream_runs
 from perftui.store.transaction import DatabaseFile
@@ -335,14 +342,8 @@ class Store(DatabaseFile):
 
     def figures(self, run_id: str) -> Figures | None:
         """A stored run's figures with their intervals and verdict (None without the run):
-        as kept when it was stored (for each project's best runs in the document itself, so
-        the projects list reads no run), else computed from the run and its samples."""
+        as kept when it was stored, else computed from the run and its samples."""
         snap = self._read()
-        best = (stored_best(snap.entry_figures(name)).get(run_id) for name in snap.entries)
-        doc = next((found for found in best if found), None)
-        if doc is not None:
-            with contextlib.suppress(KeyError, TypeError, ValueError):
-                return figures_from_doc(doc)
         project = snap.project_of(run_id)
         shard = snap.shard(project) if project is not None else None
         if shard is None or run_id not in shard.runs:
@@ -355,6 +356,20 @@ class Store(DatabaseFile):
 
         run = snap.record(shard, run_id, with_layers=False)
         return run_figures(run, snap.latency_samples(run_id))
+
+    def headline(self, project: str, key: str | None) -> Headline | None:
+        """The combined figures of the project's configuration `key` (a summary's best
+        configuration): as its figures file keeps them, else combined from its runs."""
+        if key is None:
+            return None
+        snap = self._read()
+        doc = stored_best(snap.entry_figures(project)).get(key)
+        with contextlib.suppress(KeyError, TypeError, ValueError):
+            doc = doc or headline_doc(snap, project, key)
+            if doc is not None:
+                found = figures_from_doc(doc["figures"])
+                return Headline(RunConfig.from_dict(doc["config"]), int(doc["runs"]), found)
+        return None
 
     def summaries(self) -> list[tuple[Project, ProjectSummary]]:
         """Every project (sorted by name) with its summary, from one read."""

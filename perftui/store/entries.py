@@ -4,13 +4,14 @@ home screen read the main document and one small file per project alone.
 
 An entry is ``{"project", "file", "tail", "count", "figures"}``: ``figures`` names the file of
 its figures (perftui.store.entry_figures), ``{"summary", "precision", "precision_source",
-"best_figures": {"method", "runs": {run id: figures}}}``, which entries written before kept
-in themselves. A write that only adds runs to a project extends the stored figures with the
-new runs (domain.measurement.summary), so appending costs the same whatever the project's size;
-any other edit (a deleted run, a rename, a migration) computes them from the project's runs.
-The best runs' figures (perftui.store.run_figures) are computed when a run becomes a best
-one. A layout-3 entry (run ids listed in ``runs``, no precision source or best figures) is
-read as it is until the migration writes it anew (perftui.store.layout).
+"headlines", "best"}`` (perftui.store.headlines), which entries written before kept in
+themselves. A write that only adds runs to a project extends the stored figures with the new
+runs and the configurations they belong to (domain.measurement.summary), so appending costs
+the same whatever the project's size; any other edit (a deleted run, a rename, a migration)
+computes them from the project's runs. Figures a version with other figures wrote are read
+by computing them from the runs, and written anew by the next write. A layout-3 entry (run
+ids listed in ``runs``, no precision source) is read as it is until the migration writes it
+anew (perftui.store.layout).
 
 ``file`` and ``tail`` name the project's shard files (perftui.store.shards): its file and the
 segments of runs appended since, read as one.
@@ -23,26 +24,30 @@ them (perftui.store.snapshot).
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Sequence
-from dataclasses import asdict, fields
+from dataclasses import asdict, dataclass, fields
 from typing import TYPE_CHECKING, Any
 
-from perftui.domain.errors import StoreError
-from perftui.domain.measurement.summary import PrecisionSource, ProjectSummary, extend
+from perftui.domain.measurement.summary import (
+    PrecisionSource,
+    ProjectSummary,
+    extend,
+    with_best,
+)
 from perftui.domain.records import RunResult
 from perftui.store.codec import plain
+from perftui.store.figure_docs import method
+from perftui.store.headlines import best_docs, combined, touched
 from perftui.store.names import checked_file
-from perftui.store.run_figures import figures_doc, method
 
 if TYPE_CHECKING:
     from perftui.store.shards import Shard
     from perftui.store.snapshot import Snapshot
 
 __all__ = [
-    "best_at_hand",
-    "best_figures",
-    "extended",
-    "figures_part",
+    "ProjectFigures",
+    "appended_figures",
     "files_of",
     "project_figures",
     "run_count",
@@ -50,7 +55,6 @@ __all__ = [
     "shard_key",
     "stored_best",
     "stored_figures",
-    "stored_source",
 ]
 
 SUMMARY_FIELDS = {f.name for f in fields(ProjectSummary)}
@@ -90,17 +94,25 @@ def shard_doc(
     }
 
 
-def figures_part(
-    figures: tuple[ProjectSummary, PrecisionSource], best: dict[str, Any]
-) -> dict[str, Any]:
-    """A project's figures as its figures file keeps them."""
-    summary, source = figures
-    return {
-        "summary": plain(asdict(summary)),
-        "precision": source.text,
-        "precision_source": source.to_dict(),
-        "best_figures": best,
-    }
+@dataclass(frozen=True)
+class ProjectFigures:
+    """What a project's figures file keeps (perftui.store.entry_figures)."""
+
+    summary: ProjectSummary
+    source: PrecisionSource
+    headlines: dict[str, list[float | None]]
+    """Configuration key -> [combined throughput, median latency] (perftui.store.headlines)."""
+    best: dict[str, Any]
+    """{"method", "configs": key -> stored figures} of the summary's best configurations."""
+
+    def part(self) -> dict[str, Any]:
+        return {
+            "summary": plain(asdict(self.summary)),
+            "precision": self.source.text,
+            "precision_source": self.source.to_dict(),
+            "headlines": self.headlines,
+            "best": self.best,
+        }
 
 
 def stored_figures(part: dict[str, Any]) -> tuple[ProjectSummary, str] | None:
@@ -112,90 +124,69 @@ def stored_figures(part: dict[str, Any]) -> tuple[ProjectSummary, str] | None:
     return ProjectSummary(**stored), str(part.get("precision"))
 
 
-def stored_source(part: dict[str, Any]) -> PrecisionSource | None:
-    """The stored figures' precision source; None when they have none (or a malformed one)."""
-    doc = part.get("precision_source")
-    if not isinstance(doc, dict):
-        return None
-    try:
-        return PrecisionSource.from_dict(doc)
-    except (KeyError, TypeError, ValueError):
-        return None
-
-
 def stored_best(part: dict[str, Any]) -> dict[str, Any]:
-    """Run id -> the figures of the project's best runs, as stored by this method
-    (perftui.store.run_figures), else nothing."""
-    best = part.get("best_figures")
+    """Configuration key -> the stored figures of the project's best configurations, as
+    stored by this method (perftui.store.figure_docs), else nothing."""
+    best = part.get("best")
     if not isinstance(best, dict) or best.get("method") != method():
         return {}
-    runs = best.get("runs")
-    return runs if isinstance(runs, dict) else {}
+    configs = best.get("configs")
+    return configs if isinstance(configs, dict) else {}
 
 
-def extended(
-    part: dict[str, Any], appended: Sequence[RunResult]
-) -> tuple[ProjectSummary, PrecisionSource] | None:
-    """The stored figures extended with runs added to the project; None when they are none
-    this version can extend."""
-    figures, source = stored_figures(part), stored_source(part)
-    if figures is None or source is None:
+def _stored(part: dict[str, Any]) -> ProjectFigures | None:
+    """The stored figures as this version keeps them; None otherwise (or malformed)."""
+    figures, doc, heads = stored_figures(part), part.get("precision_source"), part.get("headlines")
+    if figures is None or not isinstance(doc, dict) or not isinstance(heads, dict):
         return None
-    return extend(figures[0], appended), source.extend(appended)
+    try:
+        source = PrecisionSource.from_dict(doc)
+    except (KeyError, TypeError, ValueError):
+        return None
+    return ProjectFigures(figures[0], source, heads, part.get("best") or {})
+
+
+def appended_figures(
+    snap: Snapshot, project: str, added: Sequence[RunResult], fresh: dict[str, dict[str, Any]]
+) -> ProjectFigures | None:
+    """The project's stored figures with the runs `added` (their figures `fresh`), reading
+    only the stored runs of the configurations they belong to; None when the stored figures
+    are none this version can extend."""
+    stored = _stored(snap.entry_figures(project))
+    if stored is None:
+        return None
+    found = touched(snap, project, added, fresh)
+    heads = {**stored.headlines, **{key: pair for key, (pair, _) in found.items()}}
+    summary = extend(stored.summary, added, heads)
+    docs = {key: doc for key, (_, doc) in found.items()}
+    best = best_docs(snap, project, _best_keys(summary), docs, stored_best(stored.part()))
+    return ProjectFigures(summary, stored.source.extend(added), heads, best)
 
 
 def project_figures(
     snap: Snapshot, project: str, shard: Shard, appended: Sequence[RunResult]
-) -> tuple[ProjectSummary, PrecisionSource]:
-    """The figures of `shard`, the project's runs as a write leaves them: the stored ones
-    extended with `appended` when that is all the write did, else computed afresh."""
+) -> ProjectFigures:
+    """The figures of `shard`, the project's runs as a write leaves them: every
+    configuration combined; the counts and precision extended with `appended` when that is
+    all the write did, else computed afresh."""
+    found = combined(snap, shard, [snap.record(shard, i, with_layers=False) for i in shard.runs])
+    heads = {key: pair for key, (pair, _) in found.items()}
+    stored = None
     entry = snap.entries.get(project)
-    if entry is not None:
-        try:
-            before = run_count(entry)
-        except ValueError:
-            before = -1
-        only_added = not shard.removed and before + len(appended) == len(shard.runs)
-        found = extended(snap.entry_figures(project), appended) if only_added else None
-        if found is not None:
-            return found
-    return snap.figures(shard)
+    if entry is not None and not shard.removed:
+        with contextlib.suppress(ValueError):
+            if run_count(entry) + len(appended) == len(shard.runs):
+                stored = _stored(snap.entry_figures(project))
+    if stored is not None:
+        summary, source = extend(stored.summary, appended, heads), stored.source.extend(appended)
+    else:
+        summary, source = snap.figures(shard)
+        summary = with_best(summary, heads)
+    docs = {key: doc for key, (_, doc) in found.items()}
+    return ProjectFigures(
+        summary, source, heads, best_docs(snap, project, _best_keys(summary), docs)
+    )
 
 
-def _best_ids(summary: ProjectSummary) -> list[str]:
-    return [i for i in (summary.best_throughput_run, summary.best_latency_run) if i]
-
-
-def best_at_hand(
-    part: dict[str, Any], summary: ProjectSummary, fresh: dict[str, dict[str, Any]]
-) -> dict[str, Any] | None:
-    """The best runs' stored figures from the runs a write adds (`fresh`) and the stored
-    ones (`part`); None when one is in neither."""
-    known = stored_best(part)
-    runs = {}
-    for run_id in _best_ids(summary):
-        found = fresh.get(run_id) or known.get(run_id)
-        if found is None:
-            return None
-        runs[run_id] = found
-    return {"method": method(), "runs": runs}
-
-
-def best_figures(
-    snap: Snapshot, project: str, shard: Shard, summary: ProjectSummary
-) -> dict[str, Any]:
-    """The stored figures of the summary's best runs: as the shard keeps them, else kept from
-    the entry when they were best before, else computed from the run and its samples."""
-    known = stored_best(snap.entry_figures(project))
-    runs = {}
-    for run_id in _best_ids(summary):
-        found = shard.figures.get(run_id) or known.get(run_id)
-        if found is None:
-            record = snap.record(shard, run_id, with_layers=False)
-            try:
-                samples = snap.latency_samples(run_id)
-            except StoreError:  # a damaged samples file does not stop the write
-                samples = None
-            found = figures_doc(record, samples)
-        runs[run_id] = found
-    return {"method": method(), "runs": runs}
+def _best_keys(summary: ProjectSummary) -> set[str | None]:
+    return {summary.best_throughput_config, summary.best_latency_config}

@@ -1,6 +1,6 @@
-"""A run's figures (domain.measurement.figures: intervals and verdict) as kept in the document for
-each project's best runs, so the projects list shows them without reading a run or its
-samples.
+"""Figures (domain.measurement.figures: intervals and verdict) as stored documents: each run's
+in its shard line, each project's headline configurations' in its figures file, so neither
+showing a project nor the projects list reads samples.
 
 Stored figures are tagged with a digest of the code that computes them: a version of perftui
 whose method differs computes them again instead of showing what another method found. The
@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from perftui.domain.measurement.figures import Figures
     from perftui.domain.measurement.uncertainty import Interval
 
-__all__ = ["figures_doc", "figures_from_doc", "method"]
+__all__ = ["encoded", "figures_doc", "figures_from_doc", "method"]
 
 METHOD_MODULES = (
     "perftui.domain.measurement.figures",
@@ -72,7 +72,11 @@ def figures_doc(run: RunResult, samples_ms: np.ndarray | None) -> dict[str, Any]
     """The run's figures as stored."""
     from perftui.domain.measurement.figures import run_figures
 
-    found = run_figures(run, samples_ms)
+    return encoded(run_figures(run, samples_ms))
+
+
+def encoded(found: Figures) -> dict[str, Any]:
+    """`found` as stored (`figures_from_doc` reads it back equal)."""
     return {
         "fps": found.throughput_fps,
         "t": _interval(found.throughput),

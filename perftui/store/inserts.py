@@ -12,9 +12,9 @@ from typing import TYPE_CHECKING
 from perftui.domain.errors import InputError
 from perftui.domain.records import RunResult
 from perftui.store.codec import SamplesBlob, SamplesDocument
+from perftui.store.figure_docs import figures_doc
 from perftui.store.layout import now_iso, run_doc
 from perftui.store.payloads import encode
-from perftui.store.run_figures import figures_doc
 
 if TYPE_CHECKING:
     import numpy as np

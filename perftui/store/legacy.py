@@ -22,10 +22,10 @@ from typing import TYPE_CHECKING, Any
 from perftui.store.document import damaged
 from perftui.store.entries import files_of, shard_key
 from perftui.store.entry_figures import FIGURES_FIELDS
+from perftui.store.figure_docs import method
 from perftui.store.layout import SCHEMA_VERSION, doc_key, split_environment
 from perftui.store.names import read_nofollow
 from perftui.store.payloads import KINDS, Payloads
-from perftui.store.run_figures import method
 from perftui.store.shards import HEADER, Shard, checked_run
 
 if TYPE_CHECKING:

@@ -13,10 +13,7 @@ from tinydb import where
 from tinydb.table import Table
 
 from perftui.store.entries import (
-    best_at_hand,
-    best_figures,
-    extended,
-    figures_part,
+    appended_figures,
     files_of,
     project_figures,
     run_count,
@@ -52,11 +49,10 @@ def write_shards(tx: Transaction, root: Path, cache: dict[str, Shard], *, durabl
         if shard.runs:
             added = tx.appended.get(project, [])
             figures = project_figures(tx.snap, project, shard, added)
-            best = best_figures(tx.snap, project, shard, figures[0])
             shard.records.clear()  # built before this write's environments were stored
             name = write_shard(folder, shard.blob(), tx.token, durable=durable)
             tx.new_shards.append(name)
-            kept = _write_figures(tx, root, figures_part(figures, best), durable)
+            kept = _write_figures(tx, root, figures.part(), durable)
             table.insert(shard_doc(project, name, len(shard.runs), kept))
             cache[name] = shard
 
@@ -80,11 +76,9 @@ def _append(
     entry: dict[str, Any] | None = tx.snap.entries.get(project)
     if entry is None:
         return False
-    part = tx.snap.entry_figures(project)
-    figures = extended(part, tx.appended[project])
     fresh = {doc["id"]: found for doc, _, found in pending if found is not None}
-    best = best_at_hand(part, figures[0], fresh) if figures is not None else None
-    if figures is None or best is None:
+    figures = appended_figures(tx.snap, project, tx.appended[project], fresh)
+    if figures is None:
         return False
     folder = shard_folder(root)
     try:
@@ -101,7 +95,7 @@ def _append(
     except (OSError, ValueError):
         return False  # written whole, which reports what is wrong
     tx.new_shards.append(name)
-    kept = _write_figures(tx, root, figures_part(figures, best), durable)
+    kept = _write_figures(tx, root, figures.part(), durable)
     table.remove(where("project") == project)
     table.insert(shard_doc(project, files[0] if tail else name, count, kept, tail))
     return True

@@ -4,7 +4,7 @@ one project parses only that project and a write rewrites only the projects it t
 ``<db>.d/runs/<uuid>.json`` is JSON lines: a header ``{"perftui_shard": 2}``, then one line
 per run, ``{"run": run document, "samples": count, "layers": count, "figures": figures,
 "method": ...}`` (the counts of the run's payload files when it has them, and its figures
-(perftui.store.run_figures) as computed when it was stored, so showing a project's runs reads
+(perftui.store.figure_docs) as computed when it was stored, so showing a project's runs reads
 none of their samples; figures of another method are computed again when read). Adding runs
 to a project writes their lines to a segment beside its file (perftui.store.shard_writes),
 parsing none of the runs already there.
@@ -25,9 +25,9 @@ from pathlib import Path
 from typing import Any
 
 from perftui.domain.records import RunResult
+from perftui.store.figure_docs import method
 from perftui.store.files import atomic_write_bytes
 from perftui.store.names import RUN_ID
-from perftui.store.run_figures import method
 
 __all__ = [
     "GRACE_S",

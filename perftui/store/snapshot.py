@@ -10,23 +10,30 @@ the current layout, converted in memory (perftui.store.legacy).
 from __future__ import annotations
 
 import copy
-from collections.abc import Sequence
+import json
+from collections.abc import Callable, Collection, Sequence
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from perftui.domain.measurement.summary import PrecisionSource, ProjectSummary, summarize
+from perftui.domain.measurement.summary import (
+    PrecisionSource,
+    ProjectSummary,
+    summarize,
+    with_best,
+)
 from perftui.domain.records import Project, RunResult, StoredBenchmark
 from perftui.store.document import damaged, malformed, parse
 from perftui.store.entries import files_of, run_count, shard_key, stored_figures
 from perftui.store.entry_figures import read_figures
 from perftui.store.files import Signature, digest, read_bytes
+from perftui.store.headlines import combined
 from perftui.store.layout import doc_key, time_key
 from perftui.store.legacy import convert
 from perftui.store.names import read_nofollow
 from perftui.store.payloads import Payloads
 from perftui.store.recovery import live_files, retired_files
-from perftui.store.shards import Shard
+from perftui.store.shards import HEADER, Shard
 
 if TYPE_CHECKING:
     import numpy as np
@@ -197,18 +204,40 @@ class Snapshot:
         except ValueError as exc:
             raise damaged(self.shown, f"runs of project {project!r}: {exc}") from None
         cached = self._shards.get(key)
+        if cached is None:
+            cached = self._parsed(project, files)
+            if keep:
+                self._shards[key] = cached
+        return cached
+
+    def benchmark_runs(self, project: str, benchmark_ids: Collection[str]) -> Shard:
+        """The project's runs of these benchmarks (and perhaps a few others): only the lines
+        of its files that name one of them are parsed."""
+        entry = self.entries.get(project)
+        try:
+            files = files_of(entry) if entry is not None else []
+            cached = self._shards.get(shard_key(entry)) if entry is not None else None
+        except ValueError as exc:
+            raise damaged(self.shown, f"runs of project {project!r}: {exc}") from None
         if cached is not None:
             return cached
+        needles = [b'"benchmark_id":' + json.dumps(i).encode() for i in benchmark_ids]
+        return self._parsed(project, files, lambda line: any(n in line for n in needles))
+
+    def _parsed(
+        self, project: str, files: list[str], keep: Callable[[bytes], bool] | None = None
+    ) -> Shard:
         folder = self.payloads.folder("runs")
         try:
-            shard = Shard.parse(b"".join(read_nofollow(folder / name) for name in files))
+            raw = b"".join(read_nofollow(folder / name) for name in files)
+            if keep is not None and raw.startswith(HEADER):
+                kept = [line for line in raw[len(HEADER) :].splitlines(True) if keep(line)]
+                raw = HEADER + b"".join(kept) if kept else b""
+            return Shard.parse(raw) if raw or keep is None else Shard()
         except OSError as exc:
             raise damaged(self.shown, f"runs of project {project!r}: {exc.strerror}") from None
         except (KeyError, TypeError, ValueError, RecursionError) as exc:
             raise malformed(self.shown, f"runs file of project {project!r}", exc) from None
-        if keep:
-            self._shards[key] = shard
-        return shard
 
     def payload_ids(self) -> set[str]:
         """The run ids whose payload files are in use."""
@@ -368,7 +397,9 @@ class Snapshot:
         if shard is None or not shard.runs:
             return None
         summary, source = self.figures(shard)
-        return summary, source.text
+        runs = self.shard_runs(shard, with_layers=False)
+        heads = {key: pair for key, (pair, _) in combined(self, shard, runs).items()}
+        return with_best(summary, heads), source.text
 
     @cached_property
     def precisions(self) -> dict[str, str]:

@@ -1,14 +1,20 @@
-"""Per-project figures derived from stored runs (best throughput, best latency, ...), and the
-project's runtime precision, both computable from the runs added since they were last
-computed: the store keeps them up to date on every write without reading the older runs."""
+"""Per-project figures derived from stored runs (counts, the best configuration's throughput
+and latency), and the project's runtime precision, both kept up to date by the store on every
+write from the runs it adds and the configurations they belong to alone."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import hashlib
+import json
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 from perftui.domain.model.profile import precision_counts, runtime_precision
-from perftui.domain.records import RunResult
+from perftui.domain.records import RunConfig, RunResult
+
+if TYPE_CHECKING:
+    from perftui.domain.measurement.figures import Figures
 
 NO_PRECISION = "—"
 """What `runtime_precision` says when no run tells a precision."""
@@ -16,36 +22,84 @@ NO_PRECISION = "—"
 
 @dataclass(frozen=True)
 class ProjectSummary:
+    """A project's counts and headlines: the best configuration's combined figures (all the
+    runs of one configuration in one benchmark, repetitions combined as
+    domain.measurement.figures.group_runs combines them), never one lucky run's."""
+
     runs: int
     ok_runs: int
     best_throughput_fps: float | None
+    """The highest combined throughput of a configuration."""
     best_latency_ms: float | None
-    """Lowest median latency among successful runs."""
+    """The lowest combined median latency of a configuration."""
     last_run_at: str | None
-    best_throughput_run: str | None = None
-    """The id of the run the best throughput came from (its verdict goes with the figure)."""
-    best_latency_run: str | None = None
-    """The id of the run the best latency came from."""
+    best_throughput_config: str | None = None
+    """The `config_key` of the configuration the best throughput is of."""
+    best_latency_config: str | None = None
+    """The `config_key` of the configuration the best latency is of."""
 
 
-def summarize(runs: Sequence[RunResult]) -> ProjectSummary:
+@dataclass(frozen=True)
+class Headline:
+    """A configuration's combined figures, as the projects list shows a project's best."""
+
+    config: RunConfig
+    runs: int
+    """How many runs (repetitions) the figures combine."""
+    figures: Figures
+
+
+Headlines = Mapping[str, Sequence[float | None]]
+"""Configuration key -> [combined throughput, combined median latency] (None without a
+successful run)."""
+
+
+def config_key(run: RunResult) -> str:
+    """What groups a run with its repetitions: its benchmark and its configuration."""
+    config = json.dumps(run.config.to_dict(), sort_keys=True, default=str)
+    return f"{run.benchmark_id}/{hashlib.sha256(config.encode()).hexdigest()[:16]}"
+
+
+def benchmark_of(key: str) -> str:
+    """The benchmark id a `config_key` names."""
+    return key.rpartition("/")[0]
+
+
+def summarize(runs: Sequence[RunResult], headlines: Headlines | None = None) -> ProjectSummary:
+    """The runs' counts, and the best of the configurations' `headlines` (none: no best)."""
     ok = [r for r in runs if r.status == "ok" and r.latency_ms is not None]
-    fastest = max(ok, key=lambda r: r.throughput_fps, default=None)
-    quickest = min(ok, key=lambda r: r.latency_ms.median if r.latency_ms else 0.0, default=None)
-    return ProjectSummary(
+    summary = ProjectSummary(
         runs=len(runs),
         ok_runs=len(ok),
-        best_throughput_fps=fastest.throughput_fps if fastest else None,
-        best_latency_ms=quickest.latency_ms.median if quickest and quickest.latency_ms else None,
+        best_throughput_fps=None,
+        best_latency_ms=None,
         last_run_at=max((r.started_at for r in runs if r.started_at), default=None),
-        best_throughput_run=fastest.id if fastest else None,
-        best_latency_run=quickest.id if quickest else None,
+    )
+    return with_best(summary, headlines or {})
+
+
+def with_best(summary: ProjectSummary, headlines: Headlines) -> ProjectSummary:
+    """`summary` whose headlines are the best of the configurations' (ties: the first key in
+    sorted order)."""
+    keys = sorted(headlines)
+    fps = [(headlines[k][0], k) for k in keys if headlines[k][0] is not None]
+    ms = [(headlines[k][1], k) for k in keys if headlines[k][1] is not None]
+    fastest = max(fps, key=lambda item: item[0], default=(None, None))
+    quickest = min(ms, key=lambda item: item[0], default=(None, None))
+    return replace(
+        summary,
+        best_throughput_fps=fastest[0],
+        best_throughput_config=fastest[1],
+        best_latency_ms=quickest[0],
+        best_latency_config=quickest[1],
     )
 
 
-def extend(summary: ProjectSummary, added: Sequence[RunResult]) -> ProjectSummary:
-    """`summary` with the runs `added` since it was made: `summarize` of all the runs, but
-    reading only the new ones (a tie for best goes to the run added later)."""
+def extend(
+    summary: ProjectSummary, added: Sequence[RunResult], headlines: Headlines
+) -> ProjectSummary:
+    """`summary` with the runs `added` since it was made and every configuration's
+    `headlines` as they now are: `summarize` of all the runs, reading only the new ones."""
     new = summarize(added)
     result = replace(
         summary,
@@ -53,15 +107,7 @@ def extend(summary: ProjectSummary, added: Sequence[RunResult]) -> ProjectSummar
         ok_runs=summary.ok_runs + new.ok_runs,
         last_run_at=max(filter(None, (summary.last_run_at, new.last_run_at)), default=None),
     )
-    old_fps, new_fps = summary.best_throughput_fps, new.best_throughput_fps
-    if new_fps is not None and (old_fps is None or new_fps >= old_fps):
-        result = replace(
-            result, best_throughput_fps=new_fps, best_throughput_run=new.best_throughput_run
-        )
-    old_ms, new_ms = summary.best_latency_ms, new.best_latency_ms
-    if new_ms is not None and (old_ms is None or new_ms <= old_ms):
-        result = replace(result, best_latency_ms=new_ms, best_latency_run=new.best_latency_run)
-    return result
+    return with_best(result, headlines)
 
 
 Mark = tuple[str, str | None]

@@ -30,10 +30,11 @@ def stored_samples(store: Store) -> Samples:
     return samples
 
 
-def stored_figures(store: Store, run_id: str | None) -> Figures | None:
-    """A stored run's figures with their intervals and verdict, as the store keeps them (the
-    projects list then reads no run nor samples); None without the run."""
+def headline(store: Store, project: str, key: str | None) -> Figures | None:
+    """The combined figures (intervals, verdict) of a project's configuration `key`, as the
+    store keeps them for the projects list; None without them."""
     try:
-        return store.figures(run_id) if run_id else None
+        found = store.headline(project, key)
     except StoreError:
         return None
+    return found.figures if found else None

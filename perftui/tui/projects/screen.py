@@ -21,7 +21,7 @@ from perftui.tui.kit.dialogs import ConfirmScreen, PromptScreen
 from perftui.tui.kit.fit import cut, room_left
 from perftui.tui.kit.format import escape
 from perftui.tui.kit.keys import BENCH, TARGETS, TUNE, optimize_key
-from perftui.tui.kit.samples import stored_figures
+from perftui.tui.kit.samples import headline
 from perftui.tui.kit.screen import PerftuiScreen
 from perftui.tui.kit.tables import SCROLLBAR, RowTable, fill_table
 
@@ -114,11 +114,12 @@ class ProjectsScreen(PerftuiScreen):
         """Reload the table from the store, keeping the cursor on the same project.
 
         Best items/s is the highest throughput, ms the lowest median latency, of the
-        project's successful runs; * marks projects chosen for comparison. Names longer than
-        the room the other columns leave are cut in the middle (the detail screen has them
-        whole), so the table never needs a horizontal scrollbar. Narrow, the model column
-        is left out, and OpenVINO is written 'ov' when the names need the room. A project
-        measured on an SSH target shows it after its device (CPU@box)."""
+        project's configurations (each one's runs combined, as its Runs tab shows them); *
+        marks projects chosen for comparison. Names longer than the room the other columns
+        leave are cut in the middle (the detail screen has them whole), so the table never
+        needs a horizontal scrollbar. Narrow, the model column is left out, and OpenVINO is
+        written 'ov' when the names need the room. A project measured on an SSH target shows
+        it after its device (CPU@box)."""
         table = self.query_one("#projects", DataTable)
         current = select or self.current_name()
         try:
@@ -136,8 +137,8 @@ class ProjectsScreen(PerftuiScreen):
         for project, summary in summaries:
             self.names.append(project.name)
             mark = "*" if project.name in self.marked else " "
-            fastest = stored_figures(self.store, summary.best_throughput_run)
-            quickest = stored_figures(self.store, summary.best_latency_run)
+            fastest = headline(self.store, project.name, summary.best_throughput_config)
+            quickest = headline(self.store, project.name, summary.best_latency_config)
             cells = [
                 f"{mark}{project.name}",
                 fmt.model_name(project.model),
