@@ -13,7 +13,7 @@ import pytest
 from perftui.bench.data import load_data
 from perftui.domain.errors import InputError
 from perftui.domain.records import TensorSpec
-from perftui.optimize.calibration import load_calibration_folder
+from perftui.optimize.calibration_folder import load_calibration_folder
 from tests.bad_files import huge_npy, huge_npz, zip_bomb
 from tests.cli_helpers import QUICK, one_error_line, perftui
 from tests.conftest import MOBILENET

@@ -12,10 +12,9 @@ from perftui.domain.records import TensorSpec
 from perftui.optimize.calibration import (
     calibration_shapes,
     held_back_samples,
-    load_calibration_folder,
     random_calibration,
-    safe_name,
 )
+from perftui.optimize.calibration_folder import load_calibration_folder, safe_name
 
 IMAGE = TensorSpec("input", "float32", ("batch", 3, 8, 8))
 TOKENS = TensorSpec("input_ids", "int64", ("batch", "seq"))

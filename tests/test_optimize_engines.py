@@ -16,7 +16,8 @@ from perftui.optimize import project as optimize
 from perftui.optimize.accuracy import measure_accuracy
 from perftui.optimize.on_engine import check_runs, open_model
 from perftui.optimize.onnx_prepare import QUANT_OPSET, default_opset, prepare_for_quantization
-from perftui.optimize.project import models_dir, optimize_project
+from perftui.optimize.project import optimize_project
+from perftui.optimize.publish import models_dir
 from perftui.optimize.quantize import Quantized
 from perftui.store.database import Store
 from tests.optimize_models import old_opset_cnn

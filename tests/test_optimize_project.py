@@ -13,7 +13,8 @@ from perftui.domain.errors import InputError
 from perftui.domain.names import int8_name
 from perftui.domain.records import Project
 from perftui.optimize import project as optimize
-from perftui.optimize.project import models_dir, optimize_project
+from perftui.optimize.project import optimize_project
+from perftui.optimize.publish import models_dir
 from perftui.store.database import Store
 from tests.conftest import ENCODER, MOBILENET
 

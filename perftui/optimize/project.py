@@ -9,7 +9,7 @@ the shapes of the project's last benchmark are used.
 
 Two steps, so that only the parent process writes the store (ARCHITECTURE.md rule 2): `make_int8`
 (in the child, perftui.optimize.worker) quantizes and checks the model in a work folder and
-only reads the store; `publish` (in the parent, perftui.optimize.runner) moves the model to
+only reads the store; `publish` (perftui.optimize.publish, in the parent) moves the model to
 ``<database folder>/models/<name>.onnx`` (``.xml`` and ``.bin`` for IR) and stores the
 project, all or nothing: if storing fails the model files are removed again. A cancel
 (SIGINT/SIGTERM raised as KeyboardInterrupt) before publishing leaves nothing behind; during
@@ -19,14 +19,8 @@ does both in one process.
 
 from __future__ import annotations
 
-import contextlib
-import dataclasses
-import os
-import shutil
-import signal
 import tempfile
-import threading
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -44,11 +38,11 @@ from perftui.optimize.calibration import (
     CalibrationSet,
     calibration_shapes,
     held_back_samples,
-    load_calibration_folder,
     random_calibration,
-    safe_name,
 )
+from perftui.optimize.calibration_folder import load_calibration_folder
 from perftui.optimize.on_engine import check_runs
+from perftui.optimize.publish import publish
 from perftui.optimize.quantize import QUANTIZED_OPS, Progress, quantize_model
 from perftui.store import Store, now_iso
 
@@ -135,11 +129,6 @@ class OptimizeResult:
         }
 
 
-def models_dir(store: Store) -> Path:
-    """Where optimized models are kept: a `models` folder next to the database."""
-    return Path(store.path).expanduser().absolute().parent / "models"
-
-
 def _check_source(store: Store, name: str) -> Project:
     source = store.get_project(name)
     if source is None:
@@ -211,71 +200,6 @@ def _target_name(store: Store, source: Project, name: str | None, method: Method
         flag = "another --name" if name is not None else "a name with --name NAME"
         raise InputError(f"project {target!r} already exists; choose {flag}")
     return target
-
-
-def _free_path(folder: Path, name: str, suffix: str) -> Path:
-    stem = safe_name(name)
-    path = folder / f"{stem}{suffix}"
-    counter = 2
-    while path.exists() or path.with_suffix(".bin").exists():
-        path = folder / f"{stem}-{counter}{suffix}"
-        counter += 1
-    return path
-
-
-def model_files(model: Path) -> list[Path]:
-    """The files of a model: an ONNX file, or an IR's `.xml` and `.bin`."""
-    return [model, model.with_suffix(".bin")] if model.suffix.lower() == ".xml" else [model]
-
-
-@contextlib.contextmanager
-def _held_signals() -> Iterator[None]:
-    """Hold SIGINT/SIGTERM back (ignored) while the result is published, in the main thread."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    previous = {sig: signal.signal(sig, lambda *_: None) for sig in (signal.SIGINT, signal.SIGTERM)}
-    try:
-        yield
-    finally:
-        for sig, handler in previous.items():
-            if handler is not None:
-                signal.signal(sig, handler)
-
-
-def publish(store: Store, made: OptimizeResult) -> OptimizeResult:
-    """Move the checked model into the models folder and store its project, all or nothing
-    (the parent's half; SIGINT/SIGTERM are held back meanwhile). The result as stored."""
-    folder = models_dir(store)
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise InputError(
-            f"cannot create {folder} for the INT8 model ({exc.strerror or exc})"
-        ) from None
-    made_files = model_files(Path(made.project.model))
-    final = _free_path(folder, made.project.name, made_files[0].suffix)
-    moves = [
-        (made_file, part.with_name(f".{part.name}.{os.getpid()}.part"), part)
-        for made_file, part in zip(made_files, model_files(final), strict=True)
-    ]
-    with _held_signals():
-        try:
-            for made_file, part, _ in moves:
-                shutil.copyfile(made_file, part)
-            for _, part, kept in reversed(moves):  # the .xml last: the model is whole once read
-                os.replace(part, kept)
-            stored = store.add_project(dataclasses.replace(made.project, model=str(final)))
-        except BaseException as exc:
-            for leftover in (path for _, part, kept in moves for path in (part, kept)):
-                with contextlib.suppress(OSError):
-                    leftover.unlink()
-            if isinstance(exc, OSError):
-                raise InputError(
-                    f"cannot write the INT8 model to {final} ({exc.strerror or exc})"
-                ) from None
-            raise
-    return dataclasses.replace(made, project=stored)
 
 
 def optimize_project(store: Store, source_name: str, **options: Any) -> OptimizeResult:

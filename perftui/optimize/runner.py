@@ -11,7 +11,7 @@ The quantization never runs in the caller's process (ARCHITECTURE.md rule 1): th
 stderr progress lines (``calibrating 3/16``, ``perftui: warning: ...``) become events as they
 come. It makes the model in WORKDIR, a temporary folder of this side, and hands its result
 back on stdout; this side alone writes the store (ARCHITECTURE.md rule 2): it publishes the
-model and the project (perftui.optimize.project.publish), then removes WORKDIR. Exit 2 gives the
+model and the project (perftui.optimize.publish), then removes WORKDIR. Exit 2 gives the
 child's one error line, 130 (or death by SIGTERM/SIGINT) a cancel. Only the standard library
 is imported at load time.
 """
@@ -231,7 +231,8 @@ class OptimizeProcess:
                 "error", returncode, error=error_line(stderr, returncode), cancel_requested=asked
             )
         from perftui.domain.errors import InputError, StoreError
-        from perftui.optimize.project import OptimizeResult, publish
+        from perftui.optimize.project import OptimizeResult
+        from perftui.optimize.publish import publish
         from perftui.store import Store
 
         try:
