@@ -33,15 +33,18 @@ def sweet_text(state: SetupState, c: Comparison | None) -> Text:
     """The sweet spot in words, and what is missing when a side has nothing to compare."""
     lines: list[Text] = []
     if c is not None and state.threshold_error is None and state.threshold is not None:
-        limit = f"{c.stat} latency ≤ {threshold_text(state.threshold)} ms"
+        ms = f"{threshold_text(state.threshold)} ms"
+        memory = state.max_memory
+        memory_limit = f", memory ≤ {threshold_text(memory)} MiB" if memory is not None else ""
+        limit = f"{c.stat} latency ≤ {ms}{memory_limit}"
         spot = c.sweet
         if spot is None:
-            lines.append(Text(f"No checked run has {limit}; raise the threshold or check runs."))
+            lines.append(Text(f"No checked run has {limit}; raise a limit or check runs."))
         else:
             lines.append(
                 Text.assemble(
                     Text(f"{SWEET} Sweet spot", style=SWEET_STYLE),
-                    f" ({c.stat} ≤ {threshold_text(state.threshold)} ms): ",
+                    f" ({c.stat} ≤ {ms}{memory_limit}): ",
                     side_text(spot.side, f"{spot.side} {c.name(spot.side)}", bold=True),
                     f" {short_label(spot.run.config)}  {fmt.fps(spot.run.throughput_fps)} "
                     f"items/s at {fmt.ms(spot.latency_ms)} ms",

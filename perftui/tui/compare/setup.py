@@ -14,8 +14,7 @@ from typing import ClassVar
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal
-from textual.widgets import DataTable, Footer, Header, Input, Label, Select, Static
+from textual.widgets import DataTable, Footer, Header, Input, Select, Static
 
 from perftui.domain.charts.series import short_label
 from perftui.domain.compare import (
@@ -30,14 +29,10 @@ from perftui.domain.compare import (
 from perftui.domain.errors import StoreError
 from perftui.domain.records import Project, RunResult
 from perftui.domain.report.document import comparison_report
-from perftui.tui.compare.charts import (
-    LatencyThroughputChart,
-    legend,
-    threshold_text,
-)
+from perftui.tui.compare.charts import LatencyThroughputChart, legend, threshold_text
+from perftui.tui.compare.controls import project_options, setup_controls
 from perftui.tui.compare.runs import RunKey, fill_runs, sweet_text
 from perftui.tui.compare.state import SetupState
-from perftui.tui.kit.fit import distinct
 from perftui.tui.kit.format import escape
 from perftui.tui.kit.samples import stored_samples
 from perftui.tui.kit.screen import PerftuiScreen
@@ -57,11 +52,12 @@ class CompareScreen(PerftuiScreen):
         "enter in the runs table) are drawn on the chart, latency (x) against throughput (y); "
         "runs with the same settings but the batch size are joined. The latency threshold "
         "finds the sweet spot: the checked run with the highest throughput whose latency "
-        "(median, p90 or p99) is at or under it. A and B mark the runs compared in detail: "
+        "(median, p90 or p99) is at or under it and, with a memory limit (m), whose memory "
+        "peak is at or under that many MiB. A and B mark the runs compared in detail: "
         "each side's own best run under the threshold, or one you pin with p (a run with a "
         "per-layer profile, 'yes' in Prof, gives the layer tabs). c opens the Model "
-        "Performance Summary. `perftui compare A B --threshold MS --stat median` prints "
-        "the same sweet spot."
+        "Performance Summary. `perftui compare A B --threshold MS --stat median "
+        "--max-memory MB` prints the same sweet spot."
     )
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding(
@@ -81,6 +77,7 @@ class CompareScreen(PerftuiScreen):
             "t", "threshold", "Threshold", id="threshold", tooltip="Type the latency threshold"
         ),
         Binding("l", "stat", "Stat", id="stat", tooltip="Latency statistic: median, p90, p99"),
+        Binding("m", "memory", "Memory", id="memory", show=False, tooltip="Type the memory limit"),
         Binding("e", "report", "Report", id="report", tooltip="Write the report (Markdown, HTML)"),
         Binding(
             "a",
@@ -105,30 +102,11 @@ class CompareScreen(PerftuiScreen):
 
     def compose(self) -> ComposeResult:
         try:
-            options = [(p.name, p.name) for p in self.store.projects()]
+            names = [p.name for p in self.store.projects()]
         except StoreError:
-            options = []
+            names = []
         yield Header()
-        with Horizontal(id="cmp-controls"):
-            for side in Side:
-                yield Label(side.value, classes=f"cmp-label side-{side.value.lower()}")
-                yield Select[str](
-                    options,
-                    id=f"cmp-{side.value.lower()}",
-                    compact=True,
-                    prompt=f"project {side}",
-                    allow_blank=not options,
-                )
-            yield Label("latency ≤", classes="cmp-label")
-            yield Input(id="cmp-threshold", compact=True, placeholder="ms", select_on_focus=True)
-            yield Label("ms", classes="cmp-label")
-            yield Select[str](
-                [(s, s) for s in LATENCY_STATS],
-                id="cmp-stat",
-                compact=True,
-                allow_blank=False,
-                value="median",
-            )
+        yield from setup_controls(names)
         yield Static("", id="cmp-note", classes="field-note")
         yield LatencyThroughputChart(id="cmp-chart")
         yield Static("", id="cmp-legend")
@@ -159,8 +137,8 @@ class CompareScreen(PerftuiScreen):
         """The projects in the A and B selects, cut to their width so names stay apart."""
         if not self.projects:
             return
-        names, room = list(self.projects), self._select(Side.A).size.width - 3  # arrow, padding
-        options = list(zip(distinct(names, room) if room > 0 else names, names, strict=True))
+        room = self._select(Side.A).size.width - 3  # the arrow and padding
+        options = project_options(list(self.projects), room)
         with self.prevent(Select.Changed):
             for side in Side:
                 select = self._select(side)
@@ -200,7 +178,7 @@ class CompareScreen(PerftuiScreen):
                 threshold_text(threshold) if threshold is not None else ""
             )
         state.threshold = threshold
-        self.check_threshold(self.query_one("#cmp-threshold", Input).value)
+        self.check_limits()
         self.refresh_view()
         return True
 
@@ -261,27 +239,26 @@ class CompareScreen(PerftuiScreen):
 
     # ------------------------------------------------------------------ inputs
 
-    def check_threshold(self, text: str) -> None:
-        """Validate the threshold as typed; the note under the controls says what is wrong."""
+    def check_limits(self) -> None:
+        """Validate the threshold and the memory limit as typed; the note under the controls
+        says what is wrong."""
         state = self.state
-        state.type_threshold(text)
+        state.type_threshold(self.query_one("#cmp-threshold", Input).value)
+        state.type_memory(self.query_one("#cmp-memory", Input).value)
+        text, wrong = state.limits_note()
         note = self.query_one("#cmp-note", Static)
-        note.set_class(state.threshold_error is not None, "error")
-        if state.threshold_error is not None:
-            note.update(escape(state.threshold_error) + " (no sweet spot until it is fixed)")
-        elif state.threshold is not None:
-            note.update(
-                f"sweet spot: best throughput at {state.stat} latency ≤ "
-                f"{threshold_text(state.threshold)} ms · c compares A and B"
-            )
+        note.set_class(wrong, "error")
+        note.update(escape(text))
 
     @on(Input.Changed, "#cmp-threshold")
-    def _threshold_changed(self, event: Input.Changed) -> None:
-        self.check_threshold(event.value)
+    @on(Input.Changed, "#cmp-memory")
+    def _limit_changed(self, event: Input.Changed) -> None:
+        self.check_limits()
         self.refresh_view()
 
     @on(Input.Submitted, "#cmp-threshold")
-    def _threshold_submitted(self, event: Input.Submitted) -> None:
+    @on(Input.Submitted, "#cmp-memory")
+    def _limit_submitted(self, event: Input.Submitted) -> None:
         event.stop()
         self.query_one("#cmp-runs", DataTable).focus()
 
@@ -307,7 +284,7 @@ class CompareScreen(PerftuiScreen):
     def _stat_changed(self, event: Select.Changed) -> None:
         if isinstance(event.value, str) and event.value != self.state.stat:
             self.state.stat = event.value
-            self.check_threshold(self.query_one("#cmp-threshold", Input).value)
+            self.check_limits()
             self.refresh_view()
 
     @on(DataTable.RowSelected, "#cmp-runs")
@@ -357,6 +334,9 @@ class CompareScreen(PerftuiScreen):
     def action_threshold(self) -> None:
         self.query_one("#cmp-threshold", Input).focus()
 
+    def action_memory(self) -> None:
+        self.query_one("#cmp-memory", Input).focus()
+
     def action_stat(self) -> None:
         stat = LATENCY_STATS[(LATENCY_STATS.index(self.state.stat) + 1) % len(LATENCY_STATS)]
         self.query_one("#cmp-stat", Select).value = stat  # posts Select.Changed
@@ -388,12 +368,14 @@ class CompareScreen(PerftuiScreen):
         if c is None:
             self.app.notify(self.missing_projects_text(), severity="warning")
             return
-        if self.state.threshold_error is not None:
-            self.app.notify(
-                self.state.threshold_error, title="Fix the latency threshold", severity="error"
-            )
-            self.query_one("#cmp-threshold", Input).focus()
-            return
+        for error, what, field in (
+            (self.state.threshold_error, "the latency threshold", "#cmp-threshold"),
+            (self.state.memory_error, "the memory limit", "#cmp-memory"),
+        ):
+            if error is not None:
+                self.app.notify(error, title=f"Fix {what}", severity="error")
+                self.query_one(field, Input).focus()
+                return
         if c.a is None and c.b is None:
             self.app.notify("Check at least one successful run of A and of B.", severity="warning")
             return

@@ -23,6 +23,7 @@ from perftui.domain.compare import (
 )
 from perftui.domain.errors import InputError
 from perftui.domain.forms.options import parse_threshold
+from perftui.domain.limits import parse_memory_limit
 from perftui.domain.measurement.figures import Figures, Samples, figures_once
 from perftui.domain.records import RunResult
 
@@ -96,6 +97,10 @@ class SetupState:
     threshold: float | None = None
     threshold_error: str | None = None
     """Why the typed threshold cannot be used (no sweet spot until it is fixed)."""
+    max_memory: float | None = None
+    """The memory limit in MiB (None: no limit), as `compare --max-memory`."""
+    memory_error: str | None = None
+    """Why the typed memory limit cannot be used (no limit until it is fixed)."""
     samples: Samples = field(default=lambda _run: None, repr=False)
     """A run's raw latencies (the screen reads them from the store), for latency intervals."""
     _figures: dict[str, Figures] = field(default_factory=dict, repr=False)
@@ -125,6 +130,30 @@ class SetupState:
         except InputError as error:
             self.threshold_error = str(error)
 
+    def type_memory(self, text: str) -> None:
+        """The memory limit as typed (empty: none); a bad value means no limit, said why."""
+        try:
+            limit = parse_memory_limit(text) if str(text).strip() else None
+            self.max_memory, self.memory_error = limit, None
+        except InputError as error:
+            self.max_memory, self.memory_error = None, str(error)
+
+    def limits_note(self) -> tuple[str, bool]:
+        """The line under the controls: what is wrong with a limit (True), else what the
+        limits find."""
+        if self.threshold_error is not None:
+            return f"{self.threshold_error} (no sweet spot until it is fixed)", True
+        if self.memory_error is not None:
+            return f"{self.memory_error} (no memory limit until it is fixed)", True
+        if self.threshold is None:
+            return "", False
+        memory = f", memory ≤ {self.max_memory:g} MiB" if self.max_memory is not None else ""
+        return (
+            f"sweet spot: best throughput at {self.stat} latency ≤ {self.threshold:g} ms"
+            f"{memory} · c compares A and B",
+            False,
+        )
+
     def compare(self) -> Comparison | None:
         """The comparison of the checked runs (None until two different projects are chosen)."""
         a, b = self.sides[Side.A], self.sides[Side.B]
@@ -140,6 +169,7 @@ class SetupState:
             a_pinned=a.pinned,
             b_pinned=b.pinned,
             samples=self.samples,
+            max_memory_mib=self.max_memory,
         )
 
 
