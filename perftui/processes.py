@@ -9,6 +9,18 @@ import sys
 import threading
 import time
 from collections.abc import Mapping
+from enum import IntEnum
+
+
+class Exit(IntEnum):
+    """perftui's exit statuses, the CLI's and its children's alike (README.md)."""
+
+    OK = 0
+    RUN_FAILED = 1
+    """A run failed; from a child, also an internal error."""
+    BAD_INPUT = 2
+    """One line on stderr says why; nothing ran, nothing was stored."""
+    CANCELLED = 130
 
 
 def exit_description(returncode: int) -> str:

@@ -12,12 +12,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from perftui.cli.common import (
-    EXIT_CANCELLED,
-    EXIT_OK,
-    EXIT_RUN_FAILED,
     CliError,
     Command,
     CommandFactory,
+    Exit,
     checked_flag,
     db_path,
     open_store,
@@ -218,8 +216,8 @@ def cmd_bench(args: argparse.Namespace) -> int:
             " — bench again with --db PATH elsewhere, or keep what is stored: perftui export"
         )
     if client.cancelled:
-        return EXIT_CANCELLED
-    return EXIT_RUN_FAILED if any(run.status == "failed" for run in runs) else EXIT_OK
+        return Exit.CANCELLED
+    return Exit.RUN_FAILED if any(run.status == "failed" for run in runs) else Exit.OK
 
 
 COMMANDS: dict[str, Command] = {"bench": cmd_bench}

@@ -9,12 +9,13 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from perftui.processes import Exit as Exit  # the statuses every sub-command returns
+
 if TYPE_CHECKING:
     from perftui.domain.measurement.figures import Known, Samples
     from perftui.domain.records import Project, RunResult
     from perftui.store.database import Store
 
-EXIT_OK, EXIT_RUN_FAILED, EXIT_BAD_INPUT, EXIT_CANCELLED = 0, 1, 2, 130
 
 CommandFactory = Callable[[str, str], argparse.ArgumentParser]
 """`command(name, help)`: a new sub-command's parser (perftui.cli.entry gives it)."""

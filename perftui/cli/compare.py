@@ -5,11 +5,10 @@ from __future__ import annotations
 import argparse
 
 from perftui.cli.common import (
-    EXIT_CANCELLED,
-    EXIT_OK,
     CliError,
     Command,
     CommandFactory,
+    Exit,
     open_store,
     print_json,
     unknown_project,
@@ -120,7 +119,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
         print(comparison_text(comparison))
         if spot is not None:
             print(cheapest_line(spot, comparison, threshold, stat))
-    return EXIT_CANCELLED if cancelled else EXIT_OK
+    return Exit.CANCELLED if cancelled else Exit.OK
 
 
 COMMANDS: dict[str, Command] = {"compare": cmd_compare}

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from perftui.cli.common import EXIT_OK, Command, CommandFactory, print_json
+from perftui.cli.common import Command, CommandFactory, Exit, print_json
 
 
 def add_parsers(command: CommandFactory) -> None:
@@ -25,7 +25,7 @@ def cmd_devices(args: argparse.Namespace) -> int:
     else:
         for name, info in found.items():
             print(f"{name} {info['version']}: {', '.join(info['devices'])}")
-    return EXIT_OK
+    return Exit.OK
 
 
 COMMANDS: dict[str, Command] = {"devices": cmd_devices}

@@ -7,14 +7,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from perftui.cli.common import (
-    EXIT_OK,
-    EXIT_RUN_FAILED,
-    CliError,
-    Command,
-    CommandFactory,
-    open_store,
-)
+from perftui.cli.common import CliError, Command, CommandFactory, Exit, open_store
 
 
 def add_parsers(command: CommandFactory) -> None:
@@ -40,11 +33,11 @@ def cmd_doctor(args: argparse.Namespace) -> int:
     problem, found = store.diagnose()
     if not problem:
         print(f"database {store.path}: sound")
-        return EXIT_OK
+        return Exit.OK
     print(problem)
     if found is None:
         print("no repair rebuilds a document that cannot be read: restore it from a copy")
-        return EXIT_RUN_FAILED
+        return Exit.RUN_FAILED
     lines = found.lines()
     print("a repair would:")
     for line in lines:
@@ -54,18 +47,18 @@ def cmd_doctor(args: argparse.Namespace) -> int:
             "a repair cannot add back runs of projects the document does not know: restore"
             " the document from a copy (the run files are left as they are)"
         )
-        return EXIT_RUN_FAILED
+        return Exit.RUN_FAILED
     if not args.repair:
         print("run `perftui doctor --repair` to do it")
-        return EXIT_RUN_FAILED
+        return Exit.RUN_FAILED
     if not _confirmed(args):
         print("nothing was changed")
-        return EXIT_RUN_FAILED
+        return Exit.RUN_FAILED
     done = store.repair()
     print(f"added {done.runs} run(s) back to {len(done.adopt)} project(s)")
     problem, _ = open_store(args).diagnose()
     print(problem or f"database {store.path}: sound")
-    return EXIT_RUN_FAILED if problem else EXIT_OK
+    return Exit.RUN_FAILED if problem else Exit.OK
 
 
 COMMANDS: dict[str, Command] = {"doctor": cmd_doctor}

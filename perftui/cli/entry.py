@@ -32,14 +32,7 @@ from perftui.cli import (
     targets,
     tune,
 )
-from perftui.cli.common import (
-    EXIT_BAD_INPUT,
-    EXIT_CANCELLED,
-    EXIT_OK,
-    EXIT_RUN_FAILED,
-    CliError,
-    Command,
-)
+from perftui.cli.common import CliError, Command, Exit
 from perftui.domain.names import terminal_safe
 
 MODULES = (
@@ -67,7 +60,7 @@ class Parser(argparse.ArgumentParser):
     """argparse that reports a bad argument in one line and exits 2."""
 
     def error(self, message: str) -> NoReturn:
-        self.exit(EXIT_BAD_INPUT, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+        self.exit(Exit.BAD_INPUT, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
 
 def build_parser() -> Parser:
@@ -95,7 +88,7 @@ def open_dashboard(args: argparse.Namespace) -> int:
     from perftui.tui.app import create_app
 
     create_app(db_path=Path(args.db) if args.db else default_db_path()).run()
-    return EXIT_OK
+    return Exit.OK
 
 
 class TerminalSafe:
@@ -134,12 +127,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             return COMMANDS[args.command](args)
     except (CliError, InputError, StoreError) as error:
         print(f"perftui: error: {terminal_safe(str(error))}", file=sys.stderr)
-        return EXIT_BAD_INPUT
+        return Exit.BAD_INPUT
     except BrokenPipeError:
-        return EXIT_OK
+        return Exit.OK
     except KeyboardInterrupt:  # Ctrl-C before (or after) a benchmark took the signal over
         print("perftui: cancelled", file=sys.stderr)
-        return EXIT_CANCELLED
+        return Exit.CANCELLED
     except Exception as error:  # a bug, not bad input: say so in one line, keep the details
         if os.environ.get("PERFTUI_DEBUG"):
             raise
@@ -148,4 +141,4 @@ def main(argv: Sequence[str] | None = None) -> int:
             "(set PERFTUI_DEBUG=1 for the traceback)",
             file=sys.stderr,
         )
-        return EXIT_RUN_FAILED
+        return Exit.RUN_FAILED

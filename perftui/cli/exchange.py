@@ -13,10 +13,10 @@ from pathlib import Path
 from typing import TextIO
 
 from perftui.cli.common import (
-    EXIT_OK,
     CliError,
     Command,
     CommandFactory,
+    Exit,
     checked_flag,
     open_store,
     output_path,
@@ -63,7 +63,7 @@ def cmd_export(args: argparse.Namespace) -> int:
             out.write(export_csv(store, args.project))
         else:
             write_export(store, out, args.project)
-    return EXIT_OK
+    return Exit.OK
 
 
 def cmd_import(args: argparse.Namespace) -> int:
@@ -84,7 +84,7 @@ def cmd_import(args: argparse.Namespace) -> int:
 
 def _imported(projects: int, runs: int, path: Path) -> int:
     print(f"imported {projects} project(s) and {runs} run(s) from {path}")
-    return EXIT_OK
+    return Exit.OK
 
 
 def _import_whole(args: argparse.Namespace, path: Path) -> int:
@@ -139,7 +139,7 @@ def _import_benchmark_app(args: argparse.Namespace, path: Path, first: dict) -> 
     store.add_run(replace(run, project=project.name))
     layers = f" with {len(run.layers)} layer(s)" if run.layers else ""
     print(f"imported benchmark_app's run{layers} into {project.name} from {path}")
-    return EXIT_OK
+    return Exit.OK
 
 
 COMMANDS: dict[str, Command] = {"export": cmd_export, "import": cmd_import}

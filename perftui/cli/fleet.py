@@ -16,16 +16,7 @@ import threading
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, TextIO
 
-from perftui.cli.common import (
-    EXIT_CANCELLED,
-    EXIT_OK,
-    EXIT_RUN_FAILED,
-    CliError,
-    db_path,
-    open_store,
-    print_json,
-    run_document,
-)
+from perftui.cli.common import CliError, Exit, db_path, open_store, print_json, run_document
 
 if TYPE_CHECKING:
     import numpy as np
@@ -248,5 +239,5 @@ def _report(
     if store is not None and store.kept.error:
         raise CliError(f"{store.kept.error}; the runs printed above were not all stored")
     if cancelled:
-        return EXIT_CANCELLED
-    return EXIT_RUN_FAILED if failed else EXIT_OK
+        return Exit.CANCELLED
+    return Exit.RUN_FAILED if failed else Exit.OK

@@ -15,12 +15,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from perftui.cli.common import (
-    EXIT_CANCELLED,
-    EXIT_OK,
-    EXIT_RUN_FAILED,
     CliError,
     Command,
     CommandFactory,
+    Exit,
     checked_flag,
     open_store,
     output_path,
@@ -36,7 +34,7 @@ if TYPE_CHECKING:
     from perftui.domain.regression.gate import Decision, Schedule
     from perftui.domain.regression.gate_render import GateReport, GateSide
 
-EXIT_PASS, EXIT_FAIL, EXIT_INCONCLUSIVE = EXIT_OK, EXIT_RUN_FAILED, 3
+EXIT_PASS, EXIT_FAIL, EXIT_INCONCLUSIVE = Exit.OK, Exit.RUN_FAILED, 3
 MAX_BUDGET_S = 86_400.0
 SUMMARY_ENV = "GITHUB_STEP_SUMMARY"
 DEFAULT_STAT = "median"
@@ -161,7 +159,7 @@ def cmd_gate(args: argparse.Namespace) -> int:
     )
     _write(report, args.json, outputs)
     if interrupted:
-        return EXIT_CANCELLED
+        return Exit.CANCELLED
     return {gate.PASS: EXIT_PASS, gate.FAIL: EXIT_FAIL}.get(decision.outcome, EXIT_INCONCLUSIVE)
 
 

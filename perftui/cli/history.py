@@ -8,10 +8,10 @@ import argparse
 from typing import TYPE_CHECKING, Any
 
 from perftui.cli.common import (
-    EXIT_OK,
     CliError,
     Command,
     CommandFactory,
+    Exit,
     open_store,
     print_json,
     unknown_project,
@@ -74,7 +74,7 @@ def cmd_history(args: argparse.Namespace) -> int:
         print_json(history_document(project.name, found))
     else:
         print(history_text(project.name, found))
-    return EXIT_OK
+    return Exit.OK
 
 
 def _unit(stat: str) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from perftui.cli.common import EXIT_OK, CliError, Command, CommandFactory, print_json
+from perftui.cli.common import CliError, Command, CommandFactory, Exit, print_json
 
 
 def add_parsers(command: CommandFactory) -> None:
@@ -34,7 +34,7 @@ def cmd_inspect(args: argparse.Namespace) -> int:
         print_json(info.to_dict())
     else:
         print(model_info_text(info))
-    return EXIT_OK
+    return Exit.OK
 
 
 COMMANDS: dict[str, Command] = {"inspect": cmd_inspect}

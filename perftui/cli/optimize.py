@@ -36,13 +36,10 @@ import sys
 from typing import TYPE_CHECKING
 
 from perftui.cli.common import (
-    EXIT_BAD_INPUT,
-    EXIT_CANCELLED,
-    EXIT_OK,
-    EXIT_RUN_FAILED,
     CliError,
     Command,
     CommandFactory,
+    Exit,
     checked_flag,
     db_path,
     print_json,
@@ -170,7 +167,7 @@ def cmd_optimize(args: argparse.Namespace) -> int:
     previous = {
         signum: signal.signal(signum, lambda *_: process.cancel()) for signum in stop_signals
     }
-    done = Finished("error", EXIT_RUN_FAILED, error="the optimize process ended without a result")
+    done = Finished("error", Exit.RUN_FAILED, error="the optimize process ended without a result")
     try:
         for event in process.events():
             if isinstance(event, Finished):
@@ -184,17 +181,17 @@ def cmd_optimize(args: argparse.Namespace) -> int:
             signal.signal(signum, handler)
     if done.status == "cancelled":
         sys.stderr.write("perftui: optimize cancelled; nothing was saved\n")
-        return EXIT_CANCELLED
+        return Exit.CANCELLED
     if done.status == "error" or process.result is None:
-        if done.returncode == EXIT_BAD_INPUT:
+        if done.returncode == Exit.BAD_INPUT:
             raise CliError(done.error)
         sys.stderr.write(f"perftui: error: {done.error}\n")
-        return EXIT_RUN_FAILED
+        return Exit.RUN_FAILED
     if args.json:
         print_json(process.result.to_dict())
     else:
         print(report_text(process.result))
-    return EXIT_OK
+    return Exit.OK
 
 
 COMMANDS: dict[str, Command] = {"optimize": cmd_optimize}

@@ -7,9 +7,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from perftui.cli.common import (
-    EXIT_OK,
     Command,
     CommandFactory,
+    Exit,
     open_store,
     print_json,
     run_document,
@@ -55,10 +55,10 @@ def cmd_projects(args: argparse.Namespace) -> int:
         rows.append((p, s, fastest, quickest))
     if args.json:
         print_json({"projects": [_project_json(*row, precisions.get(row[0].name)) for row in rows]})
-        return EXIT_OK
+        return Exit.OK
     if not summaries:
         print("no projects yet: run `perftui bench MODEL` or open the dashboard with `perftui`")
-        return EXIT_OK
+        return Exit.OK
     from perftui.cli.textfmt import table
 
     cells = [
@@ -91,7 +91,7 @@ def cmd_projects(args: argparse.Namespace) -> int:
         "last run",
     )
     print(table(headers, cells, right={5, 6, 8}))
-    return EXIT_OK
+    return Exit.OK
 
 
 def _project_json(
@@ -144,13 +144,13 @@ def cmd_show(args: argparse.Namespace) -> int:
 
     if args.json:
         print_json(run_document(project, runs, samples, known))
-        return EXIT_OK
+        return Exit.OK
     print(f"{project.name}: {project.model} on {project.engine}/{project.device}")
     if not runs:
         print("no runs yet")
-        return EXIT_OK
+        return Exit.OK
     print(runs_table(runs, samples, project, known))
-    return EXIT_OK
+    return Exit.OK
 
 
 def _show_layers(project: Project, runs: list[RunResult], args: argparse.Namespace) -> int:
@@ -162,7 +162,7 @@ def _show_layers(project: Project, runs: list[RunResult], args: argparse.Namespa
         print_json(layers_document(run, info, why))
     else:
         print(layers_text(run, info, why))
-    return EXIT_OK
+    return Exit.OK
 
 
 COMMANDS: dict[str, Command] = {"projects": cmd_projects, "show": cmd_show}

@@ -9,9 +9,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from perftui.cli.common import (
-    EXIT_OK,
     Command,
     CommandFactory,
+    Exit,
     open_store,
     output_path,
     unknown_project,
@@ -104,7 +104,7 @@ def cmd_report(args: argparse.Namespace) -> int:
         print(f"wrote {args.output}", file=sys.stderr)
     else:
         sys.stdout.write(text)
-    return EXIT_OK
+    return Exit.OK
 
 
 COMMANDS: dict[str, Command] = {"report": cmd_report}

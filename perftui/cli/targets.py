@@ -7,11 +7,10 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from perftui.cli.common import (
-    EXIT_OK,
-    EXIT_RUN_FAILED,
     CliError,
     Command,
     CommandFactory,
+    Exit,
     checked_flag,
     db_path,
     print_json,
@@ -112,15 +111,15 @@ def cmd_targets(args: argparse.Namespace) -> int:
         print(
             found.error or f"  ready: {_row(found)['cpu_model']}, perftui {_row(found)['perftui']}"
         )
-        return EXIT_OK
+        return Exit.OK
     if args.verb == "price":
         book.set_price(args.name, _price(args))
         print(f"{args.name}: {args.price_per_hour} per hour (recorded with its next runs)")
-        return EXIT_OK
+        return Exit.OK
     if args.verb == "remove":
         book.remove(args.name)
         print(f"removed target {args.name}")
-        return EXIT_OK
+        return Exit.OK
     if args.verb == "setup":
         return _setup(args, book)
     return _list(args, book)
@@ -137,7 +136,7 @@ def _list(args: argparse.Namespace, book: TargetBook) -> int:
         rows = [_row(found) for found in pool.map(lambda t: probe(t, devices=True), targets)]
     if args.json:
         print_json({"targets": rows})
-        return EXIT_OK
+        return Exit.OK
     for row in rows:
         status = (
             "ready"
@@ -159,7 +158,7 @@ def _list(args: argparse.Namespace, book: TargetBook) -> int:
             print(f"  perftui {row['perftui']}; {engines or 'no engine'}")
     if len(rows) == 1:
         print("no targets yet: perftui targets add NAME SSH-DESTINATION")
-    return EXIT_OK
+    return Exit.OK
 
 
 def _price_text(price: float | None) -> str:
@@ -197,7 +196,7 @@ def _setup(args: argparse.Namespace, book: TargetBook) -> int:
     print(f"target {target.name}: python {python}")
     found = probe(book.get(target.name))
     print(found.error or f"  ready: perftui {found.environment and found.environment['perftui']}")
-    return EXIT_OK if found.ready else EXIT_RUN_FAILED
+    return Exit.OK if found.ready else Exit.RUN_FAILED
 
 
 def bench_target(

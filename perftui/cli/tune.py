@@ -13,12 +13,10 @@ import sys
 from typing import TYPE_CHECKING
 
 from perftui.cli.common import (
-    EXIT_CANCELLED,
-    EXIT_OK,
-    EXIT_RUN_FAILED,
     CliError,
     Command,
     CommandFactory,
+    Exit,
     checked_flag,
     open_store,
     print_json,
@@ -204,8 +202,8 @@ def cmd_tune(args: argparse.Namespace) -> int:
     else:
         _report(outcome)
     if outcome.cancelled:
-        return EXIT_CANCELLED
-    return EXIT_OK if outcome.best else EXIT_RUN_FAILED
+        return Exit.CANCELLED
+    return Exit.OK if outcome.best else Exit.RUN_FAILED
 
 
 COMMANDS: dict[str, Command] = {"tune": cmd_tune}

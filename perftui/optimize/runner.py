@@ -33,12 +33,11 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from perftui.processes import child_env, exit_description
+from perftui.processes import Exit, child_env, exit_description
 
 if TYPE_CHECKING:
     from perftui.optimize.project import OptimizeResult
 
-EXIT_CANCELLED = 130
 STDERR_LINES = 20
 STEP = re.compile(r"^(?P<phase>[a-z][a-z ]{0,40}?)(?: (?P<done>\d+)/(?P<total>\d+))?$")
 WARNING_PREFIX = "perftui: warning: "
@@ -184,7 +183,7 @@ class OptimizeProcess:
     def _follow(self, workdir: str) -> Iterator[OptimizeEvent]:
         with self._lock:
             if self.cancelled:
-                yield Finished("cancelled", EXIT_CANCELLED, cancel_requested=True)
+                yield Finished("cancelled", Exit.CANCELLED, cancel_requested=True)
                 return
             env = child_env(self.env)  # the worker dies with this process
             env.setdefault("PYTHONIOENCODING", "utf-8")
@@ -222,7 +221,7 @@ class OptimizeProcess:
 
     def _finished(self, returncode: int, stdout: str, stderr: list[str]) -> Finished:
         asked = self.cancelled
-        stopped = (EXIT_CANCELLED, -signal.SIGTERM, -signal.SIGINT)
+        stopped = (Exit.CANCELLED, -signal.SIGTERM, -signal.SIGINT)
         if returncode in stopped or (asked and returncode in (0, -signal.SIGKILL)):
             # a cancel that came after the child's last step still keeps nothing
             return Finished("cancelled", returncode, cancel_requested=asked)

@@ -22,8 +22,7 @@ from typing import TextIO
 
 from perftui.domain.errors import InputError, StoreError
 from perftui.optimize.runner import WARNING_PREFIX, OptimizeOptions, Step
-
-EXIT_OK, EXIT_INTERNAL, EXIT_BAD_INPUT, EXIT_CANCELLED = 0, 1, 2, 130
+from perftui.processes import Exit
 
 
 def _progress(phase: str, done: int, total: int) -> None:
@@ -77,10 +76,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
     except KeyboardInterrupt:
         sys.stderr.write("perftui: optimize cancelled; nothing was saved\n")
-        return EXIT_CANCELLED
+        return Exit.CANCELLED
     except (InputError, StoreError) as error:
         sys.stderr.write(f"perftui: error: {error}\n")
-        return EXIT_BAD_INPUT
+        return Exit.BAD_INPUT
     except Exception as error:  # a bug: one line, the traceback on request
         if os.environ.get("PERFTUI_DEBUG"):
             raise
@@ -88,11 +87,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             f"perftui: internal error: {type(error).__name__}: {error} "
             "(set PERFTUI_DEBUG=1 for the traceback)\n"
         )
-        return EXIT_INTERNAL
+        return Exit.RUN_FAILED
     json.dump(made.handback(), handback)
     handback.write("\n")
     handback.flush()
-    return EXIT_OK
+    return Exit.OK
 
 
 if __name__ == "__main__":
