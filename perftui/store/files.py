@@ -171,6 +171,20 @@ def atomic_write_bytes(target: Path, payload: bytes, *, durable: bool = True) ->
     return os.stat(target)
 
 
+def write_new(target: Path, payload: bytes) -> None:
+    """Write `payload` to `target`, a file that must not exist yet (FileExistsError; a link
+    is not followed), without a temporary file or a sync: for a file that no document names
+    until the caller has synced every file it wrote (a kill leaves it to recovery)."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+    fd = os.open(target, flags | getattr(os, "O_CLOEXEC", 0), NEW_FILE_MODE)
+    try:
+        view = memoryview(payload)
+        while view:
+            view = view[os.write(fd, view) :]
+    finally:
+        os.close(fd)
+
+
 class LockBusy(StoreError):
     """Another process held the database lock for longer than the caller would wait."""
 

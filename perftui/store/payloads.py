@@ -29,7 +29,7 @@ from perftui.store.codec import (
     samples_blob,
     samples_from_blob,
 )
-from perftui.store.files import atomic_write_bytes
+from perftui.store.files import atomic_write_bytes, write_new
 from perftui.store.names import checked_folder, checked_run_id, read_nofollow
 
 if TYPE_CHECKING:
@@ -132,7 +132,13 @@ class Payloads:
             if kind not in made:
                 self._mkdir(path.parent)
                 made.add(kind)
-            atomic_write_bytes(path, blob, durable=not bulk)
+            if not bulk:
+                atomic_write_bytes(path, blob)
+                continue
+            try:
+                write_new(path, blob)
+            except FileExistsError:  # a killed write's leftover: replaced whole
+                atomic_write_bytes(path, blob, durable=False)
         if bulk and sync:
             os.sync()
 

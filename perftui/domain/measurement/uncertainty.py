@@ -27,6 +27,7 @@
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -168,14 +169,18 @@ def throughput_interval(value: float, window_fps: Sequence[float]) -> Interval |
     )
 
 
+@functools.lru_cache(maxsize=64)
 def _binomial_cdf(n: int, p: float) -> np.ndarray:
-    """P(B <= k) for k = 0..n, B ~ Binomial(n, p), computed in log space (no underflow)."""
+    """P(B <= k) for k = 0..n, B ~ Binomial(n, p), computed in log space (no underflow).
+    Kept per (n, p): runs share their sample counts, and the array is read-only."""
     k = np.arange(n, dtype=np.float64)
     steps = np.log((n - k) / (k + 1)) + math.log(p) - math.log1p(-p)
     log_pmf = np.concatenate(([n * math.log1p(-p)], n * math.log1p(-p) + np.cumsum(steps)))
     pmf = np.exp(log_pmf - log_pmf.max())
     cdf = np.cumsum(pmf)
-    return cdf / cdf[-1]
+    cdf = cdf / cdf[-1]
+    cdf.flags.writeable = False
+    return cdf
 
 
 def quantile_interval(
