@@ -37,6 +37,17 @@ def checked_flag(flag: str, check: Callable[[Any], Any], value: Any) -> Any:
         raise CliError(f"{flag}: {error}") from None
 
 
+def positive_seconds(flag: str, text: str, most: float) -> float:
+    """`text` as seconds above 0 and up to `most`; CliError naming `flag` otherwise."""
+    try:
+        seconds = float(text)
+    except ValueError:
+        seconds = 0.0
+    if not 0 < seconds <= most:  # also refuses nan
+        raise CliError(f"{flag}: {text!r} is not a number of seconds above 0 and up to {most:g}")
+    return seconds
+
+
 def output_path(name: str) -> Path:
     """The file `-o NAME` names, checked before any work: its folder exists and it is not
     itself a folder (CliError otherwise; `write_output` reports what the write still meets)."""

@@ -22,6 +22,7 @@ from perftui.cli.common import (
     checked_flag,
     open_store,
     output_path,
+    positive_seconds,
     print_json,
     write_output,
 )
@@ -81,18 +82,6 @@ def add_parsers(command: CommandFactory) -> None:
     models.add_argument("--seed", type=int, help="seed of the random input data (default 0)")
 
 
-def _budget(text: str | None) -> float | None:
-    if text is None:
-        return None
-    try:
-        seconds = float(text)
-    except ValueError:
-        seconds = 0.0
-    if not 0 < seconds <= MAX_BUDGET_S:
-        raise CliError(f"--budget: {text!r} is not a number of seconds above 0 and up to 86400")
-    return seconds
-
-
 def _command(args: argparse.Namespace) -> str:
     """The command line that gates the same way again."""
     words = ["perftui", "gate", args.baseline, args.candidate]
@@ -130,7 +119,9 @@ def cmd_gate(args: argparse.Namespace) -> int:
     stats = options.parse_choices(",".join(args.stat or [DEFAULT_STAT]), "statistic", gate.STATS)
     max_slowdown = checked_flag("--max-slowdown", gate.parse_max_slowdown, args.max_slowdown)
     rounds = checked_flag("--rounds", gate.parse_rounds, args.rounds)
-    budget = _budget(args.budget)
+    budget = None
+    if args.budget is not None:
+        budget = positive_seconds("--budget", args.budget, MAX_BUDGET_S)
     time_s = parse_time(args.time, rounds) if args.time is not None else GATE_TIME_S
     outputs = {
         "markdown": output_path(args.markdown) if args.markdown else None,

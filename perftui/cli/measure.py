@@ -7,7 +7,7 @@ from __future__ import annotations
 import sys
 from typing import TYPE_CHECKING
 
-from perftui.cli.common import CliError
+from perftui.cli.common import CliError, positive_seconds
 from perftui.domain.compare import Comparison
 from perftui.domain.errors import InputError
 from perftui.domain.forms.bench import MEASURE_TIME_S
@@ -41,13 +41,7 @@ def parse_time(text: str | None, rounds: int) -> float:
         return MEASURE_TIME_S
     if not rounds:
         raise CliError("--time: it sets the length of the runs of --measure; give --measure too")
-    try:
-        seconds = float(text)
-    except ValueError:
-        seconds = 0.0
-    if not 0 < seconds <= MAX_TIME_S:
-        raise CliError(f"--time: {text!r} is not a number of seconds above 0 and up to 3600")
-    return seconds
+    return positive_seconds("--time", text, MAX_TIME_S)
 
 
 def measure_alternately(
