@@ -96,6 +96,8 @@ def test_two_model_files_gate_with_bench_flags(tmp_path: Path):
         (["long", "nowhere/model.onnx"], "does not exist"),
         (["long", "empty"], "no successful run"),
         (["long", "short", "--threads", "2"], "brings its own settings"),
+        (["long", "short", "--budget", "0"], "--budget: '0' is not a number of seconds above 0"),
+        (["long", "short", "--time", "1e9"], "--time: '1e9' is not a number of seconds above 0"),
     ],
 )
 def test_bad_input_is_one_line_and_stores_nothing(tmp_path: Path, args: list[str], words: str):
