@@ -309,7 +309,7 @@ def test_openvino_reshapes_a_fixed_batch(tiny_fixed: Path) -> None:
 
 
 def test_precision_names() -> None:
-    from perftui.engines.openvino_profile import precision_from_exec_type
+    from perftui.domain.model.profile import precision_from_exec_type
     from perftui.engines.ort_profile import precision_from_types
 
     assert precision_from_exec_type("jit_avx2_I8") == "I8"

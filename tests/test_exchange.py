@@ -15,14 +15,14 @@ import pytest
 
 from perftui.domain.errors import InputError
 from perftui.domain.records import BenchmarkRequest, RunConfig
-from perftui.store.database import Store
-from perftui.store.exchange import (
+from perftui.exchange.documents import (
     CSV_COLUMNS,
     export_csv,
     import_document,
     parse_export,
     write_export,
 )
+from perftui.store.database import Store
 from tests.store_helpers import make_project, make_run
 
 

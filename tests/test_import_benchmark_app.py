@@ -75,3 +75,36 @@ def test_a_broken_benchmark_app_report_is_refused(tmp_path: Path, isolated_db: P
     line = one_error_line(perftui("import", str(bad)))
     assert "benchmark_app report" in line
     assert not Store(isolated_db).projects()
+
+
+def test_reading_a_report_loads_no_engine(tmp_path: Path):
+    """A report is JSON: its layers' precisions come from the exec_type suffix without
+    OpenVINO (or any engine) being imported."""
+    report = {
+        "cmd_options": {"-m": "/m/net.xml"},
+        "configuration_setup": {"target device": "CPU"},
+        "execution_results": {"throughput": 100.0, "total number of iterations": 10},
+    }
+    counters = {
+        "report_type": "average",
+        "avg_performance": {
+            "nodes": [
+                {
+                    "name": "c",
+                    "node_type": "Convolution",
+                    "exec_type": "jit_avx2_I8",
+                    "status": "Status.EXECUTED",
+                    "real_time": 0.5,
+                },
+            ]
+        },
+    }
+    code = (
+        "import json, sys; from perftui.exchange.benchmark_app import records;"
+        f" _, run = records(json.loads({json.dumps(report)!r}),"
+        f" json.loads({json.dumps(counters)!r}), None, 'r');"
+        " print(run.layers[0].precision,"
+        " any(m.split('.')[0] in ('openvino', 'onnxruntime') for m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["I8", "False"]

@@ -14,18 +14,18 @@ import numpy as np
 import pytest
 
 from perftui.domain.errors import InputError
+from perftui.exchange.documents import write_export
+from perftui.exchange.importer import import_file
+from perftui.exchange.reader import NotStreamable, read_events
 from perftui.store import progress
 from perftui.store.database import Store
-from perftui.store.exchange import write_export
-from perftui.store.export_reader import NotStreamable, read_events
-from perftui.store.importer import import_file
 from tests.cli_helpers import one_error_line, perftui
 from tests.store_helpers import make_project, make_run
 from tests.test_cli_import_hostile import HOSTILE, export_with
 
 
 def laid_out(document: dict[str, Any]) -> str:
-    """The document in the layout of perftui.store.exchange.export_chunks."""
+    """The document in the layout of perftui.exchange.documents.export_chunks."""
     dumps = json.dumps
     head = {k: v for k, v in document.items() if k != "projects"}
     parts = [dumps(head)[:-1] + ',"projects":[']
@@ -147,7 +147,7 @@ def test_the_first_pass_says_how_many_megabytes_it_has_checked(
 
 @pytest.mark.parametrize("name", ["a\u202eb", "a\x85b", "a\u2066b"])
 def test_the_store_itself_refuses_names_the_one_rule_refuses(tmp_path: Path, name: str) -> None:
-    from perftui.store.exchange import import_document
+    from perftui.exchange.documents import import_document
 
     target = Store(tmp_path / "db.json")
     with pytest.raises(InputError, match=r"projects\[0\]\.name: .*terminal would act on"):
@@ -158,7 +158,7 @@ def test_the_store_itself_refuses_names_the_one_rule_refuses(tmp_path: Path, nam
 
 
 def test_the_quick_checks_agree_with_the_field_by_field_ones() -> None:
-    from perftui.store import schema
+    from perftui.exchange import schema
 
     rows = [
         {"name": "conv", "type": "Convolution", "time_ms": 2, "original_names": ["a"]},

@@ -18,7 +18,8 @@ MODULES = [
     "perftui.domain.model.model_info",
     "perftui.domain.model.profile",
     "perftui.store",
-    "perftui.store.exchange",
+    "perftui.exchange.documents",
+    "perftui.exchange.benchmark_app",
     "perftui.inspection",
     "perftui.engines",
     "perftui.bench.client",
@@ -29,7 +30,16 @@ MODULES = [
 """Importing these (and the modules they import) must stay free of textual and engine libraries;
 the engine modules (perftui.engines.ort_*, openvino_*) are loaded by `get_engine` only."""
 
-DOMAIN_MUST_NOT_IMPORT = {"store", "inspection", "engines", "bench", "optimize", "cli", "tui"}
+DOMAIN_MUST_NOT_IMPORT = {
+    "store",
+    "exchange",
+    "inspection",
+    "engines",
+    "bench",
+    "optimize",
+    "cli",
+    "tui",
+}
 
 
 @cache
@@ -145,7 +155,7 @@ def test_listing_loads_no_numpy(tmp_path: Path):
     code = (
         "import sys; from perftui.cli.entry import main;"
         f" main(['projects', '--db', {str(tmp_path / 'db.json')!r}]);"
-        " import perftui.store.exchange, perftui.cli.textfmt;"
+        " import perftui.exchange.documents, perftui.cli.textfmt;"
         " print('\\n'.join(sys.modules))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

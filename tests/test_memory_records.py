@@ -14,8 +14,8 @@ from perftui.domain.errors import InputError
 from perftui.domain.limits import parse_memory_limit
 from perftui.domain.measurement.memory import RunMemory, memory_findings
 from perftui.domain.records import RunResult
+from perftui.exchange.documents import import_document, parse_export, write_export
 from perftui.store.database import Store
-from perftui.store.exchange import import_document, parse_export, write_export
 from tests.store_helpers import make_project, make_run
 
 MEMORY = RunMemory(

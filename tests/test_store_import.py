@@ -11,9 +11,9 @@ import numpy as np
 import pytest
 
 from perftui.domain.errors import InputError
+from perftui.exchange.documents import import_document, write_export
 from perftui.store import progress
 from perftui.store.database import Store
-from perftui.store.exchange import import_document, write_export
 from tests.store_helpers import make_project, make_run, tree
 
 

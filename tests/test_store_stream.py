@@ -11,9 +11,9 @@ import numpy as np
 import pytest
 
 from perftui.domain.errors import StoreError
+from perftui.exchange.documents import write_export
 from perftui.store import codec
 from perftui.store.database import Store
-from perftui.store.exchange import write_export
 from perftui.store.payloads import Payloads
 from tests.store_helpers import make_project, make_run
 

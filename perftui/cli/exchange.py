@@ -54,7 +54,7 @@ def _output(name: str | None) -> Iterator[TextIO]:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    from perftui.store.exchange import export_csv, write_export
+    from perftui.exchange.documents import export_csv, write_export
 
     store = open_store(args)
     store.check()
@@ -67,8 +67,8 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 
 def cmd_import(args: argparse.Namespace) -> int:
-    from perftui.store.export_reader import NotStreamable, streamable
-    from perftui.store.importer import import_file
+    from perftui.exchange.importer import import_file
+    from perftui.exchange.reader import NotStreamable, streamable
 
     path = Path(args.file)
     try:
@@ -90,7 +90,7 @@ def _imported(projects: int, runs: int, path: Path) -> int:
 def _import_whole(args: argparse.Namespace, path: Path) -> int:
     """An export laid out otherwise (or a benchmark_app report), read and parsed whole."""
     from perftui.domain.errors import InputError
-    from perftui.store.exchange import MAX_IMPORT_BYTES, import_document, parse_export
+    from perftui.exchange.documents import MAX_IMPORT_BYTES, import_document, parse_export
 
     try:
         with path.open("rb") as handle:
@@ -116,7 +116,7 @@ def _import_whole(args: argparse.Namespace, path: Path) -> int:
 
 
 def _benchmark_app_report(raw: bytes) -> dict | None:
-    from perftui.store.benchmark_app import recognizes
+    from perftui.exchange.benchmark_app import recognizes
 
     try:
         document = json.loads(raw)
@@ -126,7 +126,7 @@ def _benchmark_app_report(raw: bytes) -> dict | None:
 
 
 def _import_benchmark_app(args: argparse.Namespace, path: Path, first: dict) -> int:
-    from perftui.store.benchmark_app import read_folder, records
+    from perftui.exchange.benchmark_app import read_folder, records
 
     if args.project is not None:
         from perftui.domain.names import check_project_name

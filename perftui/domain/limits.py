@@ -27,7 +27,7 @@ MAX_SAMPLES = 10_000
 DEFAULT_RANDOM_SAMPLES = 16
 """Random calibration samples when none are given (as for the shipped INT8 sample)."""
 MAX_BATCH = 1_000_000
-"""The largest batch perftui stores (perftui.store.schema); the bench form refuses more."""
+"""The largest batch perftui stores (perftui.exchange.schema); the bench form refuses more."""
 
 
 def check_seed(seed: object) -> int:

@@ -5,43 +5,14 @@ from __future__ import annotations
 
 import openvino as ov
 
+from perftui.domain.model.profile import precision_from_exec_type
 from perftui.domain.records import LayerProfile
 from perftui.engines.openvino_config import compiled_property
 
-__all__ = ["counters_are_cumulative", "layer_rows", "precision_from_exec_type"]
+__all__ = ["counters_are_cumulative", "layer_rows"]
 
 
 _STATUS = {"EXECUTED": "executed", "NOT_RUN": "not_run", "OPTIMIZED_OUT": "optimized_out"}
-_PRECISION_NAMES = {
-    "FP32": "FP32",
-    "F32": "FP32",
-    "FP16": "FP16",
-    "F16": "FP16",
-    "BF16": "BF16",
-    "FP64": "FP64",
-    "F64": "FP64",
-    "I4": "I4",
-    "U4": "U4",
-    "I8": "I8",
-    "U8": "U8",
-    "I16": "I16",
-    "U16": "U16",
-    "I32": "I32",
-    "U32": "U32",
-    "I64": "I64",
-    "U64": "U64",
-    "U1": "U1",
-    "BOOLEAN": "BOOL",
-    "BOOL": "BOOL",
-}
-"""Runtime precision names, normalised to the vocabulary both engines report (FP32, I8, ...)."""
-
-
-def precision_from_exec_type(exec_type: str) -> str:
-    """Runtime precision from an exec_type suffix: "jit_avx2_I8" -> "I8",
-    "brgconv_avx2_f32" -> "FP32"; "" when the suffix names no precision ("undef")."""
-    suffix = exec_type.rsplit("_", 1)[-1].upper() if exec_type else ""
-    return _PRECISION_NAMES.get(suffix, "")
 
 
 def counters_are_cumulative(compiled: ov.CompiledModel) -> bool:

@@ -18,6 +18,38 @@ from perftui.domain.records import LayerProfile, RunResult
 SORT_KEYS = ("time", "type", "precision", "name", "flops")
 
 
+PRECISION_NAMES = {
+    "FP32": "FP32",
+    "F32": "FP32",
+    "FP16": "FP16",
+    "F16": "FP16",
+    "BF16": "BF16",
+    "FP64": "FP64",
+    "F64": "FP64",
+    "I4": "I4",
+    "U4": "U4",
+    "I8": "I8",
+    "U8": "U8",
+    "I16": "I16",
+    "U16": "U16",
+    "I32": "I32",
+    "U32": "U32",
+    "I64": "I64",
+    "U64": "U64",
+    "U1": "U1",
+    "BOOLEAN": "BOOL",
+    "BOOL": "BOOL",
+}
+"""Runtime precision names, normalised to the vocabulary both engines report (FP32, I8, ...)."""
+
+
+def precision_from_exec_type(exec_type: str) -> str:
+    """Runtime precision from an exec_type suffix: "jit_avx2_I8" -> "I8",
+    "brgconv_avx2_f32" -> "FP32"; "" when the suffix names no precision ("undef")."""
+    suffix = exec_type.rsplit("_", 1)[-1].upper() if exec_type else ""
+    return PRECISION_NAMES.get(suffix, "")
+
+
 def total_time_ms(layers: Iterable[LayerProfile]) -> float:
     """Sum of the measured time of all layers (ms per request)."""
     return sum(layer.time_ms for layer in layers)

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from perftui.domain.errors import InputError
+from perftui.domain.model.profile import precision_from_exec_type
 from perftui.domain.records import (
     HINTS,
     OPTIONAL_STATS,
@@ -103,8 +104,6 @@ def _nodes(counters: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def layers(counters: dict[str, Any]) -> tuple[LayerProfile, ...]:
-    from perftui.engines.openvino_profile import precision_from_exec_type
-
     rows = []
     for node in _nodes(counters):
         status = _STATUS.get(str(node.get("status", "")).rsplit(".", 1)[-1], "executed")

@@ -1,5 +1,5 @@
-"""Import of an export, in two passes over its records (perftui.store.export_reader): the
-first checks every record against perftui.store.schema and keeps only the projects, the
+"""Import of an export, in two passes over its records (perftui.exchange.reader): the
+first checks every record against perftui.exchange.schema and keeps only the projects, the
 benchmarks and the run ids; the second stores the runs one at a time in one write
 (Store.merge with the ids known). A bad record anywhere is an InputError naming it before
 anything is written, so memory holds one run however large the export."""
@@ -14,10 +14,10 @@ from typing import Any
 
 from perftui.domain.errors import InputError
 from perftui.domain.records import Project, RunResult, StoredBenchmark
-from perftui.store import schema
+from perftui.exchange import schema
+from perftui.exchange.reader import Event, NotStreamable, document_events, read_events
 from perftui.store.codec import MAX_SAMPLES, SAMPLES_CODEC, SamplesDocument
 from perftui.store.database import Store
-from perftui.store.export_reader import Event, NotStreamable, document_events, read_events
 from perftui.store.progress import Progress
 
 __all__ = [

@@ -17,8 +17,7 @@ from typing import Any
 
 from perftui.domain.errors import InputError
 from perftui.domain.records import APIS, ENGINES, HINTS, OPTIONAL_STATS, PRECISIONS, RUN_STATUSES
-from perftui.store.layout import time_key
-from perftui.store.quick_checks import (
+from perftui.exchange.quick_checks import (
     LAYER_STATUSES,
     MAX_DEPTH,
     MAX_ITEMS,
@@ -26,6 +25,7 @@ from perftui.store.quick_checks import (
     plain_free,
     plain_layer,
 )
+from perftui.store.layout import time_key
 
 __all__ = [
     "MAX_DEPTH",

@@ -2,7 +2,7 @@
 ending ``"projects":[``, then per project a line ending ``"runs":[`` (or a whole project
 without runs) followed by one line per run, then ``]}``. JSON escapes every newline inside a
 string, so each line of that layout is one record; a file laid out otherwise (indented by
-hand, or not an export) is `NotStreamable` and read whole instead (perftui.store.exchange).
+hand, or not an export) is `NotStreamable` and read whole instead (perftui.exchange.documents).
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from perftui.domain.errors import InputError
-from perftui.store import schema
+from perftui.exchange import schema
 
 __all__ = ["Event", "NotStreamable", "read_events", "streamable"]
 

@@ -6,8 +6,8 @@ shape of the CLI contract, each with ``"latency_samples"`` when raw samples are 
 ``{"dtype": "float32", "codec": "zlib+base64", "count", "data"}``) and ``"benchmarks"`` (the
 stored requests the runs point to). Importing it again adds nothing (runs are keyed by id).
 Export is written as a stream, one run per line; import reads it back a line at a time
-(perftui.store.export_reader) and checks the whole file against perftui.store.schema before
-anything is stored (perftui.store.importer).
+(perftui.exchange.reader) and checks the whole file against perftui.exchange.schema before
+anything is stored (perftui.exchange.importer).
 """
 
 from __future__ import annotations
@@ -22,9 +22,9 @@ from perftui import __version__
 from perftui.domain.errors import InputError
 from perftui.domain.measurement.context import ran_precision
 from perftui.domain.records import Project
-from perftui.store import schema
+from perftui.exchange import schema
+from perftui.exchange.importer import EXPORT_FORMAT, MAX_IMPORT_BYTES, import_document
 from perftui.store.database import Store
-from perftui.store.importer import EXPORT_FORMAT, MAX_IMPORT_BYTES, import_document
 from perftui.store.layout import now_iso
 
 __all__ = [

@@ -1,6 +1,6 @@
 """Quick checks of the two bulkiest parts of an import's runs (layer profiles and free-form
 values such as resolved settings): whether a value has the usual shape and fits
-perftui.store.schema, in one pass without building field paths. A value that does not is
+perftui.exchange.schema, in one pass without building field paths. A value that does not is
 checked field by field there, which names the field."""
 
 from __future__ import annotations
