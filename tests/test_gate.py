@@ -17,6 +17,7 @@ from perftui.domain.regression.gate_render import GateReport, GateSide, gate_jun
 from perftui.domain.regression.gate_stored import (
     GateSettings,
     gate_label,
+    gate_note,
     latest_gate_label,
     parse_gate_label,
     stored_gate,
@@ -125,17 +126,24 @@ def test_a_stored_gate_is_judged_again_as_the_gate_judged_it():
     label = gate_label("abc", settings)
     values = pairs(1.3, 0.01, 5)
 
-    def side(which: int, offset: int) -> list[RunResult]:
+    def side(which: int, offset: int, project: str) -> list[RunResult]:
         return [
-            replace(run(i, v[which]), resolved={"label": label},
+            replace(run(i, v[which]), resolved={"label": label}, project=project,
                     started_at=f"2026-01-01T00:{2 * i + offset:02d}:00")
             for i, v in enumerate(values)
         ]  # fmt: skip
 
-    baseline, candidate = side(0, 0), side(1, 1)
+    baseline, candidate = side(0, 0, "base"), side(1, 1, "cand")
     found = stored_gate(label, candidate, baseline)
     assert found is not None and found.decision.outcome == FAIL
     assert found.baseline_runs == tuple(baseline) and found.decision.rounds == 5
+    assert found.is_baseline("base") and not found.is_baseline("cand")
+    ratio = next(v for v in found.decision.stats if v.stat == "median")
+    assert found.ratios_text == f"median {ratio.ratio:.3f} ({ratio.lo:.3f}-{ratio.hi:.3f})"
+    assert 1.2 < ratio.ratio < 1.4
+    note = gate_note(found, "cand", "base")
+    assert "FAIL, cand against base at 5 % slower, 5 rounds" in note
+    assert note.endswith(f"(candidate/baseline {found.ratios_text})")
     assert latest_gate_label([*baseline, run(9, 1.0)]) == label
 
 

@@ -63,6 +63,20 @@ class StoredGate:
     decision: Decision
     baseline_runs: tuple[RunResult, ...]
 
+    def is_baseline(self, project: str) -> bool:
+        """Whether `project` was the gate's baseline (else its candidate)."""
+        return self.baseline_runs[0].project == project
+
+    @property
+    def ratios_text(self) -> str:
+        """Candidate/baseline per statistic as the gate judged it, with its interval:
+        'median 1.050 (1.020-1.080); p99 ...', or '' where no statistic was judged."""
+        return "; ".join(
+            f"{v.stat} {v.ratio:.3f} ({v.lo:.3f}-{v.hi:.3f})"
+            for v in self.decision.stats
+            if v.ratio is not None and v.lo is not None and v.hi is not None
+        )
+
 
 def latest_gate_label(runs: Sequence[RunResult]) -> str:
     """The label of the newest gate among a project's runs, or ""."""
@@ -98,17 +112,11 @@ def gate_note(found: StoredGate, a_name: str, b_name: str) -> str:
     """A stored gate in one line, for a comparison of its two projects: its verdict, which
     side was the candidate, B/A per statistic as the gate judged it."""
     d = found.decision
-    a_is_baseline = found.baseline_runs[0].project == a_name
-    baseline, candidate = (a_name, b_name) if a_is_baseline else (b_name, a_name)
-    stats = "; ".join(
-        f"{v.stat} {v.ratio:.3f} ({v.lo:.3f}-{v.hi:.3f})"
-        for v in d.stats
-        if v.ratio is not None and v.lo is not None and v.hi is not None
-    )
+    baseline, candidate = (a_name, b_name) if found.is_baseline(a_name) else (b_name, a_name)
     return (
         f"gate {found.started_at[:16].replace('T', ' ')}: {d.outcome.upper()}, {candidate} "
         f"against {baseline} at {d.max_slowdown * 100:g} % slower, {d.rounds} rounds "
-        f"(candidate/baseline {stats or 'not judged'})"
+        f"(candidate/baseline {found.ratios_text or 'not judged'})"
     )
 
 
