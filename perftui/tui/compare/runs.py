@@ -12,6 +12,7 @@ from perftui.domain.charts.series import short_label
 from perftui.domain.compare import Comparison, Side, run_latency, run_marks
 from perftui.domain.labels import config_labels
 from perftui.domain.measurement.context import ran_precision
+from perftui.domain.measurement.cost import COST_HEADER, cost_text, run_cost, run_price
 from perftui.tui.compare.charts import (
     STYLES,
     SWEET,
@@ -83,14 +84,16 @@ def runs_table(
     state: SetupState, c: Comparison | None, *, wide: bool
 ) -> tuple[list[tuple[str, str]], list[tuple[RunKey, list[Cell]]]]:
     """Both projects' runs, A's first: check box, project, settings, figures with their
-    95 % intervals, verdict mark, profile (where a run has one), mark (and the start time when
-    `wide`). Failed runs cannot be checked."""
+    95 % intervals, the cost per million inferences (where a run has a price), verdict mark,
+    profile (where a run has one), mark (and the start time when `wide`). Failed runs cannot
+    be checked."""
     columns = [
         ("", "check"),
         ("Project" if wide else "", "project"),
         ("Settings", "config"),
         ("Ran", "ran"),
         ("items/s", "fps"),
+        (COST_HEADER, "cost"),
         (f"{state.stat} ms", "ms"),
         ("V", "verdict"),
         ("Prof", "prof"),
@@ -129,6 +132,7 @@ def runs_table(
                 right(fmt.fps_ci(run.throughput_fps, figures.throughput))
                 if ok
                 else Text(run.status),
+                right(cost_text(run_cost(run))),
                 right(fmt.ms_ci(latency, figures.latency.get(state.stat))),
                 fmt.verdict_mark(figures.verdict.status) if run.status == "ok" else "",
                 "yes" if run.layers else "",
@@ -137,10 +141,15 @@ def runs_table(
             if wide:
                 cells.append(fmt.when(run.started_at)[5:])
             rows.append(((side, run.id), cells))
-    if not any(run.layers for run in every):  # no profile to pin: Prof leaves its room
-        prof = [key for _, key in columns].index("prof")
-        columns.pop(prof)
-        rows = [(key, cells[:prof] + cells[prof + 1 :]) for key, cells in rows]
+    # Prof only where a run has a profile to pin, the cost where a run has a price
+    for key, present in (
+        ("prof", any(run.layers for run in every)),
+        ("cost", any(run_price(run) is not None for run in every)),
+    ):
+        if not present:
+            at = [k for _, k in columns].index(key)
+            columns.pop(at)
+            rows = [(row, cells[:at] + cells[at + 1 :]) for row, cells in rows]
     return columns, rows
 
 

@@ -55,7 +55,8 @@ class CompareScreen(PerftuiScreen):
         "(median, p90 or p99) is at or under it and, with a memory limit (m), whose memory "
         "peak is at or under that many MiB. A and B mark the runs compared in detail: "
         "each side's own best run under the threshold, or one you pin with p (a run with a "
-        "per-layer profile, 'yes' in Prof, gives the layer tabs). c opens the Model "
+        "per-layer profile, 'yes' in Prof, gives the layer tabs; $/M inf, where a run was "
+        "measured at a price, is what a million inferences cost). c opens the Model "
         "Performance Summary. `perftui compare A B --threshold MS --stat median "
         "--max-memory MB` prints the same sweet spot."
     )

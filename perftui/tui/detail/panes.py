@@ -21,7 +21,7 @@ from perftui.domain.charts.series import (
 )
 from perftui.domain.labels import config_labels
 from perftui.domain.measurement.context import UNSAID, model_is_int8, ran_precision, run_notes
-from perftui.domain.measurement.cost import cost_text, run_cost, run_price
+from perftui.domain.measurement.cost import COST_HEADER, cost_text, run_cost, run_price
 from perftui.domain.measurement.memory import mib_text, runs_peak_text
 from perftui.domain.measurement.uncertainty import Interval
 from perftui.domain.model.profile import precision_counts, precision_mix
@@ -134,13 +134,15 @@ RUN_COLUMNS = (
     ("Config", "config"),
     ("Verdict", "verdict"),
     ("items/s", "fps"),
+    (COST_HEADER, "cost"),
     ("median ms", "median"),
     ("p99 ms", "p99"),
     ("peak MiB", "memory"),
     ("Prof", "profile"),
 )
 """Figures with their 95 % interval (±); Verdict is the run's (stable, noisy, INVALID) or
-its status when it did not finish (failed, cancelled). Config names each run by what
+its status when it did not finish (failed, cancelled); the cost per million inferences at
+the price recorded with the run, a column only when a run has one. Config names each run by what
 differs between the runs, the precision it ran included; what they share is said once
 above the table (`domain.labels`)."""
 
@@ -195,6 +197,7 @@ class RunsPane(Pane[DetailState]):
                 label,
                 fmt.verdict_or_status(run.status, figures.verdict.status),
                 right(fmt.fps_ci(run.throughput_fps, figures.throughput) if measured else fmt.DASH),
+                right(cost_text(run_cost(run))),
                 right(fmt.ms_ci(st.median if st else None, figures.latency.get("median"))),
                 right(fmt.ms_ci(st.p99 if st else None, figures.latency.get("p99"))),
                 right(runs_peak_text([run.memory]) if measured else fmt.DASH),
@@ -204,7 +207,8 @@ class RunsPane(Pane[DetailState]):
         # columns give way where the labels would be cut: Prof and When (the notice says
         # both), then peak and p99 (Summary says them); a word of a label is cut last
         height = table.size.height or 12
-        keys = [key for _, key in RUN_COLUMNS if profiled or key != "profile"]
+        present = {"profile": profiled, "cost": any(run_price(r) is not None for r in d.runs)}
+        keys = [key for _, key in RUN_COLUMNS if present.get(key, True)]
         for drop in GIVE_WAY:
             columns, shown = _only(keys, rows)
             flex = keys.index("config")
