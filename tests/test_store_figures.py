@@ -13,6 +13,7 @@ from perftui.domain.errors import StoreError
 from perftui.domain.measurement.figures import run_figures
 from perftui.domain.measurement.summary import config_key
 from perftui.domain.records import LayerProfile
+from perftui.store import entries
 from perftui.store.database import Store
 from perftui.store.snapshot import Snapshot
 from perftui.store.storage import AtomicJSONStorage
@@ -40,10 +41,10 @@ def test_appending_runs_extends_the_figures_without_reading_the_older_runs(
         make_run("p", throughput_fps=100.0, started_at="2025-01-01T00:00:00", benchmark_id="b1")
     )
 
-    def read_all(self: Snapshot, shard: object) -> None:
+    def read_all(*args: object) -> None:
         raise AssertionError("an append read the project's older runs")
 
-    monkeypatch.setattr(Snapshot, "figures", read_all)
+    monkeypatch.setattr(entries, "computed", read_all)
     fast = make_run(
         "p", throughput_fps=900.0, layers=FP32, started_at="2025-02-01T00:00:00", benchmark_id="b2"
     )

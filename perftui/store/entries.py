@@ -33,7 +33,7 @@ from perftui.domain.measurement.summary import (
     PrecisionSource,
     ProjectSummary,
     extend,
-    with_best,
+    summarize,
 )
 from perftui.domain.records import RunResult
 from perftui.store.codec import plain
@@ -48,6 +48,8 @@ if TYPE_CHECKING:
 __all__ = [
     "ProjectFigures",
     "appended_figures",
+    "computed",
+    "figures_of",
     "files_of",
     "project_figures",
     "run_count",
@@ -169,23 +171,54 @@ def project_figures(
     """The figures of `shard`, the project's runs as a write leaves them: every
     configuration combined; the counts and precision extended with `appended` when that is
     all the write did, else computed afresh."""
-    found = combined(snap, shard, [snap.record(shard, i, with_layers=False) for i in shard.runs])
-    heads = {key: pair for key, (pair, _) in found.items()}
     stored = None
     entry = snap.entries.get(project)
     if entry is not None and not shard.removed:
         with contextlib.suppress(ValueError):
             if run_count(entry) + len(appended) == len(shard.runs):
                 stored = _stored(snap.entry_figures(project))
-    if stored is not None:
-        summary, source = extend(stored.summary, appended, heads), stored.source.extend(appended)
-    else:
-        summary, source = snap.figures(shard)
-        summary = with_best(summary, heads)
-    docs = {key: doc for key, (_, doc) in found.items()}
-    return ProjectFigures(
-        summary, source, heads, best_docs(snap, project, _best_keys(summary), docs)
+    if stored is None:
+        return computed(snap, project, shard)
+    found = combined(snap, shard, [snap.record(shard, i, with_layers=False) for i in shard.runs])
+    heads = {key: pair for key, (pair, _) in found.items()}
+    summary = extend(stored.summary, appended, heads)
+    best = best_docs(snap, project, _best_keys(summary), {k: doc for k, (_, doc) in found.items()})
+    return ProjectFigures(summary, stored.source.extend(appended), heads, best)
+
+
+def computed(snap: Snapshot, project: str, shard: Shard) -> ProjectFigures:
+    """The figures of the project's runs `shard`, computed from them (decoding the newest
+    profile alone)."""
+    at = {i: doc.get("started_at") or "" for i, doc in shard.runs.items()}
+    newest = None
+    for run_id in shard.runs:  # the newest profiled; a tie goes to the one stored later
+        if shard.counts["layers"].get(run_id) and (newest is None or at[run_id] >= at[newest]):
+            newest = run_id
+    source = PrecisionSource().extend(
+        [snap.record(shard, i, with_layers=i == newest) for i in shard.runs]
     )
+    runs = [snap.record(shard, i, with_layers=False) for i in shard.runs]
+    found = combined(snap, shard, runs)
+    heads = {key: pair for key, (pair, _) in found.items()}
+    summary = summarize(runs, heads)
+    best = best_docs(snap, project, _best_keys(summary), {k: doc for k, (_, doc) in found.items()})
+    return ProjectFigures(summary, source, heads, best)
+
+
+def figures_of(snap: Snapshot, project: str) -> tuple[ProjectSummary, str] | None:
+    """A project's summary and precision as stored (computed for an older layout, or for
+    figures a version with other figures wrote); None without runs."""
+    entry = snap.entries.get(project)
+    if entry is not None and not snap.run_count(project):
+        return None
+    stored = None if entry is None else stored_figures(snap.entry_figures(project))
+    if stored is not None:
+        return stored
+    shard = snap.shard(project)
+    if shard is None or not shard.runs:
+        return None
+    found = computed(snap, project, shard)
+    return found.summary, found.source.text
 
 
 def _best_keys(summary: ProjectSummary) -> set[str | None]:

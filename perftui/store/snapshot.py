@@ -17,17 +17,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from perftui.domain.measurement.summary import (
-    PrecisionSource,
     ProjectSummary,
     summarize,
-    with_best,
 )
 from perftui.domain.records import Project, RunResult, StoredBenchmark
 from perftui.store.document import damaged, malformed, parse
-from perftui.store.entries import files_of, run_count, shard_key, stored_figures
+from perftui.store.entries import figures_of, files_of, run_count, shard_key
 from perftui.store.entry_figures import read_figures
 from perftui.store.files import Signature, digest, read_bytes
-from perftui.store.headlines import combined
 from perftui.store.layout import doc_key, time_key
 from perftui.store.legacy import convert
 from perftui.store.names import read_nofollow
@@ -337,18 +334,6 @@ class Snapshot:
         shard = self.shard(project)
         return [] if shard is None else self.shard_runs(shard, with_layers=with_layers)
 
-    def figures(self, shard: Shard) -> tuple[ProjectSummary, PrecisionSource]:
-        """The shard's summary and what its runtime precision is read from, computed from
-        its runs (decoding its newest profile alone)."""
-        at = {i: doc.get("started_at") or "" for i, doc in shard.runs.items()}
-        newest = None
-        for run_id in shard.runs:  # the newest profiled; a tie goes to the one stored later
-            if shard.counts["layers"].get(run_id) and (newest is None or at[run_id] >= at[newest]):
-                newest = run_id
-        stored = [self.record(shard, i, with_layers=i == newest) for i in shard.runs]
-        summary = summarize(self.shard_runs(shard, with_layers=False))
-        return summary, PrecisionSource().extend(stored)
-
     # ------------------------------------------------------------------ benchmarks
 
     @cached_property
@@ -384,29 +369,12 @@ class Snapshot:
 
     # ------------------------------------------------------------------ the home screen
 
-    def _figures_of(self, project: str) -> tuple[ProjectSummary, str] | None:
-        """A project's stored figures (computed for an older layout, or for an entry a
-        version with other figures wrote); None without runs."""
-        entry = self.entries.get(project)
-        if entry is not None and not self.run_count(project):
-            return None
-        stored = None if entry is None else stored_figures(self.entry_figures(project))
-        if stored is not None:
-            return stored
-        shard = self.shard(project)
-        if shard is None or not shard.runs:
-            return None
-        summary, source = self.figures(shard)
-        runs = self.shard_runs(shard, with_layers=False)
-        heads = {key: pair for key, (pair, _) in combined(self, shard, runs).items()}
-        return with_best(summary, heads), source.text
-
     @cached_property
     def precisions(self) -> dict[str, str]:
         """Each project's runtime precision; projects without runs are left out."""
         found = {}
         for name in self.projects:
-            figures = self._figures_of(name)
+            figures = figures_of(self, name)
             if figures is not None:
                 found[name] = figures[1]
         return found
@@ -415,4 +383,4 @@ class Snapshot:
     def summaries(self) -> list[tuple[Project, ProjectSummary]]:
         projects = sorted(self.projects.values(), key=lambda p: (p.name.casefold(), p.name))
         empty = summarize([])
-        return [(p, (self._figures_of(p.name) or (empty, ""))[0]) for p in projects]
+        return [(p, (figures_of(self, p.name) or (empty, ""))[0]) for p in projects]
