@@ -13,7 +13,7 @@ from perftui.domain.model.shapes import shapes_text
 
 if TYPE_CHECKING:
     from perftui.domain.model.model_info import ModelInfo
-    from perftui.domain.model.profile import LayerRow
+    from perftui.domain.model.profile import LayerRow, LayerTypeRow
     from perftui.domain.records import Project, RunResult
 
 TOP = 25
@@ -58,8 +58,12 @@ def _flops(value: int | None) -> str:
     return "-" if value is None else f"{value / 1e6:,.1f} M"
 
 
-def layers_document(run: RunResult, info: ModelInfo | None, why: str) -> dict[str, Any]:
-    """The `show --layers --json` document."""
+TypeFigures = tuple["LayerTypeRow", int | None, float | None]
+"""A layer type, its FLOPs and the GFLOP/s it achieved (None where unknown)."""
+
+
+def _figures(run: RunResult, info: ModelInfo | None) -> tuple[list[LayerRow], list[TypeFigures]]:
+    """The run's layers with their FLOPs, and its layer types with theirs."""
     from perftui.domain.model.profile import (
         achieved_gflops,
         flops_by_type,
@@ -69,6 +73,16 @@ def layers_document(run: RunResult, info: ModelInfo | None, why: str) -> dict[st
 
     rows = layer_rows(run.layers or (), info.node_flops if info else None)
     by_type = flops_by_type(rows)
+    types = [
+        (t, by_type.get(t.type), achieved_gflops(by_type.get(t.type), t.time_ms))
+        for t in layer_type_summary(run.layers or ())
+    ]
+    return rows, types
+
+
+def layers_document(run: RunResult, info: ModelInfo | None, why: str) -> dict[str, Any]:
+    """The `show --layers --json` document."""
+    rows, types = _figures(run, info)
     return {
         "run": run.id,
         "flops_shapes": {k: list(v) for k, v in info.flops_shapes.items()} if info else None,
@@ -82,10 +96,10 @@ def layers_document(run: RunResult, info: ModelInfo | None, why: str) -> dict[st
                 "share": t.share,
                 "layers": t.layers,
                 "precisions": t.precisions,
-                "flops": by_type.get(t.type),
-                "gflops_per_s": achieved_gflops(by_type.get(t.type), t.time_ms),
+                "flops": flops,
+                "gflops_per_s": gflops,
             }
-            for t in layer_type_summary(run.layers or ())
+            for t, flops, gflops in types
         ],
     }
 
@@ -106,15 +120,8 @@ def _layer(row: LayerRow) -> dict[str, Any]:
 def layers_text(run: RunResult, info: ModelInfo | None, why: str) -> str:
     """The layer types, then the slowest layers, each with FLOPs and GFLOP/s."""
     from perftui.domain.charts.series import short_label
-    from perftui.domain.model.profile import (
-        achieved_gflops,
-        flops_by_type,
-        layer_rows,
-        layer_type_summary,
-    )
 
-    rows = layer_rows(run.layers or (), info.node_flops if info else None)
-    by_type = flops_by_type(rows)
+    rows, types = _figures(run, info)
     if info is not None:
         at = shapes_text(info.flops_shapes)
         head = f"FLOPs ({FLOPS_CONVENTION}) at the run's shapes {at}"
@@ -128,10 +135,10 @@ def layers_text(run: RunResult, info: ModelInfo | None, why: str) -> str:
             f"{100 * t.share:.1f}%",
             str(t.layers),
             " ".join(f"{n} {p}" for p, n in sorted(t.precisions.items())),
-            _flops(by_type.get(t.type)),
-            _gflops(achieved_gflops(by_type.get(t.type), t.time_ms)),
+            _flops(flops),
+            _gflops(gflops),
         ]
-        for t in layer_type_summary(run.layers or ())
+        for t, flops, gflops in types
     ]
     headers = ("type", "ms", "share", "layers", "precisions", "FLOPs", "GFLOP/s")
     lines.append(table(headers, type_rows, right={1, 2, 3, 5, 6}))
