@@ -1,8 +1,9 @@
 """How the store behaves with months of runs: a large database against an empty one.
 
 Builds, in a temporary folder and through the store's own API, a database of `--runs` runs
-over `--projects` projects (a tenth of the runs profiled with `--layers` layers, every run with
-`--samples` latency samples, the environment recorded as the worker records it), then times,
+over `--projects` projects (benchmarks of 8 configurations with 2 repetitions each, a tenth of
+the runs profiled with `--layers` layers, every run with `--samples` latency samples, the
+environment recorded as the worker records it), then times,
 side by side on the large and on an empty database (one project, one run):
 
 - the CLI, each in a fresh process as a person runs it: `projects --json`, `show P --json`
@@ -84,6 +85,8 @@ def make_run(project: str, index: int, rng: np.random.Generator, layers: int) ->
         layers=profile,
         resolved={"streams": 1, "precision": "f32", "environment": environment()},
         project=project,
+        benchmark_id=f"{project}-{index // 16}",  # 8 configurations measured twice each
+        repeat=(index // 8) % 2,
         started_at=f"2025-{1 + index % 12:02d}-{1 + index % 28:02d}T00:00:{index % 60:02d}+00:00",
     )
 

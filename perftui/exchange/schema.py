@@ -268,10 +268,7 @@ def layers(value: Any, path: str) -> list[dict[str, Any]]:
     (the same result; a row that does not is checked field by field, naming the field)."""
     if type(value) is not list or len(value) > 100_000 or not all(map(plain_layer, value)):
         return _layers_checked(value, path)
-    return [
-        {**row, "time_ms": float(row["time_ms"])} if "time_ms" in row else dict(row)
-        for row in value
-    ]
+    return _layers_again(value, path)
 
 
 def _layers_again(value: Any, path: str) -> list[dict[str, Any]]:
@@ -383,23 +380,19 @@ def _parse_constant(spelled: str) -> float:
     raise NumberError(f"{spelled} (not a JSON number)")
 
 
+HOOKS = {"parse_int": _parse_int, "parse_float": _parse_float, "parse_constant": _parse_constant}
+
+
 def decoder() -> json.JSONDecoder:
     """A JSON decoder raising NumberError for huge whole numbers, infinities and NaN."""
-    return json.JSONDecoder(
-        parse_int=_parse_int, parse_float=_parse_float, parse_constant=_parse_constant
-    )
+    return json.JSONDecoder(**HOOKS)
 
 
 def loads_bounded(text: str | bytes, source: str) -> Any:
     """json.loads refusing huge whole numbers, infinities, NaN and deep nesting with one
     InputError line (they would otherwise end as a ValueError or RecursionError later)."""
     try:
-        return json.loads(
-            text,
-            parse_int=_parse_int,
-            parse_float=_parse_float,
-            parse_constant=_parse_constant,
-        )
+        return json.loads(text, **HOOKS)
     except NumberError as exc:
         raise InputError(f"{source} holds {exc}") from None
     except RecursionError:
