@@ -20,6 +20,7 @@ from perftui.store.storage import AtomicJSONStorage
 from tests.store_helpers import (
     entries_inlined,
     make_run,
+    read_json,
     store_with_project,
     write_as_before,
 )
@@ -158,3 +159,22 @@ def test_a_first_write_killed_before_the_database_existed_leaves_nothing(
     assert orphan.exists() and not path.exists()  # a read creates and removes nothing
     store_with_project(tmp_path)
     assert not orphan.exists() and not (folder / "pending").exists()
+
+
+def test_headlines_of_another_method_are_combined_again_by_the_next_write(
+    tmp_path: Path,
+) -> None:
+    """Each configuration's combined figure kept by a version whose method differs is not
+    extended but computed again from the runs."""
+    path, store = store_with_project(tmp_path)
+    first = store.add_run(make_run("p", throughput_fps=100.0, benchmark_id="b1"), np.ones(10))
+    (entry,) = read_json(path)["shards"].values()
+    stored = tmp_path / "perftui.json.d" / "figures" / entry["figures"]
+    part = json.loads(stored.read_text())
+    part["best"]["method"] = "another"
+    part["headlines"] = {config_key(first): [1e9, 0.001]}  # what another method found
+    stored.write_text(json.dumps(part))
+    Store(path).add_run(make_run("p", throughput_fps=50.0, benchmark_id="b2"), np.ones(10))
+    summary, _ = figures(path)
+    assert summary.best_throughput_fps == 100.0
+    assert summary.best_throughput_config == config_key(first)

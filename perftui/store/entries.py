@@ -137,15 +137,19 @@ def stored_best(part: dict[str, Any]) -> dict[str, Any]:
 
 
 def _stored(part: dict[str, Any]) -> ProjectFigures | None:
-    """The stored figures as this version keeps them; None otherwise (or malformed)."""
+    """The stored figures as this version keeps them and by this method (perftui.store.
+    figure_docs); None otherwise (or malformed): a write then computes them all again."""
     figures, doc, heads = stored_figures(part), part.get("precision_source"), part.get("headlines")
+    best = part.get("best")
     if figures is None or not isinstance(doc, dict) or not isinstance(heads, dict):
+        return None
+    if not isinstance(best, dict) or best.get("method") != method():
         return None
     try:
         source = PrecisionSource.from_dict(doc)
     except (KeyError, TypeError, ValueError):
         return None
-    return ProjectFigures(figures[0], source, heads, part.get("best") or {})
+    return ProjectFigures(figures[0], source, heads, best)
 
 
 def appended_figures(
@@ -161,7 +165,7 @@ def appended_figures(
     heads = {**stored.headlines, **{key: pair for key, (pair, _) in found.items()}}
     summary = extend(stored.summary, added, heads)
     docs = {key: doc for key, (_, doc) in found.items()}
-    best = best_docs(snap, project, _best_keys(summary), docs, stored_best(stored.part()))
+    best = best_docs(snap, project, _best_keys(summary), docs, stored.best.get("configs") or {})
     return ProjectFigures(summary, stored.source.extend(added), heads, best)
 
 
