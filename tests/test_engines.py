@@ -170,7 +170,7 @@ def test_runs_fill_resolved_settings(name: str, api: str, batch: int, tiny: Path
         assert resolved["hint"] == "latency"
         assert resolved["precision"] == openvino_cpu_precision()
     else:
-        assert resolved["hint"] == "n/a (onnxruntime)"
+        assert resolved["hint"] is None
         assert resolved["requests"] == (1 if api == "sync" else 2)
 
 

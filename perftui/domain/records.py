@@ -7,9 +7,9 @@ how they are stored.
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 from dataclasses import asdict, dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, TypedDict
 
 from perftui.domain.measurement.load import MachineLoad
 from perftui.domain.measurement.memory import RunMemory
@@ -191,8 +191,8 @@ class RunResult:
     read_ms: float = 0.0
     latency_ms: LatencyStats | None = None
     layers: tuple[LayerProfile, ...] | None = None
-    resolved: dict[str, Any] = field(default_factory=dict)
-    """What the engine actually used (streams, requests, threads, precision, shapes)."""
+    resolved: Resolved = field(default_factory=lambda: Resolved())
+    """What the engine actually used (streams, requests, threads, precision, shapes, ...)."""
     repeat: int = 0
     """Which repetition of its configuration in its benchmark this run is (0 = the first)."""
     window_fps: tuple[float, ...] = ()
@@ -248,7 +248,7 @@ class RunResult:
             read_ms=float(data.get("read_ms", 0.0)),
             latency_ms=LatencyStats.from_dict(latency, _unreported(data)) if latency else None,
             layers=tuple(LayerProfile.from_dict(x) for x in layers) if layers is not None else None,
-            resolved=dict(data.get("resolved") or {}),
+            resolved=read_resolved(data.get("resolved")),
             repeat=int(data.get("repeat", 0)),
             window_fps=tuple(float(x) for x in data.get("window_fps") or ()),
             load=MachineLoad.from_dict(data["load"]) if data.get("load") else None,
@@ -258,6 +258,56 @@ class RunResult:
             benchmark_id=str(data.get("benchmark_id", "")),
             started_at=str(data.get("started_at", "")),
         )
+
+
+class Resolved(TypedDict, total=False):
+    """What a run ran with, as its engine and its worker report it: a run's `resolved`,
+    stored as JSON under that name. Each key has one meaning whatever the engine."""
+
+    streams: int | None
+    """Streams the engine ran (ONNX Runtime: 1); None where it does not say."""
+    threads: int | None
+    """Threads the engine ran; None where it chose them and does not say (ONNX Runtime's
+    auto, 0 in the configuration)."""
+    requests: int
+    """Requests kept in flight (sync: 1)."""
+    hint: str | None
+    """OpenVINO's performance hint as compiled; None for an engine without hints."""
+    precision: str | None
+    """The inference precision the engine ran ('f32', 'bf16', 'f16'); 'model' where each op
+    runs in the model's own types (ONNX Runtime); None where the engine does not say."""
+    shapes: dict[str, list[int]]
+    """Each input's static shape as compiled."""
+    device: str
+    execution_devices: list[str]
+    """The devices OpenVINO ran on (AUTO and MULTI name theirs)."""
+    providers: list[str]
+    """ONNX Runtime's execution providers."""
+    inputs: dict[str, Any]
+    """Per input: shape, dtype, values and why (perftui.bench.inputs)."""
+    data: dict[str, Any]
+    """The user's input data: path, sha256, samples (perftui.bench.data)."""
+    profile_error: str
+    """Why the per-layer profile could not be read."""
+    environment: dict[str, Any]
+    """The machine and software it ran on (perftui.bench.environment)."""
+    label: str
+    """What the benchmark is for (a quick look, a gate's or a tune's label)."""
+    benchmark_app: dict[str, Any]
+    """An imported benchmark_app report: its source, options and what it did not report."""
+
+
+OLD_RESOLVED = {"threads": ("auto",), "hint": ("n/a (onnxruntime)",)}
+"""Values older runs stored for "not said", read as None: ONNX Runtime's threads and hint."""
+
+
+def read_resolved(data: Mapping[str, Any] | None) -> Resolved:
+    """A stored run's `resolved`, with older runs' words for "not said" read as None."""
+    resolved: dict[str, Any] = dict(data or {})
+    for key, words in OLD_RESOLVED.items():
+        if resolved.get(key) in words:
+            resolved[key] = None
+    return Resolved(**resolved)  # type: ignore[typeddict-item]
 
 
 def _unreported(run: dict[str, Any]) -> tuple[str, ...]:

@@ -7,12 +7,12 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import ClassVar
 
 import numpy as np
 
 from perftui.domain.errors import InputError
-from perftui.domain.records import AUTO, LayerProfile, RunConfig, TensorSpec
+from perftui.domain.records import AUTO, LayerProfile, Resolved, RunConfig, TensorSpec
 
 PROFILE_WARMUP = 2
 """Unprofiled requests before a per-layer profile (the first ones allocate and are slow)."""
@@ -41,7 +41,7 @@ class Prepared(ABC):
     inputs: list[TensorSpec]
     read_ms: float
     compile_ms: float
-    resolved: dict[str, Any] = field(default_factory=dict)
+    resolved: Resolved = field(default_factory=lambda: Resolved())
 
     @abstractmethod
     def bind(

@@ -18,7 +18,7 @@ import openvino.properties as props
 import openvino.properties.hint as hints
 
 from perftui.domain.errors import InputError
-from perftui.domain.records import LayerProfile, RunConfig, TensorSpec
+from perftui.domain.records import LayerProfile, Resolved, RunConfig, TensorSpec
 from perftui.engines.base import (
     PROFILE_WARMUP,
     Engine,
@@ -53,7 +53,7 @@ class OpenVinoPrepared(Prepared):
         inputs: list[TensorSpec],
         read_ms: float,
         compile_ms: float,
-        resolved: dict[str, Any],
+        resolved: Resolved,
         core: ov.Core,
         model: ov.Model | None,
         compiled: ov.CompiledModel,
@@ -279,15 +279,15 @@ class OpenVinoEngine(Engine):
             )
             for port in compiled.inputs
         ]
-        resolved: dict[str, Any] = {
-            "streams": int(streams) if streams is not None else None,
-            "threads": int(threads) if threads is not None else None,
-            "requests": requests,
-            "hint": str(hint.name if hasattr(hint, "name") else hint).lower() if hint else None,
-            "precision": precision.get_type_name() if isinstance(precision, ov.Type) else None,
-            "shapes": {spec.name: list(spec.shape) for spec in inputs},
-            "device": device,
-        }
+        resolved = Resolved(
+            streams=int(streams) if streams is not None else None,
+            threads=int(threads) if threads is not None else None,
+            requests=requests,
+            hint=str(hint.name if hasattr(hint, "name") else hint).lower() if hint else None,
+            precision=precision.get_type_name() if isinstance(precision, ov.Type) else None,
+            shapes={spec.name: list(spec.shape) for spec in inputs},
+            device=device,
+        )
         execution_devices = compiled_property(compiled, "EXECUTION_DEVICES")
         if execution_devices:
             resolved["execution_devices"] = [str(d) for d in execution_devices]

@@ -14,13 +14,12 @@ import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from time import perf_counter
-from typing import Any
 
 import numpy as np
 import onnxruntime as ort
 
 from perftui.domain.errors import InputError
-from perftui.domain.records import AUTO, LayerProfile, RunConfig, TensorSpec
+from perftui.domain.records import AUTO, LayerProfile, Resolved, RunConfig, TensorSpec
 from perftui.engines.base import (
     PROFILE_WARMUP,
     Engine,
@@ -56,7 +55,7 @@ class OrtPrepared(Prepared):
         inputs: list[TensorSpec],
         read_ms: float,
         compile_ms: float,
-        resolved: dict[str, Any],
+        resolved: Resolved,
         session: ort.InferenceSession,
         model_bytes: bytes,
         model_path: Path,
@@ -208,16 +207,16 @@ class OrtEngine(Engine):
             ) from error
         compile_ms = elapsed_ms(start)
         inputs = static_inputs(session, shapes, config.batch)
-        resolved: dict[str, Any] = {
-            "streams": 1,
-            "threads": config.threads if config.threads > 0 else "auto",
-            "requests": requests,
-            "hint": "n/a (onnxruntime)",
-            "precision": "model",
-            "shapes": {spec.name: list(spec.shape) for spec in inputs},
-            "device": device,
-            "providers": list(session.get_providers()),
-        }
+        resolved = Resolved(
+            streams=1,
+            threads=config.threads if config.threads > 0 else None,  # auto: ORT does not say
+            requests=requests,
+            hint=None,
+            precision="model",
+            shapes={spec.name: list(spec.shape) for spec in inputs},
+            device=device,
+            providers=list(session.get_providers()),
+        )
         return OrtPrepared(
             inputs=inputs,
             read_ms=read_ms,
