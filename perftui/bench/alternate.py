@@ -18,6 +18,7 @@ from perftui.domain.compare import Comparison, Side
 from perftui.domain.compare.pairing import measure_request
 from perftui.domain.errors import InputError
 from perftui.domain.forms.bench import MEASURE_TIME_S
+from perftui.domain.limits import check_here
 from perftui.domain.records import BenchmarkRequest, RunResult
 
 if TYPE_CHECKING:
@@ -89,11 +90,7 @@ def measure_side(
     project = store.get_project(name)
     if project is None:
         raise InputError(f"project {name!r} is gone")
-    if project.target != "local":
-        raise InputError(
-            f"{name} is measured on target {project.target!r}; measuring alternately "
-            "runs on this machine: compare its runs as they are"
-        )
+    check_here(project, "measuring alternately", "compare its runs as they are")
     benchmark = store.get_benchmark(run.benchmark_id)
     if benchmark is None:
         raise InputError(

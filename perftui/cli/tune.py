@@ -105,6 +105,7 @@ def form_values(args: argparse.Namespace) -> dict[str, str]:
 def tune_spec(args: argparse.Namespace) -> TuneSpec:
     """The search the flags ask for (as the dashboard's form builds it); CliError naming the
     flag of a bad setting."""
+    from perftui.domain.errors import InputError
     from perftui.domain.forms.fields import FieldError
     from perftui.domain.forms.tune import tune_spec as build
     from perftui.domain.limits import check_seed
@@ -122,6 +123,8 @@ def tune_spec(args: argparse.Namespace) -> TuneSpec:
         )
     except FieldError as error:
         raise CliError(f"{FLAGS.get(error.field, '--' + error.field)}: {error}") from None
+    except InputError as error:
+        raise CliError(str(error)) from None
 
 
 def trial_line(trial: Trial) -> str:

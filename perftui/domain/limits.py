@@ -4,6 +4,7 @@ one place for each rule, so a value one command refuses no other accepts."""
 from __future__ import annotations
 
 from perftui.domain.errors import InputError
+from perftui.domain.records import LOCAL, Project
 
 __all__ = [
     "DEFAULT_RANDOM_SAMPLES",
@@ -12,6 +13,7 @@ __all__ = [
     "MAX_PRICE_PER_HOUR",
     "MAX_SAMPLES",
     "MAX_SEED",
+    "check_here",
     "check_samples",
     "check_seed",
     "parse_memory_limit",
@@ -85,3 +87,13 @@ def parse_price(text: object) -> float:
             f" {MAX_PRICE_PER_HOUR:,.0f}, e.g. 0.34"
         )
     return value
+
+
+def check_here(project: Project, doing: str, instead: str) -> None:
+    """InputError when `project` is measured on another host: `doing` runs on this machine
+    only, and a run made here must not be stored as that host's."""
+    if project.target != LOCAL:
+        raise InputError(
+            f"{project.name} is measured on target {project.target!r}; {doing} runs on "
+            f"this machine: {instead}"
+        )

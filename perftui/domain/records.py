@@ -317,6 +317,10 @@ def _unreported(run: dict[str, Any]) -> tuple[str, ...]:
     return tuple(source.get("unreported") or ()) if isinstance(source, dict) else ()
 
 
+LOCAL = "local"
+"""The target that is this machine."""
+
+
 @dataclass(frozen=True)
 class Project:
     """A model + engine + device under a unique name."""
@@ -328,7 +332,7 @@ class Project:
     created_at: str = ""
     source_project: str | None = None
     notes: dict[str, Any] = field(default_factory=dict)
-    target: str = "local"
+    target: str = LOCAL
     """Where it is measured: this machine or a named SSH target (perftui.targets)."""
 
     def to_dict(self) -> dict[str, Any]:

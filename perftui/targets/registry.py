@@ -13,9 +13,9 @@ from pathlib import Path
 
 from perftui.domain.errors import InputError
 from perftui.domain.limits import parse_price
+from perftui.domain.records import LOCAL
 from perftui.store.files import atomic_write_bytes
 
-LOCAL = "local"
 """The name of this machine as a target; never stored."""
 DEFAULT_PYTHON = "python3"
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")

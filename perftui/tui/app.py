@@ -24,8 +24,9 @@ from textual.binding import Binding, BindingType
 from textual.notifications import Notify, SeverityLevel
 
 from perftui.domain.compare import Comparison
-from perftui.domain.errors import StoreError
-from perftui.domain.forms.tune import TuneSpec
+from perftui.domain.errors import InputError, StoreError
+from perftui.domain.forms.tune import TUNE_ELSEWHERE, TuneSpec
+from perftui.domain.limits import check_here
 from perftui.domain.records import BenchmarkRequest, Project
 from perftui.domain.report.document import Report
 from perftui.domain.report.render import FORMATS, render
@@ -271,6 +272,11 @@ class PerftuiApp(App[None]):
     def tune_project(self, name: str) -> None:
         """Ask for a tune of project `name` (the tune form), then follow the search."""
         if (project := self._project(name)) is None:
+            return
+        try:
+            check_here(project, "tune", TUNE_ELSEWHERE)
+        except InputError as error:
+            self.notify(str(error), severity="warning")
             return
         request = last_request(self.store, project.name)
 

@@ -14,7 +14,7 @@ from typing import Any
 from perftui.domain.errors import InputError
 from perftui.domain.forms.bench import FORM
 from perftui.domain.forms.fields import FieldError, Form, whole_number
-from perftui.domain.limits import parse_memory_limit
+from perftui.domain.limits import check_here, parse_memory_limit
 from perftui.domain.model.shapes import ShapeBindings
 from perftui.domain.records import BenchmarkRequest, Budget, Project, RunConfig
 from perftui.domain.tune.result import STATS, Limits, default_trials, patience
@@ -107,6 +107,10 @@ class TuneSpec:
         )
 
 
+TUNE_ELSEWHERE = "tune a project of the same model made on this machine"
+"""What to do instead of tuning a project measured on another host."""
+
+
 def tune_spec(
     values: Mapping[str, str],
     project: Project,
@@ -116,7 +120,8 @@ def tune_spec(
 ) -> TuneSpec:
     """The search `values` (field -> text, missing ones their defaults) ask for on `project`
     with `cores` cores; the shapes default to `last_shapes` (the project's last benchmark).
-    FieldError names the first bad field."""
+    FieldError names the first bad field; InputError for a project on another host."""
+    check_here(project, "tune", TUNE_ELSEWHERE)
     v = TUNE_FORM.parse_all(values)
     shapes = v["shapes"] if values.get("shapes", "").strip() else None
     shapes = shapes or last_shapes or v["shapes"]
