@@ -99,8 +99,7 @@ class LiveRunScreen(FollowingScreen[None], PerftuiScreen):
         self.total = sum(r.total_runs for r in requests)
         self._drawn = -1
         self._tick: protocol.Progress | None = None
-        self._charted_at = 0.0
-        self._charted_cpu = 0.0  # the process's CPU time at the last chart frame
+        self._charted_at = self._charted_cpu = 0.0  # the time and CPU time of the last frame
         self._shown: dict[str, str] = {}
         self._rows: list[list[Cell]] = []
         self._measured: set[int] = set()  # runs with points (added by the worker thread)
