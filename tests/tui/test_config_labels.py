@@ -17,7 +17,8 @@ from perftui.tui.benchmark.charts import LiveChart
 from perftui.tui.benchmark.live import LiveRunScreen
 from tests.tui.conftest import make_run
 from tests.tui.test_detail import cells, open_detail, text
-from tests.tui.test_live import table_rows, until
+from tests.tui.test_live import table_rows
+from tests.tui.waiting import wait_for
 
 pytestmark = pytest.mark.tui
 
@@ -52,7 +53,7 @@ async def test_the_live_table_of_a_seq_matrix_tells_every_row_apart(app, service
         request = BenchmarkRequest(project, MATRIX, Budget(time_s=1), repeat=2)
         screen = LiveRunScreen([request], validated=True)
         app.push_screen(screen)
-        await until(pilot, lambda: not screen.running, tries=800)
+        await wait_for(pilot, lambda: not screen.running)
         await pilot.pause()
         runs = [row[1] for row in table_rows(screen)]
         assert len(runs) == 16

@@ -8,6 +8,7 @@ from textual.widgets import Checkbox, Input, Static
 from perftui.domain.records import Project
 from perftui.tui.benchmark.configure import BenchmarkConfigScreen
 from perftui.tui.benchmark.live import LiveRunScreen
+from tests.tui.waiting import wait_for
 
 pytestmark = pytest.mark.tui
 
@@ -24,10 +25,7 @@ async def open_config(app, pilot, project: Project | None = None) -> BenchmarkCo
         project = app.store.get_project("net-fp32")
     screen = BenchmarkConfigScreen(project)
     app.push_screen(screen)
-    for _ in range(40):
-        await pilot.pause(0.02)
-        if screen.info is not None:
-            break
+    await wait_for(pilot, lambda: screen.info is not None)
     return screen
 
 
@@ -81,10 +79,7 @@ async def test_run_validates_then_opens_the_live_screen(app, services):
         await type_into(pilot, screen, "threads", "auto,2")
         screen.query_one("#profile", Checkbox).value = True
         await pilot.press("ctrl+r")
-        for _ in range(40):
-            await pilot.pause(0.02)
-            if isinstance(app.screen, LiveRunScreen):
-                break
+        await wait_for(pilot, lambda: isinstance(app.screen, LiveRunScreen))
         assert isinstance(app.screen, LiveRunScreen)
         request = services.validated[0]
         assert [(c.batch, c.threads) for c in request.configs] == [(1, 0), (1, 2), (4, 0), (4, 2)]
@@ -102,10 +97,7 @@ async def test_a_refused_request_points_at_the_shapes_field(app, services):
         assert "dynamic: give Shapes" in str(screen.query_one("#cfg-inputs", Static).render())
         assert "needed, e.g. input_ids[1,128]" in note(screen, "shapes")
         await pilot.press("ctrl+r")
-        for _ in range(40):
-            await pilot.pause(0.02)
-            if screen.query_one("#e-shapes").has_class("error"):
-                break
+        await wait_for(pilot, lambda: screen.query_one("#e-shapes").has_class("error"))
         assert app.screen is screen
         assert "dynamic dimension 'seq'" in note(screen, "shapes")
         assert app.focused is screen.query_one("#f-shapes")

@@ -10,6 +10,7 @@ from textual.widgets import Static
 
 from perftui.tui.benchmark.live import LiveRunScreen
 from tests.tui.test_configure import note, open_config, type_into
+from tests.tui.waiting import wait_for
 
 pytestmark = pytest.mark.tui
 
@@ -29,10 +30,7 @@ async def test_repeat_is_checked_counted_and_sent(app, services):
         await type_into(pilot, screen, "repeat", "3")
         assert "4 run(s) x 3 repeats, at least 24 s" in plan(screen)
         await pilot.press("ctrl+r")
-        for _ in range(40):
-            await pilot.pause(0.02)
-            if isinstance(app.screen, LiveRunScreen):
-                break
+        await wait_for(pilot, lambda: isinstance(app.screen, LiveRunScreen))
         assert services.validated[0].repeat == 3
 
 

@@ -8,6 +8,7 @@ from textual.widgets import Static
 
 from perftui.tui.benchmark.configure import BenchmarkConfigScreen
 from tests.tui.test_configure import note, open_config, type_into
+from tests.tui.waiting import wait_for
 
 pytestmark = pytest.mark.tui
 
@@ -51,10 +52,7 @@ async def test_engine_messages_name_the_fields_not_the_flags(app, services):
     async with app.run_test(size=(100, 30)) as pilot:
         screen = await open_config(app, pilot)
         await pilot.press("ctrl+r")
-        for _ in range(40):
-            await pilot.pause(0.03)
-            if "give it a size" in plan(screen):
-                break
+        await wait_for(pilot, lambda: "give it a size" in plan(screen))
         assert "give it a size with Shapes input_ids[1,128]" in plan(screen)
         assert "--" not in plan(screen) and "--" not in note(screen, "shapes")
         assert all("--" not in str(n.message) for n in app._notifications)

@@ -9,6 +9,7 @@ from perftui.tui.benchmark.live import LiveRunScreen
 from perftui.tui.detail.charts import BarChart, ScalingChart
 from perftui.tui.detail.screen import ProjectDetailScreen
 from perftui.tui.kit.dialogs import ConfirmScreen
+from tests.tui.waiting import wait_for
 
 pytestmark = pytest.mark.tui
 
@@ -17,10 +18,7 @@ async def open_detail(app, pilot, name: str = "net-fp32") -> ProjectDetailScreen
     await pilot.pause()
     screen = ProjectDetailScreen(name)
     app.push_screen(screen)
-    for _ in range(40):
-        await pilot.pause(0.02)
-        if screen.info is not None:
-            break
+    await wait_for(pilot, lambda: screen.info is not None or screen.state.info_error is not None)
     return screen
 
 
@@ -58,10 +56,9 @@ async def test_rerun_measures_the_selected_config_with_its_budget(app, services)
     async with app.run_test(size=(100, 30)) as pilot:
         screen = await open_detail(app, pilot)
         await pilot.press("down", "r")  # from b4 t2 to b4 t1
-        for _ in range(50):
-            await pilot.pause(0.02)
-            if isinstance(app.screen, LiveRunScreen) and not app.screen.running:
-                break
+        await wait_for(
+            pilot, lambda: isinstance(app.screen, LiveRunScreen) and not app.screen.running
+        )
         request = services.validated[0]
         assert [(c.batch, c.threads) for c in request.configs] == [(4, 1)]
         assert request.budget.time_s == 2.0
@@ -188,10 +185,7 @@ async def test_flops_are_computed_at_the_shapes_of_the_run_they_stand_beside(
         assert services.inspected_shapes[-1] == {"input_ids": (1, 32)}  # the newest run
         assert screen.info is not None and screen.info.flops_shapes == {"input_ids": (1, 32)}
         await pilot.press("down")  # the seq 64 run
-        for _ in range(40):
-            await pilot.pause(0.02)
-            if screen.info.flops_shapes == {"input_ids": (1, 64)}:
-                break
+        await wait_for(pilot, lambda: screen.info.flops_shapes == {"input_ids": (1, 64)})
         assert services.inspected_shapes[-1] == {"input_ids": (1, 64)}
         assert screen.info.flops_shapes == {"input_ids": (1, 64)}
         assert [r[1] for r in cells(screen, "runs")] == ["seq=32", "seq=64"]

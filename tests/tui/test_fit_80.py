@@ -19,6 +19,7 @@ from perftui.tui.kit.dialogs import ConfirmScreen, HelpScreen
 from perftui.tui.projects.screen import ProjectsScreen
 from tests.tui.conftest import make_run
 from tests.tui.test_detail import open_detail
+from tests.tui.waiting import wait_for
 
 pytestmark = pytest.mark.tui
 
@@ -179,10 +180,7 @@ async def test_live_runs_table_fits_80_columns_with_several_projects(app, db):
         ]
         screen = LiveRunScreen(requests, validated=True)
         app.push_screen(screen)
-        for _ in range(200):
-            await pilot.pause(0.02)
-            if not screen.running:
-                break
+        await wait_for(pilot, lambda: not screen.running)
         table = screen.query_one("#live-runs", DataTable)
         assert table.row_count == 3 and fits(table)
         labels = [str(table.get_row_at(i)[1]) for i in range(3)]

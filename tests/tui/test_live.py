@@ -36,14 +36,6 @@ def request(app, configs=TWO) -> BenchmarkRequest:
     return BenchmarkRequest(app.store.get_project("net-int8"), tuple(configs), Budget(time_s=1))
 
 
-async def until(pilot, condition, tries: int = 100) -> None:
-    for _ in range(tries):
-        if condition():
-            return
-        await pilot.pause(0.02)
-    raise AssertionError("condition not reached")
-
-
 def table_rows(screen) -> list[list[str]]:
     table = screen.query_one("#live-runs", DataTable)
     return [[str(c) for c in table.get_row_at(i)] for i in range(table.row_count)]
@@ -63,7 +55,7 @@ async def test_a_benchmark_runs_to_the_end_and_its_runs_are_stored(app, services
         before = len(app.store.runs("net-int8"))
         screen = LiveRunScreen([request(app)], validated=True)
         app.push_screen(screen)
-        await until(pilot, lambda: not screen.running)
+        await wait_for(pilot, lambda: not screen.running)
         await pilot.pause(0.3)  # one more chart redraw
         rows = table_rows(screen)
         assert [row[1] for row in rows] == ["b1", "b4"]  # t1 is said once above
@@ -74,7 +66,7 @@ async def test_a_benchmark_runs_to_the_end_and_its_runs_are_stored(app, services
         assert services.validated == []  # already validated by the configuration screen
         assert len(app.store.runs("net-int8")) == before + 2
         await pilot.press("o")
-        await until(pilot, lambda: isinstance(app.screen, ProjectDetailScreen))
+        await wait_for(pilot, lambda: isinstance(app.screen, ProjectDetailScreen))
         assert app.screen.project_name == "net-int8"
 
 
@@ -83,7 +75,7 @@ async def test_repetitions_count_in_the_progress_and_are_told_apart(app, service
         await pilot.pause()
         screen = LiveRunScreen([replace(request(app), repeat=2)], validated=True)
         app.push_screen(screen)
-        await until(pilot, lambda: not screen.running)
+        await wait_for(pilot, lambda: not screen.running)
         assert screen.total == 4  # "run 3 of 4", not "of 2"
         labels = [row[1] for row in table_rows(screen)]
         assert labels == ["b1 (1/2)", "b4 (1/2)", "b1 (2/2)", "b4 (2/2)"]
@@ -97,10 +89,10 @@ async def test_cancel_keeps_the_run_in_progress_as_cancelled(app, services):
         await pilot.pause()
         screen = LiveRunScreen([request(app)], validated=True)
         app.push_screen(screen)
-        await until(pilot, lambda: screen.series.version > 0)
+        await wait_for(pilot, lambda: screen.series.version > 0)
         assert screen.running
         await pilot.press("x")
-        await until(pilot, lambda: not screen.running)
+        await wait_for(pilot, lambda: not screen.running)
         assert [row[2] for row in table_rows(screen)] == ["cancelled"]
         assert services.clients[0].cancelled
         stored = app.store.runs("net-int8")
@@ -113,7 +105,7 @@ async def test_escape_while_running_asks_before_cancelling(app, services):
         await pilot.pause()
         screen = LiveRunScreen([request(app)], validated=True)
         app.push_screen(screen)
-        await until(pilot, lambda: screen.series.version > 0)
+        await wait_for(pilot, lambda: screen.series.version > 0)
         await pilot.press("escape")
         await pilot.pause()
         assert isinstance(app.screen, ConfirmScreen)
@@ -123,7 +115,7 @@ async def test_escape_while_running_asks_before_cancelling(app, services):
         await pilot.press("escape")
         await pilot.pause()
         await pilot.press("y")
-        await until(pilot, lambda: app.screen is not screen)
+        await wait_for(pilot, lambda: app.screen is not screen)
         assert services.clients[0].cancelled
 
 
@@ -133,7 +125,7 @@ async def test_a_failed_run_is_shown_and_the_rest_goes_on(app, services):
         await pilot.pause()
         screen = LiveRunScreen([request(app)], validated=True)
         app.push_screen(screen)
-        await until(pilot, lambda: not screen.running)
+        await wait_for(pilot, lambda: not screen.running)
         assert [row[2] for row in table_rows(screen)] == ["failed", "stable"]
         messages = [n.message for n in app._notifications]
         assert any("worker died" in m for m in messages)
@@ -145,7 +137,7 @@ async def test_a_request_refused_at_start_is_reported(app, services):
         await pilot.pause()
         screen = LiveRunScreen([request(app)], validated=False)
         app.push_screen(screen)
-        await until(pilot, lambda: not screen.running)
+        await wait_for(pilot, lambda: not screen.running)
         assert table_rows(screen) == []
         assert any("not available" in n.message for n in app._notifications)
         assert services.clients == []
@@ -172,7 +164,7 @@ async def test_a_flood_of_ticks_redraws_the_charts_at_a_bounded_rate(app, servic
         screen = LiveRunScreen([request(app)], validated=True)
         start = time.monotonic()
         app.push_screen(screen)
-        await until(pilot, lambda: not screen.running, tries=500)
+        await wait_for(pilot, lambda: not screen.running)
         elapsed = time.monotonic() - start
         await pilot.pause(0.1)  # the final frame
         bound = REDRAW_HZ * elapsed + 2  # the timer's ticks, plus the final redraw
@@ -194,7 +186,7 @@ async def test_nothing_is_redrawn_while_nothing_changes(app, services, monkeypat
         await pilot.pause()
         screen = LiveRunScreen([request(app)], validated=True)
         app.push_screen(screen)
-        await until(pilot, lambda: plots["chart-fps"] > 0)
+        await wait_for(pilot, lambda: plots["chart-fps"] > 0)
         updates = Counter()
         text = screen._text
 
@@ -208,7 +200,7 @@ async def test_nothing_is_redrawn_while_nothing_changes(app, services, monkeypat
         assert dict(plots) == drawn  # no new points: no figure is built
         assert screen.running and "current-text" not in updates  # and no text is set
         services.gate.set()
-        await until(pilot, lambda: not screen.running)
+        await wait_for(pilot, lambda: not screen.running)
 
 
 async def test_charts_that_are_dear_to_draw_are_drawn_less_often(app, services):
@@ -217,9 +209,9 @@ async def test_charts_that_are_dear_to_draw_are_drawn_less_often(app, services):
         await pilot.pause()
         screen = LiveRunScreen([request(app)], validated=True)
         app.push_screen(screen)
-        await until(pilot, lambda: screen.is_mounted)
+        await wait_for(pilot, lambda: screen.is_mounted)
         chart = screen.query_one("#chart-fps", LiveChart)
-        await until(pilot, lambda: bool(chart.lines))
+        await wait_for(pilot, lambda: bool(chart.lines))
         shown = chart.lines
         # as if the dashboard had used 20 s of CPU since that frame: within CHART_BUDGET the
         # next one waits the longest wait, however slow this machine makes the pauses below
@@ -233,7 +225,7 @@ async def test_charts_that_are_dear_to_draw_are_drawn_less_often(app, services):
         screen._redraw(force=True)
         assert chart.lines != shown and chart.lines[0].xs[-1] == 4.0
         services.gate.set()
-        await until(pilot, lambda: not screen.running)
+        await wait_for(pilot, lambda: not screen.running)
 
 
 class RunGates:

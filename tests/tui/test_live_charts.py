@@ -14,7 +14,8 @@ from perftui.domain.charts.series import LiveLine
 from perftui.domain.records import RunConfig
 from perftui.tui.benchmark.charts import LiveChart
 from perftui.tui.benchmark.live import LiveRunScreen
-from tests.tui.test_live import request, until
+from tests.tui.test_live import request
+from tests.tui.waiting import wait_for
 
 pytestmark = pytest.mark.tui
 
@@ -60,7 +61,7 @@ async def test_a_benchmark_whose_runs_all_failed_says_nothing_was_measured(app, 
         await pilot.pause()
         screen = LiveRunScreen([request(app, (RunConfig(1, 1),))], validated=True)
         app.push_screen(screen)
-        await until(pilot, lambda: not screen.running, tries=500)
+        await wait_for(pilot, lambda: not screen.running)
         await pilot.pause()
         for chart in screen.query(LiveChart):
             assert not chart.has_data()
@@ -74,7 +75,7 @@ async def test_a_benchmark_that_could_not_start_says_so_in_its_charts(app, servi
         await pilot.pause()
         screen = LiveRunScreen([request(app)], validated=False)
         app.push_screen(screen)
-        await until(pilot, lambda: not screen.running, tries=500)
+        await wait_for(pilot, lambda: not screen.running)
         await pilot.pause()
         for chart in screen.query(LiveChart):
             assert "nothing was measured: the benchmark could not start" in str(chart.render())

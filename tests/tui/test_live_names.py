@@ -9,7 +9,8 @@ import pytest
 from perftui.domain.records import BenchmarkRequest, Budget, Project, RunConfig
 from perftui.tui.benchmark.live import LiveRunScreen
 from perftui.tui.kit.fit import distinct, distinct_named
-from tests.tui.test_live import table_rows, until
+from tests.tui.test_live import table_rows
+from tests.tui.waiting import wait_for
 
 pytestmark = pytest.mark.tui
 
@@ -53,7 +54,7 @@ async def test_the_live_table_tells_projects_of_one_family_apart(app, services):
             requests.append(BenchmarkRequest(project, (config,), Budget(time_s=1)))
         screen = LiveRunScreen(requests, validated=True)
         app.push_screen(screen)
-        await until(pilot, lambda: not screen.running, tries=500)
+        await wait_for(pilot, lambda: not screen.running)
         await pilot.pause()
         runs = [row[1] for row in table_rows(screen)]
         assert len(runs) == 2 and len(set(runs)) == 2, runs

@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 
 from perftui.tui.benchmark.live import LiveRunScreen
-from tests.tui.test_live import request, table_rows, until
+from tests.tui.test_live import request, table_rows
+from tests.tui.waiting import wait_for
 
 pytestmark = pytest.mark.tui
 
@@ -21,7 +22,7 @@ async def test_the_live_table_shows_intervals_and_verdicts(app, services):
         await pilot.pause()
         screen = LiveRunScreen([request(app)], validated=True)
         app.push_screen(screen)
-        await until(pilot, lambda: not screen.running)
+        await wait_for(pilot, lambda: not screen.running)
         await pilot.pause()
         rows = table_rows(screen)
         assert [row[2] for row in rows] == ["stable", "noisy"]
@@ -39,7 +40,7 @@ async def test_a_busy_machine_is_warned_about_before_the_start(app, services):
         await pilot.pause()
         screen = LiveRunScreen([request(app)], validated=True)
         app.push_screen(screen)
-        await until(pilot, lambda: not screen.running)
+        await wait_for(pilot, lambda: not screen.running)
         await pilot.pause()
         assert (
             "The machine is busy: other processes used 80% of the CPUs: expect noisy figures"

@@ -17,6 +17,7 @@ from perftui.tui.kit.tables import RowTable
 from perftui.tui.measure.screen import MeasureScreen
 from tests.tui.conftest import FakeServices, make_run
 from tests.tui.snapshot_helpers import settle
+from tests.tui.waiting import wait_for
 
 pytestmark = pytest.mark.tui
 
@@ -43,14 +44,9 @@ async def measured(tmp_path: Path, with_benchmark: bool = True):
         app.measure_alternately(comparison)
         screen = app.screen
         assert isinstance(screen, MeasureScreen)
-        for _ in range(1500):  # up to 30 s on a busy machine
-            await pilot.pause(0.02)
-            if not screen.running:
-                break
-        for _ in range(1500):  # the notice can land after the screen stops running
-            if app._notifications:
-                break
-            await pilot.pause(0.02)
+        await wait_for(pilot, lambda: not screen.running, 30)  # a busy machine is slow
+        # the notice can land after the screen stops running
+        await wait_for(pilot, lambda: bool(app._notifications))
         notes = [n.message for n in app._notifications]
         await settle(pilot)
         status = str(screen.query_one("#measure-status").render())

@@ -22,6 +22,7 @@ from perftui.tui.optimize.dialog import OptimizeDialog
 from perftui.tui.optimize.progress import OptimizeScreen, OptimizeStep
 from perftui.tui.projects.screen import ProjectsScreen
 from tests.tui.snapshot_helpers import settle
+from tests.tui.waiting import wait_for
 
 pytestmark = pytest.mark.tui
 
@@ -158,14 +159,6 @@ def optimizers(services) -> list[FakeOptimizer]:
     return made
 
 
-async def until(pilot, condition, tries: int = 150) -> None:
-    for _ in range(tries):
-        if condition():
-            return
-        await pilot.pause(0.02)
-    raise AssertionError("condition not reached")
-
-
 def text(screen, selector: str) -> str:
     return str(screen.query_one(selector, Static).render())
 
@@ -178,7 +171,7 @@ def names(app) -> list[str]:
 async def open_dialog(app, pilot, row: int = 1) -> OptimizeDialog:
     await pilot.pause()
     await pilot.press(*["down"] * row, "i")
-    await until(pilot, lambda: isinstance(app.screen, OptimizeDialog))
+    await wait_for(pilot, lambda: isinstance(app.screen, OptimizeDialog))
     await pilot.pause()
     return app.screen
 
@@ -239,7 +232,7 @@ async def test_the_dialog_checks_each_field_before_starting(app, optimizers, tmp
         await pilot.pause()
         assert name.value == "net-q"
         await pilot.press("ctrl+r")
-        await until(pilot, lambda: optimizers and optimizers[0].finished)
+        await wait_for(pilot, lambda: optimizers and optimizers[0].finished)
         assert optimizers[0].options == OptimizeOptions(
             "net-fp32", "dynamic", str(folder), 8, "net-q", ()
         )
@@ -265,9 +258,9 @@ async def test_success_refreshes_notifies_and_offers_the_benchmark(app, optimize
     async with app.run_test(size=(100, 30)) as pilot:
         await open_dialog(app, pilot)
         await pilot.press("ctrl+r")
-        await until(pilot, lambda: isinstance(app.screen, OptimizeScreen))
+        await wait_for(pilot, lambda: isinstance(app.screen, OptimizeScreen))
         box = app.screen
-        await until(pilot, lambda: box.outcome is not None)
+        await wait_for(pilot, lambda: box.outcome is not None)
         await pilot.pause()
         assert box.outcome.status == "ok"
         steps = text(box, "#opt-steps")
@@ -300,15 +293,15 @@ async def test_progress_lines_replace_each_other_and_mark_the_steps(app, optimiz
     async with app.run_test(size=(100, 30)) as pilot:
         await open_dialog(app, pilot)
         await pilot.press("ctrl+r")
-        await until(pilot, lambda: isinstance(app.screen, OptimizeScreen))
+        await wait_for(pilot, lambda: isinstance(app.screen, OptimizeScreen))
         box = app.screen
-        await until(pilot, lambda: "calibrating 1/4" in text(box, "#opt-steps"))
+        await wait_for(pilot, lambda: "calibrating 1/4" in text(box, "#opt-steps"))
         steps = text(box, "#opt-steps").splitlines()
         assert steps[:3] == ["✓ preparing", "▶ calibrating 1/4", "· quantizing"]
         assert "calibrating 1/4…" in text(box, "#opt-status")
         assert box.check_action("cancel", ()) and not box.check_action("benchmark", ())
         gate.set()
-        await until(pilot, lambda: box.outcome is not None)
+        await wait_for(pilot, lambda: box.outcome is not None)
 
 
 async def test_cancel_keeps_nothing_and_edit_tries_again(app, optimizers, services, db: Path):
@@ -317,11 +310,11 @@ async def test_cancel_keeps_nothing_and_edit_tries_again(app, optimizers, servic
         await open_dialog(app, pilot)
         app.screen.query_one("#o-samples", Input).value = "4"
         await pilot.press("ctrl+r")
-        await until(pilot, lambda: isinstance(app.screen, OptimizeScreen))
+        await wait_for(pilot, lambda: isinstance(app.screen, OptimizeScreen))
         box = app.screen
-        await until(pilot, lambda: "calibrating" in text(box, "#opt-status"))
+        await wait_for(pilot, lambda: "calibrating" in text(box, "#opt-status"))
         await pilot.press("x")
-        await until(pilot, lambda: box.outcome is not None)
+        await wait_for(pilot, lambda: box.outcome is not None)
         await pilot.pause()
         assert optimizers[0].cancelled and not optimizers[0].killed
         assert box.outcome.status == "cancelled"
@@ -329,7 +322,7 @@ async def test_cancel_keeps_nothing_and_edit_tries_again(app, optimizers, servic
         assert "✗ calibrating 1/4" in text(box, "#opt-steps")
         assert Store(db).get_project("net-fp32-int8") is None
         await pilot.press("e")
-        await until(pilot, lambda: isinstance(app.screen, OptimizeDialog))
+        await wait_for(pilot, lambda: isinstance(app.screen, OptimizeDialog))
         assert app.screen.values()["samples"] == "4"  # the same options to edit
         await pilot.press("escape")
         await pilot.pause()
@@ -341,15 +334,15 @@ async def test_a_second_cancel_stops_the_child_at_once(app, optimizers, services
     async with app.run_test(size=(100, 30)) as pilot:
         await open_dialog(app, pilot)
         await pilot.press("ctrl+r")
-        await until(pilot, lambda: isinstance(app.screen, OptimizeScreen))
+        await wait_for(pilot, lambda: isinstance(app.screen, OptimizeScreen))
         box = app.screen
-        await until(pilot, lambda: optimizers)
+        await wait_for(pilot, lambda: optimizers)
         optimizers[0].stubborn = True
         await pilot.press("x")
         await pilot.pause()
         assert "cancelling" in text(box, "#opt-status") and box.outcome is None
         await pilot.press("x")
-        await until(pilot, lambda: box.outcome is not None)
+        await wait_for(pilot, lambda: box.outcome is not None)
         assert optimizers[0].killed and box.outcome.status == "cancelled"
 
 
@@ -358,9 +351,9 @@ async def test_an_error_is_shown_in_one_line(app, optimizers, services, db: Path
     async with app.run_test(size=(100, 30)) as pilot:
         await open_dialog(app, pilot)
         await pilot.press("ctrl+r")
-        await until(pilot, lambda: isinstance(app.screen, OptimizeScreen))
+        await wait_for(pilot, lambda: isinstance(app.screen, OptimizeScreen))
         box = app.screen
-        await until(pilot, lambda: box.outcome is not None)
+        await wait_for(pilot, lambda: box.outcome is not None)
         await pilot.pause()
         status = box.query_one("#opt-status", Static)
         assert "calibration folder /data/calib is empty" in text(box, "#opt-status")
@@ -377,13 +370,13 @@ async def test_escape_while_running_asks_then_cancels(app, optimizers, services)
     async with app.run_test(size=(100, 30)) as pilot:
         await open_dialog(app, pilot)
         await pilot.press("ctrl+r")
-        await until(pilot, lambda: isinstance(app.screen, OptimizeScreen))
-        await until(pilot, lambda: optimizers)
+        await wait_for(pilot, lambda: isinstance(app.screen, OptimizeScreen))
+        await wait_for(pilot, lambda: optimizers)
         await pilot.press("escape")
         await pilot.pause()
         assert isinstance(app.screen, ConfirmScreen)
         await pilot.press("y")
-        await until(pilot, lambda: optimizers[0].finished)
+        await wait_for(pilot, lambda: optimizers[0].finished)
         await pilot.pause(0.1)
         assert optimizers[0].cancelled
         assert isinstance(app.screen, ProjectsScreen)
@@ -398,9 +391,9 @@ async def test_a_runner_that_cannot_start_is_reported(app, services):
     async with app.run_test(size=(100, 30)) as pilot:
         await open_dialog(app, pilot)
         await pilot.press("ctrl+r")
-        await until(pilot, lambda: isinstance(app.screen, OptimizeScreen))
+        await wait_for(pilot, lambda: isinstance(app.screen, OptimizeScreen))
         box = app.screen
-        await until(pilot, lambda: box.outcome is not None)
+        await wait_for(pilot, lambda: box.outcome is not None)
         await pilot.pause()
         assert "OSError: cannot start python" in text(box, "#opt-status")
 
@@ -414,16 +407,16 @@ async def test_the_detail_screen_opens_the_dialog_and_shows_the_result(app, opti
         app.push_screen(ProjectDetailScreen("net-fp32", tab="summary"))
         await pilot.pause()
         await pilot.press("i")
-        await until(pilot, lambda: isinstance(app.screen, OptimizeDialog))
+        await wait_for(pilot, lambda: isinstance(app.screen, OptimizeDialog))
         assert app.screen.project.name == "net-fp32"
         await pilot.press("ctrl+r")
-        await until(pilot, lambda: isinstance(app.screen, OptimizeScreen))
+        await wait_for(pilot, lambda: isinstance(app.screen, OptimizeScreen))
         box = app.screen
-        await until(pilot, lambda: box.outcome is not None)
+        await wait_for(pilot, lambda: box.outcome is not None)
         detail = app.screen_stack[-2]
         assert isinstance(detail, ProjectDetailScreen) and detail.derived == ["net-fp32-int8"]
         await pilot.press("o")
-        await until(
+        await wait_for(
             pilot,
             lambda: (
                 isinstance(app.screen, ProjectDetailScreen)
@@ -441,7 +434,7 @@ async def test_summary_shows_how_an_int8_project_was_made(app, db: Path):
         await pilot.pause()
         screen = ProjectDetailScreen("net-fp32-int8", tab="summary")
         app.push_screen(screen)
-        await until(pilot, lambda: screen.info is not None)
+        await wait_for(pilot, lambda: screen.info is not None)
         summary = text(screen, "#summary-text")
         assert "INT8 of   net-fp32  (static, 2025-03-01 11:00)" in summary
         assert "Data      calibrated on 16 seeded random samples (seed 0)" in summary
@@ -453,7 +446,7 @@ async def test_summary_shows_how_an_int8_project_was_made(app, db: Path):
         await pilot.pause()
         source = ProjectDetailScreen("net-fp32", tab="summary")
         app.push_screen(source)
-        await until(pilot, lambda: source.info is not None)
+        await wait_for(pilot, lambda: source.info is not None)
         assert "INT8      net-fp32-int8" in text(source, "#summary-text")
 
 
@@ -463,7 +456,7 @@ async def test_summary_of_a_folder_calibrated_dynamic_project(app, db: Path):
         await pilot.pause()
         screen = ProjectDetailScreen("net-dyn", tab="summary")
         app.push_screen(screen)
-        await until(pilot, lambda: screen.info is not None)
+        await wait_for(pilot, lambda: screen.info is not None)
         summary = text(screen, "#summary-text")
         assert "no calibration (dynamic); checked on 16 samples from /data/calib" in summary
         assert "warning" not in summary
@@ -593,11 +586,11 @@ async def test_a_real_optimization_from_the_projects_screen(tmp_path: Path):
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
         await pilot.press("i")
-        await until(pilot, lambda: isinstance(app.screen, OptimizeDialog))
+        await wait_for(pilot, lambda: isinstance(app.screen, OptimizeDialog))
         await pilot.press("tab", "4", "enter")  # calibration (empty) -> samples: 4
-        await until(pilot, lambda: isinstance(app.screen, OptimizeScreen))
+        await wait_for(pilot, lambda: isinstance(app.screen, OptimizeScreen))
         box = app.screen
-        await until(pilot, lambda: box.outcome is not None, tries=600)
+        await wait_for(pilot, lambda: box.outcome is not None)
         assert box.outcome.status == "ok", box.outcome
         assert "warning: no Calibration folder" in text(box, "#opt-warning")
         assert "--calibration" not in text(box, "#opt-warning")

@@ -15,6 +15,7 @@ from perftui.tui.detail.screen import ProjectDetailScreen
 from perftui.tui.kit.dialogs import ConfirmScreen, HelpScreen, PromptScreen, StoreErrorScreen
 from perftui.tui.projects.new_project import NewProjectScreen
 from perftui.tui.projects.screen import ProjectsScreen
+from tests.tui.waiting import wait_for
 
 pytestmark = pytest.mark.tui
 
@@ -121,10 +122,10 @@ async def test_empty_database_offers_the_samples(empty_app, services):
         assert "Press s to add the shipped sample models" in hint, hint
         assert "Press n to create a project from your own model" in hint, hint
         await pilot.press("s")
-        for _ in range(50):
-            await pilot.pause(0.05)
-            if isinstance(empty_app.screen, LiveRunScreen) and not empty_app.screen.running:
-                break
+        await wait_for(
+            pilot,
+            lambda: isinstance(empty_app.screen, LiveRunScreen) and not empty_app.screen.running,
+        )
         assert isinstance(empty_app.screen, LiveRunScreen)
         assert not empty_app.screen.running
         assert len(services.clients) == 4 and len(services.validated) == 4

@@ -19,6 +19,7 @@ from perftui.store.database import Store
 from perftui.tui.app import create_app
 from tests.conftest import MOBILENET
 from tests.process_helpers import process_gone
+from tests.tui.waiting import wait_for
 
 pytestmark = [pytest.mark.tui, pytest.mark.engine]
 
@@ -48,15 +49,6 @@ def measuring(screen: object) -> bool:
     return series is not None and any(line.xs for line in series.snapshot())
 
 
-async def until(pilot, condition, seconds: float = 90.0) -> None:
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + seconds
-    while not condition():
-        if loop.time() > deadline:
-            raise AssertionError(f"condition not reached in {seconds:.0f} s")
-        await pilot.pause(0.05)
-
-
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc to find the child")
 def test_quitting_during_a_benchmark_stops_the_worker_and_keeps_the_run(tmp_path: Path):
     pytest.importorskip("onnxruntime")
@@ -73,9 +65,9 @@ def test_quitting_during_a_benchmark_stops_the_worker_and_keeps_the_run(tmp_path
         async with app.run_test(size=(100, 30)) as pilot:
             await pilot.pause()
             app.run_benchmarks([request], validated=False)
-            await until(pilot, lambda: len(worker_children()) == 1)
+            await wait_for(pilot, lambda: len(worker_children()) == 1, 90)
             seen["worker"] = worker_children()[0]
-            await until(pilot, lambda: measuring(app.screen))
+            await wait_for(pilot, lambda: measuring(app.screen), 90)
             await pilot.press("ctrl+q")
 
     asyncio.run(scenario())  # returns, as App.run does, once the app and its workers ended

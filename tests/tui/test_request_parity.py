@@ -10,6 +10,7 @@ from perftui.cli.entry import build_parser
 from perftui.domain.forms.bench import DEFAULTS, FIELD_NAMES
 from perftui.domain.records import BenchmarkRequest
 from perftui.tui.benchmark.configure import BenchmarkConfigScreen
+from tests.tui.waiting import wait_for
 
 pytestmark = pytest.mark.tui
 
@@ -61,10 +62,7 @@ async def form_request(app, services, settings: dict[str, str]) -> BenchmarkRequ
             field.value = ""
             await pilot.press(*settings.get(name, DEFAULTS[name]))
         await pilot.press("ctrl+r")
-        for _ in range(40):
-            await pilot.pause(0.02)
-            if services.validated:
-                break
+        await wait_for(pilot, lambda: services.validated)
     assert len(services.validated) == 1
     return services.validated[0]
 
