@@ -69,6 +69,18 @@ async def test_the_live_table_of_a_seq_matrix_tells_every_row_apart(app, service
             assert "x: seconds" in getattr(drawn, "plain", str(drawn)), drawn
 
 
+async def runs_tab(app, pilot) -> tuple[object, DataTable, list[str], list[str]]:
+    """Project enc's Runs tab at 80 columns: the screen, the table, its column keys and the
+    settings of its rows."""
+    screen = await open_detail(app, pilot, "enc")
+    await pilot.press("right")
+    await pilot.pause(0.3)
+    table = screen.query_one("#runs", DataTable)
+    keys = [str(key.value) for key in table.columns]
+    labels = [row[keys.index("config")] for row in cells(screen, "runs")]
+    return screen, table, keys, labels
+
+
 async def test_the_runs_tab_of_a_seq_matrix_tells_every_row_apart(app, db):
     store = Store(db)
     store.add_project(Project("enc", "/models/encoder.onnx", "openvino", "CPU"))
@@ -77,13 +89,7 @@ async def test_the_runs_tab_of_a_seq_matrix_tells_every_row_apart(app, db):
         run = replace(run, resolved={**run.resolved, "precision": "bf16"})
         store.add_run(run, np.full(10, 4.0))
     async with app.run_test(size=(80, 24)) as pilot:
-        screen = await open_detail(app, pilot, "enc")
-        await pilot.press("right")
-        await pilot.pause(0.3)
-        rows = cells(screen, "runs")
-        table = screen.query_one("#runs", DataTable)
-        config = [str(key.value) for key in table.columns].index("config")
-        labels = [row[config] for row in rows]
+        screen, table, _, labels = await runs_tab(app, pilot)
         assert sorted(labels) == sorted(config_labels(MATRIX).labels), labels
         assert table.virtual_size.width <= table.size.width  # nothing off screen
         assert "every run: t:auto s:auto r:auto ran:bf16" in text(screen, "runs-common")
@@ -104,12 +110,7 @@ async def test_when_gives_way_before_the_labels_are_cut(app, db):
         run = replace(make_run("enc", 2, config.threads, 3000.0 + n, n), config=config, id="")
         store.add_run(run, np.full(10, 4.0))
     async with app.run_test(size=(80, 24)) as pilot:
-        screen = await open_detail(app, pilot, "enc")
-        await pilot.press("right")
-        await pilot.pause(0.3)
-        table = screen.query_one("#runs", DataTable)
-        keys = [str(key.value) for key in table.columns]
-        labels = [row[keys.index("config")] for row in cells(screen, "runs")]
+        screen, table, keys, labels = await runs_tab(app, pilot)
         assert sorted(labels) == sorted(config_labels(wide).labels), labels
         assert "when" not in keys and table.virtual_size.width <= table.size.width
         assert "2025-03-01 10:00:15" in text(screen, "run-notice")  # the newest, selected
@@ -185,12 +186,7 @@ async def test_the_runs_tab_keeps_whole_words(app, db):
             run = replace(run, config=config, id="", latency_ms=stats, status=status)
             store.add_run(run, samples)
     async with app.run_test(size=(80, 24)) as pilot:
-        screen = await open_detail(app, pilot, "enc")
-        await pilot.press("right")
-        await pilot.pause(0.3)
-        table = screen.query_one("#runs", DataTable)
-        keys = [str(key.value) for key in table.columns]
-        labels = [row[keys.index("config")] for row in cells(screen, "runs")]
+        _, table, keys, labels = await runs_tab(app, pilot)
         assert sorted(set(labels)) == sorted(config_labels(matrix).labels), labels
         assert table.virtual_size.width <= table.size.width
         assert {"verdict", "fps", "median"} <= set(keys)

@@ -91,6 +91,17 @@ async def open_form(pilot) -> TuneForm:
     return pilot.app.screen
 
 
+async def tuned(pilot) -> TuneScreen:
+    """A search under a 5 ms budget, started from the form and run to its end."""
+    form = await open_form(pilot)
+    form.query_one("#t-max_latency", Input).value = "5"
+    await pilot.press("ctrl+r")
+    app = pilot.app
+    await settle(pilot, lambda: isinstance(app.screen, TuneScreen) and not app.screen.running)
+    assert isinstance(app.screen, TuneScreen)
+    return app.screen
+
+
 async def test_the_form_says_what_is_wrong_under_the_field(app, tunings) -> None:
     async with app.run_test(size=(80, 24)) as pilot:
         form = await open_form(pilot)
@@ -144,11 +155,7 @@ async def test_trials_land_and_cancel_keeps_them(app, services, tunings) -> None
 
 async def test_the_end_names_the_best_and_b_benchmarks_it(app, tunings) -> None:
     async with app.run_test(size=(80, 24)) as pilot:
-        form = await open_form(pilot)
-        form.query_one("#t-max_latency", Input).value = "5"
-        await pilot.press("ctrl+r")
-        await settle(pilot, lambda: isinstance(app.screen, TuneScreen) and not app.screen.running)
-        screen = app.screen
+        screen = await tuned(pilot)
         assert screen.outcome.best.number == 4  # 610 items/s at 4.5 ms; 700 is over
         assert "Best @" in str(screen.query_one("#tune-status").render())
         await pilot.press("b")
@@ -158,10 +165,7 @@ async def test_the_end_names_the_best_and_b_benchmarks_it(app, tunings) -> None:
 
 def test_tune_result_snapshot(snap_compare, app, tunings):
     async def before(pilot) -> None:
-        form = await open_form(pilot)
-        form.query_one("#t-max_latency", Input).value = "5"
-        await pilot.press("ctrl+r")
-        await settle(pilot, lambda: isinstance(app.screen, TuneScreen) and not app.screen.running)
+        await tuned(pilot)
 
     assert snap_compare(app, terminal_size=(80, 24), run_before=before)
 
@@ -170,11 +174,7 @@ async def test_the_chart_shows_the_best_where_a_legend_would_sit(app, tunings) -
     """The best trial at the top left (least latency, most items/s) is drawn, not hidden
     under a legend; the key is in the x label."""
     async with app.run_test(size=(80, 24)) as pilot:
-        form = await open_form(pilot)
-        form.query_one("#t-max_latency", Input).value = "5"
-        await pilot.press("ctrl+r")
-        await settle(pilot, lambda: isinstance(app.screen, TuneScreen) and not app.screen.running)
-        chart = app.screen.query_one(TuneChart)
+        chart = (await tuned(pilot)).query_one(TuneChart)
         spec = tunings[0].spec
         best = trial(spec, 1, 900.0, 0.5, 5.0)
         chart.set_trials([best, trial(spec, 2, 300.0, 4.0, 5.0)], best)
@@ -187,11 +187,7 @@ async def test_the_chart_shows_the_best_where_a_legend_would_sit(app, tunings) -
 
 async def test_the_trials_table_says_once_what_every_trial_shares(app, tunings) -> None:
     async with app.run_test(size=(80, 24)) as pilot:
-        form = await open_form(pilot)
-        form.query_one("#t-max_latency", Input).value = "5"
-        await pilot.press("ctrl+r")
-        await settle(pilot, lambda: isinstance(app.screen, TuneScreen) and not app.screen.running)
-        screen = app.screen
+        screen = await tuned(pilot)
         said = str(screen.query_one("#tune-common").render())
         assert said.startswith("every trial: ")
         common = said.removeprefix("every trial: ").split()
