@@ -44,6 +44,9 @@ from perftui.cli.common import (
     db_path,
     print_json,
 )
+from perftui.domain.limits import DEFAULT_RANDOM_SAMPLES
+from perftui.domain.names import int8_name
+from perftui.domain.records import METHODS
 
 if TYPE_CHECKING:
     from perftui.optimize.project import OptimizeResult
@@ -68,8 +71,8 @@ def add_parsers(command: CommandFactory) -> None:
     p.add_argument("project", help="the FP32 project to quantize")
     p.add_argument(
         "--method",
-        choices=("static", "dynamic"),
-        default="static",
+        choices=METHODS,
+        default=METHODS[0],
         help="static: calibrated INT8 (default); dynamic: int8 weights only, no calibration",
     )
     p.add_argument("--calibration", metavar="DIR", help="folder of .npy/.npz samples (see below)")
@@ -78,9 +81,13 @@ def add_parsers(command: CommandFactory) -> None:
         type=int,
         metavar="N",
         help="use the first N samples of the folder (default: all), or N random samples"
-        " (default: 16)",
+        f" (default: {DEFAULT_RANDOM_SAMPLES})",
     )
-    p.add_argument("--name", help="name of the new project (default: PROJECT-int8[-dynamic])")
+    p.add_argument(
+        "--name",
+        help=f"name of the new project (default: {int8_name('PROJECT', 'static')}"
+        f" or {int8_name('PROJECT', 'dynamic')})",
+    )
     p.add_argument(
         "--shape",
         action="append",
