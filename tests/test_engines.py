@@ -138,65 +138,6 @@ def test_openvino_reads_ir_inputs() -> None:
     assert spec.dynamic_dims == (0,)
 
 
-@pytest.mark.parametrize("name", ENGINES)
-@pytest.mark.parametrize("api", ["sync", "async"])
-@pytest.mark.parametrize("batch", [1, 4])
-def test_runs_fill_resolved_settings(name: str, api: str, batch: int, tiny: Path) -> None:
-    engine = get_engine(name)
-    prepared = _prepare(engine, tiny, RunConfig(batch=batch, threads=1, api=api))
-    assert prepared.read_ms >= 0 and prepared.compile_ms > 0
-    assert prepared.inputs[0].shape == (batch, 3, 16, 16)
-    assert prepared.infer_once() > 0
-
-    recorder = CountingRecorder(12)
-    if api == "async":
-        prepared.run_async(recorder)
-    else:
-        prepared.run_sync(recorder)
-    assert recorder.began
-    # async: the requests in flight when done() turned true are recorded too
-    assert 12 <= len(recorder.latencies) <= 12 + prepared.resolved["requests"]
-    assert all(0 < lat < 1.0 for lat in recorder.latencies)
-
-    resolved = prepared.resolved
-    assert resolved["threads"] == 1
-    assert resolved["shapes"] == {"x": [batch, 3, 16, 16]}
-    assert resolved["streams"] == 1
-    if api == "sync":
-        assert resolved["requests"] == 1
-    else:
-        assert resolved["requests"] >= 1
-    if name == "openvino":
-        assert resolved["hint"] == "latency"
-        assert resolved["precision"] == openvino_cpu_precision()
-    else:
-        assert resolved["hint"] is None
-        assert resolved["requests"] == (1 if api == "sync" else 2)
-
-
-def test_openvino_maps_config_to_its_properties(tiny: Path) -> None:
-    engine = get_engine("openvino")
-    config = RunConfig(threads=2, streams=2, requests=3, hint="throughput", api="async")
-    prepared = _prepare(engine, tiny, config)
-    assert prepared.resolved["streams"] == 2
-    assert prepared.resolved["threads"] == 2
-    assert prepared.resolved["requests"] == 3
-    assert prepared.resolved["hint"] == "throughput"
-    # what the compiled model uses, not what was asked: one thread cannot run two streams
-    clamped = _prepare(engine, tiny, RunConfig(threads=1, streams=2))
-    assert clamped.resolved["streams"] == 1
-    recorder = CountingRecorder(9)
-    prepared.run_async(recorder)
-    assert len(recorder.latencies) >= 9
-
-    from perftui.engines.openvino_config import compile_config
-
-    assert compile_config(RunConfig(hint="none"), profile=False) == {}
-    mapped = compile_config(RunConfig(threads=2, streams=1, precision="bf16"), profile=True)
-    assert mapped["INFERENCE_NUM_THREADS"] == 2 and mapped["NUM_STREAMS"] == 1
-    assert mapped["PERF_COUNT"] is True and "INFERENCE_PRECISION_HINT" in mapped
-
-
 def test_openvino_async_auto_requests_follow_the_device(tiny: Path) -> None:
     engine = get_engine("openvino")
     prepared = _prepare(engine, tiny, RunConfig(hint="throughput", api="async"))
