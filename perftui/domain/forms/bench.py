@@ -15,7 +15,6 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from perftui.domain.errors import InputError
-from perftui.domain.forms.fields import FieldError as FieldError  # build_request raises it
 from perftui.domain.forms.fields import (
     Form,
     at_most,
