@@ -37,8 +37,10 @@ def _free_path(folder: Path, name: str, suffix: str) -> Path:
     return path
 
 
-def model_files(model: Path) -> list[Path]:
-    """The files of a model: an ONNX file, or an IR's `.xml` and `.bin`."""
+def _quantized_files(model: Path) -> list[Path]:
+    """The files a quantizer wrote for a model: one ONNX file (perftui.optimize.quantize saves
+    no external data), or an IR's `.xml` and `.bin`. A user's model may have external data
+    too: perftui.targets.transfer.model_files finds it."""
     return [model, model.with_suffix(".bin")] if model.suffix.lower() == ".xml" else [model]
 
 
@@ -67,11 +69,11 @@ def publish(store: Store, made: OptimizeResult) -> OptimizeResult:
         raise InputError(
             f"cannot create {folder} for the INT8 model ({exc.strerror or exc})"
         ) from None
-    made_files = model_files(Path(made.project.model))
+    made_files = _quantized_files(Path(made.project.model))
     final = _free_path(folder, made.project.name, made_files[0].suffix)
     moves = [
         (made_file, part.with_name(f".{part.name}.{os.getpid()}.part"), part)
-        for made_file, part in zip(made_files, model_files(final), strict=True)
+        for made_file, part in zip(made_files, _quantized_files(final), strict=True)
     ]
     with _held_signals():
         try:
