@@ -115,6 +115,8 @@ def cmd_gate(args: argparse.Namespace) -> int:
     from perftui.domain.regression import gate
     from perftui.domain.regression.gate_render import GateReport
     from perftui.domain.regression.gate_stored import GateSettings, gate_label
+    from perftui.targets.launcher import priced
+    from perftui.targets.registry import LOCAL
 
     stats = options.parse_choices(",".join(args.stat or [DEFAULT_STAT]), "statistic", gate.STATS)
     max_slowdown = checked_flag("--max-slowdown", gate.parse_max_slowdown, args.max_slowdown)
@@ -135,6 +137,8 @@ def cmd_gate(args: argparse.Namespace) -> int:
         validate_request(request)
     schedule = gate.Schedule.for_rounds(rounds, len(stats))
     clients = [BenchmarkClient(r, None if args.no_save else store) for r in (a, b)]
+    for client in clients:  # the runs record this machine's price
+        client.launcher = priced(client.launcher, store.path, LOCAL)
     started = time.monotonic()
     decision, interrupted = _measure(clients, schedule, stats, max_slowdown, budget)
     report = GateReport(

@@ -56,6 +56,8 @@ def measure_alternately(
     from perftui.cli.bench import busy_warning
     from perftui.cli.interrupts import StopSignals
     from perftui.cli.progress import ProgressPrinter
+    from perftui.targets.launcher import priced
+    from perftui.targets.registry import LOCAL
 
     try:
         requests = measure_requests(store, comparison, rounds, time_s)
@@ -63,7 +65,10 @@ def measure_alternately(
         raise CliError(f"--measure: {error}") from None
     for request in requests:
         validate_request(request)
-    alternation = Alternation(*(BenchmarkClient(request, store) for request in requests))
+    clients = [BenchmarkClient(request, store) for request in requests]
+    for client in clients:  # the runs record this machine's price
+        client.launcher = priced(client.launcher, store.path, LOCAL)
+    alternation = Alternation(*clients)
     printer = ProgressPrinter(sys.stderr, alternation.total)
     printer.note(
         f"measuring A ({comparison.a_name}) and B ({comparison.b_name}) alternately, "

@@ -181,11 +181,13 @@ def _report(outcome: Outcome) -> None:
 
 def cmd_tune(args: argparse.Namespace) -> int:
     from perftui.bench.plan import validate_request
+    from perftui.targets.registry import LOCAL, TargetBook
     from perftui.tune.runner import TuneProcess
 
     spec = tune_spec(args)
     validate_request(spec.request)
-    process = TuneProcess(spec, open_store(args))
+    store = open_store(args)
+    process = TuneProcess(spec, store, TargetBook(store.path).price(LOCAL))
 
     def on_signal(_signum: int, _frame: object) -> None:
         process.cancel()

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from perftui.bench.client import Launcher, spawn_piped
-from perftui.domain.measurement.cost import PRICE_KEY
+from perftui.domain.measurement.cost import with_price
 from perftui.domain.records import BenchmarkRequest
 from perftui.processes import exit_description
 from perftui.targets.lease import Lease
@@ -85,7 +85,7 @@ class Priced:
         self.inner.cancel(process)
 
     def environment(self) -> dict[str, Any]:
-        return {**self.inner.environment(), PRICE_KEY: self.price_per_hour}
+        return with_price(self.inner.environment(), self.price_per_hour)
 
     def death_message(self, returncode: int, last_line: str) -> str:
         return self.inner.death_message(returncode, last_line)

@@ -168,9 +168,10 @@ def optimize(options: OptimizeOptions, db_path: Path) -> Optimizer:
 def tune(spec: TuneSpec, store: Store) -> Tuning:
     """A search in a child process; each trial's runs are stored here as they land (not yet
     started: `trials()` runs it)."""
+    from perftui.targets.registry import LOCAL, TargetBook
     from perftui.tune.runner import TuneProcess
 
-    return TuneProcess(spec, store)
+    return TuneProcess(spec, store, TargetBook(store.path).price(LOCAL))
 
 
 def cores() -> int:

@@ -29,6 +29,7 @@ from perftui.bench.client import STDERR_LINES, spawn_piped
 from perftui.bench.protocol import samples_from_wire
 from perftui.domain.errors import InputError
 from perftui.domain.forms.tune import TuneSpec
+from perftui.domain.measurement.cost import with_price
 from perftui.domain.records import BenchmarkRequest, RunResult
 from perftui.domain.tune.result import Trial
 from perftui.processes import exit_description
@@ -47,9 +48,11 @@ def cores() -> int:
 class TuneProcess:
     command: tuple[str, ...] = (sys.executable, "-m", "perftui.tune.worker")
 
-    def __init__(self, spec: TuneSpec, store: Store) -> None:
+    def __init__(self, spec: TuneSpec, store: Store, price_per_hour: float | None = None) -> None:
+        """`price_per_hour`: this machine's, recorded with each run (None: none set)."""
         self.spec = spec
         self.store = store
+        self.price_per_hour = price_per_hour
         self.outcome: Outcome | None = None
         self.cancelled = False
         self._trials: dict[int, Trial] = {}
@@ -108,7 +111,12 @@ class TuneProcess:
             self._benchmarks[event["id"]] = self.store.add_benchmark(request)
         elif kind == "run":
             run = RunResult.from_dict(event["run"])
-            run = replace(run, benchmark_id=self._benchmarks.get(run.benchmark_id, ""))
+            environment = with_price(run.resolved.get("environment") or {}, self.price_per_hour)
+            run = replace(
+                run,
+                benchmark_id=self._benchmarks.get(run.benchmark_id, ""),
+                resolved={**run.resolved, "environment": environment},
+            )
             samples = event["samples"]
             self.store.add_run(run, None if samples is None else samples_from_wire(samples))
         elif kind == "trial":

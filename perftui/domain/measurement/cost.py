@@ -35,6 +35,13 @@ def environment_price(environment: Mapping[str, Any] | None) -> float | None:
     return float(price)
 
 
+def with_price(environment: Mapping[str, Any], price_per_hour: float | None) -> dict[str, Any]:
+    """`environment` recording the machine's `price_per_hour` (None: no price set, as it was)."""
+    if price_per_hour is None:
+        return dict(environment)
+    return {**environment, PRICE_KEY: price_per_hour}
+
+
 def run_price(run: RunResult) -> float | None:
     return environment_price(run.resolved.get("environment"))
 
