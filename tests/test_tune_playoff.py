@@ -25,7 +25,8 @@ from perftui.domain.tune.result import (
     default_trials,
     within_noise,
 )
-from tests.test_tune_domain import cfg, fake_search, trial
+from tests.test_tune_domain import cfg, trial
+from tests.test_tune_search import fake_search
 
 
 def test_contenders_are_the_fastest_fitting_trials_within_the_span() -> None:
