@@ -30,7 +30,9 @@ import subprocess
 import sys
 import tempfile
 import time
+import uuid
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from statistics import fmean, median, quantiles
 
@@ -135,9 +137,11 @@ def timed(action) -> float:
 
 
 def appended(db: Path, project: str, rng: np.random.Generator, samples: int) -> float:
-    """Seconds a fresh Store (as a new `bench` opens it) takes to append one run, made
-    beforehand (the worker's measuring and the environment's reading are not the store's)."""
-    run, latencies = make_run(project, 7, rng, 0), rng.gamma(4.0, 1.0, samples)
+    """Seconds a fresh Store (as a new `bench` opens it) takes to append the first run of a
+    new benchmark, made beforehand (the worker's measuring and the environment's reading are
+    not the store's)."""
+    run = replace(make_run(project, 7, rng, 0), benchmark_id=uuid.uuid4().hex)
+    latencies = rng.gamma(4.0, 1.0, samples)
     return timed(lambda: Store(db).add_run(run, latencies))
 
 
