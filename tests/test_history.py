@@ -53,7 +53,7 @@ def history_store(db: Path) -> None:
 def test_history_names_the_one_change_point_and_its_cause(tmp_path: Path):
     db = tmp_path / "db.json"
     history_store(db)
-    done = perftui("history", "det", "--config", "b1 t:1", "--json", db=db)
+    done = perftui("history", "det", "--config", "b1 t1", "--json", db=db)
     assert done.returncode == 0, done.stderr
     found = json.loads(done.stdout)
     assert len(found["points"]) == 12
@@ -67,7 +67,7 @@ def test_history_names_the_one_change_point_and_its_cause(tmp_path: Path):
     assert step["text"].endswith(
         "between 2026-03-07 10:00 and 2026-03-08 10:00: OpenVINO 2026.3 -> 2026.4"
     )
-    text = perftui("history", "det", "--config", "b1 t:1", db=db).stdout
+    text = perftui("history", "det", "--config", "b1 t1", db=db).stdout
     assert "change points:" in text and text.count("fell") == 1
 
 
@@ -81,7 +81,7 @@ def test_a_steady_configuration_has_no_change_point(tmp_path: Path):
 def test_a_config_that_matches_several_or_none_is_refused(tmp_path: Path):
     db = tmp_path / "db.json"
     history_store(db)
-    assert "matches several" in one_error_line(perftui("history", "det", "--config", "b", db=db))
+    assert "matches several" in one_error_line(perftui("history", "det", "--config", "t1", db=db))
     assert "matches no" in one_error_line(perftui("history", "det", "--config", "b9", db=db))
 
 

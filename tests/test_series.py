@@ -50,7 +50,7 @@ def test_short_label_shows_only_what_differs_from_defaults():
     assert short_label(RunConfig(batch=4, threads=2)) == "b4 t2"
     assert short_label(RunConfig(batch=1, threads=0)) == "b1 t:auto"
     label = short_label(RunConfig(1, 2, streams=2, requests=4, hint="throughput", api="async"))
-    assert label == "b1 t2 s2 r4 thr async"
+    assert label == "b1 t2 s2 r4 async"
 
 
 def at(runs: list[RunResult], axis: str, value: int) -> list[Scaling]:

@@ -104,7 +104,7 @@ def test_a_refusal_waits_for_a_second_run(
 
     tune, log = fake_search(monkeypatch, [cfg(1), cfg(2)], 5.0, answer)
     if second_ms > 5.0:
-        with pytest.raises(InputError, match=r"configurations tried: b1 t:2 .* 40 ms .*; b2"):
+        with pytest.raises(InputError, match=r"configurations tried: b1 t2 .* 40 ms .*; b2"):
             tune(Limits(trials=1))
     else:
         first = tune(Limits(trials=1)).trials[0]

@@ -37,8 +37,9 @@ def add_parsers(command: CommandFactory) -> None:
 
 
 def pick_config(measured: list[tuple[RunConfig, int]], wanted: str | None) -> RunConfig:
-    """The configuration `--config` names (its label, else the one label that contains
-    it), else the most measured; CliError naming the labels otherwise."""
+    """The configuration `--config` names (its label, else the one label that has all its
+    words: 'b1 t1' is not 'b1 t16'), else the most measured; CliError naming the labels
+    otherwise."""
     if not measured:
         raise CliError("the project has no successful run: nothing to follow over time")
     if wanted is None:
@@ -46,7 +47,8 @@ def pick_config(measured: list[tuple[RunConfig, int]], wanted: str | None) -> Ru
     labels = {config.label(): config for config, _ in measured}
     if wanted in labels:
         return labels[wanted]
-    matches = [label for label in labels if wanted in label]
+    words = set(wanted.split())
+    matches = [label for label in labels if words <= set(label.split())]
     if len(matches) == 1:
         return labels[matches[0]]
     what = "matches several configurations" if matches else "matches no configuration"

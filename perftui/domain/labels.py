@@ -12,39 +12,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from perftui.domain.charts.series import short_label
-from perftui.domain.records import RunConfig
-
-HINTS = {"latency": "lat", "throughput": "thr", "cumulative_throughput": "cum", "none": "none"}
-AUTO_HINT = {"sync": "latency", "async": "throughput"}
-"""The hint `--hint auto` picks for each api: a label says a hint only when it is another."""
+from perftui.domain.records import LabelPart, RunConfig
 
 
-Part = tuple[str, str, bool]
-"""(setting, text, quiet): quiet where the setting is a default a whole label leaves out
-(no precision asked, the api's own hint); a label of what differs says it all the same."""
-
-
-def label_parts(config: RunConfig, ran: str | None = None) -> list[Part]:
-    """The parts of `config`'s label in the order labels read: batch, threads, streams,
-    requests, hint, api, the precision asked, the dims and, when given, the precision the
-    engine ran ('ran:bf16')."""
-    threads = "t:auto" if config.threads == 0 else f"t{config.threads}"
-    streams = "s:auto" if config.streams == "auto" else f"s{config.streams}"
-    requests = "r:auto" if config.requests == "auto" else f"r{config.requests}"
-    hint = HINTS.get(config.hint, config.hint)
-    parts = [
-        ("batch", f"b{config.batch}", False),
-        ("threads", threads, False),
-        ("streams", streams, False),
-        ("requests", requests, False),
-        ("hint", hint, AUTO_HINT.get(config.api) == config.hint),
-        ("api", config.api, False),
-        ("precision", f"p:{config.precision or 'auto'}", not config.precision),
-    ]
-    parts += [(f"dim {name}", f"{name}={value}", False) for name, value in config.dims]
-    if ran:
-        parts.append(("ran", f"ran:{ran}", False))
-    return parts
+def label_parts(config: RunConfig, ran: str | None = None) -> list[LabelPart]:
+    """`config`'s label parts and, when given, the precision the engine ran ('ran:bf16')."""
+    return config.parts() + ([("ran", f"ran:{ran}", False)] if ran else [])
 
 
 @dataclass(frozen=True)

@@ -51,6 +51,15 @@ class TensorSpec:
         return cls(name=data["name"], dtype=data["dtype"], shape=tuple(data["shape"]))
 
 
+HINT_WORDS = {"latency": "lat", "throughput": "thr", "cumulative_throughput": "cum"}
+"""How labels write a performance hint."""
+API_HINT = {"sync": "latency", "async": "throughput"}
+"""The hint `--hint auto` picks for each api: a label says a hint only when it is another."""
+LabelPart = tuple[str, str, bool]
+"""(setting, text, quiet): quiet where the setting is a default a whole label leaves out
+(no precision asked, the api's own hint); a label of what differs says it all the same."""
+
+
 @dataclass(frozen=True)
 class RunConfig:
     """One point of a benchmark matrix.
@@ -80,17 +89,27 @@ class RunConfig:
         fields["dims"] = tuple((str(k), int(v)) for k, v in dict(fields.get("dims") or {}).items())
         return cls(**fields)
 
+    def parts(self) -> list[LabelPart]:
+        """The parts of every label of this configuration, in the order labels read: batch,
+        threads, streams, requests, hint, api, the precision asked, the dims."""
+        threads = "t:auto" if self.threads == 0 else f"t{self.threads}"
+        streams = "s:auto" if self.streams == AUTO else f"s{self.streams}"
+        requests = "r:auto" if self.requests == AUTO else f"r{self.requests}"
+        parts = [
+            ("batch", f"b{self.batch}", False),
+            ("threads", threads, False),
+            ("streams", streams, False),
+            ("requests", requests, False),
+            ("hint", HINT_WORDS.get(self.hint, self.hint), API_HINT.get(self.api) == self.hint),
+            ("api", self.api, False),
+            ("precision", f"p:{self.precision or 'auto'}", not self.precision),
+        ]
+        return parts + [(f"dim {name}", f"{name}={value}", False) for name, value in self.dims]
+
     def label(self) -> str:
-        """Short human label, e.g. 'b4 t:2 s:auto r:auto latency sync' (then 'p:f32' when a
-        precision was asked for, and the dims, 'seq=128')."""
-        threads = "auto" if self.threads == 0 else str(self.threads)
-        streams, requests = self.streams, self.requests
-        asked = f" p:{self.precision}" if self.precision else ""
-        dims = "".join(f" {name}={value}" for name, value in self.dims)
-        return (
-            f"b{self.batch} t:{threads} s:{streams} r:{requests} {self.hint} {self.api}"
-            f"{asked}{dims}"
-        )
+        """The whole label, e.g. 'b4 t2 s:auto r:auto async' (the hint only where it is not
+        the api's own; 'p:f32' when a precision was asked for; the dims, 'seq=128')."""
+        return " ".join(text for _, text, quiet in self.parts() if not quiet)
 
 
 @dataclass(frozen=True)

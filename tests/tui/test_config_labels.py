@@ -40,7 +40,7 @@ def test_labels_keep_what_differs_and_say_the_rest_once() -> None:
     assert pair.labels == ("t2 s2 r4 async", "t:auto s:auto r:auto sync")
     assert pair.common == "b1"
     # one configuration: nothing to cut, its whole label
-    assert config_labels([MATRIX[1]]).labels == ("b1 t:auto thr async seq=32",)
+    assert config_labels([MATRIX[1]]).labels == ("b1 t:auto async seq=32",)
     # the precision run tells two runs of one configuration apart
     ran = config_labels([MATRIX[0], MATRIX[0]], ["bf16", "f32"])
     assert ran.labels == ("ran:bf16", "ran:f32")

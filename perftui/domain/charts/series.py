@@ -12,8 +12,6 @@ from dataclasses import dataclass
 
 from perftui.domain.records import RunConfig, RunResult
 
-_HINTS = {"latency": "lat", "throughput": "thr", "cumulative_throughput": "cum", "none": "none"}
-
 
 def threads_label(threads: int) -> str:
     """'auto' for the engine's default (0), else the count."""
@@ -21,21 +19,12 @@ def threads_label(threads: int) -> str:
 
 
 def short_label(config: RunConfig) -> str:
-    """A compact label for charts: 'b4 t2' ('t:auto' for the engine's default threads), plus
-    the settings that differ from the defaults and the dims ('seq=64')."""
-    parts = [f"b{config.batch}", "t:auto" if config.threads == 0 else f"t{config.threads}"]
-    if config.streams != "auto":
-        parts.append(f"s{config.streams}")
-    if config.requests != "auto":
-        parts.append(f"r{config.requests}")
-    if config.hint != "latency":
-        parts.append(_HINTS.get(config.hint, config.hint))
-    if config.api != "sync":
-        parts.append(config.api)
-    if config.precision:
-        parts.append(config.precision)
-    parts += [f"{name}={value}" for name, value in config.dims]
-    return " ".join(parts)
+    """A compact label for charts: the whole label (RunConfig.label) without a sync api and
+    auto streams and requests: 'b4 t2', 'b1 t:auto r2 async seq=64'."""
+    defaults = {"streams": "s:auto", "requests": "r:auto", "api": "sync"}
+    return " ".join(
+        text for key, text, quiet in config.parts() if not quiet and defaults.get(key) != text
+    )
 
 
 def ok_runs(runs: Sequence[RunResult]) -> list[RunResult]:
