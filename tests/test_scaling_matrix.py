@@ -26,10 +26,10 @@ def test_every_half_of_the_matrix_is_a_series_of_its_own():
     series = scalings(MATRIX, "threads")
     assert len(series) == 4  # batch 1 x (seq 32, 64) x (sync, async)
     assert sorted(s.settings for s in series) == [
-        "s:auto r:auto latency async seq=32",
-        "s:auto r:auto latency async seq=64",
-        "s:auto r:auto latency sync seq=32",
-        "s:auto r:auto latency sync seq=64",
+        "s:auto r:auto lat async seq=32",
+        "s:auto r:auto lat async seq=64",
+        "s:auto r:auto sync seq=32",
+        "s:auto r:auto sync seq=64",
     ]
     for s in series:
         assert [p.x for p in s.points] == [1, 2]

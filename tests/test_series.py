@@ -84,7 +84,7 @@ def test_scaling_keeps_runs_with_the_same_other_settings():
         run(1, 4, 200, "03", hint="throughput", api="async"),
     ]
     series = {s.settings: [p.x for p in s.points] for s in at(runs, "threads", 1)}
-    assert series == {"s:auto r:auto latency sync": [1], "s:auto r:auto throughput async": [2, 4]}
+    assert series == {"s:auto r:auto sync": [1], "s:auto r:auto async": [2, 4]}
 
 
 def test_baseline_and_latency_bars():

@@ -43,11 +43,14 @@ def _rest_key(config: RunConfig) -> tuple[object, ...]:
     return (config.streams, config.requests, config.hint, config.api, config.precision, config.dims)
 
 
+SCALED = ("batch", "threads")
+"""The settings a scaling series runs along or holds fixed."""
+
+
 def _settings(config: RunConfig) -> str:
-    """The settings a series holds, e.g. 's:auto r:auto latency sync seq=64'."""
-    text = f"s:{config.streams} r:{config.requests} {config.hint} {config.api}"
-    text += f" p:{config.precision}" if config.precision else ""
-    return text + "".join(f" {name}={value}" for name, value in config.dims)
+    """The settings a series holds: its label but batch and threads, 's:auto r:auto sync
+    seq=64'."""
+    return " ".join(text for key, text, quiet in config.parts() if not quiet and key not in SCALED)
 
 
 @dataclass(frozen=True)
@@ -71,7 +74,7 @@ class Scaling:
     fixed_value: int
     points: tuple[ScalingPoint, ...]
     settings: str
-    """The other settings the points share, e.g. 's:auto r:auto latency sync'."""
+    """The other settings the points share, e.g. 's:auto r:auto sync'."""
 
     @property
     def title(self) -> str:
