@@ -35,6 +35,7 @@ from perftui.optimize.runner import OptimizeOptions
 from perftui.store import Store, default_db_path
 from perftui.targets.registry import Target
 from perftui.tui.benchmark.configure import BenchmarkConfigScreen
+from perftui.tui.benchmark.fleet import FleetRunScreen
 from perftui.tui.benchmark.live import LiveRunScreen
 from perftui.tui.commands import PerftuiCommands
 from perftui.tui.compare.setup import CompareScreen
@@ -227,6 +228,10 @@ class PerftuiApp(App[None]):
     def run_benchmarks(self, requests: Iterable[BenchmarkRequest], *, validated: bool) -> None:
         """Open the live screen for these requests (run one after the other)."""
         self.push_screen(LiveRunScreen(list(requests), validated=validated))
+
+    def run_fleet(self, request: BenchmarkRequest, hosts: list[str]) -> None:
+        """Open the live screen of `request` run on each of `hosts` at once (validated)."""
+        self.push_screen(FleetRunScreen(request, hosts))
 
     def compare_projects(self, a: str | None = None, b: str | None = None) -> None:
         """The compare screen for A and B (the defaults when not given)."""

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from perftui.domain.tune.result import Trial
     from perftui.optimize.runner import OptimizeEvent, OptimizeOptions
     from perftui.store.database import Store
+    from perftui.targets.fleet import Fleet
     from perftui.targets.probe import Probe
     from perftui.targets.registry import Target
     from perftui.tune.search import Outcome
@@ -213,3 +214,14 @@ class Services:
     busy: Callable[[], list[str]] = busy_reasons
     tune: Callable[[TuneSpec, Store], Tuning] = tune
     cores: Callable[[], int] = cores
+
+    def fleet(self, request: BenchmarkRequest, hosts: list[str], store: Store) -> Fleet:
+        """`request` on each of `hosts` at once (perftui.targets.fleet, as `bench --target
+        a,b`): each host's client made by `client`, the runs stored one write at a time."""
+        from perftui.targets.fleet import Fleet, SerialStore, shares
+
+        serial = SerialStore(store)
+        return Fleet(
+            shares(request, hosts),
+            lambda share, _say: self.client(share.request, serial),  # type: ignore[arg-type]
+        )

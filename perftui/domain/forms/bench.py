@@ -251,6 +251,21 @@ def build_request(
     )
 
 
+TARGETS_HINT = "this machine (local) and/or targets, e.g. local,box: each at once"
+
+
+def parse_targets(text: str, known: Sequence[str] | None = None) -> list[str]:
+    """The hosts of a targets list (`local,box`), in order, each once (the CLI's --target and
+    the form's Targets); InputError for an empty name or, given `known`, one not in it."""
+    hosts = list(dict.fromkeys(host.strip() for host in text.split(",")))
+    if not all(hosts):
+        raise InputError(f"{text!r}: give target names separated by commas, e.g. local,box")
+    unknown = [host for host in hosts if known is not None and host not in known]
+    if unknown:
+        raise InputError(f"no target named {unknown[0]!r}; known: {', '.join(known or [])}")
+    return hosts
+
+
 def long_warning(request: BenchmarkRequest) -> str | None:
     """A line when the benchmark measures for longer than LONG_S at the least, else None."""
     least = request.budget.time_s * len(request.configs) * request.repeat

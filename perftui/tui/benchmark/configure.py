@@ -16,14 +16,17 @@ from perftui.domain.forms.bench import (
     DEFAULTS,
     FIELDS,
     PRESETS,
+    TARGETS_HINT,
     build_request,
     check_field,
     form_errors,
     form_from_request,
     long_warning,
+    parse_targets,
 )
 from perftui.domain.forms.fields import FieldError, duration
 from perftui.domain.records import BenchmarkRequest, Project
+from perftui.targets.registry import LOCAL
 from perftui.tui.kit import format as fmt
 from perftui.tui.kit.fit import fit_parts
 from perftui.tui.kit.format import escape
@@ -56,7 +59,9 @@ class BenchmarkConfigScreen(InspectingScreen):
         "a shape, e.g. input_ids[1,128] (the first dimension becomes the batch size). "
         "Each field says what is wrong as you type. Presets follow OpenVINO's latency and "
         "throughput tricks: batch 1 + LATENCY hint + sync, or bigger batches + THROUGHPUT "
-        "hint + async requests."
+        "hint + async requests. Targets runs the benchmark on several hosts at once "
+        "(local,box: this machine and the target box), each host's runs in a project of its "
+        "own (NAME@box)."
     )
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+r", "run", "Run", id="run"),
@@ -74,6 +79,8 @@ class BenchmarkConfigScreen(InspectingScreen):
         self.initial_profile = profile
         self.info: ModelInfo | None = None
         self.validating = False
+        self.known: list[str] | None = None
+        """This machine and the configured targets, once read (None: not checked yet)."""
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -95,6 +102,8 @@ class BenchmarkConfigScreen(InspectingScreen):
                         Checkbox("off", id="profile", compact=True),
                         text="per-layer times, a separate pass (space toggles)",
                     )
+            targets = Input(self.project.target, id="targets", compact=True, classes="field")
+            yield from field_row("Targets", targets, "e-targets", id="row-targets")
         yield Static("", id="cfg-plan", classes="status-line")
         yield Footer(compact=True, show_command_palette=False)
 
@@ -117,6 +126,7 @@ class BenchmarkConfigScreen(InspectingScreen):
         self.query_one("#profile", Checkbox).value = profile
         self.query_one("#f-batch", Input).focus()
         self.inspect_model(self.project.model)
+        self._read_targets()
 
     def _initial_values(self) -> tuple[dict[str, str], bool]:
         """The given values, else those of the project's last benchmark, else the defaults."""
@@ -165,10 +175,47 @@ class BenchmarkConfigScreen(InspectingScreen):
         needed = any(i > 0 for s in dynamic for i in s.dynamic_dims)
         return ("needed, e.g. " if needed else "optional, e.g. ") + ",".join(examples)
 
+    def _hosts(self) -> list[str]:
+        """The Targets field's hosts; InputError for a slip or an unknown name."""
+        return parse_targets(self.query_one("#targets", Input).value, self.known)
+
+    def _note_targets(self) -> None:
+        note = self.query_one("#e-targets", Static)
+        try:
+            self._hosts()
+        except InputError as error:
+            note.set_class(True, "error")
+            note.update(escape(one_line(error)))
+        else:
+            note.set_class(False, "error")
+            names = self.known or []
+            listed = f" ({', '.join(names)})" if len(names) > 1 else ""
+            note.update(escape(TARGETS_HINT + listed))
+
+    @work(thread=True, exit_on_error=False, name="targets", group="targets")
+    def _read_targets(self) -> None:
+        try:
+            names = self.perftui.services.targets(self.perftui.db_path)
+        except InputError as error:  # an unreadable targets file: said by the field's note
+            self.app.call_from_thread(self._targets_unreadable, one_line(error))
+        else:
+            self.app.call_from_thread(self._targets_read, [LOCAL, *names])
+
+    def _targets_read(self, known: list[str]) -> None:
+        self.known = known
+        self._note_targets()
+        self._update_plan(self.values())
+
+    def _targets_unreadable(self, error: str) -> None:
+        note = self.query_one("#e-targets", Static)
+        note.set_class(True, "error")
+        note.update(escape(error))
+
     def _check_all(self) -> None:
         values = self.values()
         for name, value in values.items():
             self._note(name, value)
+        self._note_targets()
         self._update_plan(values)
 
     def _update_plan(self, values: dict[str, str]) -> None:
@@ -186,13 +233,20 @@ class BenchmarkConfigScreen(InspectingScreen):
         profile = "with" if self.query_one("#profile", Checkbox).value else "no"
         long = long_warning(request)
         measured = f"[b]warning: {long}[/]" if long else f"at least {duration(seconds)} measured"
-        plan.update(f"[b]{count}[/], {measured}, {profile} profile  ·  ctrl+r runs")
+        try:
+            hosts = len(self._hosts())
+        except InputError:
+            hosts = 1
+        where = f" on each of {hosts} hosts at once" if hosts > 1 else ""
+        plan.update(f"[b]{count}[/]{where}, {measured}, {profile} profile  ·  ctrl+r runs")
 
     @on(Input.Changed, ".field")
     def _field_changed(self, event: Input.Changed) -> None:
         if event.input.id and event.input.id.startswith("f-"):
             self._note(event.input.id[2:], event.value)
-            self._update_plan(self.values())
+        elif event.input.id == "targets":
+            self._note_targets()
+        self._update_plan(self.values())
 
     @on(Checkbox.Changed, "#profile")
     def _profile_changed(self, event: Checkbox.Changed) -> None:
@@ -240,21 +294,30 @@ class BenchmarkConfigScreen(InspectingScreen):
             self.query_one(f"#f-{error.field}", Input).focus()
             self.app.notify(one_line(error), title="Fix this field", severity="error")
             return
+        try:
+            hosts = self._hosts()
+        except InputError as error:
+            self.query_one("#targets", Input).focus()
+            self.app.notify(one_line(error), title="Fix Targets", severity="error")
+            return
         self.validating = True
         plan = self.query_one("#cfg-plan", Static)
         plan.set_class(False, "error")
         plan.update("Checking the model, engine, device and shapes…")
-        self._validate(request)
+        self._validate(request, hosts)
 
     @work(thread=True, exit_on_error=False, name="validate", group="validate", exclusive=True)
-    def _validate(self, request: BenchmarkRequest) -> None:
+    def _validate(self, request: BenchmarkRequest, hosts: list[str]) -> None:
         self.perftui.services.validate(request)
-        self.app.call_from_thread(self._validated, request)
+        self.app.call_from_thread(self._validated, request, hosts)
 
-    def _validated(self, request: BenchmarkRequest) -> None:
+    def _validated(self, request: BenchmarkRequest, hosts: list[str]) -> None:
         self.validating = False
         self._update_plan(self.values())
-        self.perftui.run_benchmarks([request], validated=True)
+        if hosts == [self.project.target]:
+            self.perftui.run_benchmarks([request], validated=True)
+        else:  # several hosts at once, each its own project (perftui.targets.fleet)
+            self.perftui.run_fleet(request, hosts)
 
     def inspect_failed(self, error: BaseException) -> None:
         self.query_one("#cfg-inputs", Static).update(

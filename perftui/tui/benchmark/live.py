@@ -34,9 +34,11 @@ from perftui.tui.benchmark.charts import ChartLag, LiveChart, nothing_measured, 
 from perftui.tui.benchmark.messages import LiveEvent, LiveFailed, LiveTick
 from perftui.tui.benchmark.notices import (
     LiveBusy,
+    live_keys,
     notify_busy,
     notify_cannot_run,
-    notify_unsteady,
+    notify_end,
+    notify_run_failed,
 )
 from perftui.tui.kit import format as fmt
 from perftui.tui.kit.follower import FollowingScreen
@@ -336,12 +338,7 @@ class LiveRunScreen(FollowingScreen[None], PerftuiScreen):
         self._lag()
         self._progress("overall", len(self.finished))
         if run.status == "failed":
-            self.app.notify(
-                fmt.said(run.error or "the run failed"),
-                title=f"Run {index + 1} failed",
-                severity="error",
-                timeout=10,
-            )
+            notify_run_failed(self.app, f"Run {index + 1} failed", run.error)
 
     @on(LiveBusy)
     def _busy(self, message: LiveBusy) -> None:
@@ -363,27 +360,16 @@ class LiveRunScreen(FollowingScreen[None], PerftuiScreen):
             chart.set_message(message)  # shown only by a chart without points
         ok = sum(1 for r in self.finished if r.status == "ok")
         other = len(self.finished) - ok
-        verb = "cancelled" if self.cancel_requested else "finished"
-        text = f"{verb}: {ok} ok" + (f", {other} not ok" if other else "") + " · stored"
+        text = notify_end(self.app, ok, other, self.cancel_requested, self.unsteady)
         self._text("overall-text", text)
         self._progress("overall", len(self.finished), total=max(1, len(self.finished)))
         self._text("current-text", "o opens the project, esc goes back")
-        self.app.notify(
-            f"Benchmark {text}.",
-            title="Benchmark",
-            severity="warning" if other or self.cancel_requested else "information",
-        )
-        notify_unsteady(self.app, self.unsteady, ok)
         self.refresh_bindings()
 
     # ------------------------------------------------------------------ actions
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action == "cancel":
-            return self.running
-        if action == "open":
-            return None if self.running else True
-        return True
+        return live_keys(action, self.running)
 
     def action_cancel(self) -> None:
         if not self.running or self.cancel_requested:

@@ -1,5 +1,5 @@
-"""What the live run says about the trust its figures deserve: the machine busy before the
-start, and the runs that came out noisy or invalid."""
+"""What the live runs (one host, several hosts) say: the machine busy before the start, the
+runs that came out noisy or invalid, how the benchmark ended; and the keys they offer."""
 
 from __future__ import annotations
 
@@ -43,3 +43,31 @@ def notify_unsteady(app: App[object], unsteady: list[tuple[str, str]], ok: int) 
         severity="warning",
         timeout=12,
     )
+
+
+def notify_end(
+    app: App[object], ok: int, other: int, cancelled: bool, unsteady: list[tuple[str, str]]
+) -> str:
+    """Say how the benchmark ended (`other`: runs not ok); the same text for a status line."""
+    verb = "cancelled" if cancelled else "finished"
+    text = f"{verb}: {ok} ok" + (f", {other} not ok" if other else "") + " · stored"
+    app.notify(
+        f"Benchmark {text}.",
+        title="Benchmark",
+        severity="warning" if other or cancelled else "information",
+    )
+    notify_unsteady(app, unsteady, ok)
+    return text
+
+
+def live_keys(action: str, running: bool) -> bool | None:
+    """Whether a live run's key works now: cancel while it runs, open (shown greyed) after."""
+    if action == "cancel":
+        return running
+    if action == "open":
+        return None if running else True
+    return True
+
+
+def notify_run_failed(app: App[object], title: str, error: str | None) -> None:
+    app.notify(fmt.said(error or "the run failed"), title=title, severity="error", timeout=10)
