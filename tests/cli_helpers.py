@@ -40,3 +40,15 @@ def one_error_line(result: subprocess.CompletedProcess) -> str:
     assert len(lines) == 1, result.stderr
     assert "Traceback" not in result.stderr
     return lines[0]
+
+
+def long_and_short(db: Path) -> None:
+    """Projects `long` and `short` of the shipped encoder (ONNX Runtime, one thread): `long`
+    runs a sequence four times as long as `short`'s, so it is far slower."""
+    from tests.conftest import ENCODER
+
+    for name, seq in (("long", 128), ("short", 32)):
+        bench_json(
+            str(ENCODER), "--engine", "onnxruntime", "--threads", "1", "--shape", f"seq={seq}",
+            "--project", name, db=db,
+        )  # fmt: skip

@@ -8,18 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli_helpers import bench_json, one_error_line, perftui
+from tests.cli_helpers import bench_json, long_and_short, one_error_line, perftui
 from tests.conftest import ENCODER
 
 pytestmark = pytest.mark.engine
-
-
-def two_projects(db: Path) -> None:
-    for name, seq in (("long", 128), ("short", 32)):
-        bench_json(
-            str(ENCODER), "--engine", "onnxruntime", "--threads", "1", "--shape", f"seq={seq}",
-            "--project", name, db=db,
-        )  # fmt: skip
 
 
 def run_count(db: Path, project: str) -> int:
@@ -29,7 +21,7 @@ def run_count(db: Path, project: str) -> int:
 
 def test_measure_runs_both_sides_alternately_and_judges_the_pairs(tmp_path: Path):
     db = tmp_path / "db.json"
-    two_projects(db)
+    long_and_short(db)
     done = perftui("compare", "long", "short", "--measure", "2", "--time", "0.2", "--json", db=db)
     assert done.returncode == 0, done.stderr
     found = json.loads(done.stdout)
@@ -53,7 +45,7 @@ def test_a_bad_number_of_rounds_is_refused_before_measuring(
     tmp_path: Path, rounds: str, words: str
 ):
     db = tmp_path / "db.json"
-    two_projects(db)
+    long_and_short(db)
     line = one_error_line(perftui("compare", "long", "short", "--measure", rounds, db=db))
     assert line.startswith("perftui: error: --measure:") and words in line
     assert run_count(db, "long") == 1 and run_count(db, "short") == 1
@@ -77,7 +69,7 @@ def test_a_model_that_moved_is_refused_with_nothing_stored(tmp_path: Path):
 
 def test_a_bad_run_length_is_refused_before_measuring(tmp_path: Path):
     db = tmp_path / "db.json"
-    two_projects(db)
+    long_and_short(db)
     alone = one_error_line(perftui("compare", "long", "short", "--time", "1", db=db))
     assert "give --measure too" in alone
     for bad in ("0", "-1", "x", "1e9"):

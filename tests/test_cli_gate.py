@@ -9,21 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli_helpers import bench_json, one_error_line, perftui
+from tests.cli_helpers import long_and_short, one_error_line, perftui
 from tests.conftest import ENCODER
 
 pytestmark = pytest.mark.engine
 
 SHORT = ["--rounds", "5", "--time", "0.2"]
-
-
-def two_projects(db: Path) -> None:
-    """`long` runs a sequence four times as long as `short`'s: far slower."""
-    for name, seq in (("long", 128), ("short", 32)):
-        bench_json(
-            str(ENCODER), "--engine", "onnxruntime", "--threads", "1", "--shape", f"seq={seq}",
-            "--project", name, db=db,
-        )  # fmt: skip
 
 
 def stored(db: Path) -> tuple[int, int]:
@@ -39,7 +30,7 @@ def test_a_slower_candidate_fails_and_a_faster_one_passes(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ):
     db = tmp_path / "db.json"
-    two_projects(db)
+    long_and_short(db)
     summary = tmp_path / "summary.md"
     monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
     junit, markdown = tmp_path / "gate.xml", tmp_path / "gate.md"
@@ -105,7 +96,7 @@ def test_bad_input_is_one_line_and_stores_nothing(tmp_path: Path, args: list[str
     from perftui.store.database import Store
 
     db = tmp_path / "db.json"
-    two_projects(db)
+    long_and_short(db)
     Store(db).add_project(Project("empty", str(ENCODER), "onnxruntime"))
     before = stored(db)
     line = one_error_line(perftui("gate", *args, db=db))
@@ -121,7 +112,7 @@ def test_ctrl_c_stops_the_gate_with_130_and_keeps_the_rounds(tmp_path: Path):
     import time
 
     db = tmp_path / "db.json"
-    two_projects(db)
+    long_and_short(db)
     junit = tmp_path / "gate.xml"
     env = {**os.environ, "PERFTUI_DB": str(db)}
     command = [sys.executable, "-m", "perftui", "gate", "short", "long", "--rounds", "20",
@@ -139,7 +130,7 @@ def test_ctrl_c_stops_the_gate_with_130_and_keeps_the_rounds(tmp_path: Path):
 
 def test_a_model_file_takes_the_other_sides_settings(tmp_path: Path):
     db = tmp_path / "db.json"
-    two_projects(db)
+    long_and_short(db)
     done = perftui(
         "gate", "long", str(ENCODER), "--rounds", "3", "--time", "0.1", "--max-slowdown", "100",
         db=db,
