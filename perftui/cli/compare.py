@@ -54,9 +54,10 @@ def cmd_compare(args: argparse.Namespace) -> int:
     )
     from perftui.cli.measure import measure_alternately, parse_rounds, parse_time
     from perftui.domain.compare import LATENCY_STATS, Comparison, Side, compare_projects
+    from perftui.domain.compare.projects import Candidate, sweet_spot
+    from perftui.domain.compare.ranking import COST
     from perftui.domain.forms import options
     from perftui.domain.limits import parse_memory_limit
-    from perftui.domain.measurement.cost import cheapest
 
     stat = options.parse_choices(args.stat, "latency statistic", LATENCY_STATS)[0]
     threshold = None
@@ -107,12 +108,8 @@ def cmd_compare(args: argparse.Namespace) -> int:
         measured = measure_alternately(store, comparison, rounds, time_s)
         runs[args.a], runs[args.b], cancelled = measured
         comparison = compared()
-    spot = cheapest(
-        [("A", r) for r in runs[args.a]] + [("B", r) for r in runs[args.b]],
-        threshold,
-        stat,
-        max_memory,
-    )  # the sweet spot by cost, beside the one by throughput
+    candidates = [Candidate(side, r) for side in Side for r in runs[comparison.name(side)]]
+    spot = sweet_spot(candidates, threshold, stat, max_memory, COST)  # beside the fastest
     if args.json:
         print_json({**comparison_document(comparison), "cheapest": cheapest_document(spot)})
     else:

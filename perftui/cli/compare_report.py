@@ -7,8 +7,15 @@ from typing import Any
 from perftui.cli.textfmt import ms_with_interval, table, with_interval
 from perftui.domain.compare import Comparison, Difference, LayerPair, LayerTypeComparison
 from perftui.domain.compare.environments import EnvRow, environment_differences
+from perftui.domain.compare.projects import SweetSpot
 from perftui.domain.measurement.context import ran_precision, ran_precisions
-from perftui.domain.measurement.cost import COST_HEADER, cost_text, group_cost, runs_price
+from perftui.domain.measurement.cost import (
+    COST_HEADER,
+    cost_text,
+    group_cost,
+    run_cost,
+    runs_price,
+)
 from perftui.domain.measurement.figures import ConfigGroup
 from perftui.domain.measurement.memory import mib_text, run_peak
 from perftui.domain.model.profile import LayerTypeRow, precision_mix
@@ -229,20 +236,23 @@ def _side_row(side: str, name: str, group: ConfigGroup | None, stat: str) -> lis
     ]
 
 
-def cheapest_line(
-    spot: tuple[str, RunResult, float], c: Comparison, threshold: float | None, stat: str
-) -> str:
+def cheapest_line(spot: SweetSpot, c: Comparison, threshold: float | None, stat: str) -> str:
     """'cheapest per inference under 5 ms (median): B NAME CONFIG: 0.23 per million ...'."""
-    side, run, cost = spot
+    run = spot.run
     under = f" under {threshold:g} ms ({stat})" if threshold is not None else ""
     return (
-        f"cheapest per inference{under}: {side} {c.name(side)} {run.config.label()}: "
-        f"{cost_text(cost)} per million inferences, {run.throughput_fps:,.1f} fps"
+        f"cheapest per inference{under}: {spot.side} {c.name(spot.side)} {run.config.label()}: "
+        f"{cost_text(run_cost(run))} per million inferences, {run.throughput_fps:,.1f} fps"
     )
 
 
-def cheapest_document(spot: tuple[str, RunResult, float] | None) -> dict[str, Any] | None:
+def cheapest_document(spot: SweetSpot | None) -> dict[str, Any] | None:
     if spot is None:
         return None
-    side, run, cost = spot
-    return {"side": side, "run_id": run.id, "config": run.config.label(), "cost_per_million": cost}
+    run = spot.run
+    return {
+        "side": str(spot.side),
+        "run_id": run.id,
+        "config": run.config.label(),
+        "cost_per_million": run_cost(run),
+    }

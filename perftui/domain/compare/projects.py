@@ -20,6 +20,13 @@ from perftui.domain.compare.pairing import (
     paired_note,
     paired_runs,
 )
+from perftui.domain.compare.ranking import (
+    COST,
+    THROUGHPUT,
+    memory_limit_notes,
+    memory_picked_note,
+    rank_key,
+)
 from perftui.domain.compare.settings import settings_note
 from perftui.domain.compare.sides import Side, run_latency
 from perftui.domain.compare.verdicts import (
@@ -39,7 +46,7 @@ from perftui.domain.measurement.context import (
     run_isa,
 )
 from perftui.domain.measurement.figures import ConfigGroup, Figures, Samples
-from perftui.domain.measurement.memory import MemoryRatio, fits_memory, memory_ratio, mib_text
+from perftui.domain.measurement.memory import MemoryRatio, fits_memory, memory_ratio
 from perftui.domain.measurement.summary import ProjectSummary
 from perftui.domain.records import Project, RunConfig, RunResult
 from perftui.domain.regression.gate_stored import gate_notes
@@ -69,12 +76,14 @@ def sweet_spot(
     threshold_ms: float | None,
     stat: str = "median",
     max_memory_mib: float | None = None,
+    rank: str = THROUGHPUT,
 ) -> SweetSpot | None:
-    """The run with the highest throughput whose latency is at or under the threshold (None:
-    no latency limit) and whose memory peak is at or under `max_memory_mib` (None: no limit).
+    """The run with the highest throughput (`rank` COST: the lowest cost) whose latency is at
+    or under the threshold (None: no latency limit) and whose memory peak is at or under
+    `max_memory_mib` (None: no limit).
 
-    Ties on throughput go to the lower latency, then to side A, then to the smaller run id,
-    so the answer never depends on the order of the input. None when no run qualifies."""
+    Ties go to the lower latency, then to side A, then to the smaller run id, so the answer
+    never depends on the order of the input. None when no run qualifies."""
     best: tuple[tuple[float, float, str, str], SweetSpot] | None = None
     for candidate in candidates:
         latency = run_latency(candidate.run, stat)
@@ -82,7 +91,10 @@ def sweet_spot(
             continue
         if not fits_memory(candidate.run, max_memory_mib):
             continue
-        key = (-candidate.run.throughput_fps, latency, candidate.side, candidate.run.id)
+        ranked = rank_key(candidate.run, rank)
+        if ranked is None:
+            continue
+        key = (ranked, latency, candidate.side, candidate.run.id)
         if best is None or key < best[0]:
             best = (key, SweetSpot(candidate.side, candidate.run, latency, stat))
     return best[1] if best else None
@@ -94,17 +106,19 @@ def pick_run(
     stat: str,
     pinned: str | None = None,
     max_memory_mib: float | None = None,
+    rank: str = THROUGHPUT,
 ) -> RunResult | None:
     """A side's representative run: the pinned run (by id) when it is among the successful
-    runs, else its own sweet spot under the threshold, else (no run under it, or no
-    threshold) its highest-throughput successful run."""
+    runs, else its own sweet spot under the limits by `rank`, else (no run under them, or no
+    limit) its highest-throughput successful run."""
     ok = [r for r in runs if run_latency(r, stat) is not None]
     if pinned is not None:
         found = next((r for r in ok if r.id == pinned), None)
         if found is not None:
             return found
     if threshold_ms is not None or max_memory_mib is not None:
-        spot = sweet_spot((Candidate(Side.A, r) for r in ok), threshold_ms, stat, max_memory_mib)
+        ok_a = (Candidate(Side.A, r) for r in ok)
+        spot = sweet_spot(ok_a, threshold_ms, stat, max_memory_mib, rank)
         if spot is not None:
             return spot.run
     return max(ok, key=lambda r: (r.throughput_fps, r.id), default=None)
@@ -170,6 +184,8 @@ class Comparison:
     side's figures; perftui.domain.compare.pairing)."""
     max_memory_mib: float | None = None
     """The sweet spot's memory limit, beside the latency threshold (None: none)."""
+    rank: str = THROUGHPUT
+    """What the sweet spot ranks by (perftui.domain.compare.ranking)."""
 
     @property
     def memory(self) -> MemoryRatio | None:
@@ -198,18 +214,20 @@ def compare_projects(
     b_pinned: str | None = None,
     samples: Samples = lambda _run: None,
     max_memory_mib: float | None = None,
+    rank: str = THROUGHPUT,
 ) -> Comparison:
     """Everything `perftui compare` and the compare screen show, from the selected runs.
 
     A pinned run id makes that run its side's compared run; the sweet spot never depends on
     pins (it is searched among all the given runs). With no pins and no threshold, the
     latest measurement of A and B alternated (`compare --measure`) is compared, if any.
-    `samples` gives a run's raw latencies, for the latency intervals."""
+    `samples` gives a run's raw latencies, for the latency intervals; `rank`: what the sweet
+    spot and each side's pick rank by."""
     candidates = [Candidate(Side.A, r) for r in a_runs] + [Candidate(Side.B, r) for r in b_runs]
     limited = threshold_ms is not None or max_memory_mib is not None
-    sweet = sweet_spot(candidates, threshold_ms, stat, max_memory_mib) if limited else None
+    sweet = sweet_spot(candidates, threshold_ms, stat, max_memory_mib, rank) if limited else None
     side_runs = {Side.A: a_runs, Side.B: b_runs}
-    if sweet is not None:
+    if sweet is not None and rank == THROUGHPUT:  # within noise: of the throughput
         sweet = _with_noise(sweet, candidates, side_runs, threshold_ms, samples, max_memory_mib)
     picked = ""
     if not limited and a_pinned is None and b_pinned is None:
@@ -217,11 +235,12 @@ def compare_projects(
         if a_pinned is None:
             a_pinned, b_pinned, picked = like_for_like(a_runs, b_runs, stat)
     elif threshold_ms is not None and a_pinned is None and b_pinned is None:
-        picked = f"each side's fastest run at or under {threshold_ms:g} ms ({stat})"
+        best = "cheapest" if rank == COST else "fastest"
+        picked = f"each side's {best} run at or under {threshold_ms:g} ms ({stat})"
     if max_memory_mib is not None and a_pinned is None and b_pinned is None:
         picked = memory_picked_note(picked, max_memory_mib)
-    a = pick_run(a_runs, threshold_ms, stat, a_pinned, max_memory_mib)
-    b = pick_run(b_runs, threshold_ms, stat, b_pinned, max_memory_mib)
+    a = pick_run(a_runs, threshold_ms, stat, a_pinned, max_memory_mib, rank)
+    b = pick_run(b_runs, threshold_ms, stat, b_pinned, max_memory_mib, rank)
     groups = (group_of(a, a_runs, samples), group_of(b, b_runs, samples))
     fig_a, fig_b = (g.figures if g else None for g in groups)
     throughput = latency = None
@@ -297,6 +316,7 @@ def compare_projects(
         settings_note=differs,
         paired_rounds=len(pairs),
         max_memory_mib=max_memory_mib,
+        rank=rank,
     )
 
 
@@ -370,26 +390,3 @@ def default_threshold(runs: Iterable[RunResult], stat: str = "median") -> float 
         return 1.0
     step = 10.0 ** (math.floor(math.log10(top)) - 1)
     return round(math.ceil(top / step - 1e-9) * step, 9)
-
-
-def memory_picked_note(picked: str, max_memory_mib: float) -> str:
-    """How the compared runs were picked, with the memory limit."""
-    limit = f"with a memory peak at or under {mib_text(max_memory_mib)} MiB"
-    return f"{picked}, {limit}" if picked else f"each side's fastest run {limit}"
-
-
-def memory_limit_notes(
-    side_runs: dict[Side, Sequence[RunResult]], names: tuple[str, str], max_memory_mib: float
-) -> list[str]:
-    """Notes for a side none of whose runs is known to fit the memory limit."""
-    notes = []
-    for side, name in zip(Side, names, strict=True):
-        ok = [r for r in side_runs[side] if r.status == "ok"]
-        if ok and not any(fits_memory(r, max_memory_mib) for r in ok):
-            unknown = all(r.memory is None or r.memory.peak_mib is None for r in ok)
-            why = "its runs' memory is unknown" if unknown else "none fits"
-            notes.append(
-                f"{side} ({name}) has no run with a memory peak at or under "
-                f"{mib_text(max_memory_mib)} MiB ({why}): its fastest run is compared"
-            )
-    return notes

@@ -70,31 +70,3 @@ def cost_text(cost: float | None) -> str:
     if cost is None:
         return "-"
     return f"{cost:.3g}" if cost < 1000 else f"{cost:,.0f}"
-
-
-def cheapest(
-    candidates: Iterable[tuple[str, RunResult]],
-    threshold_ms: float | None,
-    stat: str,
-    max_memory_mib: float | None = None,
-) -> tuple[str, RunResult, float] | None:
-    """The sweet spot by cost: (side, run, cost per million inferences) of the cheapest run
-    whose `stat` latency is at or under `threshold_ms` and whose memory peak fits
-    `max_memory_mib` (None: no limit); ties go to the lower latency, then the smaller run
-    id. None when no such run was measured at a price."""
-    from perftui.domain.compare.sides import run_latency
-    from perftui.domain.measurement.memory import fits_memory
-
-    best: tuple[tuple[float, float, str], tuple[str, RunResult, float]] | None = None
-    for side, run in candidates:
-        latency, cost = run_latency(run, stat), run_cost(run)
-        if latency is None or cost is None:
-            continue
-        if threshold_ms is not None and latency > threshold_ms:
-            continue
-        if not fits_memory(run, max_memory_mib):
-            continue
-        key = (cost, latency, run.id)
-        if best is None or key < best[0]:
-            best = (key, (side, run, cost))
-    return best[1] if best else None

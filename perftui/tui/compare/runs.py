@@ -10,9 +10,11 @@ from textual.widgets import DataTable
 
 from perftui.domain.charts.series import short_label
 from perftui.domain.compare import Comparison, Side, run_latency, run_marks
+from perftui.domain.compare.ranking import THROUGHPUT
 from perftui.domain.labels import config_labels
 from perftui.domain.measurement.context import ran_precision
 from perftui.domain.measurement.cost import COST_HEADER, cost_text, run_cost, run_price
+from perftui.domain.records import RunResult
 from perftui.tui.compare.charts import (
     STYLES,
     SWEET,
@@ -48,7 +50,7 @@ def sweet_text(state: SetupState, c: Comparison | None) -> Text:
                     f" ({c.stat} ≤ {ms}{memory_limit}): ",
                     side_text(spot.side, f"{spot.side} {c.name(spot.side)}", bold=True),
                     f" {short_label(spot.run.config)}  {fmt.fps(spot.run.throughput_fps)} "
-                    f"items/s at {fmt.ms(spot.latency_ms)} ms",
+                    f"items/s at {fmt.ms(spot.latency_ms)} ms{_cost(spot.run, c.rank)}",
                 )
             )
             # each configuration once, with how many of its runs are within noise
@@ -60,11 +62,12 @@ def sweet_text(state: SetupState, c: Comparison | None) -> Text:
                 )
                 for (side, config), n in counted.items()
             ]
-            lines.append(
-                Text.assemble("  within noise of it: ", Text(", ").join(close))
-                if close
-                else Text("  no other checked run is within noise of it")
-            )
+            if c.rank == THROUGHPUT:  # runs within noise of its throughput
+                lines.append(
+                    Text.assemble("  within noise of it: ", Text(", ").join(close))
+                    if close
+                    else Text("  no other checked run is within noise of it")
+                )
     if c is not None:
         for side in Side:
             if c.run(side) is None:
@@ -78,6 +81,11 @@ def sweet_text(state: SetupState, c: Comparison | None) -> Text:
                     )
                 )
     return Text("\n").join(lines)
+
+
+def _cost(run: RunResult, rank: str) -> str:
+    """The sweet spot's cost when it was ranked by cost."""
+    return "" if rank == THROUGHPUT else f", {cost_text(run_cost(run))} {COST_HEADER}"
 
 
 def runs_table(

@@ -26,6 +26,7 @@ from perftui.domain.compare import (
     default_threshold,
     run_latency,
 )
+from perftui.domain.compare.ranking import RANK_WORDS
 from perftui.domain.errors import StoreError
 from perftui.domain.records import Project, RunResult
 from perftui.domain.report.document import comparison_report
@@ -56,7 +57,8 @@ class CompareScreen(PerftuiScreen):
         "peak is at or under that many MiB. A and B mark the runs compared in detail: "
         "each side's own best run under the threshold, or one you pin with p (a run with a "
         "per-layer profile, 'yes' in Prof, gives the layer tabs; $/M inf, where a run was "
-        "measured at a price, is what a million inferences cost). c opens the Model "
+        "measured at a price, is what a million inferences cost; r then ranks the sweet spot "
+        "by the lowest cost instead of the best throughput). c opens the Model "
         "Performance Summary. `perftui compare A B --threshold MS --stat median "
         "--max-memory MB` prints the same sweet spot."
     )
@@ -78,6 +80,7 @@ class CompareScreen(PerftuiScreen):
             "t", "threshold", "Threshold", id="threshold", tooltip="Type the latency threshold"
         ),
         Binding("l", "stat", "Stat", id="stat", tooltip="Latency statistic: median, p90, p99"),
+        Binding("r", "rank", "Rank", id="rank", tooltip="Sweet spot: throughput or cost"),
         Binding("m", "memory", "Memory", id="memory", show=False, tooltip="Type the memory limit"),
         Binding("e", "report", "Report", id="report", tooltip="Write the report (Markdown, HTML)"),
         Binding(
@@ -219,6 +222,7 @@ class CompareScreen(PerftuiScreen):
         self.query_one("#cmp-legend", Static).update(legend_line)
         self.query_one("#cmp-sweet", Static).update(sweet_text(self.state, c))
         self.fill_runs_table(c)
+        self.refresh_bindings()  # r ranks by cost once a run has a price
 
     def missing_projects_text(self) -> str:
         if len(self.projects) < 2:
@@ -331,6 +335,17 @@ class CompareScreen(PerftuiScreen):
         else:
             self.app.notify(f"{side} is again its best checked run under the threshold.")
         self.refresh_view()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        return self.state.priced() if action == "rank" else True
+
+    def action_rank(self) -> None:
+        if not self.state.priced():
+            return
+        self.state.next_rank()
+        self.check_limits()
+        self.refresh_view()
+        self.app.notify(f"Sweet spot: {RANK_WORDS[self.state.rank]}.", title="Rank")
 
     def action_threshold(self) -> None:
         self.query_one("#cmp-threshold", Input).focus()

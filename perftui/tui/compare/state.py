@@ -21,6 +21,7 @@ from perftui.domain.compare import (
     run_latency,
     sort_pairs,
 )
+from perftui.domain.compare.ranking import RANK_WORDS, RANKS, THROUGHPUT, priced
 from perftui.domain.errors import InputError
 from perftui.domain.forms.options import parse_threshold
 from perftui.domain.limits import parse_memory_limit
@@ -101,6 +102,8 @@ class SetupState:
     """The memory limit in MiB (None: no limit), as `compare --max-memory`."""
     memory_error: str | None = None
     """Why the typed memory limit cannot be used (no limit until it is fixed)."""
+    rank: str = THROUGHPUT
+    """What the sweet spot ranks by, as chosen (perftui.domain.compare.ranking)."""
     samples: Samples = field(default=lambda _run: None, repr=False)
     """A run's raw latencies (the screen reads them from the store), for latency intervals."""
     _figures: dict[str, Figures] = field(default_factory=dict, repr=False)
@@ -114,6 +117,17 @@ class SetupState:
 
     def all_runs(self) -> list[RunResult]:
         return [run for side in Side for run in self.sides[side].runs]
+
+    def priced(self) -> bool:
+        """Whether any run of either side has a cost (ranking by cost is offered)."""
+        return priced(self.all_runs())
+
+    def ranking(self) -> str:
+        """The ranking in use: the chosen one, by throughput while no run has a cost."""
+        return self.rank if self.priced() else THROUGHPUT
+
+    def next_rank(self) -> None:
+        self.rank = _next(RANKS, self.ranking())
 
     def swap(self) -> None:
         self.sides = {Side.A: self.sides[Side.B], Side.B: self.sides[Side.A]}
@@ -149,7 +163,8 @@ class SetupState:
             return "", False
         memory = f", memory ≤ {self.max_memory:g} MiB" if self.max_memory is not None else ""
         return (
-            f"sweet spot: best throughput at {self.stat} latency ≤ {self.threshold:g} ms"
+            f"sweet spot: {RANK_WORDS[self.ranking()]} at {self.stat} latency ≤"
+            f" {self.threshold:g} ms"
             f"{memory} · c compares A and B",
             False,
         )
@@ -170,6 +185,7 @@ class SetupState:
             b_pinned=b.pinned,
             samples=self.samples,
             max_memory_mib=self.max_memory,
+            rank=self.ranking(),
         )
 
 
