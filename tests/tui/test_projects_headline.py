@@ -5,6 +5,8 @@ screen."""
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from dataclasses import replace
 from pathlib import Path
 
@@ -92,3 +94,16 @@ async def test_the_home_screen_headline_is_the_best_configuration_combined(
     assert row[6] == fmt.verdict_mark(figures.verdict.status)
     assert row[7] == fmt.ms_ci(steady.latency_ms("median"), figures.latency.get("median"))
     assert not row[5].startswith(fmt.fps(700.0))
+
+
+def test_the_cli_headline_loads_no_numpy(tmp_path: Path) -> None:
+    """The stored headline figures are read back without numpy (the listing's rule)."""
+    path = tmp_path / "db.json"
+    lucky_project(path)
+    code = (
+        "import sys; from perftui.cli.entry import main;"
+        f" main(['projects', '--db', {str(path)!r}]);"
+        " print('numpy' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.splitlines()[-1] == "False" and "±" in out.stdout

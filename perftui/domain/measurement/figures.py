@@ -9,8 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from perftui.domain.measurement.uncertainty import (
     Interval,
@@ -31,10 +30,13 @@ from perftui.domain.measurement.verdict import (
 )
 from perftui.domain.records import RunConfig, RunResult
 
+if TYPE_CHECKING:
+    import numpy as np
+
 PERCENTILES = {"median": 50.0, "p90": 90.0, "p99": 99.0}
 """The latency statistics that carry an interval, by name (as in LatencyStats)."""
 
-Samples = Callable[[RunResult], np.ndarray | None]
+Samples = Callable[[RunResult], "np.ndarray | None"]
 """A run's raw latency samples in ms, in the order they completed (None when not kept)."""
 
 
@@ -43,6 +45,8 @@ def run_windows(run: RunResult, samples_ms: np.ndarray | None) -> tuple[float, .
     they were recorded) from the ordered latency samples. A window's time is then the sum
     of its latencies; with N requests in flight that is N times its length (Little's law),
     a constant factor that leaves the spread, the drift and the relative interval as they are."""
+    import numpy as np
+
     if run.window_fps:
         return run.window_fps
     if samples_ms is None or len(samples_ms) == 0:
@@ -76,6 +80,8 @@ class Figures:
 
 
 def run_figures(run: RunResult, samples_ms: np.ndarray | None) -> Figures:
+    import numpy as np
+
     windows = run_windows(run, samples_ms)
     latency: dict[str, Interval] = {}
     if run.status == "ok" and samples_ms is not None and len(samples_ms):

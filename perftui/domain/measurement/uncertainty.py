@@ -31,8 +31,11 @@ import functools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-import numpy as np
+if TYPE_CHECKING:
+    import numpy as np
+
 
 CONFIDENCE = 0.95
 Z_95 = 1.959963984540054
@@ -118,6 +121,8 @@ def unknown_interval(value: float, n: int = 1) -> Interval:
 def mean_interval(values: Sequence[float] | np.ndarray) -> Interval | None:
     """The mean of `values` with its t-interval; None for fewer than two values. The values
     are times or rates, never negative, so neither is the lower end."""
+    import numpy as np
+
     data = np.asarray(values, dtype=np.float64)
     if data.size < 2:
         return None
@@ -138,6 +143,8 @@ def window_rates(
     `ends_s` are the completion times of the window's requests in order, `start_s` when the
     window began. Up to WINDOWS windows of at least MIN_WINDOW_REQUESTS requests each; the
     last few requests that do not fill a window are left out. Empty when too few requests."""
+    import numpy as np
+
     ends = np.asarray(ends_s, dtype=np.float64)
     count = min(WINDOWS, ends.size // MIN_WINDOW_REQUESTS)
     if count < 1:
@@ -153,6 +160,8 @@ def window_rates(
 def throughput_interval(value: float, window_fps: Sequence[float]) -> Interval | None:
     """Batch means: the interval of a run's throughput from its windows' rates, centred on
     the run's own figure; None with fewer than MIN_WINDOWS windows."""
+    import numpy as np
+
     if len(window_fps) < MIN_WINDOWS or value <= 0 or min(window_fps) <= 0:
         return None
     per_item = mean_interval(1.0 / np.asarray(window_fps, dtype=np.float64))
@@ -173,6 +182,8 @@ def throughput_interval(value: float, window_fps: Sequence[float]) -> Interval |
 def _binomial_cdf(n: int, p: float) -> np.ndarray:
     """P(B <= k) for k = 0..n, B ~ Binomial(n, p), computed in log space (no underflow).
     Kept per (n, p): runs share their sample counts, and the array is read-only."""
+    import numpy as np
+
     k = np.arange(n, dtype=np.float64)
     steps = np.log((n - k) / (k + 1)) + math.log(p) - math.log1p(-p)
     log_pmf = np.concatenate(([n * math.log1p(-p)], n * math.log1p(-p) + np.cumsum(steps)))
@@ -192,6 +203,8 @@ def quantile_interval(
     P(B <= u-1) >= 97.5 %; the interval [x(l), x(u)] then covers the true quantile with
     probability >= 95 %. Where l < 1 or u > n the samples cannot bound that end and the
     extreme sample stands in (`open_ends`)."""
+    import numpy as np
+
     data = np.asarray(samples, dtype=np.float64)
     if not presorted:
         data = np.sort(data)

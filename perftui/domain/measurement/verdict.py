@@ -12,8 +12,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
-
 from perftui.domain.forms.bench import REPEAT_SUGGESTED
 from perftui.domain.measurement.load import MachineLoad
 from perftui.domain.measurement.memory import memory_findings
@@ -70,6 +68,8 @@ def worst(statuses: Sequence[str]) -> str:
 
 def spread(values: Sequence[float]) -> float | None:
     """Coefficient of variation; None for fewer than two values."""
+    import numpy as np
+
     data = np.asarray(values, dtype=np.float64)
     if data.size < 2 or data.mean() <= 0:
         return None
@@ -87,6 +87,8 @@ def spread_finding(cv: float | None, among: str) -> tuple[str, str] | None:
 def drift(windows: Sequence[float]) -> float | None:
     """The relative change of throughput from the first to the last quarter of the windows
     when it is beyond their combined noise and at least DRIFT_MIN; else None."""
+    import numpy as np
+
     if len(windows) < 2 * MIN_WINDOWS:
         return None
     quarter = len(windows) // 4
