@@ -6,8 +6,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from perftui.domain.compare import Side, compare_projects
-from perftui.domain.compare.projects import Candidate, sweet_spot
-from perftui.domain.compare.ranking import COST, THROUGHPUT, priced
+from perftui.domain.compare.ranking import COST, THROUGHPUT, Candidate, priced, sweet_spot
 from tests.tui.compare_data import run
 
 
@@ -51,3 +50,22 @@ def test_the_comparison_says_its_ranking_and_picks_each_sides_run_by_it():
     assert any("cheapest run at or under 20 ms" in note for note in by_cost.notes)
     by_fps = compare_projects("here", HERE, "box", BOX, 20.0)
     assert by_fps.rank == THROUGHPUT and (by_fps.a.id, by_fps.b.id) == ("here-2", "box-4")  # type: ignore[union-attr]
+
+
+def windowed(result, swing: float):
+    """A run whose timed windows swing by `swing` around its throughput (its interval)."""
+    fps = result.throughput_fps
+    return replace(result, window_fps=tuple(fps * (1 + swing * (i % 3 - 1)) for i in range(12)))
+
+
+def test_the_cheapest_lists_the_runs_whose_cost_intervals_overlap_its_own():
+    cheap = windowed(at_price(run("here", 1, 1, 0, 300.0), 0.10), 0.01)  # 0.0926 per million
+    same = windowed(at_price(run("box", 2, 1, 0, 1490.0), 0.50), 0.01)  # 0.0932: overlaps
+    dear = windowed(at_price(run("box", 3, 2, 0, 600.0), 0.50), 0.01)  # 0.231: apart
+    blurred = windowed(at_price(run("box", 4, 4, 0, 1300.0), 0.50), 0.30)  # 0.107 ± 30 %
+    c = compare_projects("here", [cheap], "box", [same, dear, blurred], 20.0, rank=COST)
+    assert c.sweet is not None and c.sweet.run.id == "here-1"
+    assert sorted(x.run.id for x in c.sweet.within_noise) == ["box-2", "box-4"]
+    steady = replace(blurred, window_fps=(1300.0,) * 12)  # the same cost, no spread: apart
+    c = compare_projects("here", [cheap], "box", [same, dear, steady], 20.0, rank=COST)
+    assert [x.run.id for x in c.sweet.within_noise] == ["box-2"]  # type: ignore[union-attr]

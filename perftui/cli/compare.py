@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
 from perftui.cli.common import (
     CliError,
@@ -14,6 +15,11 @@ from perftui.cli.common import (
     unknown_project,
 )
 from perftui.domain.forms.bench import MEASURE_ROUNDS, MEASURE_TIME_S
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from perftui.domain.records import RunResult
 
 
 def add_parsers(command: CommandFactory) -> None:
@@ -54,8 +60,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     )
     from perftui.cli.measure import measure_alternately, parse_rounds, parse_time
     from perftui.domain.compare import LATENCY_STATS, Comparison, Side, compare_projects
-    from perftui.domain.compare.projects import Candidate, sweet_spot
-    from perftui.domain.compare.ranking import COST
+    from perftui.domain.compare.ranking import COST, ranked_sweet_spot
     from perftui.domain.forms import options
     from perftui.domain.limits import parse_memory_limit
 
@@ -82,6 +87,9 @@ def cmd_compare(args: argparse.Namespace) -> int:
     rounds = parse_rounds(args.measure) if args.measure is not None else 0
     time_s = parse_time(args.time, rounds)
 
+    def samples(run: RunResult) -> np.ndarray | None:
+        return store.latency_samples(run.id)
+
     def compared() -> Comparison:
         return compare_projects(
             args.a,
@@ -90,7 +98,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
             runs[args.b],
             threshold,
             stat,
-            samples=lambda run: store.latency_samples(run.id),
+            samples=samples,
             max_memory_mib=max_memory,
         )
 
@@ -108,8 +116,8 @@ def cmd_compare(args: argparse.Namespace) -> int:
         measured = measure_alternately(store, comparison, rounds, time_s)
         runs[args.a], runs[args.b], cancelled = measured
         comparison = compared()
-    candidates = [Candidate(side, r) for side in Side for r in runs[comparison.name(side)]]
-    spot = sweet_spot(candidates, threshold, stat, max_memory, COST)  # beside the fastest
+    limits = (threshold, stat, samples, max_memory, COST)  # the sweet spot by cost, too
+    spot = ranked_sweet_spot(runs[args.a], runs[args.b], *limits)
     if args.json:
         print_json({**comparison_document(comparison), "cheapest": cheapest_document(spot)})
     else:

@@ -7,7 +7,8 @@ from typing import Any
 from perftui.cli.textfmt import ms_with_interval, table, with_interval
 from perftui.domain.compare import Comparison, Difference, LayerPair, LayerTypeComparison
 from perftui.domain.compare.environments import EnvRow, environment_differences
-from perftui.domain.compare.projects import SweetSpot
+from perftui.domain.compare.ranking import SweetSpot
+from perftui.domain.compare.sides import Side
 from perftui.domain.measurement.context import ran_precision, ran_precisions
 from perftui.domain.measurement.cost import (
     COST_HEADER,
@@ -237,21 +238,38 @@ def _side_row(side: str, name: str, group: ConfigGroup | None, stat: str) -> lis
 
 
 def cheapest_line(spot: SweetSpot, c: Comparison, threshold: float | None, stat: str) -> str:
-    """'cheapest per inference under 5 ms (median): B NAME CONFIG: 0.23 per million ...'."""
+    """'cheapest per inference under 5 ms (median): B NAME CONFIG: 0.23 per million ...', then
+    the runs within noise of it (their cost intervals overlap)."""
     run = spot.run
     under = f" under {threshold:g} ms ({stat})" if threshold is not None else ""
+    close = ", ".join(
+        f"{x.side} {c.name(x.side)} {x.run.config.label()} {cost_text(run_cost(x.run))}"
+        for x in spot.within_noise
+    )
     return (
         f"cheapest per inference{under}: {spot.side} {c.name(spot.side)} {run.config.label()}: "
-        f"{cost_text(run_cost(run))} per million inferences, {run.throughput_fps:,.1f} fps"
+        f"{cost_text(run_cost(run))} per million inferences, {run.throughput_fps:,.1f} fps\n"
+        + (
+            f"  within noise of it (cost intervals overlap): {close}"
+            if close
+            else "  no other priced run's cost interval overlaps it"
+        )
     )
 
 
 def cheapest_document(spot: SweetSpot | None) -> dict[str, Any] | None:
+    """The cheapest run and those within noise of it (their cost intervals overlap)."""
     if spot is None:
         return None
-    run = spot.run
     return {
-        "side": str(spot.side),
+        **_cost_entry(spot.side, spot.run),
+        "within_noise": [_cost_entry(x.side, x.run) for x in spot.within_noise],
+    }
+
+
+def _cost_entry(side: Side, run: RunResult) -> dict[str, Any]:
+    return {
+        "side": str(side),
         "run_id": run.id,
         "config": run.config.label(),
         "cost_per_million": run_cost(run),

@@ -52,7 +52,7 @@ async def test_r_ranks_the_sweet_spot_by_cost_and_back(tmp_path: Path, services)
         await wait_for(pilot, lambda: "lowest cost" in shown(screen, "cmp-note"))
         sweet = shown(screen, "cmp-sweet")
         assert "A here" in sweet and "300 items/s" in sweet and "0.0926 $/M inf" in sweet
-        assert "within noise" not in sweet  # said of throughput only
+        assert "within noise of its cost" in sweet
         assert screen.comparison is not None and screen.comparison.sweet is not None
         assert screen.comparison.sweet.run.id == "here-1"
         await pilot.press("r")

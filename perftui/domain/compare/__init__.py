@@ -44,15 +44,13 @@ from perftui.domain.compare.layers import (
     sort_pairs,
 )
 from perftui.domain.compare.projects import (
-    Candidate,
     Comparison,
-    SweetSpot,
     compare_projects,
     default_projects,
     default_threshold,
     pick_run,
-    sweet_spot,
 )
+from perftui.domain.compare.ranking import Candidate, SweetSpot, sweet_spot
 from perftui.domain.compare.sides import LATENCY_STATS, Side, run_latency
 from perftui.domain.compare.verdicts import NO_DIFFERENCE, Difference, difference
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from perftui.domain.compare.layers import (
     LayerPair,
@@ -23,9 +23,12 @@ from perftui.domain.compare.pairing import (
 from perftui.domain.compare.ranking import (
     COST,
     THROUGHPUT,
+    Candidate,
+    SweetSpot,
     memory_limit_notes,
     memory_picked_note,
-    rank_key,
+    ranked_sweet_spot,
+    sweet_spot,
 )
 from perftui.domain.compare.settings import settings_note
 from perftui.domain.compare.sides import Side, run_latency
@@ -35,7 +38,6 @@ from perftui.domain.compare.verdicts import (
     difference,
     group_of,
     profile_contradiction,
-    within_noise,
 )
 from perftui.domain.measurement.context import (
     LOWER_PRECISIONS,
@@ -45,59 +47,11 @@ from perftui.domain.measurement.context import (
     ran_precision,
     run_isa,
 )
-from perftui.domain.measurement.figures import ConfigGroup, Figures, Samples
-from perftui.domain.measurement.memory import MemoryRatio, fits_memory, memory_ratio
+from perftui.domain.measurement.figures import ConfigGroup, Samples
+from perftui.domain.measurement.memory import MemoryRatio, memory_ratio
 from perftui.domain.measurement.summary import ProjectSummary
-from perftui.domain.records import Project, RunConfig, RunResult
+from perftui.domain.records import Project, RunResult
 from perftui.domain.regression.gate_stored import gate_notes
-
-
-@dataclass(frozen=True)
-class Candidate:
-    """A run offered to the sweet-spot search, with the side it belongs to."""
-
-    side: Side
-    run: RunResult
-
-
-@dataclass(frozen=True)
-class SweetSpot:
-    side: Side
-    run: RunResult
-    latency_ms: float
-    stat: str
-    within_noise: tuple[Candidate, ...] = ()
-    """Other runs under the threshold whose throughput is within noise of this one's: the
-    sweet spot is any of them as much as it is this one."""
-
-
-def sweet_spot(
-    candidates: Iterable[Candidate],
-    threshold_ms: float | None,
-    stat: str = "median",
-    max_memory_mib: float | None = None,
-    rank: str = THROUGHPUT,
-) -> SweetSpot | None:
-    """The run with the highest throughput (`rank` COST: the lowest cost) whose latency is at
-    or under the threshold (None: no latency limit) and whose memory peak is at or under
-    `max_memory_mib` (None: no limit).
-
-    Ties go to the lower latency, then to side A, then to the smaller run id, so the answer
-    never depends on the order of the input. None when no run qualifies."""
-    best: tuple[tuple[float, float, str, str], SweetSpot] | None = None
-    for candidate in candidates:
-        latency = run_latency(candidate.run, stat)
-        if latency is None or (threshold_ms is not None and latency > threshold_ms):
-            continue
-        if not fits_memory(candidate.run, max_memory_mib):
-            continue
-        ranked = rank_key(candidate.run, rank)
-        if ranked is None:
-            continue
-        key = (ranked, latency, candidate.side, candidate.run.id)
-        if best is None or key < best[0]:
-            best = (key, SweetSpot(candidate.side, candidate.run, latency, stat))
-    return best[1] if best else None
 
 
 def pick_run(
@@ -223,12 +177,12 @@ def compare_projects(
     latest measurement of A and B alternated (`compare --measure`) is compared, if any.
     `samples` gives a run's raw latencies, for the latency intervals; `rank`: what the sweet
     spot and each side's pick rank by."""
-    candidates = [Candidate(Side.A, r) for r in a_runs] + [Candidate(Side.B, r) for r in b_runs]
     limited = threshold_ms is not None or max_memory_mib is not None
-    sweet = sweet_spot(candidates, threshold_ms, stat, max_memory_mib, rank) if limited else None
+    sweet = None
+    if limited:
+        limits = (threshold_ms, stat, samples, max_memory_mib, rank)
+        sweet = ranked_sweet_spot(a_runs, b_runs, *limits)
     side_runs = {Side.A: a_runs, Side.B: b_runs}
-    if sweet is not None and rank == THROUGHPUT:  # within noise: of the throughput
-        sweet = _with_noise(sweet, candidates, side_runs, threshold_ms, samples, max_memory_mib)
     picked = ""
     if not limited and a_pinned is None and b_pinned is None:
         a_pinned, b_pinned = latest_alternation(a_runs, b_runs) or (None, None)
@@ -318,46 +272,6 @@ def compare_projects(
         max_memory_mib=max_memory_mib,
         rank=rank,
     )
-
-
-def _with_noise(
-    spot: SweetSpot,
-    candidates: Sequence[Candidate],
-    side_runs: dict[Side, Sequence[RunResult]],
-    threshold_ms: float | None,
-    samples: Samples,
-    max_memory_mib: float | None = None,
-) -> SweetSpot:
-    """The sweet spot with the other candidates under the threshold that are within noise
-    of it (each judged by its configuration's repetitions combined)."""
-
-    def figures(candidate: Candidate) -> Figures | None:
-        group = group_of(candidate.run, side_runs[candidate.side], samples)
-        return group.figures if group else None
-
-    best = figures(Candidate(spot.side, spot.run))
-    if best is None:
-        return spot
-    seen = {_config_key(spot.side, spot.run)}
-    under = []
-    for c in candidates:  # one per configuration, the best's own repetitions left out
-        latency = run_latency(c.run, spot.stat)
-        if latency is None or (threshold_ms is not None and latency > threshold_ms):
-            continue
-        if not fits_memory(c.run, max_memory_mib) or _config_key(c.side, c.run) in seen:
-            continue
-        seen.add(_config_key(c.side, c.run))
-        found = figures(c)
-        if found is not None:
-            under.append((c, found))
-    close = {id(run) for run in within_noise(best, [(c.run, f) for c, f in under])}
-    found = [c for c, _ in under if id(c.run) in close]
-    found.sort(key=lambda c: (c.side, -c.run.throughput_fps, c.run.id))  # not the input's order
-    return replace(spot, within_noise=tuple(found))
-
-
-def _config_key(side: Side, run: RunResult) -> tuple[Side, str, RunConfig]:
-    return side, run.benchmark_id, run.config
 
 
 def default_projects(

@@ -62,12 +62,12 @@ def sweet_text(state: SetupState, c: Comparison | None) -> Text:
                 )
                 for (side, config), n in counted.items()
             ]
-            if c.rank == THROUGHPUT:  # runs within noise of its throughput
-                lines.append(
-                    Text.assemble("  within noise of it: ", Text(", ").join(close))
-                    if close
-                    else Text("  no other checked run is within noise of it")
-                )
+            of = "it" if c.rank == THROUGHPUT else "its cost"
+            lines.append(
+                Text.assemble(f"  within noise of {of}: ", Text(", ").join(close))
+                if close
+                else Text(f"  no other checked run is within noise of {of}")
+            )
     if c is not None:
         for side in Side:
             if c.run(side) is None:
