@@ -1,9 +1,11 @@
 """The remote side of a target: `python -m perftui.targets.agent COMMAND` on the host.
 
-  hold KEY NAME:SHA256...  take this machine's benchmark lock (a lease) and print its token,
-                           this machine's environment (JSON), the model folder, the names
-                           missing from it (or stale) and an empty line; keep the lock until
-                           stdin ends
+  hold KEY NAME:SHA256... [KEY NAME:SHA256...]
+                           take this machine's benchmark lock (a lease) and print its token,
+                           this machine's environment (JSON), for each model (KEY) a JSON line
+                           {"folder": its folder, "missing": the names missing there or stale}
+                           and an empty line; keep the lock until stdin ends (several models:
+                           the benchmarks a gate alternates, under one lease)
   put KEY NAME SHA256      read the file on stdin, verify its digest, then publish it
   relay TOKEN              run the benchmark worker under the lease named by TOKEN
 
@@ -83,7 +85,19 @@ def _holder(lock: int) -> str:
     return text.split("\n")[0].strip() or "another run"
 
 
-def hold(key: str, wanted: list[str]) -> int:
+def _groups(args: list[str]) -> dict[str, list[str]]:
+    """`KEY NAME:SHA... KEY NAME:SHA...` by KEY: a key has no colon, a file always has one."""
+    groups: dict[str, list[str]] = {}
+    wanted: list[str] = []
+    for arg in args:
+        if ":" in arg and groups:
+            wanted.append(arg)
+        else:
+            wanted = groups.setdefault(arg, [])
+    return groups
+
+
+def hold(groups: dict[str, list[str]]) -> int:
     from perftui.bench.environment import environment
 
     lock = _lock_file()
@@ -95,8 +109,11 @@ def hold(key: str, wanted: list[str]) -> int:
     token = secrets.token_hex(16)
     os.ftruncate(lock, 0)
     os.pwrite(lock, f"perftui benchmark, pid {os.getpid()}\n{token}\n".encode(), 0)
-    answer = [f"held {token}", json.dumps(environment()), str(_folder(key))]
-    print(*answer, *_missing(key, wanted), "", sep="\n", flush=True)
+    places = [
+        json.dumps({"folder": str(_folder(key)), "missing": _missing(key, wanted)})
+        for key, wanted in groups.items()
+    ]
+    print(f"held {token}", json.dumps(environment()), *places, "", sep="\n", flush=True)
     sys.stdin.read()  # until the parent ends the lease, or the connection drops
     return 0
 
@@ -167,7 +184,7 @@ def relay(token: str) -> int:
 def main(argv: list[str]) -> int:
     command, args = argv[0], argv[1:]
     if command == "hold":
-        return hold(args[0], args[1:])
+        return hold(_groups(args))
     if command == "relay":
         return relay(args[0])
     if command != "put":

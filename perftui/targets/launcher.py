@@ -27,18 +27,26 @@ from perftui.targets.transfer import AGENT, Placed, manifest, place_model
 
 class SshLauncher:
     def __init__(
-        self, target: Target, environment: dict[str, Any], placed: Placed, lease: Lease
+        self,
+        target: Target,
+        environment: dict[str, Any],
+        placed: Placed,
+        lease: Lease,
+        owner: bool = True,
     ) -> None:
         self.target = target
         self.placed = placed
         self.lease = lease
+        self.owner = owner
+        """Whether close() ends the lease (a shared one is ended by whoever opened it)."""
         self._environment = environment
 
     def spawn(self) -> subprocess.Popen[str]:
         return spawn_piped(python_argv(self.target, *AGENT, "relay", self.lease.token))
 
     def close(self) -> None:
-        self.lease.close()
+        if self.owner:
+            self.lease.close()
 
     def send(self, process: subprocess.Popen[str], message: dict[str, Any]) -> None:
         """The request with the model's path on the target; stdin stays open for cancel."""
@@ -105,29 +113,55 @@ def open_target(
 ) -> SshLauncher:
     """Check the target can run `request`, take its lock for the whole benchmark and place
     its model there; TargetError if not (busy included). The launcher's close() ends the lease."""
-    if request.data is not None:
+    return _open(target, [request], notify, owner=True)[1][0]
+
+
+def open_shared(
+    target: Target, requests: list[BenchmarkRequest], notify: Callable[[str], None]
+) -> tuple[Lease, list[SshLauncher]]:
+    """As open_target, for benchmarks alternated on one host (a gate's two sides) under ONE
+    lease: their launchers' close() leaves it held; the caller closes the lease, at the end."""
+    return _open(target, requests, notify, owner=False)
+
+
+def _open(
+    target: Target,
+    requests: list[BenchmarkRequest],
+    notify: Callable[[str], None],
+    owner: bool,
+) -> tuple[Lease, list[SshLauncher]]:
+    if any(request.data is not None for request in requests):
         raise TargetError("--data is not sent to targets yet; measure on synthetic inputs there")
-    files = manifest(Path(request.project.model))
+    models = [manifest(Path(request.project.model)) for request in requests]
     try:
-        lease = Lease(target, files)
+        lease = Lease(target, *models)
     except TargetError as error:
         if error.unreachable or error.busy:
             raise
         ready_environment(target)  # why the host cannot hold a lease: no perftui, another one
         raise
+    placed: dict[str, Placed] = {}
     try:
         if (mismatch := version_error(target, lease.environment)) is not None:
             raise TargetError(mismatch)
-        placed = place_model(target, files, lease.folder, lease.missing, notify)
+        for files in models:
+            if files.key not in placed:
+                place = lease.places[files.key]
+                placed[files.key] = place_model(target, files, place.folder, place.missing, notify)
     except BaseException:
         lease.close()
         raise
-    if placed.sent_bytes:
-        notify(
-            f"model placed on {target.name}: {placed.sent_bytes / 2**20:.1f} MiB "
-            f"in {placed.seconds:.1f} s"
-        )
-    return SshLauncher(target, {**lease.environment, "target": target.name}, placed, lease)
+    for sent in placed.values():
+        if sent.sent_bytes:
+            notify(
+                f"model placed on {target.name}: {sent.sent_bytes / 2**20:.1f} MiB "
+                f"in {sent.seconds:.1f} s"
+            )
+    environment = {**lease.environment, "target": target.name}
+    launchers = [
+        SshLauncher(target, environment, placed[files.key], lease, owner) for files in models
+    ]
+    return lease, launchers
 
 
 def target_launcher(
