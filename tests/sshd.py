@@ -7,6 +7,7 @@ target's destination (proving aliases work). Nothing listens beyond 127.0.0.1.
 
 from __future__ import annotations
 
+import fcntl
 import getpass
 import os
 import shutil
@@ -113,3 +114,16 @@ def command_line(pid: int) -> str:
         return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
     except OSError:
         return ""
+
+
+def lock_is_free(server: Server) -> bool:
+    """Whether nobody holds the server's benchmark lock (tried as another benchmark would)."""
+    path = server.config.parent / "remote-cache" / "perftui" / "bench.lock"
+    if not path.exists():
+        return True
+    with path.open("rb") as handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return False
+        return True

@@ -7,9 +7,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+import pytest
+
 from perftui.bench import protocol
 from perftui.bench.alternate import Alternation
 from perftui.domain.compare import Side
+from perftui.domain.errors import InputError
+from perftui.domain.limits import pair_host
 from perftui.domain.records import BenchmarkRequest, Project, RunConfig, RunResult
 
 
@@ -75,3 +79,18 @@ def test_a_fatal_error_ends_the_measurement():
     events = list(Alternation(a, b).events())  # type: ignore[arg-type]
     assert log == ["A1", "B1"]
     assert isinstance(events[-1][1], protocol.Fatal) and events[-1][0] is Side.B
+
+
+def test_a_pair_runs_on_one_machine_or_is_refused():
+    def on(name: str, target: str) -> Project:
+        return Project(name=name, model="m.onnx", engine="onnxruntime", target=target)
+
+    assert pair_host([on("a", "box"), on("b", "box")], None) == "box"
+    assert pair_host([on("a", "local")], None) == "local"
+    assert pair_host([], "box") == "box"  # two model files: the --target
+    with pytest.raises(InputError, match="a is measured on target 'h1', not on target 'h2': pairs"):
+        pair_host([on("a", "h1")], "h2")
+    with pytest.raises(InputError, match="b is measured on target 'h2', not on target 'h1'"):
+        pair_host([on("a", "h1"), on("b", "h2")], None)
+    with pytest.raises(InputError, match="a is measured on this machine, not on target 'h1'"):
+        pair_host([on("a", "local")], "h1")

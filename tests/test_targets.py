@@ -7,7 +7,6 @@ venv's python on a host; the server is reached through a Host alias of a generat
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import json
 import os
 import signal
@@ -26,7 +25,17 @@ from perftui.targets.registry import Target, TargetBook
 from tests.cli_helpers import QUICK, one_error_line, perftui
 from tests.conftest import MOBILENET, MOBILENET_IR, ROOT
 from tests.process_helpers import process_gone, read_until
-from tests.sshd import ALIAS, CLOSED, MISSING, SSHD, Server, command_line, descendants, sshd
+from tests.sshd import (
+    ALIAS,
+    CLOSED,
+    MISSING,
+    SSHD,
+    Server,
+    command_line,
+    descendants,
+    lock_is_free,
+    sshd,
+)
 
 pytestmark = pytest.mark.skipif(SSHD is None, reason=MISSING)
 PYTHON = sys.executable
@@ -188,19 +197,6 @@ def test_a_dropped_connection_fails_the_run_and_keeps_finished_ones(
     assert "connection to target box" in (by_batch[64].error or "")
 
 
-def _lock_is_free(server: Server) -> bool:
-    """Whether nobody holds the test host's benchmark lock (tried as another benchmark would)."""
-    path = server.config.parent / "remote-cache" / "perftui" / "bench.lock"
-    if not path.exists():
-        return True
-    with path.open("rb") as handle:
-        try:
-            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            return False
-        return True
-
-
 def test_the_host_lock_is_held_across_repeat_rounds(server: Server, box: str):
     # rounds long enough that the second benchmark (a python start and an ssh handshake, seconds
     # on a loaded machine) reaches the host while the first still holds it
@@ -216,7 +212,7 @@ def test_the_host_lock_is_held_across_repeat_rounds(server: Server, box: str):
     try:
         while process.poll() is None:
             now = time.monotonic()
-            if _lock_is_free(server):
+            if lock_is_free(server):
                 free_at.append(now)
             for pid in remote_workers(server):
                 if "bench.worker" in command_line(pid):
@@ -233,4 +229,4 @@ def test_the_host_lock_is_held_across_repeat_rounds(server: Server, box: str):
     round_one, round_two = sorted(first_seen.values())
     assert [t for t in free_at if round_one < t < round_two] == []  # never free in between
     assert busy and "target box is busy: another benchmark is running there" in busy[0]
-    assert _lock_is_free(server)  # the lease ended with the benchmark
+    assert lock_is_free(server)  # the lease ended with the benchmark

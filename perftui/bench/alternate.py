@@ -18,7 +18,7 @@ from perftui.domain.compare import Comparison, Side
 from perftui.domain.compare.pairing import measure_request
 from perftui.domain.errors import InputError
 from perftui.domain.forms.bench import MEASURE_TIME_S
-from perftui.domain.limits import check_here
+from perftui.domain.limits import check_here, pair_host
 from perftui.domain.records import BenchmarkRequest, RunResult
 
 if TYPE_CHECKING:
@@ -50,12 +50,19 @@ def measure_requests(
     rounds: int,
     time_s: float = MEASURE_TIME_S,
     label: str = "",
+    here: bool = True,
 ) -> tuple[BenchmarkRequest, BenchmarkRequest]:
     """The requests that measure A's and B's compared runs again, `rounds` times each for
     `time_s`, otherwise as their own benchmarks did, under one alternation label (`label`,
-    else a new `alternated <token>`); InputError for what cannot be."""
+    else a new `alternated <token>`); InputError for what cannot be. `here`: on this machine
+    only; else both on the projects' one machine (perftui.domain.limits.pair_host)."""
     if comparison.a_name == comparison.b_name:
         raise InputError("measuring alternately needs two different projects")
+    projects = [store.get_project(comparison.name(side)) for side in Side]
+    for project in projects:
+        if project is not None and here:
+            check_here(project, "measuring alternately", "compare its runs as they are")
+    pair_host([p for p in projects if p is not None], None)
     token = uuid.uuid4().hex[:12]
     a, b = (
         measure_side(
@@ -83,14 +90,13 @@ def measure_side(
     time_s: float = MEASURE_TIME_S,
     label: str = "",
 ) -> BenchmarkRequest:
-    """The request that measures project `name`'s `run` again (`who` names the side in an
-    InputError for what cannot be: no run, the project gone or on a target, no settings)."""
+    """The request that measures project `name`'s `run` again, where the project is measured
+    (`who` names the side in an InputError for what cannot be: no run, no project, no settings)."""
     if run is None:
         raise InputError(f"{who} has no successful run to measure again")
     project = store.get_project(name)
     if project is None:
         raise InputError(f"project {name!r} is gone")
-    check_here(project, "measuring alternately", "compare its runs as they are")
     benchmark = store.get_benchmark(run.benchmark_id)
     if benchmark is None:
         raise InputError(

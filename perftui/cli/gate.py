@@ -24,6 +24,7 @@ from perftui.cli.common import (
     output_path,
     positive_seconds,
     print_json,
+    say,
     write_output,
 )
 from perftui.cli.gate_sides import GATE_TIME_S, MODEL_ONLY, SETTINGS, gate_requests
@@ -72,6 +73,12 @@ def add_parsers(command: CommandFactory) -> None:
     gate.add_argument("--markdown", metavar="FILE", help="write a pull-request summary")
     gate.add_argument("--junit", metavar="FILE", help="write JUnit XML, one case per statistic")
     gate.add_argument("--no-save", action="store_true", help="do not store the runs")
+    gate.add_argument(
+        "--target",
+        help="gate on this SSH target (perftui targets add): both sides there under one hold "
+        "of the host, a model file's runs in NAME@TARGET as bench's; default: the projects' "
+        "machine, else this one",
+    )
     models = gate.add_argument_group("how a model file is measured (bench's flags)")
     models.add_argument("--engine", help="openvino | onnxruntime (default openvino)")
     models.add_argument("--device", help="device as the engine names it (default CPU)")
@@ -88,7 +95,11 @@ def _command(args: argparse.Namespace) -> str:
     words += ["--max-slowdown", args.max_slowdown, "--rounds", args.rounds]
     for stat in args.stat or ():
         words += ["--stat", stat]
-    for flag, value in (("--budget", args.budget), ("--time", args.time)):
+    for flag, value in (
+        ("--budget", args.budget),
+        ("--time", args.time),
+        ("--target", args.target),
+    ):
         if value is not None:
             words += [flag, value]
     for name in MODEL_ONLY:
@@ -111,12 +122,12 @@ def cmd_gate(args: argparse.Namespace) -> int:
     from perftui.bench.client import BenchmarkClient
     from perftui.bench.plan import validate_request
     from perftui.cli.measure import parse_time
+    from perftui.cli.targets import shared_host
     from perftui.domain.forms import options
     from perftui.domain.regression import gate
     from perftui.domain.regression.gate_render import GateReport
     from perftui.domain.regression.gate_stored import GateSettings, gate_label
     from perftui.targets.launcher import priced
-    from perftui.targets.registry import LOCAL
 
     stats = options.parse_choices(",".join(args.stat or [DEFAULT_STAT]), "statistic", gate.STATS)
     max_slowdown = checked_flag("--max-slowdown", gate.parse_max_slowdown, args.max_slowdown)
@@ -136,11 +147,16 @@ def cmd_gate(args: argparse.Namespace) -> int:
     for request in (a, b):
         validate_request(request)
     schedule = gate.Schedule.for_rounds(rounds, len(stats))
-    clients = [BenchmarkClient(r, None if args.no_save else store) for r in (a, b)]
-    for client in clients:  # the runs record this machine's price
-        client.launcher = priced(client.launcher, store.path, LOCAL)
-    started = time.monotonic()
-    decision, interrupted = _measure(clients, schedule, stats, max_slowdown, budget)
+    host = a.project.target
+    with shared_host(store.path, host, [a, b], say) as launchers:  # on a target: one lease
+        clients = [
+            BenchmarkClient(r, None if args.no_save else store, launcher)
+            for r, launcher in zip((a, b), launchers, strict=True)
+        ]
+        for client in clients:  # the runs record the machine's price
+            client.launcher = priced(client.launcher, store.path, host)
+        started = time.monotonic()
+        decision, interrupted = _measure(clients, schedule, stats, max_slowdown, budget)
     report = GateReport(
         decision,
         _gate_side("baseline", clients[0].request, clients[0].runs),
@@ -173,6 +189,7 @@ def _measure(
     from perftui.cli.interrupts import StopSignals
     from perftui.cli.progress import ProgressPrinter
     from perftui.domain.regression.gate import decide, round_values
+    from perftui.targets.registry import LOCAL
 
     alternation = Alternation(clients[0], clients[1])
     printer = ProgressPrinter(sys.stderr, alternation.total)
@@ -181,7 +198,8 @@ def _measure(
         f"{clients[0].request.project.name} (A): up to {schedule.rounds} rounds, looks after "
         + ", ".join(str(n) for n in schedule.looks)
     )
-    warning = busy_warning()
+    here = clients[0].request.project.target == LOCAL
+    warning = busy_warning() if here else None  # it watches this machine, not a target
     if warning:
         printer.note(warning)
     started, finished, look, fatal = time.monotonic(), 0, 0, ""

@@ -11,7 +11,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from perftui.cli.common import CliError, checked_flag
+from perftui.domain.errors import InputError
 from perftui.domain.forms.bench import DEFAULTS
+from perftui.domain.records import LOCAL
 
 if TYPE_CHECKING:
     from perftui.domain.records import BenchmarkRequest, Project
@@ -78,10 +80,16 @@ def gate_requests(
     from perftui.bench.alternate import measure_side
     from perftui.cli.bench import request_from_args
     from perftui.domain.compare import compare_projects, pick_run
+    from perftui.domain.limits import pair_host
     from perftui.domain.records import Project
 
     sides = [_side(store, args.baseline), _side(store, args.candidate)]
     projects = [s for s in sides if not isinstance(s, Path)]
+    try:
+        host = pair_host(projects, args.target)
+    except InputError as error:
+        flag = "--target: " if args.target else ""
+        raise CliError(flag + str(error)) from None
     if len(projects) == 2 and projects[0].name == projects[1].name:
         raise CliError(
             f"the baseline and the candidate are the same project, {projects[0].name!r}: "
@@ -124,7 +132,7 @@ def gate_requests(
         pair = [replace(r, budget=budget, repeat=rounds, profile=False, label=label) for r in made]
     a, b = pair
     assert a is not None and b is not None
-    return _named(store, a, b)
+    return _named(store, a, b, host)
 
 
 def _name(path: Path, engine: str, device: str) -> str:
@@ -133,30 +141,34 @@ def _name(path: Path, engine: str, device: str) -> str:
 
 
 def _named(
-    store: Store, a: BenchmarkRequest, b: BenchmarkRequest
+    store: Store, a: BenchmarkRequest, b: BenchmarkRequest, host: str
 ) -> tuple[BenchmarkRequest, BenchmarkRequest]:
-    """A model file's side (a project not stored yet) under bench's name, suffixed with its
-    role where the two sides would share one; CliError where that name measures another
-    model."""
+    """A model file's side (a project not stored yet) under bench's name (`NAME@host` on a
+    target, as `bench --target` names it), suffixed with its role where the two sides would
+    share one; CliError where that name measures another model."""
     from perftui.domain.names import check_project_name
     from perftui.store.paths import same_target
 
-    sides = [a, b]
-    if a.project.name == b.project.name:
-        sides = [
-            r if r.project.created_at else
-            replace(r, project=replace(r.project, name=f"{r.project.name}-{role}"))
-            for r, role in zip(sides, ROLES, strict=True)
-        ]  # fmt: skip
+    def named(request: BenchmarkRequest, suffix: str) -> BenchmarkRequest:
+        if request.project.created_at:  # a stored project
+            return request
+        name = request.project.name + suffix + ("" if host == LOCAL else f"@{host}")
+        return replace(request, project=replace(request.project, name=name, target=host))
+
+    sides = [named(a, ""), named(b, "")]
+    if sides[0].project.name == sides[1].project.name:
+        sides = [named(r, f"-{role}") for r, role in zip((a, b), ROLES, strict=True)]
     for request in sides:
         wanted = request.project
-        if wanted.created_at:  # a stored project
+        if wanted.created_at:
             continue
         checked_flag("the model's project name", check_project_name, wanted.name)
         existing = store.get_project(wanted.name)
         if existing is not None and not same_target(existing, wanted):
+            where = "" if existing.target == LOCAL else f" of target {existing.target}"
             raise CliError(
                 f"project {wanted.name!r} already measures {existing.model} on "
-                f"{existing.engine}/{existing.device}; rename that project (perftui projects)"
+                f"{existing.engine}/{existing.device}{where}; rename that project "
+                "(perftui projects)"
             )
     return sides[0], sides[1]

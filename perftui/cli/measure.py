@@ -7,12 +7,13 @@ from __future__ import annotations
 import sys
 from typing import TYPE_CHECKING
 
-from perftui.cli.common import CliError, positive_seconds
+from perftui.cli.common import CliError, positive_seconds, say
 from perftui.domain.compare import Comparison
 from perftui.domain.errors import InputError
 from perftui.domain.forms.bench import MEASURE_TIME_S
 
 if TYPE_CHECKING:
+    from perftui.bench.alternate import Alternation
     from perftui.domain.records import RunResult
     from perftui.store import Store
 
@@ -47,34 +48,46 @@ def parse_time(text: str | None, rounds: int) -> float:
 def measure_alternately(
     store: Store, comparison: Comparison, rounds: int, time_s: float = MEASURE_TIME_S
 ) -> tuple[list[RunResult], list[RunResult], bool]:
-    """A's and B's new runs, and whether the measurement was cancelled. Bad input (a model
-    that moved, a setting this machine cannot honour) is refused before anything is stored."""
+    """A's and B's new runs, and whether the measurement was cancelled; on the projects' one
+    machine (a target: under one lease). Bad input (a model that moved, a setting the machine
+    cannot honour, projects on two machines) is refused before anything is stored."""
     from perftui.bench.alternate import Alternation, measure_requests
     from perftui.bench.client import BenchmarkClient
     from perftui.bench.plan import validate_request
-    from perftui.bench.protocol import Fatal
-    from perftui.cli.bench import busy_warning
-    from perftui.cli.interrupts import StopSignals
-    from perftui.cli.progress import ProgressPrinter
+    from perftui.cli.targets import shared_host
     from perftui.targets.launcher import priced
     from perftui.targets.registry import LOCAL
 
     try:
-        requests = measure_requests(store, comparison, rounds, time_s)
+        requests = measure_requests(store, comparison, rounds, time_s, here=False)
     except InputError as error:
         raise CliError(f"--measure: {error}") from None
     for request in requests:
         validate_request(request)
-    clients = [BenchmarkClient(request, store) for request in requests]
-    for client in clients:  # the runs record this machine's price
-        client.launcher = priced(client.launcher, store.path, LOCAL)
-    alternation = Alternation(*clients)
+    host = requests[0].project.target
+    with shared_host(store.path, host, list(requests), say) as launchers:  # one lease there
+        pairs = zip(requests, launchers, strict=True)
+        clients = [BenchmarkClient(request, store, launcher) for request, launcher in pairs]
+        for client in clients:  # the runs record the machine's price
+            client.launcher = priced(client.launcher, store.path, host)
+        return _alternate(Alternation(*clients), comparison, rounds, time_s, host == LOCAL)
+
+
+def _alternate(
+    alternation: Alternation, comparison: Comparison, rounds: int, time_s: float, here: bool
+) -> tuple[list[RunResult], list[RunResult], bool]:
+    """Follow both sides' rounds with progress on stderr (`here`: warn of a busy machine)."""
+    from perftui.bench.protocol import Fatal
+    from perftui.cli.bench import busy_warning
+    from perftui.cli.interrupts import StopSignals
+    from perftui.cli.progress import ProgressPrinter
+
     printer = ProgressPrinter(sys.stderr, alternation.total)
     printer.note(
         f"measuring A ({comparison.a_name}) and B ({comparison.b_name}) alternately, "
         f"{rounds} rounds of {time_s:g} s"
     )
-    warning = busy_warning()
+    warning = busy_warning() if here else None  # it watches this machine, not a target
     if warning:
         printer.note(warning)
     fatal = None

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from perftui.cli.common import (
@@ -229,6 +231,28 @@ def bench_target(
         return request, open_target(target, request, notify)
     except OSError as error:
         raise CliError(f"cannot read the model: {error.strerror or error}") from None
+
+
+@contextmanager
+def shared_host(
+    db: Path, host: str, requests: list[BenchmarkRequest], notify: Callable[[str], None]
+) -> Iterator[list[Launcher | None]]:
+    """The launchers of benchmarks alternated on `host` (None each: this machine); on a
+    target they share one lease (perftui.targets.launcher.open_shared), ended on leaving."""
+    from perftui.targets.launcher import open_shared
+    from perftui.targets.registry import LOCAL, TargetBook
+
+    if host == LOCAL:
+        yield [None for _ in requests]
+        return
+    try:
+        lease, launchers = open_shared(TargetBook(db).get(host), requests, notify)
+    except OSError as error:
+        raise CliError(f"cannot read the model: {error.strerror or error}") from None
+    try:
+        yield list(launchers)
+    finally:
+        lease.close()
 
 
 def check_conflict(store: Store, project: Project) -> None:

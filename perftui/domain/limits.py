@@ -16,6 +16,7 @@ __all__ = [
     "check_here",
     "check_samples",
     "check_seed",
+    "pair_host",
     "parse_memory_limit",
     "parse_price",
 ]
@@ -97,3 +98,20 @@ def check_here(project: Project, doing: str, instead: str) -> None:
             f"{project.name} is measured on target {project.target!r}; {doing} runs on "
             f"this machine: {instead}"
         )
+
+
+def pair_host(projects: list[Project], given: str | None) -> str:
+    """The one machine both sides of an alternated pair run on: `given` (a --target), else
+    the projects' own (LOCAL: this machine); InputError for a project measured elsewhere."""
+    host = given or (projects[0].target if projects else LOCAL)
+    for project in projects:
+        if project.target != host:
+            raise InputError(
+                f"{project.name} is measured on {_machine(project.target)}, not on "
+                f"{_machine(host)}: pairs must share a machine"
+            )
+    return host
+
+
+def _machine(target: str) -> str:
+    return "this machine" if target == LOCAL else f"target {target!r}"
