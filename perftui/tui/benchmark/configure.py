@@ -220,10 +220,14 @@ class BenchmarkConfigScreen(InspectingScreen):
 
     def _update_plan(self, values: dict[str, str]) -> None:
         plan = self.query_one("#cfg-plan", Static)
-        errors = form_errors(values, self.project.engine)
-        if errors:
+        wrong = len(form_errors(values, self.project.engine))
+        try:
+            hosts = len(self._hosts())
+        except InputError:
+            hosts, wrong = 1, wrong + 1
+        if wrong:
             plan.set_class(True, "error")
-            plan.update(f"{len(errors)} field(s) to fix before running (ctrl+r runs)")
+            plan.update(f"{wrong} field(s) to fix before running (ctrl+r runs)")
             return
         plan.set_class(False, "error")
         request = build_request(self.project, values)
@@ -233,10 +237,6 @@ class BenchmarkConfigScreen(InspectingScreen):
         profile = "with" if self.query_one("#profile", Checkbox).value else "no"
         long = long_warning(request)
         measured = f"[b]warning: {long}[/]" if long else f"at least {duration(seconds)} measured"
-        try:
-            hosts = len(self._hosts())
-        except InputError:
-            hosts = 1
         where = f" on each of {hosts} hosts at once" if hosts > 1 else ""
         plan.update(f"[b]{count}[/]{where}, {measured}, {profile} profile  ·  ctrl+r runs")
 

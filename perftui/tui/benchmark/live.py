@@ -31,7 +31,7 @@ from perftui.domain.measurement.memory import runs_peak_text
 from perftui.domain.measurement.verdict import STABLE
 from perftui.domain.records import BenchmarkRequest, RunResult
 from perftui.tui.benchmark.charts import ChartLag, LiveChart, nothing_measured, series_key
-from perftui.tui.benchmark.messages import LiveEvent, LiveFailed, LiveTick
+from perftui.tui.benchmark.messages import PHASES, LiveEvent, LiveFailed, LiveTick
 from perftui.tui.benchmark.notices import (
     LiveBusy,
     live_keys,
@@ -55,13 +55,6 @@ NARROW_DROPS = ("p99", "memory", "iters")
 CHART_BUDGET = 0.03
 """Share of a core the dashboard may use while it watches; dear frames (a big terminal)
 come less often than REDRAW_HZ to stay within it (the benchmark child needs the CPU)."""
-PHASES = {
-    "compile": "compiling",
-    "first_inference": "first inference",
-    "warmup": "warm-up",
-    "timed": "measuring",
-    "profile": "profiling layers",
-}
 
 
 class LiveRunScreen(FollowingScreen[None], PerftuiScreen):

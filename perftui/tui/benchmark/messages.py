@@ -1,5 +1,6 @@
 """The messages the live run's worker thread posts to its screen: progress ticks (the newest
-replaces one not yet handled), every other event, and a request that could not start."""
+replaces one not yet handled), every other event, and a request that could not start; the
+phases they name, in words."""
 
 from __future__ import annotations
 
@@ -7,6 +8,14 @@ from textual.message import Message
 
 from perftui.bench import protocol
 from perftui.tui.kit.follower import Latest
+
+PHASES = {  # a worker's phase in words
+    "compile": "compiling",
+    "first_inference": "first inference",
+    "warmup": "warm-up",
+    "timed": "measuring",
+    "profile": "profiling layers",
+}
 
 
 class LiveTick(Latest):
