@@ -160,7 +160,7 @@ def _combined(runs: Sequence[RunResult], members: Sequence[Figures]) -> Figures:
         reasons.append(found_spread[1])
     for run, figures in ok:
         if figures.verdict.reasons:
-            reasons.append(f"repeat {run.repeat + 1}: " + "; ".join(figures.verdict.reasons))
+            reasons.append(f"repeat {run.repeat + 1} ({'; '.join(figures.verdict.reasons)})")
     if len(ok) < len(runs):
         statuses.append(NOISY)
         reasons += lost

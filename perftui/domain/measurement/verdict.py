@@ -135,8 +135,8 @@ def _profile_finding(run: RunResult) -> tuple[str, str] | None:
 
 
 TOO_NOISY_REASON = (
-    "its {what} interval reaches zero or passes ±100 %: too noisy to use; measure longer"
-    " (more time or repetitions) on a quieter machine"
+    "{what} too noisy to use (the 95 % interval reaches zero or passes ±100 %): measure"
+    " longer (more time or repetitions) on a quieter machine"
 )
 
 
@@ -146,7 +146,10 @@ def interval_findings(
     """INVALID for each figure whose interval is too noisy to use (measurement.uncertainty)."""
     named = [("throughput", throughput), *((f"{k} latency", v) for k, v in latency.items())]
     noisy = [what for what, found in named if found is not None and found.too_noisy]
-    return [(INVALID, TOO_NOISY_REASON.format(what=", ".join(noisy)))] if noisy else []
+    if not noisy:
+        return []
+    what = noisy[0] if len(noisy) == 1 else ", ".join(noisy[:-1]) + " and " + noisy[-1]
+    return [(INVALID, TOO_NOISY_REASON.format(what=what + (" is" if len(noisy) == 1 else " are")))]
 
 
 def with_findings(verdict: Verdict, found: Sequence[tuple[str, str]]) -> Verdict:
