@@ -161,7 +161,7 @@ def appended_figures(
     stored = _stored(snap.entry_figures(project))
     if stored is None:
         return None
-    found = touched(snap, project, added, fresh)
+    found = touched(snap, project, added, fresh, stored.headlines)
     heads = {**stored.headlines, **{key: pair for key, (pair, _) in found.items()}}
     summary = extend(stored.summary, added, heads)
     docs = {key: doc for key, (_, doc) in found.items()}

@@ -21,12 +21,12 @@ from perftui.domain.errors import StoreError
 from perftui.domain.measurement.summary import benchmark_of, config_key
 from perftui.domain.records import RunResult
 from perftui.store.figure_docs import encoded, figures_from_doc, method
+from perftui.store.shards import Shard
 
 if TYPE_CHECKING:
     import numpy as np
 
     from perftui.domain.measurement.figures import Figures
-    from perftui.store.shards import Shard
     from perftui.store.snapshot import Snapshot
 
 __all__ = ["Combined", "best_docs", "combined", "headline_doc", "touched"]
@@ -77,11 +77,17 @@ def _members(snap: Snapshot, project: str, keys: Collection[str]) -> tuple[Shard
 
 
 def touched(
-    snap: Snapshot, project: str, added: Sequence[RunResult], fresh: dict[str, dict[str, Any]]
+    snap: Snapshot,
+    project: str,
+    added: Sequence[RunResult],
+    fresh: dict[str, dict[str, Any]],
+    stored_keys: Collection[str],
 ) -> Combined:
     """The configurations the runs `added` to the project belong to, combined with their
-    stored repetitions."""
-    part, stored = _members(snap, project, {config_key(run) for run in added})
+    stored repetitions (none where `stored_keys`, every stored configuration's key, has
+    none: the project's files are then not read)."""
+    keys = {config_key(run) for run in added} & set(stored_keys)
+    part, stored = _members(snap, project, keys) if keys else (Shard(), [])
     ids = {run.id for run in added}
     return combined(snap, part, [r for r in stored if r.id not in ids] + list(added), fresh)
 
