@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -52,3 +53,13 @@ def long_and_short(db: Path) -> None:
             str(ENCODER), "--engine", "onnxruntime", "--threads", "1", "--shape", f"seq={seq}",
             "--project", name, db=db,
         )  # fmt: skip
+
+
+def table_column(lines: list[str], name: str) -> list[str]:
+    """The cells of column `name` of a CLI table (a header, a row of dashes, the rows), cut
+    by the dashes' spans, so a label with more or fewer words moves no other column."""
+    header, dashes, *rows = lines
+    spans = [(m.start(), m.end()) for m in re.finditer(r"-+", dashes)]
+    names = [header[start:end].strip() for start, end in spans]
+    start, end = spans[names.index(name)]
+    return [row[start:end].strip() for row in rows]

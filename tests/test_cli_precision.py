@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from tests.cli_helpers import bench_json, perftui
+from tests.cli_helpers import bench_json, perftui, table_column
 from tests.conftest import MOBILENET, openvino_cpu_precision
 
 pytestmark = pytest.mark.engine
@@ -31,15 +31,12 @@ def test_bench_show_and_projects_say_the_precision_run():
 
     shown = perftui("show", "m")
     assert shown.returncode == 0, shown.stderr
-    rows = shown.stdout.splitlines()[3:5]
-    assert {row.split()[8] if "p:f32" in row else row.split()[7] for row in rows} == {
-        default,
-        "f32",
-    }
+    table = shown.stdout.splitlines()[1:5]  # under the project's line: the two runs
+    assert set(table_column(table, "ran")) == {default, "f32"}
     listed = json.loads(perftui("projects", "--json").stdout)["projects"]
     assert listed[0]["precision_run"]
     text = perftui("projects").stdout.splitlines()
-    assert text[0].split()[4] == "ran"
+    assert table_column(text, "ran") == [listed[0]["precision_run"]]
 
 
 def test_show_layers_gives_flops_at_the_runs_shapes_and_the_gflops_achieved():

@@ -6,6 +6,7 @@ from perftui.bench.environment import parse_cpuinfo
 from perftui.cli.textfmt import runs_table
 from perftui.domain.measurement.context import model_is_int8, precision_notes, run_notes
 from perftui.domain.records import LatencyStats, LayerProfile, Project, RunConfig, RunResult
+from tests.cli_helpers import table_column
 
 CPUINFO = """\
 processor\t: {n}
@@ -126,9 +127,10 @@ def test_a_float_model_run_in_bf16_by_default_says_so_and_how_to_measure_fp32():
 def test_the_precision_run_is_a_column_of_every_runs_table():
     project = Project("p", "m.onnx", "openvino", "CPU")
     lines = runs_table([make_run(None, "bf16"), make_run("f32", "f32")], project=project)
-    header, _, first, second, *notes = lines.splitlines()
+    header, dashes, first, second, *notes = lines.splitlines()
     assert header.split()[:3] == ["#", "config", "ran"]
-    assert first.split()[7] == "bf16" and "p:f32" in second and second.split()[8] == "f32"
+    assert table_column([header, dashes, first, second], "ran") == ["bf16", "f32"]
+    assert "p:f32" in second
     assert any("#1 note: ran in bf16" in note for note in notes)
     assert not any(note.startswith("  #2 note: ran in") for note in notes)
 

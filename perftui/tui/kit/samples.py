@@ -6,7 +6,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from perftui.domain.errors import StoreError
-from perftui.domain.measurement.figures import Figures, Samples
+from perftui.domain.measurement.figures import Samples
+from perftui.domain.measurement.summary import Headline
 from perftui.domain.records import RunResult
 
 if TYPE_CHECKING:
@@ -30,11 +31,10 @@ def stored_samples(store: Store) -> Samples:
     return samples
 
 
-def headline(store: Store, project: str, key: str | None) -> Figures | None:
-    """The combined figures (intervals, verdict) of a project's configuration `key`, as the
-    store keeps them for the projects list; None without them."""
+def headline(store: Store, project: str, key: str | None) -> Headline | None:
+    """A project's configuration `key` with its combined figures (intervals, verdict), as
+    the store keeps them for the projects list; None without them."""
     try:
-        found = store.headline(project, key)
+        return store.headline(project, key)
     except StoreError:
         return None
-    return found.figures if found else None

@@ -11,19 +11,19 @@ from textual.widgets import DataTable, Footer, Header, Static
 
 from perftui.domain.errors import InputError, StoreError
 from perftui.domain.forms.quickstart import SAMPLE_PROJECTS, quick_request, sample_projects
+from perftui.domain.measurement.summary import Headline
 from perftui.domain.names import name_problem
 from perftui.domain.records import Project
-from perftui.optimize.notes import derived_projects, optimization_of
 from perftui.samples import sample_models
 from perftui.targets.registry import LOCAL
 from perftui.tui.kit import format as fmt
 from perftui.tui.kit.dialogs import ConfirmScreen, PromptScreen
 from perftui.tui.kit.fit import cut, room_left
-from perftui.tui.kit.format import escape
 from perftui.tui.kit.keys import BENCH, TARGETS, TUNE, optimize_key
 from perftui.tui.kit.samples import headline
 from perftui.tui.kit.screen import PerftuiScreen
 from perftui.tui.kit.tables import SCROLLBAR, RowTable, fill_table
+from perftui.tui.projects.lines import best_line, link_line
 
 EMPTY_TEXT = (
     "[b]No projects yet.[/b]\n\n"
@@ -44,7 +44,8 @@ class ProjectsScreen(PerftuiScreen):
     HELP = (
         "Every project (a model on an engine and device) with its best throughput, best median "
         "latency (each with its 95 % interval, ±) and number of runs; V is the verdict of "
-        f"the run the best throughput came from ({fmt.VERDICT_LEGEND}). Open a project for "
+        f"the configuration the best throughput is of ({fmt.VERDICT_LEGEND}); the line under "
+        "the table names those configurations. Open a project for "
         "its runs, scaling charts and layer "
         "profiles; benchmark it to add runs. Mark two projects with space to compare them. "
         "INT8 (i) makes the INT8 version of the project under the cursor "
@@ -71,11 +72,15 @@ class ProjectsScreen(PerftuiScreen):
         self.marked: list[str] = []
         self.names: list[str] = []
         self.projects: dict[str, Project] = {}
+        self.bests: dict[str, tuple[Headline | None, str, Headline | None, str]] = {}
+        """Each project's best configurations by throughput and by median latency, each
+        with its figure as the table shows it."""
 
     def compose(self) -> ComposeResult:
         yield Header()
         table = RowTable(id="projects")
         yield table
+        yield Static("", id="project-best", classes="status-line")
         yield Static("", id="project-link", classes="status-line")
         yield Static(EMPTY_TEXT, id="empty")
         yield Footer(compact=True, show_command_palette=False)
@@ -137,8 +142,12 @@ class ProjectsScreen(PerftuiScreen):
         for project, summary in summaries:
             self.names.append(project.name)
             mark = "*" if project.name in self.marked else " "
-            fastest = headline(self.store, project.name, summary.best_throughput_config)
-            quickest = headline(self.store, project.name, summary.best_latency_config)
+            best = headline(self.store, project.name, summary.best_throughput_config)
+            least = headline(self.store, project.name, summary.best_latency_config)
+            fastest, quickest = best and best.figures, least and least.figures
+            fps = fmt.fps_ci(summary.best_throughput_fps, fastest and fastest.throughput)
+            ms = fmt.ms_ci(summary.best_latency_ms, quickest and quickest.latency.get("median"))
+            self.bests[project.name] = (best, fps, least, ms)
             cells = [
                 f"{mark}{project.name}",
                 fmt.model_name(project.model),
@@ -147,9 +156,9 @@ class ProjectsScreen(PerftuiScreen):
                 if project.target == LOCAL
                 else f"{project.device}@{cut(project.target, TARGET_CELLS)}",
                 fmt.precision(precisions.get(project.name, fmt.DASH)),
-                fmt.fps_ci(summary.best_throughput_fps, fastest and fastest.throughput),
+                fps,
                 fmt.verdict_mark(fastest and fastest.verdict.status),
-                fmt.ms_ci(summary.best_latency_ms, quickest and quickest.latency.get("median")),
+                ms,
                 str(summary.runs),
                 fmt.when(summary.last_run_at)[5:] if summary.last_run_at else fmt.DASH,
             ]
@@ -186,7 +195,7 @@ class ProjectsScreen(PerftuiScreen):
         table.display = not empty
         if not empty:
             table.focus()
-        self._show_link()
+        self._show_lines()
 
     @staticmethod
     def _names_fit(
@@ -199,34 +208,24 @@ class ProjectsScreen(PerftuiScreen):
         needed = min(widths[0], room) if room else widths[0]
         return needed <= room_left(width - SCROLLBAR, widths[1:])
 
-    def _show_link(self) -> None:
-        """Under the table, when any project was made by optimize: how the highlighted
-        project is linked (INT8 of its source, or the source of INT8 versions)."""
+    def _show_lines(self) -> None:
+        """Under the table, for the highlighted project: the configurations its headline
+        figures are of, and (when any project was made by optimize) how it is linked."""
+        best = self.query_one("#project-best", Static)
         link = self.query_one("#project-link", Static)
         projects = list(self.projects.values())
-        link.display = any(p.source_project for p in projects)
-        project = self.projects.get(self.current_name() or "")
-        if not link.display or project is None:
+        name = self.current_name() or ""
+        project = self.projects.get(name)
+        best.display = project is not None
+        link.display = project is not None and any(p.source_project for p in projects)
+        if project is None:
             return
-        text = ""
-        opt = optimization_of(project)
-        if project.source_project:
-            kind = f"{opt.method} INT8 of" if opt else "made from"
-            text = f"{escape(project.name)}: {kind} {escape(project.source_project)}"
-            if opt is not None and opt.accuracy is not None:
-                text += f", cosine {escape(opt.accuracy.cosine_text())}"
-                if opt.accuracy.top1_agreement is not None:
-                    text += f", top-1 {100 * opt.accuracy.top1_agreement:.0f}%"
-            if opt is not None and opt.random:
-                text += " (random data)"
-        derived = derived_projects(project.name, projects)
-        if derived:
-            text += "; " if text else f"{escape(project.name)}: "
-            text += f"INT8 versions: {escape(', '.join(derived))}"
-        link.update(text or f"[dim]{escape(project.name)}: no INT8 link[/]")
+        best.update(best_line(name, *self.bests.get(name, (None, "", None, ""))))
+        if link.display:
+            link.update(link_line(project, projects))
 
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
-        self._show_link()
+        self._show_lines()
 
     NEEDS_PROJECT = frozenset(
         {"open", "benchmark", "mark", "compare", "optimize", "rename", "delete"}
