@@ -59,7 +59,8 @@ def test_precision_counts_and_runtime_precision():
     )
     assert runtime_precision([plain, profiled]) == "I8/FP32"
     assert runtime_precision([plain]) == "bf16"
-    assert runtime_precision([RunResult(RunConfig(), resolved={"precision": "model"})]) == "—"
+    assert runtime_precision([RunResult(RunConfig(), resolved={"precision": "model"})]) == "model"
+    assert runtime_precision([RunResult(RunConfig(), resolved={})]) == "—"
     assert latest_profiled([plain, profiled]) is profiled
     assert latest_profiled([plain]) is None
 

@@ -60,6 +60,7 @@ def cmd_projects(args: argparse.Namespace) -> int:
         print("no projects yet: run `perftui bench MODEL` or open the dashboard with `perftui`")
         return Exit.OK
     from perftui.cli.textfmt import table
+    from perftui.domain.charts.series import short_label
 
     cells = [
         [
@@ -71,9 +72,11 @@ def cmd_projects(args: argparse.Namespace) -> int:
             str(s.runs),
             with_interval(s.best_throughput_fps, fastest and fastest.figures.throughput),
             fastest.figures.verdict.status if fastest else "-",
+            short_label(fastest.config) if fastest else "-",
             ms_with_interval(
                 s.best_latency_ms, quickest and quickest.figures.latency.get("median")
             ),
+            short_label(quickest.config) if quickest else "-",
             (s.last_run_at or "-")[:16],
         ]
         for p, s, fastest, quickest in rows
@@ -87,10 +90,12 @@ def cmd_projects(args: argparse.Namespace) -> int:
         "runs",
         "best fps",
         "verdict",
+        "at",
         "best ms",
+        "at",
         "last run",
     )
-    print(table(headers, cells, right={5, 6, 8}))
+    print(table(headers, cells, right={5, 6, 9}))
     return Exit.OK
 
 

@@ -285,7 +285,8 @@ def flops_profile(
 def runtime_precision(runs: Sequence[RunResult]) -> str:
     """A project's runtime precision in a few characters: the precisions of the newest
     profile by number of layers (e.g. 'I8/FP32'), else the engine's inference precision of
-    the newest successful run (e.g. 'f32'), else '—'."""
+    the newest successful run (e.g. 'f32'; 'model' on ONNX Runtime, as the runs table says),
+    else '—'."""
     profiled = latest_profiled(runs)
     if profiled is not None and profiled.layers:
         counts = precision_counts(profiled.layers)
@@ -294,6 +295,6 @@ def runtime_precision(runs: Sequence[RunResult]) -> str:
             return "/".join(ranked[:2])
     for run in sorted(runs, key=lambda r: r.started_at, reverse=True):
         value = (run.resolved or {}).get("precision")
-        if run.status == "ok" and isinstance(value, str) and value and value != "model":
+        if run.status == "ok" and isinstance(value, str) and value:
             return value
     return "—"
