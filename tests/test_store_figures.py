@@ -172,7 +172,7 @@ def test_headlines_of_another_method_are_combined_again_by_the_next_write(
     stored = tmp_path / "perftui.json.d" / "figures" / entry["figures"]
     part = json.loads(stored.read_text())
     part["best"]["method"] = "another"
-    part["headlines"] = {config_key(first): [1e9, 0.001]}  # what another method found
+    part["headlines"] = json.dumps({config_key(first): [1e9, 0.001]})  # another method's
     stored.write_text(json.dumps(part))
     Store(path).add_run(make_run("p", throughput_fps=50.0, benchmark_id="b2"), np.ones(10))
     summary, _ = figures(path)

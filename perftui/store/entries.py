@@ -25,6 +25,7 @@ them (perftui.store.snapshot).
 from __future__ import annotations
 
 import contextlib
+import json
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, fields
 from typing import TYPE_CHECKING, Any
@@ -112,7 +113,7 @@ class ProjectFigures:
             "summary": plain(asdict(self.summary)),
             "precision": self.source.text,
             "precision_source": self.source.to_dict(),
-            "headlines": self.headlines,
+            "headlines": json.dumps(self.headlines, separators=(",", ":")),
             "best": self.best,
         }
 
@@ -139,8 +140,11 @@ def stored_best(part: dict[str, Any]) -> dict[str, Any]:
 def _stored(part: dict[str, Any]) -> ProjectFigures | None:
     """The stored figures as this version keeps them and by this method (perftui.store.
     figure_docs); None otherwise (or malformed): a write then computes them all again."""
-    figures, doc, heads = stored_figures(part), part.get("precision_source"), part.get("headlines")
-    best = part.get("best")
+    figures, doc, best = stored_figures(part), part.get("precision_source"), part.get("best")
+    try:  # a string: the projects list parses it whole, not as a value per configuration
+        heads = json.loads(part["headlines"])
+    except (KeyError, TypeError, ValueError, RecursionError):
+        return None
     if figures is None or not isinstance(doc, dict) or not isinstance(heads, dict):
         return None
     if not isinstance(best, dict) or best.get("method") != method():

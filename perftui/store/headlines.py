@@ -4,11 +4,12 @@ project's runs table does (domain.measurement.figures.group_runs), reading no ru
 
 A project's figures file (perftui.store.entry_figures) keeps ``headlines``: each
 configuration's key (domain.measurement.summary.config_key) -> [combined throughput, combined
-median latency], and ``best``: the stored figures (perftui.store.figure_docs) of the one or two
-configurations the summary names. A write that only adds runs combines again the
-configurations they belong to alone, parsing only the lines of the project's files that name
-their benchmarks (a benchmark's repetitions arrive in separate writes); any other write
-combines every configuration of the project's runs.
+median latency], as one JSON string (a reader of the summary skips it whole), and ``best``:
+the stored figures (perftui.store.figure_docs) of the one or two configurations the summary
+names. A write that only adds runs combines again the configurations they belong to alone,
+parsing only the lines of the project's files that name their benchmarks (a benchmark's
+repetitions arrive in separate writes; a new benchmark reads none); any other write combines
+every configuration of the project's runs.
 """
 
 from __future__ import annotations
