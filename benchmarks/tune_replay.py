@@ -3,7 +3,7 @@ end on if each of its trials measured what the grid measured?
 
 benchmarks/tune.py measures a grid and a tune minutes apart, and this machine drifts in
 between, so a miss there is the search's or the machine's. The replay separates them: it
-runs the real search loop (perftui.tune.search.Tuner) with a measurer that answers each
+runs the real search loop (perftui.tune.search.Tuner) with trials that answer each
 configuration with the grid's own run of it, for a budget at every 10th percentile of the
 grid's latencies. A case where the replay ends below the grid's best is the search's miss.
 
@@ -53,7 +53,7 @@ def key(config: RunConfig) -> tuple[object, ...]:
 
 
 class Replay:
-    """Stands in for perftui.tune.measure.Measurer: each configuration's run is the grid's,
+    """Stands in for perftui.tune.trials.TrialRunner: each configuration's run is the grid's,
     scaled by noise and drift where `rng` is given."""
 
     cancelled = False
@@ -73,7 +73,7 @@ class Replay:
     def cancel(self) -> None:
         self.cancelled = True
 
-    def measure(self, config: RunConfig, _sink: object) -> tuple[RunResult, None, bool]:
+    def run(self, config: RunConfig, _sink: object) -> tuple[RunResult, None, bool]:
         self.count += 1
         run = replace(self.runs[key(config)], config=config, id=f"r{self.count}")
         if self.rng is None or run.latency_ms is None:
@@ -120,12 +120,12 @@ def grid_figures(runs: list[RunResult], stat: str) -> tuple[dict, dict]:
     return latency, {key(r.config): r.throughput_fps for r in ok}
 
 
-def search(name: str, runs: list[RunResult], stat: str, budget: float, measurer: Replay) -> Outcome:
-    """The real search loop over the grid's configurations, measured by `measurer`."""
+def search(name: str, runs: list[RunResult], stat: str, budget: float, trials: Replay) -> Outcome:
+    """The real search loop over the grid's configurations, its trials run by `trials`."""
     configs = tuple(r.config for r in runs)
     request = BenchmarkRequest(Project(name, str(MODELS[name][0]), "openvino"), configs)
     tuner = Tuner(request, configs, stat, budget, search_limits(len(configs)), None)
-    tuner.measurer = measurer  # type: ignore[assignment]
+    tuner.trial_runner = trials  # type: ignore[assignment]
     return tuner.run()
 
 

@@ -35,7 +35,7 @@ from perftui.domain.tune.result import (
     clearly_over,
     floor_configs,
     judge_trial,
-    needs_repeat,
+    needs_second_run,
     patience,
     run_budget,
     since_gain,
@@ -209,14 +209,14 @@ def test_a_best_measured_once_is_repeated_once() -> None:
     """Stable or not: one 1 s run on a shared machine can be 20 % off while its windows
     agree, and the best of many single runs is the luckiest of them."""
     noisy = trial(1, 100.0, 5.0, spread=0.2)
-    assert noisy.verdict != "stable" and needs_repeat(noisy)
+    assert noisy.verdict != "stable" and needs_second_run(noisy)
     stable = trial(2, 100.0, 5.0)
-    assert stable.verdict == "stable" and needs_repeat(stable)
-    assert not needs_repeat(trial(3, 100.0, 50.0, spread=0.2))  # over the budget
+    assert stable.verdict == "stable" and needs_second_run(stable)
+    assert not needs_second_run(trial(3, 100.0, 50.0, spread=0.2))  # over the budget
     twice = judge_trial(
         1, RunConfig(), [run(100, 5, spread=0.2), run(101, 5, spread=0.2)], "median", 10.0
     )
-    assert len(twice.run_ids) == 2 and not needs_repeat(twice)
+    assert len(twice.run_ids) == 2 and not needs_second_run(twice)
 
 
 def test_a_trial_s_run_is_half_as_long_yet_keeps_enough_requests_for_an_interval() -> None:

@@ -133,7 +133,7 @@ def test_no_playoff_is_played_past_the_time_budget(monkeypatch: pytest.MonkeyPat
     assert len(log) == 1  # the first trial only: the budget was spent at once
 
 
-def test_a_lone_best_dropped_by_its_second_run_hands_the_repeat_to_the_new_best(
+def test_a_lone_best_dropped_by_its_second_run_hands_its_second_run_to_the_new_best(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """With no time for a playoff, the best is measured once more; batch 4's second run

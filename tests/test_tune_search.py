@@ -36,7 +36,7 @@ the run (1 for the search's first)."""
 def fake_search(
     monkeypatch: pytest.MonkeyPatch, space: list[RunConfig], budget_ms: float, answer: Answer
 ) -> tuple[Callable[[Limits], Outcome], list[tuple[RunConfig, Budget]]]:
-    """A tune of `space` whose measurer answers each run with `answer`, and the log of what
+    """A tune of `space` whose trials answer each run with `answer`, and the log of what
     it measured: (configuration, the run's budget)."""
     from perftui.tune import search
 
@@ -48,13 +48,13 @@ def fake_search(
         def __init__(self, request: BenchmarkRequest, *_: object) -> None:
             self.budget = request.budget
 
-        def measure(self, config: RunConfig, _sink: object) -> tuple[RunResult, np.ndarray, bool]:
+        def run(self, config: RunConfig, _sink: object) -> tuple[RunResult, np.ndarray, bool]:
             log.append((config, self.budget))
             fps, median, spread = answer(config, len(log))
             result, samples = run(fps, median, spread=spread, rid=f"r{len(log)}")
             return replace(result, config=config), samples, False
 
-    monkeypatch.setattr(search, "Measurer", Fake)
+    monkeypatch.setattr(search, "TrialRunner", Fake)
     request = BenchmarkRequest(Project("p", "m.onnx", "openvino", "CPU"), space, Budget())
 
     def tune(limits: Limits) -> Outcome:

@@ -1,5 +1,5 @@
 """The tune loop: a model of the space (perftui.domain.tune.guide) proposes each next
-configuration from the trials so far, this process measures it (perftui.tune.measure),
+configuration from the trials so far, this process runs it (perftui.tune.trials),
 perftui.domain.tune.result judges it.
 
 The search is deterministic: the same space, budget and measurements replay the same
@@ -44,7 +44,7 @@ from perftui.domain.tune.result import (
     best_trial,
     floor_configs,
     judge_trial,
-    needs_repeat,
+    needs_second_run,
     on_the_edge,
     run_budget,
     spent,
@@ -52,7 +52,7 @@ from perftui.domain.tune.result import (
     within_noise,
 )
 from perftui.domain.tune.space import dominated
-from perftui.tune.measure import Measurer, Sink
+from perftui.tune.trials import Sink, TrialRunner
 
 if TYPE_CHECKING:
     import numpy as np
@@ -137,7 +137,7 @@ class Tuner:
         self.max_memory_mib = max_memory_mib
         self.store = store
         self.on_trial = on_trial
-        self.measurer = Measurer(self.request, stat, budget_ms)
+        self.trial_runner = TrialRunner(self.request, stat, budget_ms)
         self._run_s = 0.0  # the last run's wall time: the next one's estimate
         self._slots: dict[RunConfig, _Slot] = {}
         self._trials: dict[RunConfig, Trial] = {}
@@ -145,10 +145,10 @@ class Tuner:
 
     @property
     def cancelled(self) -> bool:
-        return self.measurer.cancelled
+        return self.trial_runner.cancelled
 
     def cancel(self) -> None:
-        self.measurer.cancel()
+        self.trial_runner.cancel()
 
     def _open(self) -> list[RunConfig]:
         """Candidates neither measured nor dominated by an over-budget one."""
@@ -206,7 +206,7 @@ class Tuner:
 
     def _floor_run(self, config: RunConfig) -> tuple[Trial, RunResult, np.ndarray | None]:
         before = time.monotonic()
-        found = self.measurer.measure(config, None)
+        found = self.trial_runner.run(config, None)
         self._run_s = time.monotonic() - before
         if found is None:
             raise InputError("the search was cancelled before its first trial finished")
@@ -216,15 +216,15 @@ class Tuner:
 
     def _next(self, trials: Sequence[Trial]) -> _Slot | None:
         """The model's next configuration; when it expects nothing better, a trial on the
-        budget's edge again (`_repeat`); None when the search has converged."""
+        budget's edge again (`_second_run`); None when the search has converged."""
         config = propose(self._open(), trials, self.budget_ms)
         if config is None:
-            return self._repeat(trials)
+            return self._second_run(trials)
         slot = _Slot(next(self._numbers), config)
         self._slots[config] = slot
         return slot
 
-    def _repeat(self, trials: Sequence[Trial]) -> _Slot | None:
+    def _second_run(self, trials: Sequence[Trial]) -> _Slot | None:
         """What to measure a second time before the search ends: the fastest trial on the
         budget's edge that would beat the best (only now: the best has climbed, and most
         edge trials no longer would); None when none is left."""
@@ -235,10 +235,10 @@ class Tuner:
     def _sorted(self) -> list[Trial]:
         return sorted(self._trials.values(), key=lambda t: t.number)
 
-    def _measure(self, slot: _Slot) -> RunResult | None:
+    def _run_trial(self, slot: _Slot) -> RunResult | None:
         """One more run of `slot`, judged; None when the search was cancelled meanwhile."""
         before = time.monotonic()
-        measured = self.measurer.measure(slot.config, self.store)
+        measured = self.trial_runner.run(slot.config, self.store)
         self._run_s = slot.seconds = time.monotonic() - before
         if measured is None:
             if not slot.runs:
@@ -263,10 +263,10 @@ class Tuner:
             if reason:
                 return reason
             stall = stalled(trials, self.limits)
-            slot = self._repeat(trials) if stall else self._next(trials)
+            slot = self._second_run(trials) if stall else self._next(trials)
             if slot is None:
                 return stall or CONVERGED
-            self._measure(slot)
+            self._run_trial(slot)
         return "cancelled"
 
     def _field(self, started: float) -> list[RunConfig]:
@@ -284,8 +284,8 @@ class Tuner:
         more instead, so a lucky run cannot win alone; if that run drops it, the new best
         is the one to measure again."""
         field = self._field(started)
-        while len(field) == 1 and needs_repeat(self._trials[field[0]]):
-            if not self._time_for(started, 1) or self._measure(self._slots[field[0]]) is None:
+        while len(field) == 1 and needs_second_run(self._trials[field[0]]):
+            if not self._time_for(started, 1) or self._run_trial(self._slots[field[0]]) is None:
                 return
             field = self._field(started)
         if len(field) < 2:
@@ -296,7 +296,7 @@ class Tuner:
                 break
             found = {}
             for config in play_order(field, number):
-                run = self._measure(self._slots[config])
+                run = self._run_trial(self._slots[config])
                 if run is None:  # cancelled: the runs so far are kept, unranked
                     return
                 if run.status == "ok":

@@ -1,4 +1,4 @@
-"""One trial's run, measured in this process (the tune child), one after another.
+"""A tune's trials, each run in this process (the tune child), one after another.
 
 The tune child measures its trials itself, as a benchmark worker measures its runs
 (perftui.bench.worker.measure_run): the engine is loaded and the inputs read once for the
@@ -36,12 +36,12 @@ class Sink(Protocol):
     def add_run(self, run: RunResult, samples_ms: np.ndarray | None = None) -> RunResult: ...
 
 
-Measured = tuple[RunResult, "np.ndarray | None", bool]
+TrialRun = tuple[RunResult, "np.ndarray | None", bool]
 """A run (stored where a sink was given), its samples, and whether it was stopped early."""
 
 
-class Measurer:
-    """Measures the configurations of `request` one at a time; `cancel()` (any thread or a
+class TrialRunner:
+    """Runs the configurations of `request` one at a time, each a trial; `cancel()` (any thread or a
     signal handler) ends the run in progress as cancelled."""
 
     def __init__(self, request: BenchmarkRequest, stat: str, budget_ms: float) -> None:
@@ -67,7 +67,7 @@ class Measurer:
     def _environment(self) -> dict[str, Any]:
         return environment()
 
-    def measure(self, config: RunConfig, sink: Sink | None) -> Measured | None:
+    def run(self, config: RunConfig, sink: Sink | None) -> TrialRun | None:
         """`config`'s run, stored in `sink` as a benchmark of its own; None when the search
         was cancelled before the run finished."""
         if self.cancelled:

@@ -2,7 +2,7 @@
 
 Reads one JSON object from stdin (a perftui.domain.forms.tune.TuneSpec) and runs the search
 (perftui.tune.search.Tuner), whose trials it measures itself, one after another, as a
-benchmark worker measures its runs (perftui.tune.measure). It never opens the store (one
+benchmark worker measures its runs (perftui.tune.trials). It never opens the store (one
 writer): what would be stored goes to the events stream (what was stdout; anything the
 engine prints goes to stderr) as JSON lines for the parent (perftui.tune.runner) to store:
 

@@ -51,7 +51,7 @@ configurations (and at least MIN_TRIALS), then ends with its playoff: the trials
 search adds mostly chase noise (benchmarks/README.md, tune_replay.py)."""
 RUN_SHARE = 0.5
 """A trial is measured in runs of this share of the asked time and iterations, and a
-contender (`needs_repeat`, `on_the_edge`) gets a second run: its two runs take the asked
+contender (`needs_second_run`, `on_the_edge`) gets a second run: its two runs take the asked
 time, and their spread shows. Most trials only rule a configuration out, for less time
 (benchmarks/README.md, tune.py)."""
 RUN_TO_RUN = 0.2
@@ -258,7 +258,7 @@ def within_noise(best: Trial, trials: Sequence[Trial]) -> list[Trial]:
     return [t for t in trials if t.fits and t is not best and close(t)]
 
 
-def needs_repeat(trial: Trial) -> bool:
+def needs_second_run(trial: Trial) -> bool:
     """A fitting trial measured once: the search measures its best once more before it
     ends on it, so a lucky run cannot win alone. Even a stable one: the best of many single
     runs is the luckiest of them, and two runs of one configuration differ by up to
