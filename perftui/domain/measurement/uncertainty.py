@@ -41,9 +41,9 @@ CONFIDENCE = 0.95
 Z_95 = 1.959963984540054
 
 WINDOWS = 20
-"""Batch-means windows a timed window is cut into (fewer when requests are few)."""
-MIN_WINDOW_REQUESTS = 5
-"""Requests a window holds at least, so one slow request does not make a window."""
+"""Batch-means windows a timed window is cut into (fewer when iterations are few)."""
+MIN_WINDOW_ITERATIONS = 5
+"""Iterations a window holds at least, so one slow inference does not make a window."""
 MIN_WINDOWS = 4
 """Fewer windows than this give no within-run throughput interval."""
 
@@ -138,15 +138,15 @@ def mean_interval(values: Sequence[float] | np.ndarray) -> Interval | None:
 def window_rates(
     ends_s: Sequence[float] | np.ndarray, start_s: float, batch: int
 ) -> tuple[float, ...]:
-    """Throughput (items/s) of consecutive windows of equal request counts.
+    """Throughput (items/s) of consecutive windows of equal iteration counts.
 
-    `ends_s` are the completion times of the window's requests in order, `start_s` when the
-    window began. Up to WINDOWS windows of at least MIN_WINDOW_REQUESTS requests each; the
-    last few requests that do not fill a window are left out. Empty when too few requests."""
+    `ends_s` are the completion times of the window's iterations in order, `start_s` when the
+    window began. Up to WINDOWS windows of at least MIN_WINDOW_ITERATIONS iterations each; the
+    last few that do not fill a window are left out. Empty when there are too few."""
     import numpy as np
 
     ends = np.asarray(ends_s, dtype=np.float64)
-    count = min(WINDOWS, ends.size // MIN_WINDOW_REQUESTS)
+    count = min(WINDOWS, ends.size // MIN_WINDOW_ITERATIONS)
     if count < 1:
         return ()
     size = ends.size // count

@@ -18,7 +18,7 @@ import numpy as np
 from perftui.domain.measurement.figures import group_runs
 from perftui.domain.measurement.memory import mean_known, run_peak
 from perftui.domain.measurement.uncertainty import (
-    MIN_WINDOW_REQUESTS,
+    MIN_WINDOW_ITERATIONS,
     MIN_WINDOWS,
     Interval,
     Ratio,
@@ -62,7 +62,7 @@ own windows agree (benchmarks/README.md, tune.py)."""
 def run_budget(budget: Budget) -> Budget:
     """The budget of each of a trial's runs (RUN_SHARE of `budget`), never so short that a
     run has too few requests for a throughput interval."""
-    enough = MIN_WINDOWS * MIN_WINDOW_REQUESTS
+    enough = MIN_WINDOWS * MIN_WINDOW_ITERATIONS
     iterations = max(round(budget.iterations * RUN_SHARE), min(enough, budget.iterations))
     return replace(budget, time_s=budget.time_s * RUN_SHARE, iterations=iterations)
 
