@@ -197,9 +197,9 @@ def test_a_dropped_connection_fails_the_run_and_keeps_finished_ones(
     assert "connection to target box" in (by_batch[64].error or "")
 
 
-def test_the_host_lock_is_held_across_repeat_rounds(server: Server, box: str):
-    # rounds long enough that the second benchmark (a python start and an ssh handshake, seconds
-    # on a loaded machine) reaches the host while the first still holds it
+def test_the_host_lock_is_held_across_repetitions(server: Server, box: str):
+    # repetitions long enough that the second benchmark (a python start and an ssh handshake,
+    # seconds on a loaded machine) reaches the host while the first still holds it
     process = _bench_in_background(box, "--repeat", "2", "--time", "4", "--no-save")
     first_seen: dict[int, float] = {}
     free_at: list[float] = []

@@ -185,10 +185,10 @@ class BenchmarkClient:
     def total(self) -> int:
         return self.request.total_runs
 
-    def _round_end(self, index: int) -> int:
-        """The index after the last run of `index`'s round of repetitions."""
-        per_round = len(self.request.configs)
-        return min(self.total, (index // per_round + 1) * per_round)
+    def _repetition_end(self, index: int) -> int:
+        """The index after the last run of `index`'s repetition of the configurations."""
+        per_repetition = len(self.request.configs)
+        return min(self.total, (index // per_repetition + 1) * per_repetition)
 
     def cancel(self) -> None:
         """Ask the worker to stop; the run in progress is kept as cancelled."""
@@ -226,8 +226,8 @@ class BenchmarkClient:
         measuring; a fresh worker goes on with the rest of the matrix. A cancel before the
         first worker started records that first run as cancelled, as any interrupted run.
         Closing the generator early (a consumer that stops reading) kills the worker.
-        Each round of repetitions (perftui.domain.records.BenchmarkRequest.scheduled) runs in
-        a worker of its own, so a repetition's compile and process are its own too."""
+        Each repetition (perftui.domain.records.BenchmarkRequest.scheduled) runs in a worker
+        of its own, so its compile and process are its own too."""
         start = 0
         while start < self.total:
             if self.cancelled:  # no worker was measuring it: say so without starting one
@@ -237,7 +237,7 @@ class BenchmarkClient:
                 break
             current: int | None = None
             returncode = 0
-            stop = self._round_end(start)
+            stop = self._repetition_end(start)
             process = self._spawn(start, stop)
             assert process.stdout is not None
             watchdog = Watchdog(process, self.watchdog_s)
@@ -254,10 +254,10 @@ class BenchmarkClient:
                     elif isinstance(event, protocol.BenchmarkDone | protocol.Fatal):
                         self._wait(process)
                         ended = True
-                        next_round = isinstance(event, protocol.BenchmarkDone) and not (
+                        next_repetition = isinstance(event, protocol.BenchmarkDone) and not (
                             event.cancelled or start >= self.total
                         )
-                        if next_round:
+                        if next_repetition:
                             break  # in a fresh worker
                         yield event
                         return

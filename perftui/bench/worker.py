@@ -192,7 +192,7 @@ def run_request(
     stop: int | None = None,
 ) -> None:
     """Measure the scheduled runs from `start` up to `stop` (default: to the end); the
-    parent gives each round of repetitions a worker of its own."""
+    parent gives each repetition a worker of its own."""
     cancel = Cancellation()
     signal.signal(signal.SIGINT, cancel)
     signal.signal(signal.SIGTERM, cancel)

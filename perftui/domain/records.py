@@ -393,7 +393,7 @@ class BenchmarkRequest:
     def scheduled(self, index: int) -> tuple[int, RunConfig]:
         """(repetition, config) of the index-th run: repetitions are interleaved across the
         matrix (1a 2a 3a 1b 2b 3b ...), so a drift of the machine falls on every
-        configuration alike. `len(configs) * rounds` runs in all."""
+        configuration alike. `len(configs) * repeat` runs in all."""
         repetition, position = divmod(index, len(self.configs))
         return repetition, self.configs[position]
 

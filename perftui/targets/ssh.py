@@ -5,7 +5,7 @@ BatchMode keeps it from ever prompting, so perftui stores and asks for no passwo
 $PERFTUI_SSH replaces the `ssh` command itself (as GIT_SSH_COMMAND does for git), e.g.
 `ssh -F ~/lab/ssh_config`.
 Every command to a host shares one connection (OpenSSH multiplexing, its socket in a folder
-private to this process): a benchmark's probe, lease, copies and rounds pay for one handshake.
+private to this process): a benchmark's probe, lease, copies and repetitions pay for one handshake.
 """
 
 from __future__ import annotations
