@@ -25,7 +25,7 @@ from perftui.bench.inputs import InputSource, resolve_shapes, run_point
 from perftui.bench.machine import cpu_reading, load_between
 from perftui.bench.memory import MemoryProbe
 from perftui.bench.recorder import Tick, WindowRecorder
-from perftui.domain.errors import InputError
+from perftui.domain.errors import one_line
 from perftui.domain.measurement.stats import latency_stats
 from perftui.domain.records import BenchmarkRequest, Budget, RunConfig, RunResult
 from perftui.engines import get_engine
@@ -38,15 +38,6 @@ class Cancellation:
 
     def __call__(self, *_: object) -> None:
         self.requested = True
-
-
-def one_line(error: BaseException) -> str:
-    """A single line for a person: InputError as is, anything else with its type."""
-    text = str(error).strip().splitlines()
-    first = text[0] if text else ""
-    if isinstance(error, InputError):
-        return first
-    return f"{type(error).__name__}: {first}" if first else type(error).__name__
 
 
 def warm_up(prepared: Prepared, config: RunConfig, requests: int, cancel: Cancellation) -> None:
