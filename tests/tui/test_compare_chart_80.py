@@ -9,7 +9,7 @@ from itertools import pairwise
 
 import pytest
 
-from perftui.domain.charts.ticks import round_step, row_axis
+from perftui.domain.charts.ticks import nice_step, row_axis
 from perftui.tui.compare.charts import SWEET, LatencyThroughputChart
 from tests.tui.test_compare import cmp_app, open_compare  # noqa: F401 (a fixture)
 
@@ -22,7 +22,7 @@ Y_LABEL = re.compile(r"^\s*([\d.]+)┤")
     ("least", "step"), [(0.3, 0.5), (1.0, 1.0), (1.7, 2.0), (2.1, 2.5), (4.0, 5.0), (231, 250)]
 )
 def test_round_step(least: float, step: float) -> None:
-    assert round_step(least) == pytest.approx(step)
+    assert nice_step(least) == pytest.approx(step)
 
 
 @pytest.mark.parametrize("top", [0.37, 13.9, 686.2, 924.0, 12_345.0])
@@ -31,7 +31,7 @@ def test_row_axis_ticks_are_round_and_fall_on_rows(top: float, rows: int) -> Non
     axis = row_axis(top, rows)
     assert axis.top >= top and 3 <= len(axis.ticks) <= 6
     step = axis.ticks[1]
-    assert step == round_step(step)
+    assert step == nice_step(step)
     # each tick is a whole number of rows from 0, and the rows between ticks are the same
     rows_per_step = step / axis.top * (rows - 1)
     assert rows_per_step == pytest.approx(round(rows_per_step)) and rows_per_step >= 1
@@ -59,7 +59,7 @@ async def test_the_chart_at_80x24_has_even_round_ticks_and_marks_one_cell_each(c
         value_gaps = {round(a[1] - b[1], 6) for a, b in pairwise(labelled)}
         assert len(row_gaps) == 1 and len(value_gaps) == 1, lines
         (step,) = value_gaps
-        assert step == round_step(step)
+        assert step == nice_step(step)
         plot = "\n".join(lines)
         assert plot.count(SWEET) == 1 and "B" + SWEET not in plot and SWEET + "B" not in plot
         assert plot.count("A") == 1, lines  # the compared run of A, no '*' beside a letter

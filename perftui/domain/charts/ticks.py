@@ -1,4 +1,4 @@
-"""Axis ticks for text charts: round steps (1, 2, 2.5 or 5 times a power of ten) from 0,
+"""Axis ticks for text charts: nice steps (1, 2, 2.5 or 5 times a power of ten) from 0,
 evenly spaced on the rows of the chart.
 
 A text chart has few rows, so a tick whose value falls between two rows is drawn on the
@@ -11,13 +11,13 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-ROUND = (1.0, 2.0, 2.5, 5.0, 10.0)
+NICE = (1.0, 2.0, 2.5, 5.0, 10.0)
 
 
-def round_step(least: float) -> float:
-    """The smallest round step >= `least` (> 0)."""
+def nice_step(least: float) -> float:
+    """The smallest nice step (1, 2, 2.5 or 5 times a power of ten) >= `least` (> 0)."""
     power = 10.0 ** math.floor(math.log10(least))
-    return next(m * power for m in ROUND if m * power >= least * (1 - 1e-9))
+    return next(m * power for m in NICE if m * power >= least * (1 - 1e-9))
 
 
 @dataclass(frozen=True)
@@ -50,7 +50,7 @@ def row_axis(top: float, rows: int, most: int = 6) -> Axis:
         count = gaps // spacing + 1
         if not fewest <= count <= max(most, fewest):
             continue
-        step = round_step(top * spacing / gaps)
+        step = nice_step(top * spacing / gaps)
         option = (step * gaps / spacing, -count, step)
         if best is None or option[:2] < best[:2]:
             best = option
@@ -59,14 +59,14 @@ def row_axis(top: float, rows: int, most: int = 6) -> Axis:
     return Axis(axis_top, tuple(step * n for n in range(-count)))
 
 
-def round_axis(top: float, most: int = 6) -> Axis:
-    """A 0-based axis for a drawing with room for any tick (an SVG): round, even steps, 3 to
+def nice_axis(top: float, most: int = 6) -> Axis:
+    """A 0-based axis for a drawing with room for any tick (an SVG): nice, even steps, 3 to
     `most` ticks, ending at the first tick at or above `top`, the one that wastes least of
     the axis (a maximum of 2,215 gets 0, 500, ... 2,500, not an axis to 5,000)."""
     top = top if top > 0 else 1.0
     best: tuple[float, int, float] | None = None  # (axis top, -ticks, step)
     for gaps in range(2, most):
-        step = round_step(top / gaps)
+        step = nice_step(top / gaps)
         count = math.ceil(top / step - 1e-9)
         if 2 <= count <= most - 1:
             option = (step * count, -(count + 1), step)

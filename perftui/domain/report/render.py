@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from html import escape
 
-from perftui.domain.charts.ticks import round_axis
+from perftui.domain.charts.ticks import nice_axis
 from perftui.domain.report.parts import Bars, Block, Report, Scatter, Table
 
 FORMATS = ("md", "html")
@@ -90,7 +90,7 @@ def _marker(series: int, x: float, y: float, colour: str) -> str:
 def _svg_bars(block: Bars) -> str:
     width, row, left = 720, 26, 170
     height = row * len(block.bars) + 40
-    axis = round_axis(max((b.interval[1] if b.interval else b.value) for b in block.bars))
+    axis = nice_axis(max((b.interval[1] if b.interval else b.value) for b in block.bars))
     scale = (width - left - 30) / axis.top
     parts = []
     for tick in axis.ticks:
@@ -123,7 +123,7 @@ def _svg_bars(block: Bars) -> str:
 def _svg_scatter(block: Scatter) -> str:
     width, height, left, bottom = 720, 340, 70, 45
     xs = [p.x for p in block.points] + ([block.threshold] if block.threshold else [])
-    x_axis, y_axis = round_axis(max(xs)), round_axis(max(p.y for p in block.points))
+    x_axis, y_axis = nice_axis(max(xs)), nice_axis(max(p.y for p in block.points))
     x_top, y_top = x_axis.top, y_axis.top
     plot_w, plot_h = width - left - 20, height - bottom - 15
 
