@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from perftui.domain.charts.series import model_summary
-from perftui.domain.records import RunConfig, RunResult, read_resolved
+from perftui.domain.records import RunConfig, RunResult
+from perftui.domain.resolved import read_resolved
 from perftui.engines import get_engine
 from tests.conftest import openvino_cpu_precision
 from tests.test_engines import ENGINES, CountingRecorder, _prepare, _tiny_model

@@ -7,13 +7,14 @@ how they are stored.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
+from collections.abc import Collection
 from dataclasses import asdict, dataclass, field
-from typing import Any, Literal, TypedDict
+from typing import Any, Literal
 
 from perftui.domain.measurement.load import MachineLoad
 from perftui.domain.measurement.memory import RunMemory
 from perftui.domain.model.shapes import DimPoint, ShapeBindings, as_bindings
+from perftui.domain.resolved import Resolved, read_resolved, unreported
 
 ENGINES = ("openvino", "onnxruntime")
 HINTS = ("latency", "throughput", "cumulative_throughput", "none")
@@ -254,6 +255,7 @@ class RunResult:
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> RunResult:
         latency = data.get("latency_ms")
+        resolved = data.get("resolved")
         layers = data.get("layers")
         return cls(
             config=RunConfig.from_dict(data["config"]),
@@ -265,9 +267,9 @@ class RunResult:
             first_inference_ms=float(data.get("first_inference_ms", 0.0)),
             compile_ms=float(data.get("compile_ms", 0.0)),
             read_ms=float(data.get("read_ms", 0.0)),
-            latency_ms=LatencyStats.from_dict(latency, _unreported(data)) if latency else None,
+            latency_ms=LatencyStats.from_dict(latency, unreported(resolved)) if latency else None,
             layers=tuple(LayerProfile.from_dict(x) for x in layers) if layers is not None else None,
-            resolved=read_resolved(data.get("resolved")),
+            resolved=read_resolved(resolved),
             repeat=int(data.get("repeat", 0)),
             window_fps=tuple(float(x) for x in data.get("window_fps") or ()),
             load=MachineLoad.from_dict(data["load"]) if data.get("load") else None,
@@ -277,63 +279,6 @@ class RunResult:
             benchmark_id=str(data.get("benchmark_id", "")),
             started_at=str(data.get("started_at", "")),
         )
-
-
-class Resolved(TypedDict, total=False):
-    """What a run ran with, as its engine and its worker report it: a run's `resolved`,
-    stored as JSON under that name. Each key has one meaning whatever the engine."""
-
-    streams: int | None
-    """Streams the engine ran (ONNX Runtime: 1); None where it does not say."""
-    threads: int | None
-    """Threads the engine ran; None where it chose them and does not say (ONNX Runtime's
-    auto, 0 in the configuration)."""
-    requests: int
-    """Requests kept in flight (sync: 1)."""
-    hint: str | None
-    """OpenVINO's performance hint as compiled; None for an engine without hints."""
-    precision: str | None
-    """The inference precision the engine ran ('f32', 'bf16', 'f16'); 'model' where each op
-    runs in the model's own types (ONNX Runtime); None where the engine does not say."""
-    shapes: dict[str, list[int]]
-    """Each input's static shape as compiled."""
-    device: str
-    execution_devices: list[str]
-    """The devices OpenVINO ran on (AUTO and MULTI name theirs)."""
-    providers: list[str]
-    """ONNX Runtime's execution providers."""
-    inputs: dict[str, Any]
-    """Per input: shape, dtype, values and why (perftui.bench.inputs)."""
-    data: dict[str, Any]
-    """The user's input data: path, sha256, samples (perftui.bench.data)."""
-    profile_error: str
-    """Why the per-layer profile could not be read."""
-    environment: dict[str, Any]
-    """The machine and software it ran on (perftui.bench.environment)."""
-    label: str
-    """What the benchmark is for (a quick look, a gate's or a tune's label)."""
-    benchmark_app: dict[str, Any]
-    """An imported benchmark_app report: its source, options and what it did not report."""
-
-
-OLD_RESOLVED = {"threads": ("auto",), "hint": ("n/a (onnxruntime)",)}
-"""Values older runs stored for "not said", read as None: ONNX Runtime's threads and hint."""
-
-
-def read_resolved(data: Mapping[str, Any] | None) -> Resolved:
-    """A stored run's `resolved`, with older runs' words for "not said" read as None."""
-    resolved: dict[str, Any] = dict(data or {})
-    for key, words in OLD_RESOLVED.items():
-        if resolved.get(key) in words:
-            resolved[key] = None
-    return Resolved(**resolved)  # type: ignore[typeddict-item]
-
-
-def _unreported(run: dict[str, Any]) -> tuple[str, ...]:
-    """The statistics a stored run's source did not report: benchmark_app imports made
-    before None existed stored them as 0 and named them here."""
-    source = (run.get("resolved") or {}).get("benchmark_app")
-    return tuple(source.get("unreported") or ()) if isinstance(source, dict) else ()
 
 
 LOCAL = "local"

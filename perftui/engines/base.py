@@ -12,7 +12,8 @@ from typing import ClassVar
 import numpy as np
 
 from perftui.domain.errors import InputError
-from perftui.domain.records import AUTO, LayerProfile, Resolved, RunConfig, TensorSpec
+from perftui.domain.records import AUTO, LayerProfile, RunConfig, TensorSpec
+from perftui.domain.resolved import Resolved
 
 PROFILE_WARMUP = 2
 """Unprofiled requests before a per-layer profile (the first ones allocate and are slow)."""

@@ -18,7 +18,8 @@ import openvino.properties as props
 import openvino.properties.hint as hints
 
 from perftui.domain.errors import InputError
-from perftui.domain.records import LayerProfile, Resolved, RunConfig, TensorSpec
+from perftui.domain.records import LayerProfile, RunConfig, TensorSpec
+from perftui.domain.resolved import Resolved
 from perftui.engines.base import (
     PROFILE_WARMUP,
     Engine,

@@ -19,7 +19,8 @@ import numpy as np
 import onnxruntime as ort
 
 from perftui.domain.errors import InputError
-from perftui.domain.records import AUTO, LayerProfile, Resolved, RunConfig, TensorSpec
+from perftui.domain.records import AUTO, LayerProfile, RunConfig, TensorSpec
+from perftui.domain.resolved import Resolved
 from perftui.engines.base import (
     PROFILE_WARMUP,
     Engine,
