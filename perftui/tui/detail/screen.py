@@ -12,7 +12,7 @@ from textual.content import Content
 from textual.lazy import Lazy
 from textual.widgets import DataTable, Footer, Header, Static, TabPane
 
-from perftui.domain.charts.series import ok_runs, short_label
+from perftui.domain.charts.series import short_label
 from perftui.domain.errors import InputError, StoreError
 from perftui.domain.forms.bench import rerun_request
 from perftui.domain.records import Project, RunResult
@@ -210,17 +210,22 @@ class ProjectDetailScreen(TabbedScreen, InspectingScreen):
         return True
 
     def _show_head(self) -> None:
-        """One line: name, engine/device, best items/s, runs, model file; what does not fit
+        """One line: name, engine/device, best configuration's items/s, runs, model file;
+        what does not fit
         the width is left out in the reverse order (the Summary tab has all of it)."""
         p, runs = self.state.project, self.state.runs
-        best = max((r.throughput_fps for r in ok_runs(runs)), default=None)
+        best = self.state.best_group()
         parts = [
             (p.name, 0),
             (fmt.model_name(p.model), 4),
             (f"{p.engine}/{p.device}", 1),
             (f"{len(runs)} run(s)", 3),
-            (f"best {fmt.fps(best)} items/s", 2),
         ]
+        if best is not None:  # as the projects list shows it: a configuration, combined
+            figures = best.figures
+            fps = fmt.fps_ci(figures.throughput_fps, figures.throughput)
+            mark = fmt.verdict_mark(figures.verdict.status)
+            parts.append((f"best {fps} items/s {mark} at {short_label(best.config)}", 2))
         width = (self.size.width or self.app.size.width) - 2  # the head's padding
         name, *rest = fit_parts(parts, width)
         self.query_one("#detail-head", Static).update(

@@ -8,7 +8,13 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from perftui.domain.charts.series import ok_runs, short_label
-from perftui.domain.measurement.figures import Figures, Samples, figures_once
+from perftui.domain.measurement.figures import (
+    ConfigGroup,
+    Figures,
+    Samples,
+    figures_once,
+    group_runs,
+)
 from perftui.domain.model.profile import SORT_KEYS, latest_profiled
 from perftui.domain.records import Project, RunResult
 from perftui.optimize.notes import Optimization
@@ -50,6 +56,12 @@ class DetailState:
         """The run's figures with their intervals and its verdict (a stored run never
         changes, so they are computed once per run)."""
         return figures_once(self._figures, run, self.samples)
+
+    def best_group(self) -> ConfigGroup | None:
+        """The configuration with the highest combined throughput (its repetitions combined,
+        as the projects list's best is); None without a successful run."""
+        groups = [g for g in group_runs(self.runs, self.samples, self.figures) if g.ok_runs]
+        return max(groups, key=lambda g: g.figures.throughput_fps, default=None)
 
     def default_run_id(self) -> str | None:
         """The run shown before any is picked: the newest successful one, else the newest."""
