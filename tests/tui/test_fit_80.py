@@ -98,7 +98,7 @@ async def test_detail_header_keeps_to_one_line_at_80_columns(app, db, services):
         assert "\n" not in text and len(text) <= 78 and head.size.height == 1
         # the model file (also in Summary) gives way first; name, engine and best stay
         assert text.startswith("mobilenet-fp32-ov-q  openvino/CPU")
-        assert text.endswith("best 212 items/s") and ".xml" not in text
+        assert text.endswith("best 212 items/s ~ at b1 t1") and ".xml" not in text
     app = create_app(db, services)
     async with app.run_test(size=(120, 40)) as pilot:
         screen = await open_detail(app, pilot, "mobilenet-fp32-ov-q")
