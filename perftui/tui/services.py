@@ -181,17 +181,12 @@ def cores() -> int:
     return usable()
 
 
-BUSY_CHECK_S = 0.3
-"""How long the machine is watched before a benchmark starts, as `perftui bench` does."""
-
-
 def busy_reasons() -> list[str]:
     """Why the machine is already busy with other work before a benchmark starts, judged as
     `perftui bench` judges it ([] when it is not, or where it cannot be read)."""
-    from perftui.bench.machine import sample_load
-    from perftui.domain.measurement.verdict import load_findings
+    from perftui.bench.machine import busy_reasons as judged
 
-    return [reason for _, reason in load_findings(sample_load(BUSY_CHECK_S))]
+    return judged()
 
 
 @dataclass

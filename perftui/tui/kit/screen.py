@@ -8,7 +8,7 @@ from textual.binding import Binding, BindingType
 from textual.screen import Screen
 from textual.worker import Worker, WorkerState
 
-from perftui.domain.errors import InputError, StoreError
+from perftui.domain import errors
 from perftui.tui.kit.format import said
 
 if TYPE_CHECKING:
@@ -17,13 +17,9 @@ if TYPE_CHECKING:
 
 
 def one_line(error: BaseException) -> str:
-    """The first line of an error for a notification: InputError/StoreError as is, others typed;
-    in the dashboard's words (`said`)."""
-    lines = said(str(error)).strip().splitlines()
-    first = lines[0] if lines else ""
-    if isinstance(error, InputError | StoreError):
-        return first or type(error).__name__
-    return f"{type(error).__name__}: {first}" if first else type(error).__name__
+    """An error's one line (domain.errors.one_line) for a notification, in the dashboard's
+    words (`said`)."""
+    return said(errors.one_line(error))
 
 
 class PerftuiScreen(Screen[None]):
