@@ -88,7 +88,7 @@ def make_run(project: str, index: int, rng: np.random.Generator, layers: int) ->
         resolved={"streams": 1, "precision": "f32", "environment": environment()},
         project=project,
         benchmark_id=f"{project}-{index // 16}",  # 8 configurations measured twice each
-        repeat=(index // 8) % 2,
+        repetition=(index // 8) % 2,
         started_at=f"2025-{1 + index % 12:02d}-{1 + index % 28:02d}T00:00:{index % 60:02d}+00:00",
     )
 

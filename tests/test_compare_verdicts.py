@@ -50,8 +50,8 @@ def test_a_difference_within_the_noise_is_no_difference():
 
 
 def test_compare_projects_judges_the_repetitions_combined():
-    a = [run(100.0 + d, id=f"a{i}", repeat=i) for i, d in enumerate((-1.0, 0.0, 1.0))]
-    b = [run(140.0 + d, id=f"b{i}", repeat=i) for i, d in enumerate((-1.0, 0.0, 1.0))]
+    a = [run(100.0 + d, id=f"a{i}", repetition=i) for i, d in enumerate((-1.0, 0.0, 1.0))]
+    b = [run(140.0 + d, id=f"b{i}", repetition=i) for i, d in enumerate((-1.0, 0.0, 1.0))]
     c = compare_projects("a", a, "b", b)
     assert c.throughput is not None and c.throughput.text.startswith("B is 1.40x faster")
     assert [len(g.runs) for g in c.groups if g] == [3, 3]
@@ -93,8 +93,8 @@ def test_repetitions_are_interleaved_across_the_matrix():
 
 def alternated(fps: tuple[float, ...], label: str = "alternated t1", **fields: object):
     return [
-        run(value, id=f"{fields.get('benchmark_id', 'b')}{i}", repeat=i, resolved={"label": label},
-            **fields)
+        run(value, id=f"{fields.get('benchmark_id', 'b')}{i}", repetition=i,
+            resolved={"label": label}, **fields)
         for i, value in enumerate(fps)
     ]  # fmt: skip
 
@@ -129,7 +129,7 @@ def test_pairs_are_the_rounds_both_sides_finished():
     b = alternated((125.0, 100.0, 150.0), benchmark_id="bb")
     b[1] = replace(b[1], status="failed", latency_ms=None)
     pairs = paired_runs(*compare_projects("a", a, "b", b).groups)
-    assert [(x.repeat, y.repeat) for x, y in pairs] == [(0, 0), (2, 2)]
+    assert [(x.repetition, y.repetition) for x, y in pairs] == [(0, 0), (2, 2)]
     b[2] = replace(b[2], status="cancelled", latency_ms=None)
     assert paired_runs(*compare_projects("a", a, "b", b).groups) == []
 

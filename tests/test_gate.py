@@ -150,7 +150,7 @@ def test_a_stored_gate_is_judged_again_as_the_gate_judged_it():
 def run(repeat: int, median: float, status: str = "ok") -> RunResult:
     stats = LatencyStats(median, median, median, median, median, median, 0.0, 0.0)
     return RunResult(RunConfig(), status=status, throughput_fps=1000 / median,
-                     latency_ms=stats, repeat=repeat)  # fmt: skip
+                     latency_ms=stats, repetition=repeat)  # fmt: skip
 
 
 def test_rounds_pair_by_repeat_and_a_failed_run_gives_none():

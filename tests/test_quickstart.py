@@ -35,4 +35,4 @@ def test_quick_request_is_a_short_profiled_quick_look():
     request = quick_request(project)
     assert len(request.configs) == 1 and request.profile and request.budget == QUICK_BUDGET
     assert request.budget.time_s <= 3 and request.budget.iterations >= P99_MIN_SAMPLES
-    assert request.label == QUICK_LOOK and request.rounds == 1
+    assert request.label == QUICK_LOOK and request.repetitions == 1

@@ -114,18 +114,18 @@ def test_an_old_record_gains_windows_and_intervals_from_its_samples():
 
 def test_repetitions_are_combined_with_a_t_interval_and_their_spread_judged():
     runs = [
-        make_run(throughput_fps=fps, repeat=i, id=f"r{i}", benchmark_id="b")
+        make_run(throughput_fps=fps, repetition=i, id=f"r{i}", benchmark_id="b")
         for i, fps in enumerate((100.0, 104.0, 96.0))
     ]
     other = make_run(config=RunConfig(batch=4), id="x", benchmark_id="b")
     groups = group_runs([runs[1], other, runs[0], runs[2]], lambda _id: None)
     assert [len(g.runs) for g in groups] == [3, 1]
     combined = groups[0].figures
-    assert [r.repeat for r in groups[0].runs] == [0, 1, 2]
+    assert [r.repetition for r in groups[0].runs] == [0, 1, 2]
     assert combined.throughput_fps == 100.0 and combined.throughput.n == 3
     assert combined.throughput.lo < 95.0 and combined.verdict.status == STABLE
     spread = [
-        make_run(throughput_fps=f, repeat=i, benchmark_id="c") for i, f in enumerate((60, 140))
+        make_run(throughput_fps=f, repetition=i, benchmark_id="c") for i, f in enumerate((60, 140))
     ]
     assert (
         "between repetitions" in group_runs(spread, lambda _id: None)[0].figures.verdict.reasons[0]
@@ -133,7 +133,7 @@ def test_repetitions_are_combined_with_a_t_interval_and_their_spread_judged():
 
 
 def test_latency_stats_record_round_trip_keeps_the_new_fields():
-    run = make_run(load=quiet_load(), repeat=2)
+    run = make_run(load=quiet_load(), repetition=2)
     again = RunResult.from_dict(run.to_dict())
     assert again == run
     assert isinstance(again.latency_ms, LatencyStats)

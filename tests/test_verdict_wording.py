@@ -31,7 +31,7 @@ def test_a_configurations_reasons_say_which_repetition_each_is_of() -> None:
     from tests.tui.conftest import make_run
 
     runs = [
-        replace(make_run("p", 1, 1, fps, n), iterations=40, repeat=n, benchmark_id="b")
+        replace(make_run("p", 1, 1, fps, n), iterations=40, repetition=n, benchmark_id="b")
         for n, fps in enumerate((100.0, 104.0))
     ]
     [group] = group_runs(runs, lambda _run: None)

@@ -134,7 +134,7 @@ class Alternation:
         """Every event of both benchmarks with its side, round by round; a Fatal or a cancel
         ends the measurement (the side that has not started its round is not started)."""
         streams = {side: self.client(side).events() for side in Side}
-        rounds = max(client.request.rounds for client in self.clients)
+        rounds = max(client.request.repetitions for client in self.clients)
         try:
             for number in range(rounds):
                 for side in (Side.A, Side.B) if number % 2 == 0 else (Side.B, Side.A):

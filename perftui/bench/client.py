@@ -343,7 +343,7 @@ class BenchmarkClient:
             event.run,
             project=self.request.project.name,
             benchmark_id=self.benchmark_id,
-            repeat=self.request.scheduled(event.index)[0],
+            repetition=self.request.scheduled(event.index)[0],
             resolved={
                 **event.run.resolved,
                 "environment": self.launcher.environment(),

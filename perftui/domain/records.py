@@ -213,8 +213,9 @@ class RunResult:
     layers: tuple[LayerProfile, ...] | None = None
     resolved: Resolved = field(default_factory=lambda: Resolved())
     """What the engine actually used (streams, requests, threads, precision, shapes, ...)."""
-    repeat: int = 0
-    """Which repetition of its configuration in its benchmark this run is (0 = the first)."""
+    repetition: int = 0
+    """Which repetition of its configuration in its benchmark this run is (0 = the first;
+    stored and sent as "repeat")."""
     window_fps: tuple[float, ...] = ()
     """Throughput of consecutive windows of the timed window (domain.measurement.uncertainty)."""
     load: MachineLoad | None = None
@@ -246,7 +247,7 @@ class RunResult:
             if self.layers is not None
             else None,
             "resolved": dict(self.resolved),
-            "repeat": self.repeat,
+            "repeat": self.repetition,
             "window_fps": list(self.window_fps),
             "load": self.load.to_dict() if self.load else None,
             "memory": self.memory.to_dict() if self.memory else None,
@@ -270,7 +271,7 @@ class RunResult:
             latency_ms=LatencyStats.from_dict(latency, unreported(resolved)) if latency else None,
             layers=tuple(LayerProfile.from_dict(x) for x in layers) if layers is not None else None,
             resolved=read_resolved(resolved),
-            repeat=int(data.get("repeat", 0)),
+            repetition=int(data.get("repeat", 0)),
             window_fps=tuple(float(x) for x in data.get("window_fps") or ()),
             load=MachineLoad.from_dict(data["load"]) if data.get("load") else None,
             memory=RunMemory.from_dict(data.get("memory")),
@@ -332,7 +333,8 @@ class BenchmarkRequest:
     alone: not sent to the worker nor stored with the benchmark."""
 
     @property
-    def rounds(self) -> int:
+    def repetitions(self) -> int:
+        """How many runs of each configuration (`repeat`, at least 1)."""
         return max(1, self.repeat)
 
     def scheduled(self, index: int) -> tuple[int, RunConfig]:
@@ -344,7 +346,7 @@ class BenchmarkRequest:
 
     @property
     def total_runs(self) -> int:
-        return len(self.configs) * self.rounds
+        return len(self.configs) * self.repetitions
 
     def to_dict(self) -> dict[str, Any]:
         return {

@@ -204,7 +204,7 @@ class FakeClient:
                 100.0 * config.batch + 5,
                 10 + index,
             )
-            run = replace(run, config=config, repeat=repeat)  # all of the settings asked for
+            run = replace(run, config=config, repetition=repeat)  # all of the settings asked for
             if self.fail_index == index:
                 run = replace(run, status="failed", error="worker died", latency_ms=None)
             swing = 0.3 if self.noisy_index == index else 0.01

@@ -29,7 +29,7 @@ async def test_the_head_is_the_projects_lists_best(tmp_path, services) -> None:
     )
     # b1: one lucky run of 900 and one of 300 (600 combined); b4: 700 and 720
     for n, (batch, fps) in enumerate(((1, 900.0), (1, 300.0), (4, 700.0), (4, 720.0))):
-        run = replace(make_run("net", batch, 1, fps, n), benchmark_id=bench, repeat=n % 2)
+        run = replace(make_run("net", batch, 1, fps, n), benchmark_id=bench, repetition=n % 2)
         store.add_run(run, np.full(40, 1000.0 * batch / fps))
     app = create_app(db, services)
     async with app.run_test(size=(100, 24)) as pilot:

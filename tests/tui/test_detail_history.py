@@ -33,7 +33,7 @@ def add_gate(db: Path) -> None:
         for repeat in range(5):
             run = measured(fps * (1 + rng.gauss(0, 0.005)), rng)
             store.add_run(
-                replace(run, project=project.name, benchmark_id=benchmark, repeat=repeat,
+                replace(run, project=project.name, benchmark_id=benchmark, repetition=repeat,
                         resolved={"label": label},
                         started_at=f"2026-02-01T10:{2 * repeat + offset:02d}:00+00:00")
             )  # fmt: skip
@@ -48,7 +48,7 @@ async def test_history_tab_shows_the_points_the_step_and_the_gate(tmp_path: Path
         screen = ProjectDetailScreen("det", tab="history")
         app.push_screen(screen)
         await pilot.pause(0.3)
-        chosen = next(r for r in screen.state.runs if r.config == CONFIG and not r.repeat
+        chosen = next(r for r in screen.state.runs if r.config == CONFIG and not r.repetition
                       and r.started_at.startswith("2026-03-12"))  # fmt: skip
         screen.state.selected_id = chosen.id
         screen.redraw_panes()

@@ -39,7 +39,7 @@ def lucky_project(path: Path) -> Store:
         for config in (LUCKY, STEADY):
             second += 1
             run = make_run("p", config.batch, config.threads, fps[config][repeat], second)
-            run = replace(run, benchmark_id=bench, repeat=repeat, id=f"r{second}")
+            run = replace(run, benchmark_id=bench, repetition=repeat, id=f"r{second}")
             Store(path).add_run(run, samples * (1 + second / 10))
     return store
 

@@ -69,8 +69,8 @@ def paired_runs(a: ConfigGroup | None, b: ConfigGroup | None) -> list[Pair]:
     label = _alternation(a.runs[0])
     if not label or any(_alternation(r) != label for r in (*a.runs, *b.runs)):
         return []
-    b_rounds = {r.repeat: r for r in b.ok_runs}
-    pairs = [(run, b_rounds[run.repeat]) for run in a.ok_runs if run.repeat in b_rounds]
+    b_rounds = {r.repetition: r for r in b.ok_runs}
+    pairs = [(run, b_rounds[run.repetition]) for run in a.ok_runs if run.repetition in b_rounds]
     return pairs if len(pairs) >= 2 else []
 
 
@@ -89,7 +89,7 @@ def latest_alternation(
                 continue
             started[label] = max(started.get(label, ""), run.started_at)
             first = firsts[side].get(label)
-            if first is None or run.repeat < first.repeat:
+            if first is None or run.repetition < first.repetition:
                 firsts[side][label] = run
     shared = [label for label in firsts[Side.A] if label in firsts[Side.B]]
     if not shared:

@@ -160,7 +160,7 @@ def _combined(runs: Sequence[RunResult], members: Sequence[Figures]) -> Figures:
         reasons.append(found_spread[1])
     for run, figures in ok:
         if figures.verdict.reasons:
-            reasons.append(f"repeat {run.repeat + 1} ({'; '.join(figures.verdict.reasons)})")
+            reasons.append(f"repeat {run.repetition + 1} ({'; '.join(figures.verdict.reasons)})")
     if len(ok) < len(runs):
         statuses.append(NOISY)
         reasons += lost
@@ -190,7 +190,7 @@ def group_runs(
         keyed.setdefault((run.benchmark_id, run.config), []).append(run)
     groups = []
     for (_, config), members in keyed.items():
-        members.sort(key=lambda r: r.repeat)
+        members.sort(key=lambda r: r.repetition)
         figures = tuple(known(r) or run_figures(r, samples(r)) for r in members)
         groups.append(ConfigGroup(config, tuple(members), _combined(members, figures), figures))
     return groups

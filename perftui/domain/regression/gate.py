@@ -92,8 +92,8 @@ def round_values(
     a_runs: Sequence[RunResult], b_runs: Sequence[RunResult], stats: Sequence[str]
 ) -> dict[str, list[tuple[float | None, float | None]]]:
     """Per statistic, (A's figure, B's figure) of each round both sides ran (by `repeat`)."""
-    b_rounds = {run.repeat: run for run in b_runs}
-    pairs = [(run, b_rounds[run.repeat]) for run in a_runs if run.repeat in b_rounds]
+    b_rounds = {run.repetition: run for run in b_runs}
+    pairs = [(run, b_rounds[run.repetition]) for run in a_runs if run.repetition in b_rounds]
     return {stat: [(figure(a, stat), figure(b, stat)) for a, b in pairs] for stat in stats}
 
 

@@ -95,7 +95,7 @@ def stored_gate(
     theirs = [r for r in other if run_label(r) == label]
     if settings is None or not mine or not theirs:
         return None
-    first = min((*mine, *theirs), key=lambda r: (r.repeat, r.started_at))
+    first = min((*mine, *theirs), key=lambda r: (r.repetition, r.started_at))
     a, b = (mine, theirs) if any(first is r for r in mine) else (theirs, mine)
     schedule = Schedule.for_rounds(settings.rounds, len(settings.stats))
     values = round_values(a, b, settings.stats)

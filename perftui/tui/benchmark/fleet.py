@@ -165,8 +165,8 @@ class FleetRunScreen(FollowingScreen[None], PerftuiScreen):
 
     def _label(self, config: RunConfig, index: int) -> str:
         label = self._label_of.get(config) or short_label(config)
-        if self.request.rounds > 1:
-            label += f" ({self.request.scheduled(index)[0] + 1}/{self.request.rounds})"
+        if self.request.repetitions > 1:
+            label += f" ({self.request.scheduled(index)[0] + 1}/{self.request.repetitions})"
         return label
 
     # ------------------------------------------------------------------ UI updates

@@ -197,8 +197,8 @@ class LiveRunScreen(FollowingScreen[None], PerftuiScreen):
         the screen's runs (`whole`: all of them) and its repetition ('b1 seq=64 (2/3)'); the
         table cuts the names together, keeps the rest whole."""
         label = (None if whole else self._label_of.get(config)) or short_label(config)  # type: ignore[arg-type]
-        if request.rounds > 1:
-            label += f" ({repeat + 1}/{request.rounds})"
+        if request.repetitions > 1:
+            label += f" ({repeat + 1}/{request.repetitions})"
         return Named(request.project.name if self._multi else "", label)
 
     # ------------------------------------------------------------------ UI updates
@@ -282,7 +282,7 @@ class LiveRunScreen(FollowingScreen[None], PerftuiScreen):
     @on(LiveEvent)
     def _event(self, message: LiveEvent) -> None:
         event = message.event
-        request = self.requests[message.request]
+        request = self.requests[message.position]
         if isinstance(event, protocol.RunStarted):
             label = self._label(request, event.config, event.index)
             self._text("overall-text", f"run {message.index + 1} of {self.total}: {label}")
@@ -305,10 +305,10 @@ class LiveRunScreen(FollowingScreen[None], PerftuiScreen):
         stats = run.latency_ms
         figures = run_figures(run, stored_samples(self.store)(run))
         verdict = figures.verdict.status
-        named = self._named(request, run.config, run.repeat)
+        named = self._named(request, run.config, run.repetition)
         if run.status == "ok" and verdict != STABLE:  # said away from the table: all of it
             self.unsteady.append(
-                (str(self._named(request, run.config, run.repeat, whole=True)), verdict)
+                (str(self._named(request, run.config, run.repetition, whole=True)), verdict)
             )
         status = Text(
             fmt.verdict_or_status(run.status, verdict), style="" if verdict == STABLE else "bold"
@@ -339,7 +339,7 @@ class LiveRunScreen(FollowingScreen[None], PerftuiScreen):
 
     @on(LiveFailed)
     def _failed(self, message: LiveFailed) -> None:
-        notify_cannot_run(self.app, self.requests[message.request].project.name, message.message)
+        notify_cannot_run(self.app, self.requests[message.position].project.name, message.message)
 
     def child_ended(self, outcome: None, app: App[object]) -> None:
         """Every request is done: the totals, and the keys that work now."""

@@ -28,19 +28,20 @@ class LiveTick(Latest):
 
 
 class LiveEvent(Message):
-    """Any other worker event (started, phase, finished, done, fatal), never dropped."""
+    """Any other worker event (started, phase, finished, done, fatal), never dropped;
+    `position`: which of the screen's requests it is of."""
 
-    def __init__(self, request: int, index: int, event: protocol.Event) -> None:
+    def __init__(self, position: int, index: int, event: protocol.Event) -> None:
         super().__init__()
-        self.request = request
+        self.position = position
         self.index = index
         self.event = event
 
 
 class LiveFailed(Message):
-    """A request could not start (validation or client error)."""
+    """A request could not start (validation or client error); `position` as LiveEvent's."""
 
-    def __init__(self, request: int, message: str) -> None:
+    def __init__(self, position: int, message: str) -> None:
         super().__init__()
-        self.request = request
+        self.position = position
         self.message = message

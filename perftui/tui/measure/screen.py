@@ -145,7 +145,7 @@ class MeasureScreen(FollowingScreen["Comparison | str"], PerftuiScreen):
             figures = figures_once(self.figures, run, samples)
             median = run.latency_ms.median if run.latency_ms else None
             cells = (
-                str(run.repeat + 1),
+                str(run.repetition + 1),
                 str(side),
                 self.comparison.name(side),
                 short_label(run.config),
