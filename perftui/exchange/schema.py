@@ -16,6 +16,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from perftui.domain.errors import InputError
+from perftui.domain.limits import MAX_BATCH
 from perftui.domain.records import APIS, ENGINES, HINTS, OPTIONAL_STATS, PRECISIONS, RUN_STATUSES
 from perftui.exchange.quick_checks import (
     LAYER_STATUSES,
@@ -229,7 +230,7 @@ workers = integer(1, 65_536)
 
 config = record(
     {
-        "batch": integer(1, 1_000_000),
+        "batch": integer(1, MAX_BATCH),
         "threads": integer(0, 65_536),
         "streams": auto_or(workers),
         "requests": auto_or(workers),
