@@ -24,7 +24,7 @@ from perftui.domain.measurement.verdict import STABLE
 from perftui.domain.records import BenchmarkRequest, RunConfig, RunResult
 from perftui.targets.fleet import Share, host_request
 from perftui.targets.registry import LOCAL
-from perftui.tui.benchmark.messages import PHASES
+from perftui.tui.benchmark.messages import PHASES, REDRAW_HZ
 from perftui.tui.benchmark.notices import (
     LiveBusy,
     live_keys,
@@ -38,8 +38,6 @@ from perftui.tui.kit.follower import FollowingScreen, Latest
 from perftui.tui.kit.samples import stored_samples
 from perftui.tui.kit.screen import PerftuiScreen
 from perftui.tui.kit.tables import Cell, Named, RowTable, fill_table, right
-
-REDRAW_HZ = 2
 
 
 @dataclass

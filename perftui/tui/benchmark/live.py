@@ -31,7 +31,7 @@ from perftui.domain.measurement.memory import runs_peak_text
 from perftui.domain.measurement.verdict import STABLE
 from perftui.domain.records import BenchmarkRequest, RunResult
 from perftui.tui.benchmark.charts import ChartLag, LiveChart, nothing_measured, series_key
-from perftui.tui.benchmark.messages import PHASES, LiveEvent, LiveFailed, LiveTick
+from perftui.tui.benchmark.messages import PHASES, REDRAW_HZ, LiveEvent, LiveFailed, LiveTick
 from perftui.tui.benchmark.notices import (
     LiveBusy,
     live_keys,
@@ -48,7 +48,6 @@ from perftui.tui.kit.screen import PerftuiScreen, one_line
 from perftui.tui.kit.tables import Cell, Named, RowTable, fill_table
 from perftui.tui.services import Client
 
-REDRAW_HZ = 2
 WIDE = 100
 """From this many columns the live table shows each run's p99, peak memory and iterations."""
 NARROW_DROPS = ("p99", "memory", "iters")

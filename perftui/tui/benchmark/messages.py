@@ -9,6 +9,9 @@ from textual.message import Message
 from perftui.bench import protocol
 from perftui.tui.kit.follower import Latest
 
+REDRAW_HZ = 2
+"""How often a live screen redraws at most (its table, and its charts within their budget)."""
+
 PHASES = {  # a worker's phase in words
     "compile": "compiling",
     "first_inference": "first inference",
