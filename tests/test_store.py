@@ -17,6 +17,7 @@ from perftui.domain.records import (
 )
 from perftui.store.codec import samples_from_document, samples_to_document
 from perftui.store.database import Store
+from perftui.store.layout import SCHEMA_VERSION
 from perftui.store.paths import default_db_path
 from tests.store_helpers import (
     make_project,
@@ -47,7 +48,7 @@ def test_no_file_until_first_write_then_parents_and_meta(store: Store) -> None:
     store.ensure_project(make_project())
     assert store.path.is_file()
     meta = list(read_json(store.path)["meta"].values())
-    assert meta[0]["schema_version"] == Store.SCHEMA_VERSION == 4
+    assert meta[0]["schema_version"] == SCHEMA_VERSION == 4
 
 
 def test_run_round_trip_every_field(store: Store) -> None:

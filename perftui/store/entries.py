@@ -57,7 +57,7 @@ __all__ = [
     "shard_doc",
     "shard_key",
     "stored_best",
-    "stored_figures",
+    "stored_summary",
 ]
 
 SUMMARY_FIELDS = {f.name for f in fields(ProjectSummary)}
@@ -118,8 +118,8 @@ class ProjectFigures:
         }
 
 
-def stored_figures(part: dict[str, Any]) -> tuple[ProjectSummary, str] | None:
-    """The summary and precision text of a project's stored figures (`Snapshot.
+def stored_summary(part: dict[str, Any]) -> tuple[ProjectSummary, str] | None:
+    """The summary and precision text of a project's figures file (`Snapshot.
     entry_figures`); None when a version with other figures wrote them."""
     stored = part.get("summary")
     if not isinstance(stored, dict) or set(stored) != SUMMARY_FIELDS:
@@ -140,7 +140,7 @@ def stored_best(part: dict[str, Any]) -> dict[str, Any]:
 def _stored(part: dict[str, Any]) -> ProjectFigures | None:
     """The stored figures as this version keeps them and by this method (perftui.store.
     figure_docs); None otherwise (or malformed): a write then computes them all again."""
-    figures, doc, best = stored_figures(part), part.get("precision_source"), part.get("best")
+    figures, doc, best = stored_summary(part), part.get("precision_source"), part.get("best")
     try:  # a string: the projects list parses it whole, not as a value per configuration
         heads = json.loads(part["headlines"])
     except (KeyError, TypeError, ValueError, RecursionError):
@@ -219,7 +219,7 @@ def figures_of(snap: Snapshot, project: str) -> tuple[ProjectSummary, str] | Non
     entry = snap.entries.get(project)
     if entry is not None and not snap.run_count(project):
         return None
-    stored = None if entry is None else stored_figures(snap.entry_figures(project))
+    stored = None if entry is None else stored_summary(snap.entry_figures(project))
     if stored is not None:
         return stored
     shard = snap.shard(project)

@@ -141,7 +141,6 @@ class DatabaseFile:
     files. `_read` gives the current snapshot, `_transaction` one write; the Store
     (perftui.store.database) builds its records' API on these two."""
 
-    SCHEMA_VERSION = SCHEMA_VERSION  # the layout's version, as callers of the Store know it
     LOCK_TIMEOUT_S = 30.0
     """How long a write waits for the lock; runs then wait in the journal instead."""
 
@@ -198,7 +197,7 @@ class DatabaseFile:
         return load(
             path,
             self.path,
-            self.SCHEMA_VERSION,
+            SCHEMA_VERSION,
             self._payloads(),
             reuse,
             self._shards,
@@ -264,7 +263,7 @@ class DatabaseFile:
                 return
             if snap.version and not snap.names_its_files:
                 claim(db, snap, payloads)  # an earlier version's document, once
-            if snap.version != self.SCHEMA_VERSION:
+            if snap.version != SCHEMA_VERSION:
                 meta = db.table("meta")
                 meta.truncate()
                 meta.insert(meta_doc())
@@ -295,7 +294,7 @@ class DatabaseFile:
                 payloads.end()
             if backup is not None:
                 self._say(
-                    f"database {self.path} moved to layout {self.SCHEMA_VERSION} (runs, samples"
+                    f"database {self.path} moved to layout {SCHEMA_VERSION} (runs, samples"
                     f" and profiles now in {payloads.root.name}/); the old file is kept as"
                     f" {backup}"
                 )
