@@ -119,7 +119,6 @@ def _gate_side(role: str, request: BenchmarkRequest, runs: list[RunResult]) -> G
 
 
 def cmd_gate(args: argparse.Namespace) -> int:
-    from perftui.bench.client import BenchmarkClient
     from perftui.bench.plan import validate_request
     from perftui.cli.measure import parse_time
     from perftui.cli.targets import shared_host
@@ -127,7 +126,6 @@ def cmd_gate(args: argparse.Namespace) -> int:
     from perftui.domain.regression import gate
     from perftui.domain.regression.gate_render import GateReport
     from perftui.domain.regression.gate_stored import GateSettings, gate_label
-    from perftui.targets.launcher import priced
 
     stats = options.parse_choices(",".join(args.stat or [DEFAULT_STAT]), "statistic", gate.STATS)
     max_slowdown = checked_flag("--max-slowdown", gate.parse_max_slowdown, args.max_slowdown)
@@ -148,13 +146,8 @@ def cmd_gate(args: argparse.Namespace) -> int:
         validate_request(request)
     schedule = gate.Schedule.for_rounds(rounds, len(stats))
     host = a.project.target
-    with shared_host(store.path, host, [a, b], say) as launchers:  # on a target: one lease
-        clients = [
-            BenchmarkClient(r, None if args.no_save else store, launcher)
-            for r, launcher in zip((a, b), launchers, strict=True)
-        ]
-        for client in clients:  # the runs record the machine's price
-            client.launcher = priced(client.launcher, store.path, host)
+    kept = None if args.no_save else store
+    with shared_host(store.path, host, [a, b], kept, say) as clients:  # on a target: one lease
         started = time.monotonic()
         decision, interrupted = _measure(clients, schedule, stats, max_slowdown, budget)
     report = GateReport(

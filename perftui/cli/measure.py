@@ -52,10 +52,8 @@ def measure_alternately(
     machine (a target: under one lease). Bad input (a model that moved, a setting the machine
     cannot honour, projects on two machines) is refused before anything is stored."""
     from perftui.bench.alternate import Alternation, measure_requests
-    from perftui.bench.client import BenchmarkClient
     from perftui.bench.plan import validate_request
     from perftui.cli.targets import shared_host
-    from perftui.targets.launcher import priced
     from perftui.targets.registry import LOCAL
 
     try:
@@ -65,11 +63,7 @@ def measure_alternately(
     for request in requests:
         validate_request(request)
     host = requests[0].project.target
-    with shared_host(store.path, host, list(requests), say) as launchers:  # one lease there
-        pairs = zip(requests, launchers, strict=True)
-        clients = [BenchmarkClient(request, store, launcher) for request, launcher in pairs]
-        for client in clients:  # the runs record the machine's price
-            client.launcher = priced(client.launcher, store.path, host)
+    with shared_host(store.path, host, list(requests), store, say) as clients:  # one lease
         return _alternate(Alternation(*clients), comparison, rounds, time_s, host == LOCAL)
 
 

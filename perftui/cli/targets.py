@@ -19,7 +19,7 @@ from perftui.cli.common import (
 )
 
 if TYPE_CHECKING:
-    from perftui.bench.client import Launcher
+    from perftui.bench.client import BenchmarkClient, Launcher
     from perftui.domain.records import BenchmarkRequest, Project
     from perftui.store.database import Store
     from perftui.targets.probe import Probe
@@ -235,22 +235,35 @@ def bench_target(
 
 @contextmanager
 def shared_host(
-    db: Path, host: str, requests: list[BenchmarkRequest], notify: Callable[[str], None]
-) -> Iterator[list[Launcher | None]]:
-    """The launchers of benchmarks alternated on `host` (None each: this machine); on a
-    target they share one lease (perftui.targets.launcher.open_shared), ended on leaving."""
-    from perftui.targets.launcher import open_shared
+    db: Path,
+    host: str,
+    requests: list[BenchmarkRequest],
+    store: Store | None,
+    notify: Callable[[str], None],
+) -> Iterator[list[BenchmarkClient]]:
+    """The clients of benchmarks alternated on `host` (storing into `store`; None: not
+    stored), their runs priced at the host's price; on a target they share one lease
+    (perftui.targets.launcher.open_shared), ended on leaving."""
+    from perftui.bench.client import BenchmarkClient
+    from perftui.targets.launcher import open_shared, priced
     from perftui.targets.registry import LOCAL, TargetBook
 
+    def clients(launchers: list[Launcher | None]) -> list[BenchmarkClient]:
+        pairs = zip(requests, launchers, strict=True)
+        made = [BenchmarkClient(request, store, launcher) for request, launcher in pairs]
+        for client in made:
+            client.launcher = priced(client.launcher, db, host)
+        return made
+
     if host == LOCAL:
-        yield [None for _ in requests]
+        yield clients([None for _ in requests])
         return
     try:
         lease, launchers = open_shared(TargetBook(db).get(host), requests, notify)
     except OSError as error:
         raise CliError(f"cannot read the model: {error.strerror or error}") from None
     try:
-        yield list(launchers)
+        yield clients(list(launchers))
     finally:
         lease.close()
 
