@@ -11,6 +11,7 @@ from collections.abc import Collection
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
+from perftui.domain.label_parts import LabelPart, config_parts
 from perftui.domain.measurement.load import MachineLoad
 from perftui.domain.measurement.memory import RunMemory
 from perftui.domain.model.shapes import DimPoint, ShapeBindings, as_bindings
@@ -52,15 +53,6 @@ class TensorSpec:
         return cls(name=data["name"], dtype=data["dtype"], shape=tuple(data["shape"]))
 
 
-HINT_WORDS = {"latency": "lat", "throughput": "thr", "cumulative_throughput": "cum"}
-"""How labels write a performance hint."""
-API_HINT = {"sync": "latency", "async": "throughput"}
-"""The hint `--hint auto` picks for each api: a label says a hint only when it is another."""
-LabelPart = tuple[str, str, bool]
-"""(setting, text, quiet): quiet where the setting is a default a whole label leaves out
-(no precision asked, the api's own hint); a label of what differs says it all the same."""
-
-
 @dataclass(frozen=True)
 class RunConfig:
     """One point of a benchmark matrix.
@@ -91,21 +83,8 @@ class RunConfig:
         return cls(**fields)
 
     def parts(self) -> list[LabelPart]:
-        """The parts of every label of this configuration, in the order labels read: batch,
-        threads, streams, requests, hint, api, the precision asked, the dims."""
-        threads = "t:auto" if self.threads == 0 else f"t{self.threads}"
-        streams = "s:auto" if self.streams == AUTO else f"s{self.streams}"
-        requests = "r:auto" if self.requests == AUTO else f"r{self.requests}"
-        parts = [
-            ("batch", f"b{self.batch}", False),
-            ("threads", threads, False),
-            ("streams", streams, False),
-            ("requests", requests, False),
-            ("hint", HINT_WORDS.get(self.hint, self.hint), API_HINT.get(self.api) == self.hint),
-            ("api", self.api, False),
-            ("precision", f"p:{self.precision or 'auto'}", not self.precision),
-        ]
-        return parts + [(f"dim {name}", f"{name}={value}", False) for name, value in self.dims]
+        """The parts every label of this configuration picks from (domain.label_parts)."""
+        return config_parts(self)
 
     def label(self) -> str:
         """The whole label, e.g. 'b4 t2 s:auto r:auto async' (the hint only where it is not
