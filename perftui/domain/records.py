@@ -74,7 +74,17 @@ class RunConfig:
     """Named dimensions bound for this run (perftui.domain.model.shapes), e.g. (("seq", 128),)."""
 
     def to_dict(self) -> dict[str, Any]:
-        return {**asdict(self), "dims": dict(self.dims)}
+        # by hand: asdict deep-copies field by field, for every run an import stores
+        return {
+            "batch": self.batch,
+            "threads": self.threads,
+            "streams": self.streams,
+            "requests": self.requests,
+            "hint": self.hint,
+            "api": self.api,
+            "precision": self.precision,
+            "dims": dict(self.dims),
+        }
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> RunConfig:
@@ -119,7 +129,16 @@ class LatencyStats:
     cv: float | None
 
     def to_dict(self) -> dict[str, float | None]:
-        return asdict(self)
+        return {
+            "min": self.min,
+            "mean": self.mean,
+            "median": self.median,
+            "p90": self.p90,
+            "p99": self.p99,
+            "max": self.max,
+            "stdev": self.stdev,
+            "cv": self.cv,
+        }
 
     @classmethod
     def from_dict(cls, data: dict[str, Any], unreported: Collection[str] = ()) -> LatencyStats:
@@ -164,14 +183,15 @@ class LayerProfile:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> LayerProfile:
+        get = data.get  # positional: a profile has hundreds of rows, an import many profiles
         return cls(
-            name=str(data["name"]),
-            type=str(data["type"]),
-            exec_type=str(data.get("exec_type", "")),
-            precision=str(data.get("precision", "")),
-            status=str(data.get("status", "executed")),
-            time_ms=float(data.get("time_ms", 0.0)),
-            original_names=tuple(data.get("original_names") or ()),
+            str(data["name"]),
+            str(data["type"]),
+            str(get("exec_type", "")),
+            str(get("precision", "")),
+            str(get("status", "executed")),
+            float(get("time_ms", 0.0)),
+            tuple(get("original_names") or ()),
         )
 
 

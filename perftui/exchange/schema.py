@@ -22,9 +22,14 @@ from perftui.exchange.quick_checks import (
     LAYER_STATUSES,
     MAX_DEPTH,
     MAX_ITEMS,
+    MAX_LAYERS,
     MAX_TEXT,
+    NAME_MAX,
+    PRECISION_MAX,
+    TYPE_MAX,
     plain_free,
-    plain_layer,
+    plain_layers,
+    valid_unicode,
 )
 from perftui.store.layout import time_key
 
@@ -85,10 +90,8 @@ def number(lo: float = 0.0, hi: float = 1e15) -> Check:
 
 
 def _encodable(value: str, path: str) -> None:
-    try:
-        value.encode("utf-8")
-    except UnicodeEncodeError:
-        raise SchemaError(f"{path}: text that is not valid Unicode (a lone surrogate)") from None
+    if not valid_unicode(value):
+        raise SchemaError(f"{path}: text that is not valid Unicode (a lone surrogate)")
 
 
 def text(max_len: int = MAX_TEXT, *, empty: bool = True, line: bool = False) -> Check:
@@ -172,11 +175,7 @@ def mapping(key: Check, item: Check, max_items: int = 10_000) -> Check:
 def free(value: Any, path: str, depth: int = 0) -> Any:
     """Any JSON value within the depth and size limits (unknown fields, notes, settings)."""
     if plain_free(value, depth):
-        try:  # the one thing left: text that is not valid Unicode, anywhere in it
-            json.dumps(value, ensure_ascii=False).encode("utf-8")
-            return value
-        except UnicodeEncodeError:
-            pass  # found below, with the field that holds it
+        return value
     if depth > MAX_DEPTH:
         raise SchemaError(f"{path}: nested deeper than {MAX_DEPTH} levels")
     if isinstance(value, str):
@@ -250,32 +249,34 @@ latency = record(
 
 layer = record(
     {
-        "name": text(4096),
-        "type": text(200),
-        "exec_type": text(200),
-        "precision": text(64),
+        "name": text(NAME_MAX),
+        "type": text(TYPE_MAX),
+        "exec_type": text(TYPE_MAX),
+        "precision": text(PRECISION_MAX),
         "status": choice(LAYER_STATUSES),
         "time_ms": number(),
-        "original_names": list_of(text(4096), 100_000),
+        "original_names": list_of(text(NAME_MAX), MAX_LAYERS),
     },
     required=("name", "type"),
 )
 
-_layers_checked = list_of(layer, 100_000)
+_layers_checked = list_of(layer, MAX_LAYERS)
 
 
 def layers(value: Any, path: str) -> list[dict[str, Any]]:
     """A run's layer profile: `layer` rows, checked quickly where each has the usual shape
     (the same result; a row that does not is checked field by field, naming the field)."""
-    if type(value) is not list or len(value) > 100_000 or not all(map(plain_layer, value)):
+    if not plain_layers(value):
         return _layers_checked(value, path)
     return _layers_again(value, path)
 
 
 def _layers_again(value: Any, path: str) -> list[dict[str, Any]]:
-    """`layers` of a profile that passed it already (an import's second pass)."""
+    """`layers` of a profile that passed it already (an import's second pass): a row whose
+    time is a whole number is copied with it as a float, as `number` gives it; the others
+    are the rows themselves."""
     return [
-        {**row, "time_ms": float(row["time_ms"])} if "time_ms" in row else dict(row)
+        row if type(row.get("time_ms", 0.0)) is float else {**row, "time_ms": float(row["time_ms"])}
         for row in value
     ]
 
