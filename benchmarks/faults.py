@@ -43,7 +43,7 @@ sys.path.insert(0, str(ROOT))
 
 from perftui.domain.errors import StoreError  # noqa: E402
 from perftui.store.database import Store  # noqa: E402
-from perftui.store.payloads import KINDS, Payloads  # noqa: E402
+from perftui.store.payloads import Payloads  # noqa: E402
 from tests import store_helpers as cases  # noqa: E402
 
 MODEL = ROOT / "sample_models" / "mobilenet_fp32.onnx"
@@ -89,16 +89,14 @@ def stored_ids(db: Path) -> set[str] | None:
         return None
 
 
-def unreferenced(db: Path, ids: set[str]) -> int:
-    """Payload files of runs the database does not hold, and temporary files (after the
-    next write)."""
+def unreferenced(db: Path) -> int:
+    """Pack files no project of the database names, and temporary files (after the next
+    write)."""
     folder = Payloads(db).root
-    return sum(
-        1
-        for kind, suffix in KINDS.items()
-        for path in (folder / kind).glob(f"*{suffix}")
-        if path.name[: -len(suffix)] not in ids
-    ) + sum(1 for _ in folder.rglob("*.tmp"))
+    entries = json.loads(db.read_bytes()).get("shards", {}).values() if db.exists() else []
+    named = {name for entry in entries for name in entry.get("packs", [])}
+    packs = sum(1 for path in (folder / "packs").glob("*.pack") if path.name not in named)
+    return packs + sum(1 for _ in folder.rglob("*.tmp"))
 
 
 def kills(folder: Path, count: int, export: Path) -> tuple[int, int, int]:
@@ -127,7 +125,7 @@ def kills(folder: Path, count: int, export: Path) -> tuple[int, int, int]:
             damaged += 1
         else:
             lost += len(reported - ids)
-            left += unreferenced(db, ids)
+            left += unreferenced(db)
     return damaged, lost, left
 
 
@@ -258,9 +256,9 @@ TAMPER: list[tuple[str, Callable[[Path], object], list[str]]] = [
     ("older document restored", cases.older_copy, ["projects"]),
     ("figures/ a link", lambda p: cases.link_folder(p, "figures"), ["projects"]),
     ("runs/ a link", lambda p: cases.link_folder(p, "runs"), ["show", "A"]),
-    ("samples/ a link", lambda p: cases.link_folder(p, "samples"), ["export"]),
-    ("layers/ a link", lambda p: cases.link_folder(p, "layers"), ["export"]),
+    ("packs/ a link", lambda p: cases.link_folder(p, "packs"), ["export"]),
     ("run id ../ (export)", cases.run_id_outside, ["export"]),
+    ("pack ../ (export)", lambda p: cases.run_id_outside(p, "pack"), ["export"]),
     ("run id ../ (report)", cases.run_id_outside, ["report", "A"]),
     ("shard file absolute", lambda p: cases.file_outside(p, "absolute"), ["show", "A", "--json"]),
     ("shard file ../", lambda p: cases.file_outside(p, "relative"), ["show", "A", "--json"]),

@@ -20,6 +20,8 @@ from perftui.domain.records import (
     RunResult,
 )
 from perftui.store.database import Store
+from perftui.store.legacy import OLD_SUFFIX
+from perftui.store.payloads import KINDS, Ref, checked_ref
 from perftui.store.shards import Shard
 
 REPO = Path(__file__).resolve().parents[1]
@@ -108,26 +110,75 @@ def write_as_before(path: Path, data: dict) -> None:
 
 
 def read_shard(path: Path) -> dict[str, dict]:
-    """A shard file's runs, samples and layers counts by run id (written back with
-    `json.dumps`, these tables are a shard file as layout 3 wrote it; with `write_shard`, one
-    of this version)."""
+    """A shard file's runs, and where each run's samples and layers are ([count, pack, at,
+    size]) by run id."""
     shard = Shard.parse(path.read_bytes())
-    return {"runs": shard.runs, **shard.counts}
+    refs = {kind: {i: list(ref) for i, ref in table.items()} for kind, table in shard.refs.items()}
+    return {"runs": shard.runs, **refs}
 
 
 def write_shard(path: Path, tables: dict[str, dict]) -> None:
     """Write `read_shard`'s tables back as a shard file of this version."""
-    path.write_bytes(Shard(tables["runs"], tables["samples"], tables["layers"]).blob())
+    refs = {kind: {i: checked_ref(v) for i, v in tables[kind].items()} for kind in KINDS}
+    path.write_bytes(Shard(tables["runs"], refs).blob())
 
 
 def stored_tables(path: Path) -> dict[str, dict]:
-    """Every shard's runs, samples and layers counts by run id, merged."""
+    """Every shard's runs, and the count of each run's samples and layers, merged."""
     merged: dict[str, dict] = {"runs": {}, "samples": {}, "layers": {}}
     for shard in shard_paths(path).values():
         data = read_shard(shard)
-        for name, table in merged.items():
-            table.update(data[name])
+        merged["runs"].update(data["runs"])
+        for kind in KINDS:
+            merged[kind].update({i: ref[0] for i, ref in data[kind].items()})
     return merged
+
+
+def payload_at(path: Path, run_id: str, kind: str = "samples") -> tuple[Path, Ref]:
+    """The pack file holding a run's payload of `kind`, and where in it."""
+    for raw in shard_bytes(path).values():
+        ref = Shard.parse(raw).refs[kind].get(run_id)
+        if ref is not None:
+            return path.with_name(path.name + ".d") / "packs" / ref.pack, ref
+    raise KeyError(run_id)
+
+
+def damage_payload(path: Path, run_id: str, kind: str = "samples", data: bytes = b"") -> None:
+    """Overwrite a run's payload in its pack with `data` (default: as many zero bytes)."""
+    pack, ref = payload_at(path, run_id, kind)
+    raw = bytearray(pack.read_bytes())
+    raw[ref.at : ref.at + ref.size] = (data or bytes(ref.size))[: ref.size].ljust(ref.size, b"\0")
+    pack.write_bytes(bytes(raw))
+
+
+def as_layout4(path: Path) -> dict[str, dict]:
+    """Rewrite the database as layout 4 kept it: shards of JSON lines with payload counts
+    (``{"perftui_shard":2}``), a payload file per run, no packs; every run's counts by kind."""
+    root = path.with_name(path.name + ".d")
+    data = read_json(path)
+    data["meta"]["1"]["schema_version"] = 4
+    counts: dict[str, dict] = {"samples": {}, "layers": {}}
+    for entry in data["shards"].values():
+        names = [entry["file"], *entry.pop("tail", [])]
+        raw = b"".join((root / "runs" / name).read_bytes() for name in names)
+        shard = Shard.parse(raw)
+        lines = []
+        for run_id, doc in shard.runs.items():
+            item = {"run": doc}
+            for kind, ref in shard.refs_of(run_id).items():
+                blob = (root / "packs" / ref.pack).read_bytes()[ref.at : ref.at + ref.size]
+                (root / kind).mkdir(exist_ok=True)
+                (root / kind / (run_id + OLD_SUFFIX[kind])).write_bytes(blob)
+                item[kind] = counts[kind][run_id] = ref.count
+            lines.append(json.dumps(item) + "\n")
+        (root / "runs" / entry["file"]).write_text('{"perftui_shard":2}\n' + "".join(lines))
+        for name in names[1:]:
+            (root / "runs" / name).unlink()
+        entry["tail"] = []
+        del entry["packs"]
+    shutil.rmtree(root / "packs", ignore_errors=True)
+    path.write_text(json.dumps(data))
+    return counts
 
 
 def store_with_project(tmp_path: Path, name: str = "p") -> tuple[Path, Store]:
@@ -234,13 +285,16 @@ def link_folder(path: Path, name: str) -> None:
     folder(path, name).symlink_to(moved)
 
 
-def run_id_outside(path: Path) -> None:
-    """A run of A whose id leads to a file outside."""
+def run_id_outside(path: Path, what: str = "id") -> None:
+    """A run of A whose id (or whose samples' pack: `what` "pack") leads to a file outside."""
     _, found = entry(path, "A")
     shard = folder(path, "runs") / found["file"]
     lines = shard.read_bytes().splitlines(keepends=True)
     item = json.loads(lines[1])
-    item["run"]["id"] = "../../../outside/victim"
+    if what == "pack":
+        item["samples"][1] = "../../../outside/victim.f32.z"
+    else:
+        item["run"]["id"] = "../../../outside/victim"
     lines[1] = json.dumps(item).encode() + b"\n"
     shard.write_bytes(b"".join(lines))
 
@@ -252,7 +306,7 @@ def file_outside(path: Path, where: str) -> None:
     """A's entry naming a planted file outside: `where` is absolute, relative (its file),
     tail or figures."""
     planted = path.parents[1] / "outside" / "planted.json"
-    planted.write_text('{"perftui_shard":2}\n' + json.dumps(PLANTED) + "\n")
+    planted.write_text('{"perftui_shard":3}\n' + json.dumps(PLANTED) + "\n")
     data, found = entry(path, "A")
     name = str(planted) if where == "absolute" else "../../../outside/planted.json"
     if where == "tail":

@@ -9,17 +9,16 @@ from pathlib import Path
 import numpy as np
 
 from perftui.domain.measurement.figures import run_figures
-from perftui.store.payloads import Payloads
 from tests.cli_helpers import perftui
-from tests.store_helpers import make_run, store_with_project
+from tests.store_helpers import make_run, payload_at, store_with_project
 
 
 def test_show_gives_the_stored_figures_without_reading_samples(tmp_path: Path) -> None:
     path, store = store_with_project(tmp_path)
     samples = np.random.default_rng(0).gamma(4.0, 1.0, 3000).astype(np.float32)
-    run = store.add_run(make_run("p"), samples)
+    run = store.add_run(make_run("p", layers=None), samples)
     expected = run_figures(run, samples).to_dict()
-    Payloads(path).path("samples", run.id).unlink()  # reading it would fail
+    payload_at(path, run.id)[0].unlink()  # reading it would fail
     for args in (("--json",), ()):
         result = perftui("show", "p", *args, db=path)
         assert result.returncode == 0, result.stderr

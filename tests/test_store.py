@@ -48,7 +48,7 @@ def test_no_file_until_first_write_then_parents_and_meta(store: Store) -> None:
     store.ensure_project(make_project())
     assert store.path.is_file()
     meta = list(read_json(store.path)["meta"].values())
-    assert meta[0]["schema_version"] == SCHEMA_VERSION == 4
+    assert meta[0]["schema_version"] == SCHEMA_VERSION == 5
 
 
 def test_run_round_trip_every_field(store: Store) -> None:
@@ -73,7 +73,8 @@ def test_run_round_trip_every_field(store: Store) -> None:
     assert data["layers"] == {stored.id: len(run.layers)}
     assert data["samples"] == {stored.id: 5000}
     assert "runs" not in read_json(store.path)
-    assert (store.path.parent / "perftui.json.d" / "samples" / f"{stored.id}.f32.z").is_file()
+    packs = list((store.path.parent / "perftui.json.d" / "packs").iterdir())
+    assert [p.name for p in packs] == read_json(store.path)["shards"]["1"]["packs"]
 
 
 def test_run_without_layers_latency_or_samples(store: Store) -> None:

@@ -14,14 +14,16 @@ import pytest
 from perftui.domain.errors import InputError
 from perftui.domain.measurement.summary import config_key
 from perftui.store.database import Store
+from perftui.store.legacy import OLD_SUFFIX
+from perftui.store.payloads import Ref
 from perftui.store.shard_writes import MAX_TAIL
 from perftui.store.shards import HEADER, Shard
 from tests.store_helpers import (
+    as_layout4,
     entries_inlined,
     make_project,
     make_run,
     read_json,
-    read_shard,
     shard_bytes,
     shard_paths,
     store_with_project,
@@ -63,13 +65,17 @@ def test_a_layout3_database_is_migrated_once_with_a_backup(
     for name in ("p", "q"):
         store.ensure_project(make_project(name, f"/m/{name}"))
     old = store.add_run(make_run("p"), np.ones(5))
-    other = store.add_run(make_run("q"), np.ones(5))
-    data = entries_inlined(path)  # as the previous version wrote it
+    store.add_run(make_run("q"), np.ones(5))
+    counts = as_layout4(path)
+    data = entries_inlined(path)  # as the version before wrote it
     data["meta"]["1"]["schema_version"] = 3
     for entry in data["shards"].values():
         shard = shard_paths(path)[entry["project"]]
-        shard.write_text(json.dumps(read_shard(shard)))  # one object of tables
-        entry["runs"] = [old.id if entry["project"] == "p" else other.id]
+        items = [json.loads(line) for line in shard.read_text().splitlines()[1:]]
+        runs = {item["run"]["id"]: item["run"] for item in items}
+        tables = {kind: {i: n for i, n in counts[kind].items() if i in runs} for kind in counts}
+        shard.write_text(json.dumps({"runs": runs, **tables}))  # one object of tables
+        entry["runs"] = list(runs)
         for key in ("count", "tail", "precision_source", "headlines", "best"):
             del entry[key]
     write_as_before(path, data)
@@ -78,7 +84,7 @@ def test_a_layout3_database_is_migrated_once_with_a_backup(
     assert Store(path, notify=lines.append).get_run(old.id) == old
     assert not lines and path.read_bytes() == original  # a read migrates nothing
     new = Store(path, notify=lines.append).add_run(make_run("p"), np.ones(5))
-    assert len(lines) == 1 and "layout 4" in lines[0] and "layout3.bak" in lines[0]
+    assert len(lines) == 1 and "layout 5" in lines[0] and "layout3.bak" in lines[0]
     assert (tmp_path / "perftui.json.layout3.bak").read_bytes() == original
     assert all(raw.startswith(HEADER) for raw in shard_bytes(path).values())
     entries = {e["project"]: e for e in entries_inlined(path)["shards"].values()}
@@ -90,14 +96,51 @@ def test_a_layout3_database_is_migrated_once_with_a_backup(
     assert not lines  # once
 
 
+def test_a_layout4_database_is_read_in_place_and_packed_by_the_next_write(
+    tmp_path: Path,
+) -> None:
+    path, store = store_with_project(tmp_path)
+    store.ensure_project(make_project("q", "/m/q"))
+    rng = np.random.default_rng(0)
+    kept = {}
+    for name in ("p", "q"):
+        for _ in range(3):
+            samples = rng.gamma(4.0, 1.0, 50).astype(np.float32)
+            kept[store.add_run(make_run(name), samples).id] = samples
+    runs = {name: Store(path).runs(name) for name in ("p", "q")}
+    counts = as_layout4(path)
+    root = path.with_name(path.name + ".d")
+    original, files = path.read_bytes(), sorted(root.rglob("*"))
+    old = Store(path)
+    assert {name: old.runs(name) for name in runs} == runs
+    assert all(np.array_equal(old.latency_samples(i), s) for i, s in kept.items())
+    assert path.read_bytes() == original and sorted(root.rglob("*")) == files  # no write
+    lines: list[str] = []
+    Store(path, notify=lines.append).add_project(make_project("r", "/m/r"))
+    assert len(lines) == 1 and "layout 5" in lines[0] and "layout4.bak" in lines[0]
+    fresh = Store(path)
+    assert {name: fresh.runs(name) for name in runs} == runs
+    assert all(np.array_equal(fresh.latency_samples(i), s) for i, s in kept.items())
+    assert all(raw.startswith(HEADER) for raw in shard_bytes(path).values())
+    retired = {(d["folder"], d["name"]) for d in read_json(path)["retired"].values()}
+    old_files = {(k, i + OLD_SUFFIX[k]) for k, table in counts.items() for i in table}
+    assert old_files <= retired and len(old_files) == 12  # removed after the grace period
+
+
 def test_a_shard_reads_back_what_it_was_given() -> None:
     shard = Shard()
-    for n, counts in enumerate(({"samples": 5, "layers": 2}, {}, {"samples": 0})):
+    pack = "0" * 32 + ".pack"
+    given = (
+        {"samples": Ref(5, pack, 0, 9), "layers": Ref(2, pack, 9, 4)},
+        {},
+        {"samples": Ref(0, pack, 13, 1)},
+    )
+    for n, refs in enumerate(given):
         doc = {**make_run("p", layers=None).to_dict(), "id": f"r{n}", "layers": None}
-        shard.add(doc, counts, {"n": n} if n != 1 else None)
+        shard.add(doc, refs, {"n": n} if n != 1 else None)
     again = Shard.parse(shard.blob())
-    assert again.runs == shard.runs and again.counts == shard.counts
-    assert again.figures == {"r0": {"n": 0}, "r2": {"n": 2}}
+    assert again.runs == shard.runs and again.refs == shard.refs
+    assert again.figures == {"r0": {"n": 0}, "r2": {"n": 2}} and again.packs() == [pack]
 
 
 def test_segments_are_gathered_into_one_file_again(tmp_path: Path) -> None:

@@ -21,6 +21,7 @@ from perftui.store.database import Store
 from tests.process_helpers import read_line
 from tests.store_helpers import (
     REPO,
+    damage_payload,
     make_project,
     make_run,
     read_json,
@@ -33,9 +34,8 @@ from tests.store_helpers import (
 def test_damaged_blobs_are_store_errors(store: Store) -> None:
     store.ensure_project(make_project())
     run = store.add_run(make_run(), np.ones(3))
-    folder = store.path.with_name(store.path.name + ".d")
-    (folder / "layers" / f"{run.id}.json.z").write_bytes(b"AAAA")
-    (folder / "samples" / f"{run.id}.f32.z").write_bytes(b"AAAA")
+    damage_payload(store.path, run.id, "layers")
+    damage_payload(store.path, run.id, "samples")
     fresh = Store(store.path)
     with pytest.raises(StoreError, match=f"damaged \\(layers of run {run.id}"):
         fresh.get_run(run.id)
@@ -189,9 +189,9 @@ def test_permission_denied_is_one_line(tmp_path: Path, monkeypatch) -> None:
 
 def test_newer_schema_is_refused(tmp_path: Path) -> None:
     path = tmp_path / "db.json"
-    content = json.dumps({"meta": {"1": {"schema_version": 5}}, "projects": {}})
+    content = json.dumps({"meta": {"1": {"schema_version": 6}}, "projects": {}})
     path.write_text(content)
-    with pytest.raises(StoreError, match=r"newer perftui \(schema 5") as info:
+    with pytest.raises(StoreError, match=r"newer perftui \(schema 6") as info:
         Store(path).projects()
     assert "\n" not in str(info.value)
     with pytest.raises(StoreError, match="newer"):

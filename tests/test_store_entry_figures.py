@@ -15,6 +15,7 @@ from perftui.store import snapshot
 from perftui.store.database import Store
 from perftui.store.shards import Shard
 from tests.store_helpers import (
+    as_layout4,
     entries_inlined,
     make_project,
     make_run,
@@ -67,7 +68,7 @@ def test_an_append_reads_and_writes_the_figures_of_its_project_alone(
     after = entries(path)
     assert after["q"] == before["q"] and after["r"] == before["r"]
     assert all((figures_folder(path) / n).read_bytes() == raw for n, raw in others.items())
-    assert set(after["p"]) == {"project", "file", "tail", "count", "figures"}
+    assert set(after["p"]) == {"project", "file", "tail", "count", "figures", "packs"}
     assert after["p"]["figures"] != before["p"]["figures"]
     (summary,) = [s for p, s in Store(path).summaries() if p.name == "p"]
     assert summary.runs == 2 and summary.best_throughput_config == config_key(added)
@@ -78,13 +79,15 @@ def test_entries_that_keep_their_figures_are_read_and_moved_to_files_by_the_next
 ) -> None:
     path = with_three_projects(tmp_path)
     expected = Store(path).summaries(), Store(path).precisions()
+    as_layout4(path)
     path.write_text(json.dumps(entries_inlined(path)))  # as entries were written before
     for stale in figures_folder(path).iterdir():
         stale.unlink()
     assert (Store(path).summaries(), Store(path).precisions()) == expected
     Store(path).add_project(make_project("s", "/m/s"))  # any write moves them
     moved = entries(path)
-    assert all(set(e) == {"project", "file", "tail", "count", "figures"} for e in moved.values())
+    fields = {"project", "file", "tail", "count", "figures", "packs"}
+    assert all(set(e) == fields for e in moved.values())
     assert {p.name for p in figures_folder(path).iterdir()} == {
         e["figures"] for e in moved.values()
     }

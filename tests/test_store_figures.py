@@ -18,6 +18,7 @@ from perftui.store.database import Store
 from perftui.store.snapshot import Snapshot
 from perftui.store.storage import AtomicJSONStorage
 from tests.store_helpers import (
+    as_layout4,
     entries_inlined,
     make_run,
     read_json,
@@ -69,6 +70,7 @@ def test_figures_written_by_the_previous_version_are_recomputed_on_the_next_appe
 ) -> None:
     path, store = store_with_project(tmp_path)
     store.add_run(make_run("p", throughput_fps=100.0, layers=FP32))
+    as_layout4(path)
     data = entries_inlined(path)
     for entry in data["shards"].values():
         del entry["precision_source"]
@@ -86,20 +88,24 @@ def test_the_next_write_removes_only_what_a_killed_write_left(tmp_path: Path) ->
     kept = store.add_run(make_run("p"), np.ones(10))
     folder = tmp_path / "perftui.json.d"
     assert not (folder / "pending").exists()  # a finished write clears its mark
-    foreign = folder / "samples" / "gone.f32.z"  # no write of ours named it
-    orphan = folder / "samples" / "r9.f32.z"
+    foreign = folder / "packs" / f"{'f' * 32}.pack"  # no write of ours named it
+    orphan = folder / "packs" / f"0123456789abcdef{'0' * 16}.pack"  # the killed write's
     for made in (foreign, orphan):
         made.write_bytes(b"x")
     temp = folder / "runs" / f".{'a' * 32}.json.k2j4_x1q.tmp"
     temp.write_bytes(b"half")
-    mark = {"token": "0123456789abcdef", "runs": ["r9", kept.id]}
+    mark = {"token": "0123456789abcdef"}
     (folder / "pending").write_text(json.dumps(mark))  # as a writer killed mid-write leaves it
     before = sorted(p for p in tmp_path.rglob("*"))
     Store(path).projects()
     assert sorted(p for p in tmp_path.rglob("*")) == before  # a read writes nothing
+    with pytest.raises(StoreError, match="damaged"):  # not its own alone: none removed
+        Store(path).add_run(make_run("p"), None)
+    assert not temp.exists() and (folder / "pending").exists()
+    assert orphan.exists() and foreign.exists()
+    foreign.unlink()
     Store(path).add_run(make_run("p"), None)
-    assert not orphan.exists() and not temp.exists() and not (folder / "pending").exists()
-    assert foreign.exists()  # never "anything not named"
+    assert not orphan.exists() and not (folder / "pending").exists()
     assert Store(path).latency_samples(kept.id) is not None
 
 
@@ -150,10 +156,10 @@ def test_a_first_write_killed_before_the_database_existed_leaves_nothing(
 ) -> None:
     path = tmp_path / "perftui.json"
     folder = tmp_path / "perftui.json.d"
-    (folder / "samples").mkdir(parents=True)
-    orphan = folder / "samples" / "r1.f32.z"
+    (folder / "packs").mkdir(parents=True)
+    orphan = folder / "packs" / f"0123456789abcdef{'1' * 16}.pack"
     orphan.write_bytes(b"x")
-    mark = {"token": "0123456789abcdef", "runs": ["r1"]}
+    mark = {"token": "0123456789abcdef"}
     (folder / "pending").write_text(json.dumps(mark))  # a first write killed before its document
     assert Store(path).projects() == []
     assert orphan.exists() and not path.exists()  # a read creates and removes nothing

@@ -14,8 +14,7 @@ from perftui.domain.errors import StoreError
 from perftui.exchange.documents import write_export
 from perftui.store import codec
 from perftui.store.database import Store
-from perftui.store.payloads import Payloads
-from tests.store_helpers import make_project, make_run
+from tests.store_helpers import damage_payload, make_project, make_run
 
 
 def filled(path: Path) -> tuple[Store, dict[str, np.ndarray]]:
@@ -56,6 +55,6 @@ def test_export_refuses_a_samples_file_that_does_not_hold_its_count(tmp_path: Pa
     path = tmp_path / "perftui.json"
     _, samples = filled(path)
     victim = next(iter(samples))
-    Payloads(path).path("samples", victim).write_bytes(codec.samples_blob(np.ones(3))[0])
+    damage_payload(path, victim, "samples", codec.samples_blob(np.ones(3))[0])
     with pytest.raises(StoreError, match=f"samples of run {victim}"):
         write_export(Store(path), io.StringIO())

@@ -61,22 +61,23 @@ def test_a_document_that_does_not_name_its_files_is_damage_and_nothing_changes(
 
 def test_a_read_after_a_killed_write_writes_nothing(tmp_path: Path) -> None:
     path = build(tmp_path)
-    mark = {"token": "0123456789abcdef", "runs": ["r9"]}
+    mark = {"token": "0123456789abcdef"}
     (folder(path) / "pending").write_text(json.dumps(mark))  # a write killed mid-way
-    (folder(path, "samples") / "r9.f32.z").write_bytes(b"half")
+    half = folder(path, "packs") / f"0123456789abcdef{'9' * 16}.pack"
+    half.write_bytes(b"half")
     before = tree(tmp_path)
     result = perftui("projects", db=path)
     assert result.returncode == 0, result.stderr
     assert tree(tmp_path) == before
     Store(path).add_project(make_project("C", "/m/c"))  # the next write cleans up
-    assert not (folder(path, "samples") / "r9.f32.z").exists()
+    assert not half.exists()
     assert len(Store(path).runs("A")) == 3
 
 
 # ---------------------------------------------------------------- 2: never outside the folder
 
 
-@pytest.mark.parametrize("name", ["runs", "figures", "samples", "layers"])
+@pytest.mark.parametrize("name", ["runs", "figures", "packs"])
 def test_a_linked_folder_inside_the_database_is_never_followed(tmp_path: Path, name: str) -> None:
     path = build(tmp_path)
     link_folder(path, name)
@@ -89,9 +90,10 @@ def test_a_linked_folder_inside_the_database_is_never_followed(tmp_path: Path, n
     assert tree(tmp_path) == before
 
 
-def test_a_run_id_that_leads_outside_is_damage(tmp_path: Path) -> None:
+@pytest.mark.parametrize("what", ["id", "pack"])
+def test_a_run_id_or_pack_that_leads_outside_is_damage(tmp_path: Path, what: str) -> None:
     path = build(tmp_path)
-    run_id_outside(path)
+    run_id_outside(path, what)
     before = tree(tmp_path)
     for args in (("show", "A", "--json"), ("export",), ("report", "A")):
         assert "is damaged" in one_error_line(perftui(*args, db=path))

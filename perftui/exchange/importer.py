@@ -170,7 +170,7 @@ def import_events(store: Store, events: Events, checking: Tick) -> tuple[int, in
         checked.projects,
         _runs(events(), checked),
         checked.benchmarks,
-        run_ids=checked.ids,
+        total=len(checked.ids),
     )
 
 

@@ -46,9 +46,6 @@ if TYPE_CHECKING:
 
 __all__ = ["Store"]
 
-EARLY = 64
-"""A merge of more runs than this writes their payload files as it goes, not at the commit."""
-
 
 class Store(DatabaseFile):
     """The results database at `path` (a JSON file; created on the first write).
@@ -186,8 +183,7 @@ class Store(DatabaseFile):
             db.shards[old] = Shard()
             db.shards[new] = Shard(
                 {run_id: {**doc, "project": new} for run_id, doc in moved.runs.items()},
-                moved.counts["samples"],
-                moved.counts["layers"],
+                moved.refs,
                 moved.figures,
             )
 
@@ -204,7 +200,6 @@ class Store(DatabaseFile):
         with self._transaction() as db:
             if not db.table("projects").remove(where("name") == name):
                 raise InputError(f"no project named '{name}'")
-            db.dropped |= set(db.shard(name).runs)
             db.shards[name] = Shard()
             db.table("benchmarks").remove(where("project_name") == name)
 
@@ -268,17 +263,17 @@ class Store(DatabaseFile):
         runs: Iterable[tuple[RunResult, np.ndarray | SamplesBlob | SamplesDocument | None]],
         benchmarks: Sequence[StoredBenchmark] = (),
         *,
-        run_ids: Sequence[str] | None = None,
+        total: int | None = None,
     ) -> tuple[int, int]:
         """Add records from elsewhere in one write: new projects (an existing one must measure
         the same model/engine/device), runs and benchmarks whose ids are new (others are
-        skipped). Returns (projects added, runs added). With `run_ids` (every run's id, in
-        order) the runs are taken one at a time as they are stored (an import)."""
+        skipped). Returns (projects added, runs added). With `total` (how many runs there
+        are) the runs are taken one at a time as they are stored (an import)."""
         wanted = [self._prepared(p) for p in projects]
         prepared: Iterable[tuple[RunResult, Any]]
-        if run_ids is None:
+        if total is None:
             listed = [prepare_run(run, samples) for run, samples in runs]
-            prepared, run_ids = listed, [run.id for run, _ in listed]
+            prepared, total = listed, len(listed)
         else:
             prepared = (prepare_run(run, samples) for run, samples in runs)
         with self._transaction() as db:
@@ -299,9 +294,7 @@ class Store(DatabaseFile):
                     )
             if new_projects:
                 table.insert_multiple(new_projects)
-            if len(run_ids) > EARLY:
-                db.write_early(run_ids)
-            tick = Progress(self.notify, "import: storing", len(run_ids))
+            tick = Progress(self.notify, "import: storing", total)
             added = insert_runs(db, prepared, skip_existing=True, progress=tick)
             bench_table = db.table("benchmarks")
             known = {doc["id"] for doc in bench_table.all()}
@@ -338,7 +331,6 @@ class Store(DatabaseFile):
             if project is None or run_id not in db.shard(project).runs:
                 raise InputError(f"no run with id '{run_id}'")
             db.shard(project).remove([run_id])
-            db.dropped.add(run_id)
 
     def figures(self, run_id: str) -> Figures | None:
         """A stored run's figures with their intervals and verdict (None without the run):

@@ -2,7 +2,8 @@
 (summary and runtime precision) kept up to date by every write, so the projects list and the
 home screen read the main document and one small file per project alone.
 
-An entry is ``{"project", "file", "tail", "count", "figures"}``: ``figures`` names the file of
+An entry is ``{"project", "file", "tail", "count", "figures", "packs"}``: ``packs`` names the
+pack files of its runs' payloads (perftui.store.payloads), ``figures`` the file of
 its figures (perftui.store.entry_figures), ``{"summary", "precision", "precision_source",
 "headlines", "best"}`` (perftui.store.headlines), which entries written before kept in
 themselves. A write that only adds runs to a project extends the stored figures with the new
@@ -52,6 +53,7 @@ __all__ = [
     "computed",
     "figures_of",
     "files_of",
+    "packs_of",
     "project_figures",
     "run_count",
     "shard_doc",
@@ -80,13 +82,26 @@ def files_of(entry: dict[str, Any]) -> list[str]:
     return [checked_file(name) for name in (entry["file"], *tail)]
 
 
+def packs_of(entry: dict[str, Any]) -> list[str]:
+    """The entry's pack files; ValueError if it names them wrongly."""
+    packs = entry.get("packs", [])
+    if not isinstance(packs, list):
+        raise ValueError("the pack files are not a list of file names")
+    return [checked_file(name) for name in packs]
+
+
 def shard_key(entry: dict[str, Any]) -> str:
     """What a parsed shard is cached by: its files (a file never changes)."""
     return "+".join(files_of(entry))
 
 
 def shard_doc(
-    project: str, file: str, count: int, figures_file: str, tail: Sequence[str] = ()
+    project: str,
+    file: str,
+    count: int,
+    figures_file: str,
+    packs: Sequence[str],
+    tail: Sequence[str] = (),
 ) -> dict[str, Any]:
     return {
         "project": project,
@@ -94,6 +109,7 @@ def shard_doc(
         "tail": list(tail),
         "count": count,
         "figures": figures_file,
+        "packs": sorted(packs),
     }
 
 
@@ -200,7 +216,7 @@ def computed(snap: Snapshot, project: str, shard: Shard) -> ProjectFigures:
     at = {i: doc.get("started_at") or "" for i, doc in shard.runs.items()}
     newest = None
     for run_id in shard.runs:  # the newest profiled; a tie goes to the one stored later
-        if shard.counts["layers"].get(run_id) and (newest is None or at[run_id] >= at[newest]):
+        if run_id in shard.refs["layers"] and (newest is None or at[run_id] >= at[newest]):
             newest = run_id
     source = PrecisionSource().extend(
         [snap.record(shard, i, with_layers=i == newest) for i in shard.runs]

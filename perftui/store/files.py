@@ -32,6 +32,7 @@ __all__ = [
     "digest",
     "exclusive_lock",
     "open_lock",
+    "open_new",
     "read_bytes",
     "read_only",
     "remove_orphan_temps",
@@ -171,18 +172,12 @@ def atomic_write_bytes(target: Path, payload: bytes, *, durable: bool = True) ->
     return os.stat(target)
 
 
-def write_new(target: Path, payload: bytes) -> None:
-    """Write `payload` to `target`, a file that must not exist yet (FileExistsError; a link
-    is not followed), without a temporary file or a sync: for a file that no document names
-    until the caller has synced every file it wrote (a kill leaves it to recovery)."""
+def open_new(target: Path) -> int:
+    """A descriptor of `target`, a new file opened for writing (FileExistsError if it exists;
+    a link is not followed), for a file that no document names until the caller has synced
+    it (a kill leaves it to recovery)."""
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
-    fd = os.open(target, flags | getattr(os, "O_CLOEXEC", 0), NEW_FILE_MODE)
-    try:
-        view = memoryview(payload)
-        while view:
-            view = view[os.write(fd, view) :]
-    finally:
-        os.close(fd)
+    return os.open(target, flags | getattr(os, "O_CLOEXEC", 0), NEW_FILE_MODE)
 
 
 class LockBusy(StoreError):

@@ -1,6 +1,6 @@
-"""Runs added by a write: checked, given an id, their payloads encoded (written at the commit
-or, for a large import, as they come: perftui.store.transaction) and their figures computed
-once, as they are stored."""
+"""Runs added by a write: checked, given an id, their payloads encoded and written to their
+project's pack as they come (perftui.store.transaction) and their figures computed once, as
+they are stored."""
 
 from __future__ import annotations
 
@@ -70,14 +70,9 @@ def insert_runs(
             new_environments.append(env)
         if isinstance(samples, SamplesDocument):
             samples = samples.load()
-        files, counts = encode(run.id, run.layers, samples)
-        if tx.token:
-            tx.payloads.write(files, sync=False)
-            tx.written.add(run.id)
-        else:
-            tx.files.extend(files)
+        refs = tx.store_payloads(run.project, encode(run.layers, samples))
         array = samples.array() if isinstance(samples, SamplesBlob) else samples
-        tx.add(run, (doc, counts, figures_doc(run, array)))
+        tx.add(run, (doc, refs, figures_doc(run, array)))
         added += 1
     if new_environments:
         tx.table("environments").insert_multiple(new_environments)

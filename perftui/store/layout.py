@@ -51,7 +51,7 @@ __all__ = [
     "time_key",
 ]
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 
 
 def now_iso() -> str:

@@ -2,12 +2,14 @@
 
 Layout 1 kept every run in the main document with its payloads inline (``"codec"``,
 ``"data"``: base64 of the same zlib blobs); layout 2 kept every run in the document (tables
-``runs``, ``layers`` and ``samples`` of ``{"run_id", "count"}``) with payload files beside
-it; layout 3 listed each project's run ids in its entry (``runs``) and kept its runs as one
-JSON object of tables (``runs``, ``samples``, ``layers``); the first layout-4 entries kept
-their figures in themselves. `convert` reads any of them as the current layout, in memory
-(a read never writes); `migrate` has the next write store that conversion, with a backup of
-the old file beside it.
+``runs``, ``layers`` and ``samples`` of ``{"run_id", "count"}``) with a payload file per run
+beside it (``samples/<run id>.f32.z``, ``layers/<run id>.json.z``); layout 3 listed each
+project's run ids in its entry (``runs``) and kept its runs as one JSON object of tables
+(``runs``, ``samples``, ``layers``); layout 4 kept them as JSON lines with payload counts
+(``{"perftui_shard":2}``), its first entries their figures in themselves. `convert` reads
+any of them as the current layout, in memory, each payload read from where its layout kept
+it (a read never writes); `migrate` has the next write store that conversion, payloads in
+packs, with a backup of the old file beside it and the old payload files retired.
 """
 
 from __future__ import annotations
@@ -15,6 +17,9 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
+import os
+import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -24,18 +29,34 @@ from perftui.store.entries import files_of, shard_key
 from perftui.store.entry_figures import FIGURES_FIELDS
 from perftui.store.figure_docs import method
 from perftui.store.layout import SCHEMA_VERSION, doc_key, split_environment
-from perftui.store.names import read_nofollow
-from perftui.store.payloads import KINDS, Payloads
-from perftui.store.shards import HEADER, Shard, checked_run
+from perftui.store.names import RUN_ID, read_nofollow
+from perftui.store.payloads import KINDS, Payloads, Ref
+from perftui.store.shards import Shard, checked_run
 
 if TYPE_CHECKING:
     from perftui.store.snapshot import Snapshot
     from perftui.store.transaction import Transaction
 
-__all__ = ["Conversion", "convert", "migrate"]
+__all__ = ["Conversion", "convert", "migrate", "old_payload"]
 
 OLD_TABLES = ("runs", *KINDS)
 """The tables layouts 1 and 2 kept runs and payloads in."""
+OLD_SUFFIX = {"samples": ".f32.z", "layers": ".json.z"}
+"""Layouts 2-4: a payload file per run, ``<kind>/<run id><suffix>``."""
+OLD_HEADER = b'{"perftui_shard":2}\n'
+"""Layout 4's shard files."""
+HELD = Ref(0, "", 0, 0)
+
+
+def old_payload(folder: object, name: object) -> bool:
+    """Whether `folder`/`name` is a payload file of layouts 2-4 (a bare name)."""
+    suffix = OLD_SUFFIX.get(folder) if isinstance(folder, str) else None
+    return (
+        suffix is not None
+        and isinstance(name, str)
+        and name.endswith(suffix)
+        and RUN_ID.fullmatch(name[: -len(suffix)]) is not None
+    )
 
 
 @dataclass
@@ -48,10 +69,31 @@ class Conversion:
     """Shard cache key (perftui.store.entries.shard_key) -> the project's runs."""
     figures: dict[str, dict[str, Any]] = field(default_factory=dict)
     """Figures file name -> the figures an entry kept in itself."""
-    blobs: dict[tuple[str, str], bytes] = field(default_factory=dict)
-    """(kind, run id) -> layout 1's inline payload."""
+    blobs: dict[tuple[str, str], Callable[[], bytes]] = field(default_factory=dict)
+    """(kind, run id) -> how to read the payload where the layout kept it."""
+    files: list[tuple[str, str]] = field(default_factory=list)
+    """The old payload files, retired once the migration stored them in packs."""
     projects: list[str] = field(default_factory=list)
     """The projects the next write writes anew."""
+
+    def hold(
+        self, shard: Shard, kind: str, run_id: str, count: Any, read: Callable[[], bytes]
+    ) -> None:
+        """Give the run a payload read by `read` until the migration packs it."""
+        if not isinstance(count, int) or isinstance(count, bool) or count < 0:
+            raise ValueError(f"{kind} count of run {run_id} is {str(count)[:20]!r}")
+        shard.refs[kind][run_id] = HELD._replace(count=count)
+        self.blobs[(kind, run_id)] = read
+
+    def hold_file(
+        self, shard: Shard, kind: str, run_id: str, count: Any, payloads: Payloads
+    ) -> None:
+        """Give the run the payload file a layout 2-4 kept."""
+        name = run_id + OLD_SUFFIX[kind]
+        if not old_payload(kind, name):
+            raise ValueError(f"run id {run_id[:60]!r} cannot name a file")
+        self.hold(shard, kind, run_id, count, lambda: read_nofollow(payloads.folder(kind) / name))
+        self.files.append((kind, name))
 
 
 def convert(data: dict[str, Any], hashed: bytes, payloads: Payloads) -> Conversion | None:
@@ -59,12 +101,10 @@ def convert(data: dict[str, Any], hashed: bytes, payloads: Payloads) -> Conversi
     runs cannot be read."""
     meta = list(data.get("meta", {}).values())
     entries = data.get("shards", {})
-    old_entries = [e for e in entries.values() if "count" not in e or "figures" not in e]
-    if not meta or (meta[0]["schema_version"] >= SCHEMA_VERSION and not old_entries):
+    if not meta or meta[0]["schema_version"] >= SCHEMA_VERSION:
         return None
     new = {name: dict(table) for name, table in data.items() if name not in OLD_TABLES}
     conv = Conversion(new)
-    shown = payloads.shown
 
     def made_up(kind: str, project: str) -> str:
         return hashlib.sha256(hashed + kind.encode() + project.encode()).hexdigest()[:32] + ".json"
@@ -87,24 +127,25 @@ def convert(data: dict[str, Any], hashed: bytes, payloads: Payloads) -> Conversi
         table = new["shards"]
         table[str(max((doc_key(k) for k in table), default=0) + 1)] = kept
 
-    new["shards"] = {k: e for k, e in entries.items() if e not in old_entries}
+    new["shards"] = {}
     for shard_id, entry in entries.items():
-        if entry in old_entries:
-            add(entry.get("project"), _read_old(entry, shard_id, payloads), entry)
-    for project, shard in _runs_in_document(data, conv, shown).items():
+        add(entry.get("project"), _read_old(entry, shard_id, conv, payloads), entry)
+    for project, shard in _runs_in_document(data, conv, payloads).items():
         add(project, shard, {})
     _split_environments(conv)
     return conv
 
 
-def _read_old(entry: dict[str, Any], shard_id: str, payloads: Payloads) -> Shard:
-    """A layout-3 (or early layout-4) entry's runs, in either file format."""
+def _read_old(entry: dict[str, Any], shard_id: str, conv: Conversion, payloads: Payloads) -> Shard:
+    """A layout-3 or layout-4 entry's runs, in either file format."""
     try:
         if not isinstance(entry.get("project"), str):
             raise ValueError("it names no project")
         folder = payloads.folder("runs")
         raw = b"".join(read_nofollow(folder / name) for name in files_of(entry))
-        return Shard.parse(raw) if raw.startswith(HEADER) else _parse_tables(json.loads(raw))
+        if raw.startswith(OLD_HEADER):
+            return _parse_lines(raw[len(OLD_HEADER) :], conv, payloads)
+        return _parse_tables(json.loads(raw), conv, payloads)
     except OSError as exc:
         reason = f"runs of shard document {shard_id}: {exc.strerror or exc}"
         raise damaged(payloads.shown, reason) from None
@@ -112,10 +153,24 @@ def _read_old(entry: dict[str, Any], shard_id: str, payloads: Payloads) -> Shard
         raise damaged(payloads.shown, f"runs of shard document {shard_id}: {exc}") from None
 
 
-def _parse_tables(data: dict[str, Any]) -> Shard:
+def _parse_lines(raw: bytes, conv: Conversion, payloads: Payloads) -> Shard:
+    """A shard as layout 4 wrote it: a run per line with its payloads' counts."""
+    shard = Shard()
+    for item in json.loads(b"[" + b",".join(raw.splitlines()) + b"]"):
+        doc = item["run"]
+        run_id = checked_run(doc.get("id") if isinstance(doc, dict) else None, doc)["id"]
+        figures = item.get("figures") if item.get("method") == method() else None
+        shard.add(doc, {}, figures)
+        for kind in KINDS:
+            if kind in item:
+                conv.hold_file(shard, kind, run_id, item[kind], payloads)
+    return shard
+
+
+def _parse_tables(data: dict[str, Any], conv: Conversion, payloads: Payloads) -> Shard:
     """A shard as layout 3 wrote it: one object of tables."""
-    runs, samples, layers = data["runs"], data["samples"], data["layers"]
-    if not all(isinstance(x, dict) for x in (runs, samples, layers)):
+    runs, counts = data["runs"], {kind: data[kind] for kind in KINDS}
+    if not all(isinstance(x, dict) for x in (runs, *counts.values())):
         raise ValueError("not a table of runs")
     stored = data.get("figures")
     figures = {}
@@ -125,12 +180,20 @@ def _parse_tables(data: dict[str, Any]) -> Shard:
             raise ValueError("not a table of figures")
     for run_id, doc in runs.items():
         checked_run(run_id, doc)
-    return Shard(runs, samples, layers, figures)
+    shard = Shard(runs, None, figures)
+    for kind, table in counts.items():
+        for run_id, count in table.items():
+            if run_id in runs:
+                conv.hold_file(shard, kind, run_id, count, payloads)
+    return shard
 
 
-def _runs_in_document(data: dict[str, Any], conv: Conversion, shown: Path) -> dict[str, Shard]:
+def _runs_in_document(
+    data: dict[str, Any], conv: Conversion, payloads: Payloads
+) -> dict[str, Shard]:
     """Layouts 1 and 2: each project's runs from the document's tables, layout 1's inline
     payloads as blobs."""
+    shown = payloads.shown
     shards: dict[str, Shard] = {}
     project_of = {}
     for doc_id, doc in sorted(data.get("runs", {}).items(), key=lambda kv: doc_key(kv[0])):
@@ -148,12 +211,15 @@ def _runs_in_document(data: dict[str, Any], conv: Conversion, shown: Path) -> di
             shard = shards.get(project_of.get(run_id, ""))
             if shard is None:
                 continue
-            shard.counts[kind][run_id] = payload.get("count")
-            if "data" in payload:
-                try:
-                    conv.blobs[(kind, run_id)] = base64.b64decode(payload["data"], validate=True)
-                except (TypeError, ValueError) as exc:
-                    raise damaged(shown, f"{kind} of run {run_id}: {exc}") from None
+            count = payload.get("count")
+            try:
+                if "data" in payload:
+                    blob = base64.b64decode(payload["data"], validate=True)
+                    conv.hold(shard, kind, run_id, count, lambda blob=blob: blob)
+                else:
+                    conv.hold_file(shard, kind, run_id, count, payloads)
+            except (TypeError, ValueError) as exc:
+                raise damaged(shown, f"{kind} of run {run_id}: {exc}") from None
     return shards
 
 
@@ -170,16 +236,30 @@ def _split_environments(conv: Conversion) -> None:
                 environments[str(key)] = env
 
 
-def migrate(tx: Transaction, snap: Snapshot, target: Path) -> Path | None:
-    """Have the write store the snapshot's conversion: payload files for inline payloads,
-    the converted projects' shard and figures files written anew (the old ones retired);
-    the path of the old file's backup, or None (no older layout)."""
+def migrate(tx: Transaction, snap: Snapshot, target: Path) -> tuple[Path | None, int]:
+    """Have the write store the snapshot's conversion: the converted projects' shard and
+    figures files written anew (the old ones retired), their payloads copied into packs
+    (the old payload files retired); the path of the old file's backup (None: no older
+    layout) and how many payloads could not be read (left out)."""
     conv = snap.conversion
     if conv is None:
-        return None
-    tx.files.extend((kind, run_id, blob) for (kind, run_id), blob in conv.blobs.items())
+        return None, 0
+    lost = 0
     for project in conv.projects:
-        tx.shard(project)  # its old files are retired by the write (perftui.store.recovery)
-    if snap.version >= SCHEMA_VERSION:
-        return None
-    return target.with_name(f"{target.name}.layout{snap.version}.bak")
+        shard = tx.shard(project)  # its old files are retired by the write
+        for kind, table in shard.refs.items():
+            for run_id, ref in list(table.items()):
+                if ref.pack:
+                    continue
+                try:
+                    blob = snap.payloads.read(kind, run_id, ref)
+                except ValueError:
+                    lost += 1
+                    del table[run_id]
+                    continue
+                table[run_id] = tx.store_payloads(project, [(kind, blob, ref.count)])[kind]
+    now = time.time()
+    root = tx.payloads.root
+    old = [(k, n) for k, n in conv.files if os.path.lexists(root / k / n)]
+    tx.table("retired").insert_multiple({"folder": k, "name": n, "at": now} for k, n in old)
+    return target.with_name(f"{target.name}.layout{snap.version}.bak"), lost

@@ -1,7 +1,7 @@
 """The names the store turns into paths, checked first, and its folders, never followed.
 
-Every name read from the main document or a shard (shard and figures files, run ids that
-name payload files) is checked to be a bare name of the form this code writes before it
+Every name read from the main document or a shard (shard, figures and pack files, run
+ids) is checked to be a bare name of the form this code writes before it
 becomes a path, so a hand-edited or hostile document cannot reach outside the database's
 folder; the folders inside it and the files read from them are not followed when they are
 symbolic links (`lstat`, ``O_NOFOLLOW``).
@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import re
 import stat
+import uuid
 from pathlib import Path
 
 from perftui.domain.errors import StoreError
@@ -23,22 +24,27 @@ __all__ = [
     "checked_folder",
     "checked_run_id",
     "is_temp",
+    "new_name",
     "read_nofollow",
 ]
 
-FILE_NAME = re.compile(r"[0-9a-f]{32}\.json")
-"""A shard or figures file's name, as `perftui.store.shards.write_shard` makes them."""
+FILE_NAME = re.compile(r"[0-9a-f]{32}\.(?:json|pack)")
+"""A shard, figures or pack file's name, as `new_name` makes them."""
 RUN_ID = re.compile(r"[0-9A-Za-z_-]{1,64}")
-"""A run's id (as the import schema allows them): it names the run's payload files."""
-TEMP = re.compile(
-    r"\.(?:[0-9a-f]{32}\.json|[0-9A-Za-z_-]{1,64}\.(?:f32|json)\.z|pending)\.[a-z0-9_]{8}\.tmp"
-)
+"""A run's id (as the import schema allows them)."""
+TEMP = re.compile(r"\.(?:[0-9a-f]{32}\.json|pending)\.[a-z0-9_]{8}\.tmp")
 """A temporary file `perftui.store.files.atomic_write_bytes` makes for a file of the folder
 (``.<name>.<8 random characters>.tmp``; `tempfile.mkstemp`'s names)."""
 
 
+def new_name(token: str, suffix: str = ".json") -> str:
+    """A new file's name, starting with its write's `token` (perftui.store.recovery)."""
+    return f"{token}{uuid.uuid4().hex}"[:32] + suffix
+
+
 def checked_file(name: object) -> str:
-    """`name` if it is a shard/figures file name this store writes; ValueError otherwise."""
+    """`name` if it is a shard, figures or pack file name this store writes; ValueError
+    otherwise."""
     if not isinstance(name, str) or not FILE_NAME.fullmatch(name):
         raise ValueError(f"{_shown(name)} is not a file name of this database")
     return name

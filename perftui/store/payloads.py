@@ -1,14 +1,14 @@
-"""Bulky payloads of runs (raw latency samples, per-layer profiles) in files beside the
-database, so the main document stays small and quick to parse.
+"""Bulky payloads of runs (raw latency samples, per-layer profiles) in pack files beside the
+database, so the main document and the shards stay small and quick to parse.
 
-``<db>.d/samples/<run id>.f32.z`` holds float32 little-endian samples, zlib-compressed;
-``<db>.d/layers/<run id>.json.z`` a zlib-compressed JSON list of ``LayerProfile.to_dict()``.
-A file is written (atomically) before the document that names it is committed, and removed
-after the document that dropped it is: a kill leaves at worst an unreferenced file. A write
-marks the folder (``pending``, naming the runs whose files it writes or drops) before its
-first file and clears the mark once it has cleaned up, so the next write removes exactly
-what a killed one left (perftui.store.recovery). The run's shard (perftui.store.shards)
-keeps each payload's count.
+``<db>.d/packs/<name>.pack`` holds the blobs one write added to one project, one after
+another (samples: float32 little-endian, zlib-compressed; layers: a zlib-compressed JSON
+list of ``LayerProfile.to_dict()``: perftui.store.codec). A run's shard line names, for each
+payload it has, ``[count, pack, offset, size]`` (`Ref`), and the project's entry names its
+packs. A pack is written (and synced) before the document that names it is committed, and
+retired like a shard once no entry names it (perftui.store.recovery): a deleted run's bytes
+stay in its pack until the pack's other runs are deleted too. One file per project and
+write, not per run: an import of 10,000 runs writes a file per project.
 """
 
 from __future__ import annotations
@@ -17,9 +17,9 @@ import contextlib
 import json
 import os
 import uuid
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from perftui.domain.records import LayerProfile
 from perftui.store.codec import (
@@ -29,18 +29,66 @@ from perftui.store.codec import (
     samples_blob,
     samples_from_blob,
 )
-from perftui.store.files import atomic_write_bytes, write_new
-from perftui.store.names import checked_folder, checked_run_id, read_nofollow
+from perftui.store.files import atomic_write_bytes, open_new
+from perftui.store.names import checked_file, checked_folder, new_name
 
 if TYPE_CHECKING:
     import numpy as np
 
-__all__ = ["KINDS", "Payloads"]
+__all__ = ["KINDS", "Pack", "Payloads", "Ref", "checked_ref", "encode"]
 
-KINDS = {"samples": ".f32.z", "layers": ".json.z"}
-"""Payload kind -> file suffix; each kind has its own table in the document."""
-BULK = 8
-"""More files than this in one write are synced once together instead of one by one."""
+KINDS = ("samples", "layers")
+MAX_BLOB = 2**31
+"""Most bytes one stored blob may take."""
+
+
+class Ref(NamedTuple):
+    """Where a run's payload of one kind is: how many items, in which pack, where."""
+
+    count: int
+    pack: str
+    """The pack file's name; "" for a payload held in memory (`Payloads.overlay`)."""
+    at: int
+    size: int
+
+
+def checked_ref(value: Any) -> Ref:
+    """A shard line's ``[count, pack, offset, size]`` as a Ref; ValueError if it is not one
+    (the pack a bare name of this database, the numbers whole and in range)."""
+    if not isinstance(value, list) or len(value) != 4:
+        raise ValueError(f"payload reference {str(value)[:60]!r} is not [count, pack, at, size]")
+    count, pack, at, size = value
+    for number, most in ((count, MAX_BLOB), (at, 2**62), (size, MAX_BLOB)):
+        if not isinstance(number, int) or isinstance(number, bool) or not 0 <= number <= most:
+            raise ValueError(f"payload reference {str(value)[:60]!r} has a bad number")
+    return Ref(count, checked_file(pack), at, size)
+
+
+class Pack:
+    """A pack file being written: blobs appended, then synced and closed at the commit."""
+
+    def __init__(self, folder: Path, token: str) -> None:
+        self.name = new_name(token, ".pack")
+        self.fd = open_new(folder / self.name)
+        self.size = 0
+
+    def add(self, blob: bytes, count: int) -> Ref:
+        at, view = self.size, memoryview(blob)
+        while view:
+            view = view[os.write(self.fd, view) :]
+        self.size += len(blob)
+        return Ref(count, self.name, at, len(blob))
+
+    def close(self, *, durable: bool) -> None:
+        """Close it (`durable`: synced first; otherwise the caller syncs)."""
+        if self.fd < 0:
+            return
+        try:
+            if durable:
+                os.fsync(self.fd)
+        finally:
+            os.close(self.fd)
+            self.fd = -1
 
 
 class Payloads:
@@ -51,12 +99,12 @@ class Payloads:
         self.shown = shown if shown is not None else target
         self.made: list[Path] = []
         """The folders it created (removed again by a write that is undone, when empty)."""
-        self.overlay: dict[tuple[str, str], bytes] = {}
-        """(kind, run id) -> a payload held in memory until the next write stores it (an
-        older layout's: perftui.store.legacy)."""
+        self.overlay: dict[tuple[str, str], Callable[[], bytes]] = {}
+        """(kind, run id) -> an older layout's payload, read from where that layout kept it
+        (perftui.store.legacy) until the next write stores it in a pack."""
 
     def folder(self, kind: str) -> Path:
-        """The folder of a kind of file (StoreError if it, or the root, is a link)."""
+        """A folder of the database (StoreError if it, or the root, is a link)."""
         checked_folder(self.root, self.shown)
         return checked_folder(self.root / kind, self.shown)
 
@@ -64,45 +112,54 @@ class Payloads:
         """StoreError unless the folder and each of its folders is a folder or absent (a
         link is never followed, a file never written through)."""
         checked_folder(self.root, self.shown)
-        for kind in ("runs", "figures", *KINDS):
+        for kind in ("runs", "figures", "packs"):
             checked_folder(self.root / kind, self.shown)
 
-    def path(self, kind: str, run_id: str) -> Path:
-        """The run's payload file; ValueError if the run id cannot name a file."""
-        return self.folder(kind) / (checked_run_id(run_id) + KINDS[kind])
-
-    def read(self, kind: str, run_id: str) -> bytes:
-        """The stored blob; ValueError if it is missing or unreadable."""
-        held = self.overlay.get((kind, run_id))
-        if held is not None:
-            return held
-        path = self.path(kind, run_id)
+    def read(self, kind: str, run_id: str, ref: Ref) -> bytes:
+        """The stored blob; ValueError if it is missing, unreadable or cut short."""
         try:
-            return read_nofollow(path)
+            if not ref.pack:
+                return self.overlay[(kind, run_id)]()
+            fd = os.open(
+                self.folder("packs") / ref.pack, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0)
+            )
+            try:
+                blob = os.pread(fd, ref.size, ref.at)
+            finally:
+                os.close(fd)
+        except KeyError:
+            raise ValueError("payload missing") from None
         except OSError as exc:
-            raise ValueError(f"{kind} file missing or unreadable ({exc.strerror or exc})") from None
+            raise ValueError(f"pack file missing or unreadable ({exc.strerror or exc})") from None
+        if len(blob) != ref.size:
+            raise ValueError(f"pack file {ref.pack} is cut short")
+        return blob
 
-    def samples(self, run_id: str, count: int) -> np.ndarray:
-        return samples_from_blob(self.read("samples", run_id), count)
+    def samples(self, run_id: str, ref: Ref) -> np.ndarray:
+        return samples_from_blob(self.read("samples", run_id, ref), ref.count)
 
-    def layers(self, run_id: str, count: int) -> list[dict]:
-        return layers_from_blob(self.read("layers", run_id), count)
+    def layers(self, run_id: str, ref: Ref) -> list[dict]:
+        return layers_from_blob(self.read("layers", run_id, ref), ref.count)
+
+    def open_pack(self, token: str) -> Pack:
+        """A new pack file of the write marked with `token`."""
+        folder = self.folder("packs")
+        self._mkdir(folder)
+        return Pack(folder, token)
 
     @property
     def pending(self) -> Path:
-        """The mark of a write in progress (or killed): ``{"token", "runs"}``, the prefix of
-        the shard and figures files it writes and the runs whose payloads it writes or
-        drops (perftui.store.recovery)."""
+        """The mark of a write in progress (or killed): ``{"token"}``, what the names of the
+        files it writes start with (perftui.store.recovery)."""
         return self.root / "pending"
 
-    def begin(self, run_ids: Iterable[str]) -> str:
+    def begin(self) -> str:
         """Mark a write in progress (before any of its files is written); the token its
-        new shard and figures files' names start with."""
+        files' names start with."""
         token = uuid.uuid4().hex[:16]
         checked_folder(self.root, self.shown)
         self._mkdir(self.root)
-        mark = {"token": token, "runs": sorted(set(run_ids))}
-        atomic_write_bytes(self.pending, json.dumps(mark).encode("utf-8"))
+        atomic_write_bytes(self.pending, json.dumps({"token": token}).encode("utf-8"))
         return token
 
     def _mkdir(self, folder: Path) -> None:
@@ -122,48 +179,17 @@ class Payloads:
         with contextlib.suppress(OSError):
             self.pending.unlink()
 
-    def write(self, items: Sequence[tuple[str, str, bytes]], *, sync: bool = True) -> None:
-        """Write (kind, run id, blob) files; a big batch is made durable with one sync
-        (`sync=False`: none, the caller syncs once after many calls)."""
-        bulk = len(items) > BULK or not sync
-        made: set[str] = set()
-        for kind, run_id, blob in items:
-            path = self.path(kind, run_id)
-            if kind not in made:
-                self._mkdir(path.parent)
-                made.add(kind)
-            if not bulk:
-                atomic_write_bytes(path, blob)
-                continue
-            try:
-                write_new(path, blob)
-            except FileExistsError:  # a killed write's leftover: replaced whole
-                atomic_write_bytes(path, blob, durable=False)
-        if bulk and sync:
-            os.sync()
-
-    def remove(self, run_ids: Iterable[str]) -> None:
-        """Remove the runs' payload files (a run id that cannot name a file names none)."""
-        for run_id in run_ids:
-            for kind in KINDS:
-                with contextlib.suppress(OSError, ValueError):
-                    self.path(kind, run_id).unlink()
-
 
 def encode(
-    run_id: str, layers: Sequence[LayerProfile] | None, samples: np.ndarray | SamplesBlob | None
-) -> tuple[list[tuple[str, str, bytes]], dict[str, int]]:
-    """The (kind, run id, blob) files of a run and their counts by kind (samples already
-    stored as a blob are kept as they are)."""
-    files: list[tuple[str, str, bytes]] = []
-    counts: dict[str, int] = {}
+    layers: Sequence[LayerProfile] | None, samples: np.ndarray | SamplesBlob | None
+) -> list[tuple[str, bytes, int]]:
+    """The (kind, blob, count) payloads of a run (samples already stored as a blob are kept
+    as they are)."""
+    found: list[tuple[str, bytes, int]] = []
     if layers is not None:
-        files.append(("layers", run_id, layers_blob(layers)))
-        counts["layers"] = len(layers)
+        found.append(("layers", layers_blob(layers), len(layers)))
     if isinstance(samples, SamplesBlob):
-        files.append(("samples", run_id, samples.blob))
-        counts["samples"] = samples.count
+        found.append(("samples", samples.blob, samples.count))
     elif samples is not None:
-        blob, counts["samples"] = samples_blob(samples)
-        files.append(("samples", run_id, blob))
-    return files, counts
+        found.append(("samples", *samples_blob(samples)))
+    return found

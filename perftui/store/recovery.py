@@ -1,14 +1,13 @@
 """What the store deletes, and only that: files its document once named, and the files a
 killed write of its own left.
 
-- A write that supersedes a shard or figures file (perftui.store.shards), or drops a run's
-  payload files, records them in the document's ``retired`` table (``{"folder", "name",
-  "at"}``); a write after the grace period removes them and their records. Nothing else
-  in those folders is ever removed because it is old or unnamed.
-- A write marks the folder (``pending``: its token and the runs whose payloads it writes or
-  drops) before its first file; the next write (under the lock) removes what that write left
-  if it was killed: the temporary files this code makes, the files named with its token that
-  no document names, the payloads of its runs that no document holds.
+- A write that supersedes a shard, figures or pack file (no entry names it any more)
+  records it in the document's ``retired`` table (``{"folder", "name", "at"}``); a write
+  after the grace period removes them and their records. Nothing else in those folders is
+  ever removed because it is old or unnamed.
+- A write marks the folder (``pending``: its token) before its first file; the next write
+  (under the lock) removes what that write left if it was killed: the temporary files this
+  code makes and the files named with its token that no document names.
 - A document that does not name the run files beside it (emptied, cut, edited, or an older
   copy restored beside a newer folder) is damage, reported and left in place
   (`check_folder`); a read never writes. A document an earlier version wrote did not name
@@ -26,9 +25,10 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from perftui.domain.errors import StoreError
-from perftui.store.entries import files_of
-from perftui.store.names import FILE_NAME, checked_file, checked_run_id, is_temp, read_nofollow
-from perftui.store.payloads import KINDS, Payloads
+from perftui.store.entries import files_of, packs_of
+from perftui.store.legacy import old_payload
+from perftui.store.names import FILE_NAME, checked_file, is_temp, read_nofollow
+from perftui.store.payloads import Payloads
 from perftui.store.shards import GRACE_S
 
 if TYPE_CHECKING:
@@ -47,18 +47,19 @@ __all__ = [
     "unnamed",
 ]
 
-FOLDERS = ("runs", "figures")
-"""The folders of files the document names (shards, figures)."""
+FOLDERS = ("runs", "figures", "packs")
+"""The folders of files the document names (shards, figures, packs)."""
 Named = set[tuple[str, str]]
 """(folder, file name) pairs."""
 
 
 def live_files(entries: Iterable[dict[str, Any]]) -> Named:
-    """The shard and figures files the projects' entries name (ValueError if one is not a
-    name of this database)."""
+    """The shard, figures and pack files the projects' entries name (ValueError if one is not
+    a name of this database)."""
     named: Named = set()
     for entry in entries:
         named.update(("runs", name) for name in files_of(entry))
+        named.update(("packs", name) for name in packs_of(entry))
         if entry.get("figures") is not None:
             named.add(("figures", checked_file(entry["figures"])))
     return named
@@ -78,8 +79,8 @@ def _checked(folder: object, name: object) -> str:
     """`name` if it is a name of a file of `folder` that this store writes; else ValueError."""
     if folder in FOLDERS:
         return checked_file(name)
-    if folder in KINDS and isinstance(name, str) and name.endswith(KINDS[folder]):
-        return checked_run_id(name[: -len(KINDS[folder])]) + KINDS[folder]
+    if old_payload(folder, name):  # an older layout's, retired by its migration
+        return str(name)
     raise ValueError(f"{str(folder)[:20]!r}/{str(name)[:60]!r} is not a file of this database")
 
 
@@ -96,7 +97,7 @@ def _listed(payloads: Payloads, folder: str) -> list[str]:
 
 
 def unnamed(payloads: Payloads, named: Named) -> list[tuple[str, str]]:
-    """The shard and figures files on disk that `named` does not name."""
+    """The shard, figures and pack files on disk that `named` does not name."""
     return [
         (folder, name)
         for folder in FOLDERS
@@ -105,46 +106,38 @@ def unnamed(payloads: Payloads, named: Named) -> list[tuple[str, str]]:
     ]
 
 
-def _mark(payloads: Payloads) -> tuple[str, list[str]] | None:
-    """A killed (or running) write's token and runs; None without a mark; ("", []) for a
-    mark that says neither (an earlier version's)."""
+def _mark(payloads: Payloads) -> str | None:
+    """A killed (or running) write's token; None without a mark; "" for a mark that names
+    none (an earlier version's)."""
     try:
         raw = read_nofollow(payloads.pending)
     except FileNotFoundError:
         return None
     except OSError:
-        return "", []
+        return ""
     try:
-        mark = json.loads(raw)
-        token, runs = mark["token"], mark["runs"]
-        if isinstance(token, str) and isinstance(runs, list):
-            return token, [r for r in runs if isinstance(r, str)]
+        token = json.loads(raw)["token"]
+        return token if isinstance(token, str) else ""
     except (ValueError, KeyError, TypeError, RecursionError):
-        pass
-    return "", []
+        return ""
 
 
 def check_folder(snap: Snapshot, payloads: Payloads, *, locked: bool = False) -> None:
-    """StoreError (damage) if the folder holds shard or figures files the document does not
-    name and no write is under way (`locked`: none can be, and `recover` has run): the
-    document is older than its folder."""
+    """StoreError (damage) if the folder holds shard, figures or pack files the document
+    does not name and no write is under way (`locked`: none can be, and `recover` has run):
+    the document is older than its folder."""
     if not os.path.lexists(payloads.root):
         return
     if snap.version and not snap.names_its_files:
         return  # an earlier version's document: it did not name them all (see `claim`)
     stray = unnamed(payloads, snap.named_files())
-    kinds = [] if snap.version else [k for k in KINDS if _listed(payloads, k)]
-    if not stray and not kinds:
+    if not stray:
         return
     if not locked and payloads.pending.exists():
         return  # looked for after the files: a write that made them marked itself first
-    what = (
-        f"the {len(stray)} run and figures file(s) in {payloads.root.name}/"
-        if stray
-        else f"the run files in {payloads.root.name}/{kinds[0]}"
-    )
     raise StoreError(
-        f"database {snap.shown} is damaged: it does not name {what} beside it (it was"
+        f"database {snap.shown} is damaged: it does not name the {len(stray)} run and"
+        f" figures file(s) in {payloads.root.name}/ beside it (it was"
         " emptied, cut or edited, or an older copy was restored); nothing was changed"
         " — `perftui doctor` shows what a repair would do; or restore the newer file"
     )
@@ -153,11 +146,10 @@ def check_folder(snap: Snapshot, payloads: Payloads, *, locked: bool = False) ->
 def recover(snap: Snapshot, payloads: Payloads) -> None:
     """Remove what a killed write left, then its mark (call under the lock)."""
     _remove_temps(payloads, "")  # a mark being written
-    mark = _mark(payloads)
-    if mark is None:
+    token = _mark(payloads)
+    if token is None:
         return
-    token, runs = mark
-    for folder in (*FOLDERS, *KINDS):
+    for folder in FOLDERS:
         _remove_temps(payloads, folder)
     stray = unnamed(payloads, snap.named_files())
     if any(not token or not name.startswith(token) for _, name in stray):
@@ -165,8 +157,6 @@ def recover(snap: Snapshot, payloads: Payloads) -> None:
     for folder, name in stray:
         with contextlib.suppress(OSError):
             os.unlink(payloads.root / folder / name)
-    if runs:
-        payloads.remove(set(runs) - snap.payload_ids())
     payloads.end()
 
 
@@ -197,20 +187,13 @@ def claim(db: TinyDB, snap: Snapshot, payloads: Payloads) -> None:
         db.table("unclaimed").insert_multiple({"folder": f, "name": n} for f, n in stray)
 
 
-def retire(
-    db: TinyDB,
-    before: Named,
-    payloads: Payloads,
-    dropped: Iterable[str] = (),
-    now: float | None = None,
-) -> None:
-    """Record the files the write's document no longer names (of `before`, and the payload
-    files of the `dropped` runs) as retired, and remove those retired more than the grace
-    period ago (with their records): a reader of the document before still finds them."""
+def retire(db: TinyDB, before: Named, payloads: Payloads, now: float | None = None) -> None:
+    """Record the files the write's document no longer names (of `before`) as retired, and
+    remove those retired more than the grace period ago (with their records): a reader of
+    the document before still finds them."""
     now = time.time() if now is None else now
     table = db.table("retired")
     gone = before - live_files(db.table("shards").all())
-    gone |= {(kind, run_id + suffix) for run_id in dropped for kind, suffix in KINDS.items()}
     gone = {(f, n) for f, n in gone if os.path.lexists(payloads.root / f / n)}  # made up: none
     if gone:
         table.insert_multiple({"folder": f, "name": n, "at": now} for f, n in sorted(gone))

@@ -3,9 +3,11 @@
 When the document does not name shard files beside it (an older copy restored, an entry
 dropped by hand), their runs are not lost: `plan` reads them and says what a repair would
 do, `apply` (inside a write that skips the damage check) adds each run the document does not
-hold to its project. Nothing is deleted: the files read are retired (removed after the
-grace period, their runs being stored anew) when every run in them was adopted or known,
-else kept as ``unclaimed``; runs of projects the document does not know stay in their files.
+hold to its project, its payloads where they are (the packs its runs use are named again).
+Nothing is deleted: the shard files read are retired (removed after the grace period, their
+runs being stored anew) when every run in them was adopted or known, else kept as
+``unclaimed``, like the packs no adopted run uses; runs of projects the document does not
+know stay in their files.
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ class Plan:
     """What a repair would do."""
 
     adopt: dict[str, list[Pending]] = field(default_factory=dict)
-    """Project -> the runs it would get back (document, payload counts, figures)."""
+    """Project -> the runs it would get back (document, payloads, figures)."""
     strangers: dict[str, int] = field(default_factory=dict)
     """A project the document does not know -> how many of its runs stay in their files."""
     retire: list[tuple[str, str]] = field(default_factory=list)
@@ -64,9 +66,11 @@ def plan(snap: Snapshot, payloads: Payloads) -> Plan:
     """What a repair of `snap`'s document would do with the files it does not name."""
     found = Plan()
     known = set(snap.run_index)
-    for folder, name in sorted(unnamed(payloads, snap.named_files())):
+    stray = sorted(unnamed(payloads, snap.named_files()))
+    for folder, name in stray:
+        if folder == "figures":
+            found.retire.append((folder, name))  # computed again from the runs
         if folder != "runs":
-            found.retire.append((folder, name))  # figures: computed again from the runs
             continue
         try:
             raw = read_nofollow(payloads.folder("runs") / name)
@@ -83,12 +87,14 @@ def plan(snap: Snapshot, payloads: Payloads) -> Plan:
                 found.strangers[project] = found.strangers.get(project, 0) + 1
                 whole = False
                 continue
-            counts = {
-                kind: table[run_id] for kind, table in shard.counts.items() if run_id in table
-            }
-            found.adopt.setdefault(project, []).append((doc, counts, shard.figures.get(run_id)))
+            refs = shard.refs_of(run_id)
+            found.adopt.setdefault(project, []).append((doc, refs, shard.figures.get(run_id)))
             known.add(run_id)
         (found.retire if whole else found.keep).append((folder, name))
+    used = {
+        ref.pack for items in found.adopt.values() for _, refs, _ in items for ref in refs.values()
+    }
+    found.keep += [(f, n) for f, n in stray if f == "packs" and n not in used]
     return found
 
 

@@ -15,6 +15,7 @@ from tinydb.table import Table
 from perftui.store.entries import (
     appended_figures,
     files_of,
+    packs_of,
     project_figures,
     run_count,
     shard_doc,
@@ -53,7 +54,7 @@ def write_shards(tx: Transaction, root: Path, cache: dict[str, Shard], *, durabl
             name = write_shard(folder, shard.blob(), tx.token, durable=durable)
             tx.new_shards.append(name)
             kept = _write_figures(tx, root, figures.part(), durable)
-            table.insert(shard_doc(project, name, len(shard.runs), kept))
+            table.insert(shard_doc(project, name, len(shard.runs), kept, shard.packs()))
             cache[name] = shard
 
 
@@ -97,5 +98,6 @@ def _append(
     tx.new_shards.append(name)
     kept = _write_figures(tx, root, figures.part(), durable)
     table.remove(where("project") == project)
-    table.insert(shard_doc(project, files[0] if tail else name, count, kept, tail))
+    packs = {*packs_of(entry), *(ref.pack for _, refs, _ in pending for ref in refs.values())}
+    table.insert(shard_doc(project, files[0] if tail else name, count, kept, packs, tail))
     return True

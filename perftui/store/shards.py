@@ -1,9 +1,9 @@
 """Each project's runs in a file of their own beside the database, so a command that shows
 one project parses only that project and a write rewrites only the projects it touches.
 
-``<db>.d/runs/<uuid>.json`` is JSON lines: a header ``{"perftui_shard": 2}``, then one line
-per run, ``{"run": run document, "samples": count, "layers": count, "figures": figures,
-"method": ...}`` (the counts of the run's payload files when it has them, and its figures
+``<db>.d/runs/<uuid>.json`` is JSON lines: a header ``{"perftui_shard": 3}``, then one line
+per run, ``{"run": run document, "samples": ref, "layers": ref, "figures": figures,
+"method": ...}`` (where its payloads are, when it has them: perftui.store.payloads, and its figures
 (perftui.store.figure_docs) as computed when it was stored, so showing a project's runs reads
 none of their samples; figures of another method are computed again when read). Adding runs
 to a project writes their lines to a segment beside its file (perftui.store.shard_writes),
@@ -19,7 +19,6 @@ token, which the next write removes (perftui.store.recovery).
 from __future__ import annotations
 
 import json
-import uuid
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -27,7 +26,8 @@ from typing import Any
 from perftui.domain.records import RunResult
 from perftui.store.figure_docs import method
 from perftui.store.files import atomic_write_bytes
-from perftui.store.names import RUN_ID
+from perftui.store.names import RUN_ID, new_name
+from perftui.store.payloads import KINDS, Ref, checked_ref
 
 __all__ = [
     "GRACE_S",
@@ -40,7 +40,7 @@ __all__ = [
     "write_shard",
 ]
 
-HEADER = b'{"perftui_shard":2}\n'
+HEADER = b'{"perftui_shard":3}\n'
 GRACE_S = 60.0
 """How long a superseded shard file is kept for readers of the document that named it."""
 
@@ -50,21 +50,18 @@ def shard_folder(payload_root: Path) -> Path:
 
 
 class Shard:
-    """One project's run documents and payload counts; the parsed records are cached on it
-    (a shard read from a file is never mutated: a write edits a `copy`)."""
+    """One project's run documents and where their payloads are; the parsed records are
+    cached on it (a shard read from a file is never mutated: a write edits a `copy`)."""
 
     def __init__(
         self,
         runs: dict[str, dict[str, Any]] | None = None,
-        samples: dict[str, int] | None = None,
-        layers: dict[str, int] | None = None,
+        refs: dict[str, dict[str, Ref]] | None = None,
         figures: dict[str, dict[str, Any]] | None = None,
     ) -> None:
         self.runs = runs if runs is not None else {}
-        self.counts: dict[str, dict[str, int]] = {
-            "samples": samples if samples is not None else {},
-            "layers": layers if layers is not None else {},
-        }
+        self.refs: dict[str, dict[str, Ref]] = refs if refs is not None else {k: {} for k in KINDS}
+        """Payload kind -> run id -> where it is (perftui.store.payloads)."""
         self.figures = figures if figures is not None else {}
         """Run id -> its stored figures, all of this version's method (`method()`)."""
         self.removed = False
@@ -82,41 +79,38 @@ class Shard:
         shard = cls()
         for item in json.loads(b"[" + b",".join(lines) + b"]"):
             doc = item["run"]
-            counts = {kind: item[kind] for kind in ("samples", "layers") if kind in item}
+            refs = {kind: checked_ref(item[kind]) for kind in KINDS if kind in item}
             figures = item.get("figures") if item.get("method") == method() else None
             shard.add(
-                checked_run(doc.get("id") if isinstance(doc, dict) else None, doc),
-                counts,
-                figures,
+                checked_run(doc.get("id") if isinstance(doc, dict) else None, doc), refs, figures
             )
         return shard
 
+    def refs_of(self, run_id: str) -> dict[str, Ref]:
+        return {kind: table[run_id] for kind, table in self.refs.items() if run_id in table}
+
+    def packs(self) -> list[str]:
+        """The pack files its runs' payloads are in."""
+        return sorted({ref.pack for table in self.refs.values() for ref in table.values()})
+
     def blob(self) -> bytes:
         lines = [
-            line(
-                doc,
-                {kind: table[run_id] for kind, table in self.counts.items() if run_id in table},
-                self.figures.get(run_id),
-            )
+            line(doc, self.refs_of(run_id), self.figures.get(run_id))
             for run_id, doc in self.runs.items()
         ]
         return HEADER + b"".join(lines)
 
     def copy(self) -> Shard:
         """A shard to edit: new tables sharing the (never mutated) documents."""
-        return Shard(
-            dict(self.runs),
-            dict(self.counts["samples"]),
-            dict(self.counts["layers"]),
-            dict(self.figures),
-        )
+        refs = {kind: dict(table) for kind, table in self.refs.items()}
+        return Shard(dict(self.runs), refs, dict(self.figures))
 
     def add(
-        self, doc: dict[str, Any], payload_counts: dict[str, int], figures: dict[str, Any] | None
+        self, doc: dict[str, Any], refs: dict[str, Ref], figures: dict[str, Any] | None
     ) -> None:
         self.runs[doc["id"]] = doc
-        for kind, count in payload_counts.items():
-            self.counts[kind][doc["id"]] = count
+        for kind, ref in refs.items():
+            self.refs[kind][doc["id"]] = ref
         if figures is not None:
             self.figures[doc["id"]] = figures
 
@@ -125,7 +119,7 @@ class Shard:
         for run_id in run_ids:
             self.runs.pop(run_id, None)
             self.figures.pop(run_id, None)
-            for table in self.counts.values():
+            for table in self.refs.values():
                 table.pop(run_id, None)
 
 
@@ -143,9 +137,9 @@ def checked_run(run_id: Any, doc: Any) -> dict[str, Any]:
     return doc
 
 
-def line(doc: dict[str, Any], counts: dict[str, int], figures: dict[str, Any] | None) -> bytes:
+def line(doc: dict[str, Any], refs: dict[str, Ref], figures: dict[str, Any] | None) -> bytes:
     """A run's line in a shard file."""
-    item: dict[str, Any] = {"run": doc, **counts}
+    item: dict[str, Any] = {"run": doc, **{kind: list(ref) for kind, ref in refs.items()}}
     if figures is not None:
         item.update(figures=figures, method=method())
     return json.dumps(item, ensure_ascii=False, separators=(",", ":")).encode("utf-8") + b"\n"
@@ -159,7 +153,7 @@ def appendable(raw: bytes) -> bool:
 def write_shard(folder: Path, blob: bytes, token: str, *, durable: bool = True) -> str:
     """Write a shard file under a new name starting with the write's `token` (atomically,
     before the document names it; `durable=False`: the caller syncs); the name."""
-    name = f"{token}{uuid.uuid4().hex}"[:32] + ".json"
+    name = new_name(token)
     folder.mkdir(parents=True, exist_ok=True)
     atomic_write_bytes(folder / name, blob, durable=durable)
     return name

@@ -236,10 +236,6 @@ class Snapshot:
         except (KeyError, TypeError, ValueError, RecursionError) as exc:
             raise malformed(self.shown, f"runs file of project {project!r}", exc) from None
 
-    def payload_ids(self) -> set[str]:
-        """The run ids whose payload files are in use."""
-        return set(self.run_index)
-
     def shard_keys(self) -> set[str]:
         """What the shards this document names are cached by."""
         return {shard_key(entry) for entry in self.entries.values()}
@@ -266,13 +262,13 @@ class Snapshot:
     # ------------------------------------------------------------------ runs
 
     def payload(self, shard: Shard, kind: str, run_id: str) -> Any:
-        """A run's decoded payload from its file; None if it has none."""
-        count = shard.counts[kind].get(run_id)
-        if count is None:
+        """A run's decoded payload from its pack; None if it has none."""
+        ref = shard.refs[kind].get(run_id)
+        if ref is None:
             return None
         try:
             read = self.payloads.layers if kind == "layers" else self.payloads.samples
-            return read(run_id, count)
+            return read(run_id, ref)
         except (KeyError, TypeError, ValueError) as exc:
             raise damaged(self.shown, f"{kind} of run {run_id}: {exc}") from None
 

@@ -36,10 +36,10 @@ def stream_runs(
 
 
 def _samples_document(snap: Snapshot, shard: Shard, run_id: str) -> dict[str, Any] | None:
-    count = shard.counts["samples"].get(run_id)
-    if count is None:
+    ref = shard.refs["samples"].get(run_id)
+    if ref is None:
         return None
     try:
-        return samples_blob_document(snap.payloads.read("samples", run_id), count)
+        return samples_blob_document(snap.payloads.read("samples", run_id, ref), ref.count)
     except (KeyError, TypeError, ValueError) as exc:
         raise damaged(snap.shown, f"samples of run {run_id}: {exc}") from None

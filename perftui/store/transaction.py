@@ -3,11 +3,11 @@
 Writes take an exclusive lock (perftui.store.files), remove what a killed write left
 (perftui.store.recovery), read the file afresh, apply TinyDB operations on a buffered storage
 (perftui.store.storage) and commit once; the runs of each project they touch go to a new
-shard file (perftui.store.shards) written before the document that names it, the payload
-files (perftui.store.payloads) too. Every write also merges the runs parked in the journal
-(perftui.store.journal) and moves an older layout to the current one. Reads take no lock
-(the files are always whole), come from a cached parsed snapshot (perftui.store.snapshot)
-and never write.
+shard file (perftui.store.shards) written before the document that names it, their payloads
+to a new pack file (perftui.store.payloads) as they come. Every write also merges the runs
+parked in the journal (perftui.store.journal) and moves an older layout to the current
+one. Reads take no lock (the files are always whole), come from a cached parsed snapshot
+(perftui.store.snapshot) and never write.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from __future__ import annotations
 import contextlib
 import os
 import threading
-from collections.abc import Callable, Collection, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -43,7 +43,7 @@ from perftui.store.layout import (
 )
 from perftui.store.legacy import migrate
 from perftui.store.names import checked_folder as check_folder_of
-from perftui.store.payloads import BULK, Payloads
+from perftui.store.payloads import Pack, Payloads, Ref
 from perftui.store.recovery import check_folder, claim, live_files, recover, retire
 from perftui.store.shard_writes import write_shards
 from perftui.store.shards import Shard, shard_folder
@@ -51,25 +51,25 @@ from perftui.store.snapshot import Snapshot, load
 from perftui.store.storage import AtomicJSONStorage, DocumentEncoder
 
 if TYPE_CHECKING:
-    Pending = tuple[dict[str, Any], dict[str, int], dict[str, Any] | None]
-    """A run added by a write: its document, payload counts and figures."""
+    Pending = tuple[dict[str, Any], dict[str, Ref], dict[str, Any] | None]
+    """A run added by a write: its document, payloads and figures."""
 
 __all__ = ["DatabaseFile", "Transaction"]
 
+BULK = 8
+"""More files than this in one write are synced once together instead of one by one."""
+
 
 class Transaction:
-    """One write: the TinyDB on the buffered storage, the shards it edits and the payload
-    files it adds (written before the document commits) and drops (removed after)."""
+    """One write: the TinyDB on the buffered storage, the shards it edits and the pack files
+    it adds (written as runs come, synced before the document commits)."""
 
     def __init__(self, db: TinyDB, snap: Snapshot, payloads: Payloads) -> None:
         self.db = db
         self.snap = snap
         self.payloads = payloads
-        self.files: list[tuple[str, str, bytes]] = []
-        """Payload files to write at the commit, before the document."""
-        self.written: set[str] = set()
-        """Run ids whose payload files it wrote already (`write_early`)."""
-        self.dropped: set[str] = set()
+        self.packs: dict[str, Pack] = {}
+        """Project name -> the pack file its runs' payloads go to."""
         self.merged: list[Path] = []
         self.shards: dict[str, Shard] = {}
         """Project name -> its runs as this write leaves them."""
@@ -79,8 +79,8 @@ class Transaction:
         self.new_figures: list[str] = []
         """The figures files (perftui.store.entry_figures) this write has written."""
         self.token = ""
-        """What the names of the shard and figures files it writes start with (its mark:
-        perftui.store.recovery)."""
+        """What the names of the files it writes start with (its mark, written before the
+        first of them: perftui.store.recovery)."""
         self.appended: dict[str, list[RunResult]] = {}
         """Project name -> the runs this write adds to it (their figures extend the stored),
         the newest profiled one alone with its layers (PrecisionSource.extend)."""
@@ -93,11 +93,26 @@ class Transaction:
     def table(self, name: str) -> Table:
         return self.db.table(name)
 
-    def write_early(self, run_ids: Collection[str]) -> None:
-        """Write the payload files of the runs added from now on at once instead of at the
-        commit (a large import holds one run's at a time), after marking the write with the
-        ids of the runs it may add (perftui.store.recovery)."""
-        self.token = self.payloads.begin(run_ids)
+    def mark(self) -> str:
+        """The write's token, marking the folder first if it is not yet (perftui.store.
+        recovery)."""
+        if not self.token:
+            self.token = self.payloads.begin()
+        return self.token
+
+    def store_payloads(
+        self, project: str, blobs: Sequence[tuple[str, bytes, int]]
+    ) -> dict[str, Ref]:
+        """Append a run's (kind, blob, count) payloads to the project's pack; where they are."""
+        if not blobs:
+            return {}
+        try:
+            pack = self.packs.get(project)
+            if pack is None:
+                pack = self.packs[project] = self.payloads.open_pack(self.mark())
+            return {kind: pack.add(blob, count) for kind, blob, count in blobs}
+        except OSError as exc:
+            raise cannot_write(self.payloads.shown, exc) from None
 
     def shard(self, project: str) -> Shard:
         """The project's runs, to edit (written at the commit), with those added so far."""
@@ -127,10 +142,10 @@ class Transaction:
 
     @property
     def touches_files(self) -> bool:
-        """Whether the write adds or removes payload, shard or figures files (not only the
+        """Whether the write adds or removes pack, shard or figures files (not only the
         document; the files it supersedes are retired: perftui.store.recovery)."""
         edits = any(s.runs for s in self.shards.values())
-        return bool(self.files or self.dropped or self.lines or edits)
+        return bool(self.packs or self.lines or edits)
 
     def known(self, run_id: str) -> bool:
         return run_id in self.added or self.snap.project_of(run_id) is not None
@@ -249,12 +264,12 @@ class DatabaseFile:
             db = TinyDB(target, data=data, encoder=self._encoder, storage=AtomicJSONStorage)
             storage: AtomicJSONStorage = db.storage  # type: ignore[assignment]
             tx = Transaction(db, snap, payloads)
-            backup = migrate(tx, snap, target)
+            backup, lost = migrate(tx, snap, target)
             self._merge_parked(tx)
             try:
                 yield tx
             except BaseException:
-                if tx.token:  # files written early: no document names them
+                if tx.token:  # files written as runs came: no document names them
                     self._undo(tx, payloads)
                 raise
             if not (storage.dirty or tx.shards or tx.lines or tx.merged or backup):
@@ -272,23 +287,20 @@ class DatabaseFile:
             try:
                 if backup is not None:
                     atomic_write_bytes(backup, (read_bytes(target, self.path) or (b"",))[0])
-                if marked and not tx.token:
-                    ids = {run_id for _, run_id, _ in tx.files} | tx.dropped
-                    tx.token = payloads.begin(ids)
-                payloads.write(tx.files)
-                bulk = bool(tx.written) or len(tx.shards) + len(tx.lines) > BULK
+                if marked:
+                    tx.mark()
+                bulk = len(tx.packs) + len(tx.shards) + len(tx.lines) > BULK
+                for pack in tx.packs.values():
+                    pack.close(durable=not bulk)
                 write_shards(tx, payloads.root, self._shards, durable=not bulk)
                 if bulk:
-                    os.sync()  # the files written early and the shards, made durable at once
-                retire(db, live_files(snap.entries.values()), payloads, tx.dropped)
+                    os.sync()  # the packs and shards, made durable at once
+                retire(db, live_files(snap.entries.values()), payloads)
                 st = storage.commit()
             except OSError as exc:
                 if _unchanged(target, snap):  # else the next write removes them
                     self._undo(tx, payloads)
-                raise StoreError(
-                    f"cannot write database {self.path} ({exc.strerror or exc});"
-                    " it was left unchanged"
-                ) from None
+                raise cannot_write(self.path, exc) from None
             Journal(target).discard(tx.merged)
             if marked:
                 payloads.end()
@@ -297,6 +309,7 @@ class DatabaseFile:
                     f"database {self.path} moved to layout {SCHEMA_VERSION} (runs, samples"
                     f" and profiles now in {payloads.root.name}/); the old file is kept as"
                     f" {backup}"
+                    + (f"; {lost} unreadable payload file(s) were left out" if lost else "")
                 )
             if st is not None:
                 self._cache(storage, st, payloads)
@@ -325,12 +338,14 @@ class DatabaseFile:
     def _undo(self, tx: Transaction, payloads: Payloads) -> None:
         """Remove the files of a write that failed before its document was committed (no
         document names them), then its mark."""
-        payloads.remove({run_id for _, run_id, _ in tx.files} | tx.written)
+        for pack in tx.packs.values():
+            pack.close(durable=False)
         for name in tx.new_shards:
             self._shards.pop(name, None)
         for folder, names in (
             (shard_folder(payloads.root), tx.new_shards),
             (figures_folder(payloads.root), tx.new_figures),
+            (payloads.root / "packs", [pack.name for pack in tx.packs.values()]),
         ):
             for name in names:
                 with contextlib.suppress(OSError):
@@ -345,6 +360,12 @@ class DatabaseFile:
             added = insert_runs(tx, runs, skip_existing=True, missing_project_ok=True)
             tx.merged = [path for path, _ in entries]
             self._say(f"merged {added} parked run(s) into database {self.path}")
+
+
+def cannot_write(shown: Path, exc: OSError) -> StoreError:
+    return StoreError(
+        f"cannot write database {shown} ({exc.strerror or exc}); it was left unchanged"
+    )
 
 
 def _unchanged(target: Path, snap: Snapshot) -> bool:
