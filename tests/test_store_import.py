@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 
 from perftui.domain.errors import InputError
+from perftui.exchange import progress
 from perftui.exchange.documents import import_document, write_export
-from perftui.store import progress
 from perftui.store.database import Store
 from tests.store_helpers import make_project, make_run, payload_at, tree
 
@@ -55,8 +55,7 @@ def test_a_long_import_says_how_far_it_has_got(
     monkeypatch.setattr(progress.time, "monotonic", lambda: next(clock))
     lines: list[str] = []
     import_document(Store(tmp_path / "target.json", notify=lines.append), document)
-    assert "import: checking: 1 of 4 runs (25%)" in lines
-    assert "import: storing: 3 of 4 runs (75%)" in lines
+    assert "import: 1 of 4 runs (25%)" in lines and "import: 3 of 4 runs (75%)" in lines
     quiet: list[str] = []
     monkeypatch.undo()
     import_document(Store(tmp_path / "other.json", notify=quiet.append), document)

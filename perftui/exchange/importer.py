@@ -1,32 +1,25 @@
-"""Import of an export, in two passes over its records (perftui.exchange.reader): the
-first checks every record against perftui.exchange.schema and keeps only the projects, the
-benchmarks and the run ids; the second stores the runs one at a time in one write
-(Store.merge with the ids known). A bad record anywhere is an InputError naming it before
-anything is written, so memory holds one run however large the export."""
+"""Import of an export in one pass over its records (perftui.exchange.reader): each record
+is checked against perftui.exchange.schema and stored as it comes, in one write (Store.merge),
+so memory holds one run however large the export. A bad record anywhere is an InputError
+naming it, and the write is undone: nothing of a refused import is stored."""
 
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field, replace
+from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from perftui.domain.errors import InputError
 from perftui.domain.records import Project, RunResult, StoredBenchmark
 from perftui.exchange import schema
-from perftui.exchange.reader import Event, NotStreamable, document_events, read_events
+from perftui.exchange.progress import Progress
+from perftui.exchange.reader import Event, document_events, read_events
 from perftui.store.codec import MAX_SAMPLES, SAMPLES_CODEC, SamplesDocument
 from perftui.store.database import Store
-from perftui.store.progress import Progress
 
-__all__ = [
-    "EXPORT_FORMAT",
-    "MAX_IMPORT_BYTES",
-    "import_document",
-    "import_events",
-    "import_file",
-]
+__all__ = ["EXPORT_FORMAT", "MAX_IMPORT_BYTES", "import_document", "import_file", "records"]
 
 EXPORT_FORMAT = 1
 MAX_IMPORT_BYTES = 2**31
@@ -46,10 +39,6 @@ SAMPLES_DOC = schema.record(
     },
     required=("dtype", "codec", "count", "data"),
 )
-
-Events = Callable[[], Iterator[Event]]
-"""A fresh pass over an export's records (called once per pass)."""
-Tick = Callable[[int], None]
 
 
 def _not_export(reason: str) -> InputError:
@@ -96,24 +85,16 @@ def _check_benchmark(project: Project, where: str, data: Any) -> StoredBenchmark
     )
 
 
-@dataclass
-class Checked:
-    """What the checking pass keeps: projects, benchmarks and each run's id, in order
-    (a fresh one for a run that has none, given to it again when it is stored)."""
-
-    projects: list[Project] = field(default_factory=list)
-    benchmarks: list[StoredBenchmark] = field(default_factory=list)
-    ids: list[str] = field(default_factory=list)
-    crcs: list[int] = field(default_factory=list)
-    """Each run's line's CRC-32: the second pass takes a run as checked if its line is the
-    same (a file changed between the passes is refused)."""
+Record = Project | StoredBenchmark | tuple[RunResult, SamplesDocument | None]
+"""What an export holds, as Store.merge takes it."""
 
 
-def check_events(events: Iterator[Event], tick: Tick) -> Checked:
-    """Check every record (InputError naming the first bad field); see `Checked`."""
-    found = Checked()
+def records(events: Iterator[Event]) -> Iterator[Record]:
+    """The export's records, each checked (InputError naming the first bad field) and made a
+    record as it comes; a project comes before its benchmarks and runs."""
     budget = _SampleBudget()
-    for kind, i, j, data, crc in events:
+    names: list[str] = []
+    for kind, i, j, data in events:
         if kind == "head":
             _check_head(data)
         elif kind == "bad":
@@ -122,60 +103,34 @@ def check_events(events: Iterator[Event], tick: Tick) -> Checked:
             checked = schema.project(data, f"projects[{i}]")
             fields = {k: v for k, v in checked.items() if k not in ("runs", "benchmarks")}
             project = Project.from_dict(fields)
-            if any(p.name == project.name for p in found.projects):
+            if project.name in names:
                 raise _not_export(f"project '{project.name}' appears twice")
-            found.projects.append(project)
+            names.append(project.name)
+            yield project
             for n, bench in enumerate(checked.get("benchmarks", [])):
-                where = f"projects[{i}].benchmarks[{n}]"
-                found.benchmarks.append(_check_benchmark(project, where, bench))
+                yield _check_benchmark(project, f"projects[{i}].benchmarks[{n}]", bench)
         elif kind == "run":
-            where = f"projects[{i}].runs[{j}]"
-            checked = schema.run(data, where)
-            samples = checked.get("latency_samples")
-            if samples is not None:
-                samples = SAMPLES_DOC(samples, f"{where}.latency_samples")
-                budget.admit(samples, f"{where}.latency_samples")
-            found.ids.append(checked.get("id") or uuid.uuid4().hex)
-            found.crcs.append(crc)
-            tick(len(found.ids))
-    return found
+            yield _run(data, f"projects[{i}].runs[{j}]", names[i], budget)
 
 
-def _runs(
-    events: Iterator[Event], found: Checked
-) -> Iterator[tuple[RunResult, SamplesDocument | None]]:
-    """The runs of a checked export, made records one at a time as they are stored."""
-    names = [p.name for p in found.projects]
-    n = 0
-    for kind, i, j, data, crc in events:
-        if kind != "run":
-            continue
-        if n >= len(found.ids) or found.crcs[n] != crc or i >= len(names):
-            raise InputError("the export changed while it was imported; nothing was stored")
-        where = f"projects[{i}].runs[{j}]"
-        checked = schema.run_again(data, where)
-        samples = checked.get("latency_samples")
-        run = replace(RunResult.from_dict(checked), id=found.ids[n], project=names[i])
-        n += 1
-        yield run, None if samples is None else SamplesDocument(samples, f"{where}.latency_samples")
-
-
-def import_events(store: Store, events: Events, checking: Tick) -> tuple[int, int]:
-    """Merge an export's records into the store, all or nothing; (projects added, runs
-    added). Runs (and benchmarks) whose id is stored already are skipped, so importing twice
-    adds nothing; a project name that exists with another model/engine/device is an
-    InputError. `checking` hears the runs checked so far in the first pass."""
-    checked = check_events(events(), checking)
-    return store.merge(
-        checked.projects,
-        _runs(events(), checked),
-        checked.benchmarks,
-        total=len(checked.ids),
-    )
+def _run(
+    data: Any, where: str, project: str, budget: _SampleBudget
+) -> tuple[RunResult, SamplesDocument | None]:
+    checked = schema.run(data, where)
+    samples = checked.get("latency_samples")
+    if samples is not None:
+        samples = SAMPLES_DOC(samples, f"{where}.latency_samples")
+        budget.admit(samples, f"{where}.latency_samples")
+    run_id = checked.get("id") or uuid.uuid4().hex
+    run = replace(RunResult.from_dict(checked), id=run_id, project=project)
+    return run, None if samples is None else SamplesDocument(samples, f"{where}.latency_samples")
 
 
 def import_document(store: Store, document: dict[str, Any]) -> tuple[int, int]:
-    """`import_events` on an export parsed whole."""
+    """Merge an export parsed whole into the store, all or nothing; (projects added, runs
+    added). Runs (and benchmarks) whose id is stored already are skipped, so importing twice
+    adds nothing; a project name that exists with another model/engine/device is an
+    InputError."""
     if not isinstance(document, dict):
         raise _not_export('expected a JSON object with "perftui_export" (from `perftui export`)')
     projects = document.get("projects")
@@ -184,33 +139,26 @@ def import_document(store: Store, document: dict[str, Any]) -> tuple[int, int]:
         for p in (projects if isinstance(projects, list) else ())
         if isinstance(p, dict) and isinstance(p.get("runs"), list)
     )
-    tick = Progress(store.notify, "import: checking", total)
-    return import_events(store, lambda: document_events(document), tick)
+    tick = Progress(store.notify, "import", total)
+    runs = 0
+
+    def counted(events: Iterator[Event]) -> Iterator[Event]:
+        nonlocal runs
+        for event in events:
+            runs += event[0] == "run"
+            tick(runs)
+            yield event
+
+    return store.merge(records(counted(document_events(document))))
 
 
 def import_file(store: Store, path: Path, source: str) -> tuple[int, int]:
-    """`import_events` on a file that `perftui export` wrote, a line at a time; NotStreamable
-    (before anything is written) when it is laid out otherwise: read it whole instead. The
-    first pass says how many MB of the file it has checked."""
-    megabytes = Progress(store.notify, "import: checking", _mb(path.stat().st_size), unit="MB")
-    passes = 0
-
-    def events() -> Iterator[Event]:
-        nonlocal passes
-        passes += 1
-        if passes == 1:
-            return read_events(path, source, lambda at: megabytes(_mb(at)))
-        return _again(path, source)
-
-    return import_events(store, events, lambda _done: None)
+    """`import_document` of a file that `perftui export` wrote, a line at a time, saying how
+    many MB of it it has read; NotStreamable (nothing stored) when it is laid out otherwise:
+    read it whole instead."""
+    megabytes = Progress(store.notify, "import", _mb(path.stat().st_size), unit="MB")
+    return store.merge(records(read_events(path, source, lambda at: megabytes(_mb(at)))))
 
 
 def _mb(size: int) -> int:
     return round(size / 1e6)
-
-
-def _again(path: Path, source: str) -> Iterator[Event]:
-    try:
-        yield from read_events(path, source)
-    except NotStreamable:
-        raise InputError(f"{source} changed while it was imported; nothing was stored") from None

@@ -8,7 +8,6 @@ hand, or not an export) is `NotStreamable` and read whole instead (perftui.excha
 from __future__ import annotations
 
 import json
-import zlib
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -18,10 +17,9 @@ from perftui.exchange import schema
 
 __all__ = ["Event", "NotStreamable", "read_events", "streamable"]
 
-Event = tuple[str, int, int, Any, int]
-"""(kind, project index, run index, value, crc): ("head", 0, 0, the head without projects),
-("project", i, 0, project without runs), ("run", i, j, run, its line's CRC-32); then
-("end", 0, 0, None); the CRC is 0 where there is no line (and for all but runs)."""
+Event = tuple[str, int, int, Any]
+"""(kind, project index, run index, value): ("head", 0, 0, the head without projects),
+("project", i, 0, project without runs), ("run", i, j, run); then ("end", 0, 0, None)."""
 
 HEAD = b'{"perftui_export":'
 OPEN_PROJECTS = ',"projects":['
@@ -86,19 +84,19 @@ def read_events(
                 if not line.endswith(OPEN_PROJECTS):
                     raise NotStreamable("line 1: not an export's head")
                 head = _record(decoder, line[: -len(OPEN_PROJECTS)] + "}", 1, source)
-                yield "head", 0, 0, head, 0
+                yield "head", 0, 0, head
             elif in_runs:
                 value, rest = _decode(decoder, line, number, source)
                 if rest not in (",", "]}", "]},") or not isinstance(value, dict):
                     raise NotStreamable(f"line {number}: not a run")
                 run += 1
-                yield "run", project, run, value, zlib.crc32(raw)
+                yield "run", project, run, value
                 in_runs = rest == ","
             elif line == "]}":
                 ended = True
             elif line.endswith(OPEN_RUNS):
                 project, run, in_runs = project + 1, -1, True
-                yield "project", project, 0, _record(decoder, line + "]}", number, source), 0
+                yield "project", project, 0, _record(decoder, line + "]}", number, source)
             else:
                 project += 1
                 yield (
@@ -106,26 +104,25 @@ def read_events(
                     project,
                     0,
                     _record(decoder, line.removesuffix(","), number, source),
-                    0,
                 )
     if not ended:
         raise NotStreamable("the file ends before the export does")
-    yield "end", 0, 0, None, 0
+    yield "end", 0, 0, None
 
 
 def document_events(document: dict[str, Any]) -> Iterator[Event]:
     """The same records from an export parsed whole."""
-    yield "head", 0, 0, {k: v for k, v in document.items() if k != "projects"}, 0
+    yield "head", 0, 0, {k: v for k, v in document.items() if k != "projects"}
     projects = document.get("projects")
     if not isinstance(projects, list):
-        yield "bad", 0, 0, '"projects" is not a list', 0
+        yield "bad", 0, 0, '"projects" is not a list'
         return
     for i, data in enumerate(projects):
         if not isinstance(data, dict):
-            yield "project", i, 0, data, 0
+            yield "project", i, 0, data
             continue
         runs = data.get("runs", [])
-        yield "project", i, 0, {**data, "runs": [] if isinstance(runs, list) else runs}, 0
+        yield "project", i, 0, {**data, "runs": [] if isinstance(runs, list) else runs}
         for j, run in enumerate(runs if isinstance(runs, list) else []):
-            yield "run", i, j, run, 0
-    yield "end", 0, 0, None, 0
+            yield "run", i, j, run
+    yield "end", 0, 0, None

@@ -268,13 +268,12 @@ def layers(value: Any, path: str) -> list[dict[str, Any]]:
     (the same result; a row that does not is checked field by field, naming the field)."""
     if not plain_layers(value):
         return _layers_checked(value, path)
-    return _layers_again(value, path)
+    return _float_times(value)
 
 
-def _layers_again(value: Any, path: str) -> list[dict[str, Any]]:
-    """`layers` of a profile that passed it already (an import's second pass): a row whose
-    time is a whole number is copied with it as a float, as `number` gives it; the others
-    are the rows themselves."""
+def _float_times(value: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Rows that passed the quick check: a row whose time is a whole number is copied with
+    it as a float, as `number` gives it; the others are the rows themselves."""
     return [
         row if type(row.get("time_ms", 0.0)) is float else {**row, "time_ms": float(row["time_ms"])}
         for row in value
@@ -304,8 +303,6 @@ RUN_FIELDS: dict[str, Check] = {
     "memory": optional(mapping(text(64), optional(number(0, 1e12)))),
 }
 run = record(RUN_FIELDS, required=("config",))
-run_again = record({**RUN_FIELDS, "layers": optional(_layers_again)}, required=("config",))
-"""`run` for a run that passed it already: the same value, its layers not checked again."""
 
 project = record(
     {

@@ -10,7 +10,7 @@ from __future__ import annotations
 import contextlib
 import time
 import uuid
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from tinydb import where
@@ -32,7 +32,6 @@ from perftui.store.inserts import insert_runs, prepare_run
 from perftui.store.journal import Journal
 from perftui.store.layout import benchmark_doc, now_iso, project_doc
 from perftui.store.paths import normalize_model_path, same_target
-from perftui.store.progress import Progress
 from perftui.store.repair import Plan, apply, plan
 from perftui.store.shards import Shard
 from perftui.store.stream import Rows, stream_runs
@@ -40,9 +39,17 @@ from perftui.store.transaction import DatabaseFile
 
 if TYPE_CHECKING:
     import numpy as np
+    from tinydb.table import Table
 
     from perftui.domain.measurement.figures import Figures
     from perftui.store.codec import SamplesBlob, SamplesDocument
+
+    Record = (
+        Project
+        | StoredBenchmark
+        | tuple[RunResult, np.ndarray | SamplesBlob | SamplesDocument | None]
+    )
+    """What `Store.merge` takes."""
 
 __all__ = ["Store"]
 
@@ -257,51 +264,52 @@ class Store(DatabaseFile):
             self._say(f"{busy}: {len(prepared)} run(s) kept in {parked}; the next write adds them")
         return [run for run, _ in prepared]
 
-    def merge(
-        self,
-        projects: Sequence[Project],
-        runs: Iterable[tuple[RunResult, np.ndarray | SamplesBlob | SamplesDocument | None]],
-        benchmarks: Sequence[StoredBenchmark] = (),
-        *,
-        total: int | None = None,
-    ) -> tuple[int, int]:
-        """Add records from elsewhere in one write: new projects (an existing one must measure
-        the same model/engine/device), runs and benchmarks whose ids are new (others are
-        skipped). Returns (projects added, runs added). With `total` (how many runs there
-        are) the runs are taken one at a time as they are stored (an import)."""
-        wanted = [self._prepared(p) for p in projects]
-        prepared: Iterable[tuple[RunResult, Any]]
-        if total is None:
-            listed = [prepare_run(run, samples) for run, samples in runs]
-            prepared, total = listed, len(listed)
-        else:
-            prepared = (prepare_run(run, samples) for run, samples in runs)
+    def merge(self, records: Iterable[Record]) -> tuple[int, int]:
+        """Add records from elsewhere in one write, taken one at a time as they come (memory
+        holds one run however many there are): a project before its benchmarks and runs (an
+        existing one must measure the same model/engine/device), and the benchmarks and runs
+        whose ids are new (others are skipped). All or nothing: an error raised while the
+        records come undoes the write. Returns (projects added, runs added)."""
         with self._transaction() as db:
             table = db.table("projects")
             stored = {doc["name"]: Project.from_dict(doc) for doc in table.all()}
-            new_projects = []
-            for project in wanted:
-                existing = stored.get(project.name)
-                if existing is None:
-                    new_projects.append(project_doc(project))
-                    stored[project.name] = project
-                elif not same_target(existing, project):
-                    raise InputError(
-                        f"project '{project.name}' already exists with model {existing.model}"
-                        f" on {existing.engine}/{existing.device}, but the import has"
-                        f" {project.model} on {project.engine}/{project.device};"
-                        " rename one of them first"
-                    )
-            if new_projects:
-                table.insert_multiple(new_projects)
-            tick = Progress(self.notify, "import: storing", total)
-            added = insert_runs(db, prepared, skip_existing=True, progress=tick)
-            bench_table = db.table("benchmarks")
-            known = {doc["id"] for doc in bench_table.all()}
-            fresh = [benchmark_doc(b) for b in benchmarks if b.id not in known]
-            if fresh:
-                bench_table.insert_multiple(fresh)
-        return len(new_projects), added
+            known = {doc["id"] for doc in db.table("benchmarks").all()}
+            projects, benchmarks = 0, []
+
+            def runs() -> Iterator[tuple[RunResult, Any]]:
+                nonlocal projects
+                for record in records:
+                    if isinstance(record, Project):
+                        projects += self._merge_project(table, stored, self._prepared(record))
+                    elif isinstance(record, StoredBenchmark):
+                        if record.id not in known:
+                            known.add(record.id)
+                            benchmarks.append(benchmark_doc(record))
+                    else:
+                        yield prepare_run(*record)
+
+            added = insert_runs(db, runs(), skip_existing=True)
+            if benchmarks:
+                db.table("benchmarks").insert_multiple(benchmarks)
+        return projects, added
+
+    @staticmethod
+    def _merge_project(table: Table, stored: dict[str, Project], project: Project) -> int:
+        """Store an imported project unless it is stored already (1 if it was added);
+        InputError if its name is taken by another model/engine/device."""
+        existing = stored.get(project.name)
+        if existing is None:
+            table.insert(project_doc(project))
+            stored[project.name] = project
+            return 1
+        if not same_target(existing, project):
+            raise InputError(
+                f"project '{project.name}' already exists with model {existing.model}"
+                f" on {existing.engine}/{existing.device}, but the import has"
+                f" {project.model} on {project.engine}/{project.device};"
+                " rename one of them first"
+            )
+        return 0
 
     def runs(self, project: str) -> list[RunResult]:
         """The runs of a project, newest first, with their layers ([] if none or unknown)."""

@@ -5,7 +5,7 @@ they are stored."""
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable, Collection, Iterable
+from collections.abc import Collection, Iterable
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
@@ -42,7 +42,6 @@ def insert_runs(
     skip_existing: bool,
     missing_project_ok: bool = False,
     fresh: Collection[str] = (),
-    progress: Callable[[int], None] | None = None,
 ) -> int:
     """Insert runs with their payloads; a run of an unknown project is an InputError, or
     skipped with `missing_project_ok` (a parked run whose project was deleted since). Runs
@@ -52,9 +51,9 @@ def insert_runs(
     environments = {doc["id"] for doc in tx.table("environments").all()}
     new_environments = []
     added = 0
-    for done, (run, samples) in enumerate(prepared):
-        if progress is not None:
-            progress(done)
+    for run, samples in prepared:
+        if run.project not in projects:  # or added since, by the caller (an import)
+            projects = {doc["name"] for doc in tx.table("projects").all()}
         if run.project not in projects:
             if missing_project_ok:
                 continue
