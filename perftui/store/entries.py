@@ -39,7 +39,7 @@ from perftui.domain.measurement.summary import (
 )
 from perftui.domain.records import RunResult
 from perftui.store.codec import plain
-from perftui.store.figure_docs import method
+from perftui.store.figure_docs import METHOD
 from perftui.store.headlines import best_docs, combined, touched
 from perftui.store.names import checked_file
 
@@ -147,7 +147,7 @@ def stored_best(part: dict[str, Any]) -> dict[str, Any]:
     """Configuration key -> the stored figures of the project's best configurations, as
     stored by this method (perftui.store.figure_docs), else nothing."""
     best = part.get("best")
-    if not isinstance(best, dict) or best.get("method") != method():
+    if not isinstance(best, dict) or best.get("method") != METHOD:
         return {}
     configs = best.get("configs")
     return configs if isinstance(configs, dict) else {}
@@ -163,7 +163,7 @@ def _stored(part: dict[str, Any]) -> ProjectFigures | None:
         return None
     if figures is None or not isinstance(doc, dict) or not isinstance(heads, dict):
         return None
-    if not isinstance(best, dict) or best.get("method") != method():
+    if not isinstance(best, dict) or best.get("method") != METHOD:
         return None
     try:
         source = PrecisionSource.from_dict(doc)

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 from perftui.domain.errors import StoreError
 from perftui.domain.measurement.summary import benchmark_of, config_key
 from perftui.domain.records import RunResult
-from perftui.store.figure_docs import encoded, figures_from_doc, method
+from perftui.store.figure_docs import METHOD, encoded, figures_from_doc
 from perftui.store.shards import Shard
 
 if TYPE_CHECKING:
@@ -110,4 +110,4 @@ def best_docs(
         doc = next((k[key] for k in known if key in k), None) or headline_doc(snap, project, key)
         if doc is not None:
             docs[key] = doc
-    return {"method": method(), "configs": docs}
+    return {"method": METHOD, "configs": docs}

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 from perftui.store.document import damaged
 from perftui.store.entries import files_of, shard_key
 from perftui.store.entry_figures import FIGURES_FIELDS
-from perftui.store.figure_docs import method
+from perftui.store.figure_docs import METHOD
 from perftui.store.layout import SCHEMA_VERSION, doc_key, split_environment
 from perftui.store.names import RUN_ID, read_nofollow
 from perftui.store.payloads import KINDS, Payloads, Ref
@@ -159,7 +159,7 @@ def _parse_lines(raw: bytes, conv: Conversion, payloads: Payloads) -> Shard:
     for item in json.loads(b"[" + b",".join(raw.splitlines()) + b"]"):
         doc = item["run"]
         run_id = checked_run(doc.get("id") if isinstance(doc, dict) else None, doc)["id"]
-        figures = item.get("figures") if item.get("method") == method() else None
+        figures = item.get("figures") if item.get("method") == METHOD else None
         shard.add(doc, {}, figures)
         for kind in KINDS:
             if kind in item:
@@ -174,7 +174,7 @@ def _parse_tables(data: dict[str, Any], conv: Conversion, payloads: Payloads) ->
         raise ValueError("not a table of runs")
     stored = data.get("figures")
     figures = {}
-    if isinstance(stored, dict) and stored.get("method") == method():
+    if isinstance(stored, dict) and stored.get("method") == METHOD:
         figures = stored["runs"]
         if not isinstance(figures, dict):
             raise ValueError("not a table of figures")

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from perftui.domain.records import RunResult
-from perftui.store.figure_docs import method
+from perftui.store.figure_docs import METHOD
 from perftui.store.files import atomic_write_bytes
 from perftui.store.names import RUN_ID, new_name
 from perftui.store.payloads import KINDS, Ref, checked_ref
@@ -63,7 +63,7 @@ class Shard:
         self.refs: dict[str, dict[str, Ref]] = refs if refs is not None else {k: {} for k in KINDS}
         """Payload kind -> run id -> where it is (perftui.store.payloads)."""
         self.figures = figures if figures is not None else {}
-        """Run id -> its stored figures, all of this version's method (`method()`)."""
+        """Run id -> its stored figures, all of this version's method (`METHOD`)."""
         self.removed = False
         """Whether runs were removed from it since it was read (its figures are then
         computed again, not extended)."""
@@ -80,7 +80,7 @@ class Shard:
         for item in json.loads(b"[" + b",".join(lines) + b"]"):
             doc = item["run"]
             refs = {kind: checked_ref(item[kind]) for kind in KINDS if kind in item}
-            figures = item.get("figures") if item.get("method") == method() else None
+            figures = item.get("figures") if item.get("method") == METHOD else None
             shard.add(
                 checked_run(doc.get("id") if isinstance(doc, dict) else None, doc), refs, figures
             )
@@ -141,7 +141,7 @@ def line(doc: dict[str, Any], refs: dict[str, Ref], figures: dict[str, Any] | No
     """A run's line in a shard file."""
     item: dict[str, Any] = {"run": doc, **{kind: list(ref) for kind, ref in refs.items()}}
     if figures is not None:
-        item.update(figures=figures, method=method())
+        item.update(figures=figures, method=METHOD)
     return json.dumps(item, ensure_ascii=False, separators=(",", ":")).encode("utf-8") + b"\n"
 
 
