@@ -8,9 +8,9 @@ perftui.store.layout.
 from __future__ import annotations
 
 import contextlib
-import time
 import uuid
 from collections.abc import Iterable, Iterator
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from tinydb import where
@@ -89,7 +89,7 @@ class Store(DatabaseFile):
         perftui.store.repair); what it did."""
         with self._transaction(repair=True) as db:
             found = plan(db.snap, db.payloads)
-            apply(db, found, time.time())
+            apply(db, found)
         return found
 
     def upkeep(self) -> None:
@@ -122,23 +122,11 @@ class Store(DatabaseFile):
             raise InputError(f"project '{project.name}' needs a model path")
         if not project.engine:
             raise InputError(f"project '{project.name}' needs an engine")
-        return Project(
-            name=project.name,
+        return replace(
+            project,
             model=normalize_model_path(project.model),
-            engine=project.engine,
-            device=project.device,
             created_at=project.created_at or now_iso(),
-            source_project=project.source_project,
             notes=dict(project.notes),
-            target=project.target,
-        )
-
-    @staticmethod
-    def _conflict(existing: Project, wanted: Project) -> InputError:
-        return InputError(
-            f"project '{existing.name}' already uses model {existing.model} on"
-            f" {existing.engine}/{existing.device} of target {existing.target};"
-            " choose another --project name"
         )
 
     def ensure_project(self, project: Project) -> Project:
@@ -146,20 +134,26 @@ class Store(DatabaseFile):
         else a new one; InputError if the name is taken by another model/engine/device."""
         existing = self._read().projects.get(project.name)
         if existing is not None:
-            if same_target(existing, project):
-                return existing
-            raise self._conflict(existing, project)
+            return self._same(existing, project)
         wanted = self._prepared(project)
         with self._transaction() as db:
             table = db.table("projects")
             doc = table.get(where("name") == wanted.name)
             if doc is not None:  # another process created it meanwhile
-                existing = Project.from_dict(doc)
-                if same_target(existing, wanted):
-                    return existing
-                raise self._conflict(existing, wanted)
+                return self._same(Project.from_dict(doc), wanted)
             table.insert(project_doc(wanted))
         return wanted
+
+    @staticmethod
+    def _same(existing: Project, wanted: Project) -> Project:
+        """`existing` if it measures what `wanted` does; else InputError (the name is taken)."""
+        if same_target(existing, wanted):
+            return existing
+        raise InputError(
+            f"project '{existing.name}' already uses model {existing.model} on"
+            f" {existing.engine}/{existing.device} of target {existing.target};"
+            " choose another --project name"
+        )
 
     def add_project(self, project: Project) -> Project:
         """Store a new project; InputError if the name exists."""
@@ -344,9 +338,8 @@ class Store(DatabaseFile):
         """A stored run's figures with their intervals and verdict (None without the run):
         as kept when it was stored, else computed from the run and its samples."""
         snap = self._read()
-        project = snap.project_of(run_id)
-        shard = snap.shard(project) if project is not None else None
-        if shard is None or run_id not in shard.runs:
+        shard = snap.shard_of(run_id)
+        if shard is None:
             return None
         doc = shard.figures.get(run_id)
         if doc is not None:

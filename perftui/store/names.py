@@ -22,7 +22,6 @@ __all__ = [
     "RUN_ID",
     "checked_file",
     "checked_folder",
-    "checked_run_id",
     "is_temp",
     "new_name",
     "read_nofollow",
@@ -48,13 +47,6 @@ def checked_file(name: object) -> str:
     if not isinstance(name, str) or not FILE_NAME.fullmatch(name):
         raise ValueError(f"{_shown(name)} is not a file name of this database")
     return name
-
-
-def checked_run_id(run_id: object) -> str:
-    """`run_id` if it can name a payload file; ValueError otherwise."""
-    if not isinstance(run_id, str) or not RUN_ID.fullmatch(run_id):
-        raise ValueError(f"run id {_shown(run_id)} is not letters, digits, '-' or '_'")
-    return run_id
 
 
 def is_temp(name: str) -> bool:

@@ -96,8 +96,9 @@ def _listed(payloads: Payloads, folder: str) -> list[str]:
         ) from None
 
 
-def unnamed(payloads: Payloads, named: Named) -> list[tuple[str, str]]:
-    """The shard, figures and pack files on disk that `named` does not name."""
+def unnamed(snap: Snapshot, payloads: Payloads) -> list[tuple[str, str]]:
+    """The shard, figures and pack files on disk that `snap`'s document does not name."""
+    named = snap.named_files()
     return [
         (folder, name)
         for folder in FOLDERS
@@ -130,7 +131,7 @@ def check_folder(snap: Snapshot, payloads: Payloads, *, locked: bool = False) ->
         return
     if snap.version and not snap.names_its_files:
         return  # an earlier version's document: it did not name them all (see `claim`)
-    stray = unnamed(payloads, snap.named_files())
+    stray = unnamed(snap, payloads)
     if not stray:
         return
     if not locked and payloads.pending.exists():
@@ -151,7 +152,7 @@ def recover(snap: Snapshot, payloads: Payloads) -> None:
         return
     for folder in FOLDERS:
         _remove_temps(payloads, folder)
-    stray = unnamed(payloads, snap.named_files())
+    stray = unnamed(snap, payloads)
     if any(not token or not name.startswith(token) for _, name in stray):
         return  # not this write's alone: check_folder reports it, nothing is removed
     for folder, name in stray:
@@ -182,16 +183,16 @@ def claim(db: TinyDB, snap: Snapshot, payloads: Payloads) -> None:
     meta = db.table("meta")
     doc = meta.all()[0]
     meta.update({"named_files": True}, doc_ids=[doc.doc_id])
-    stray = unnamed(payloads, snap.named_files())
+    stray = unnamed(snap, payloads)
     if stray:
         db.table("unclaimed").insert_multiple({"folder": f, "name": n} for f, n in stray)
 
 
-def retire(db: TinyDB, before: Named, payloads: Payloads, now: float | None = None) -> None:
+def retire(db: TinyDB, before: Named, payloads: Payloads) -> None:
     """Record the files the write's document no longer names (of `before`) as retired, and
     remove those retired more than the grace period ago (with their records): a reader of
     the document before still finds them."""
-    now = time.time() if now is None else now
+    now = time.time()
     table = db.table("retired")
     gone = before - live_files(db.table("shards").all())
     gone = {(f, n) for f, n in gone if os.path.lexists(payloads.root / f / n)}  # made up: none

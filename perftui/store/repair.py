@@ -12,8 +12,9 @@ know stay in their files.
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from perftui.store.names import read_nofollow
 from perftui.store.payloads import Payloads
@@ -66,7 +67,7 @@ def plan(snap: Snapshot, payloads: Payloads) -> Plan:
     """What a repair of `snap`'s document would do with the files it does not name."""
     found = Plan()
     known = set(snap.run_index)
-    stray = sorted(unnamed(payloads, snap.named_files()))
+    stray = sorted(unnamed(snap, payloads))
     for folder, name in stray:
         if folder == "figures":
             found.retire.append((folder, name))  # computed again from the runs
@@ -98,7 +99,7 @@ def plan(snap: Snapshot, payloads: Payloads) -> Plan:
     return found
 
 
-def apply(tx: Transaction, found: Plan, now: float) -> None:
+def apply(tx: Transaction, found: Plan) -> None:
     """Store the plan in the write `tx`."""
     for project, items in found.adopt.items():
         shard = tx.shard(project)
@@ -107,18 +108,7 @@ def apply(tx: Transaction, found: Plan, now: float) -> None:
         shard.removed = True  # its figures are computed again from its runs
     if found.retire:
         tx.table("retired").insert_multiple(
-            {"folder": f, "name": n, "at": now} for f, n in found.retire
+            {"folder": f, "name": n, "at": time.time()} for f, n in found.retire
         )
     if found.keep:
         tx.table("unclaimed").insert_multiple({"folder": f, "name": n} for f, n in found.keep)
-
-
-def summary(found: Plan) -> dict[str, Any]:
-    """The plan's counts (for `doctor --json`)."""
-    return {
-        "runs": found.runs,
-        "projects": sorted(found.adopt),
-        "strangers": found.strangers,
-        "retire": len(found.retire),
-        "keep": len(found.keep),
-    }

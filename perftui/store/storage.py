@@ -9,11 +9,7 @@ from typing import Any
 
 from tinydb.storages import Storage
 
-from perftui.domain.errors import StoreError
 from perftui.store.files import atomic_write_bytes, digest
-from perftui.store.layout import SCHEMA_VERSION
-from perftui.store.payloads import Payloads
-from perftui.store.snapshot import load
 
 __all__ = ["AtomicJSONStorage", "DocumentEncoder", "dump_json"]
 
@@ -59,42 +55,31 @@ class DocumentEncoder:
 class AtomicJSONStorage(Storage):
     """TinyDB storage over one JSON file that never leaves a half-written file.
 
-    It holds the document in memory: `read` returns it (loading the file on first use),
-    `write` replaces it and marks it dirty, and `commit` writes the whole document once with
-    `atomic_write_bytes`. Several TinyDB operations thus make one write, all or nothing.
+    It holds the document in memory (`read` returns it, `write` replaces it) and `commit`
+    writes the whole document once with `atomic_write_bytes`: several TinyDB operations
+    thus make one write, all or nothing.
     """
 
-    def __init__(
-        self,
-        path: str | Path,
-        data: dict[str, Any] | None = None,
-        read_only: bool = False,
-        encoder: DocumentEncoder | None = None,
-    ) -> None:
+    def __init__(self, path: str | Path, data: dict[str, Any], encoder: DocumentEncoder) -> None:
         self.path = Path(path)
         self.data = data
-        self.read_only = read_only
         self.encoder = encoder
         self.dirty = False
         self.digest: bytes | None = None
         """Digest of the bytes written by the last `commit`."""
 
     def read(self) -> dict[str, Any]:
-        if self.data is None:
-            self.data = load(self.path, self.path, SCHEMA_VERSION, Payloads(self.path)).data
         return self.data
 
     def write(self, data: dict[str, Any]) -> None:
-        if self.read_only:
-            raise StoreError(f"database {self.path} was opened read-only")
         self.data = data
         self.dirty = True
 
     def commit(self) -> os.stat_result | None:
         """Write the document if it changed; the new file's stat, or None if nothing changed."""
-        if not self.dirty or self.data is None:
+        if not self.dirty:
             return None
-        payload = self.encoder.encode(self.data) if self.encoder else dump_json(self.data)
+        payload = self.encoder.encode(self.data)
         result = atomic_write_bytes(self.path, payload)
         self.digest = digest(payload)
         self.dirty = False
