@@ -69,12 +69,10 @@ def load(
     conversion = convert(data, hashed, payloads)
     if conversion is None:
         return Snapshot(data, sig, hashed, shown, payloads, shards, figures)
-    shards = {} if shards is None else shards
-    figures = {} if figures is None else figures
-    shards.update(conversion.shards)
-    figures.update(conversion.figures)
-    payloads.overlay = conversion.blobs
     snap = Snapshot(conversion.data, sig, hashed, shown, payloads, shards, figures)
+    snap._shards.update(conversion.shards)
+    snap._figures.update(conversion.figures)
+    payloads.overlay = conversion.blobs
     snap.conversion = conversion
     return snap
 
@@ -119,23 +117,25 @@ class Snapshot:
         return self.data.get(name, {})
 
     @property
+    def _meta(self) -> dict[str, Any] | None:
+        return next(iter(self._table("meta").values()), None)
+
+    @property
     def version(self) -> int:
         """The layout's schema version (0 for an empty database)."""
-        meta = list(self._table("meta").values())
-        return meta[0]["schema_version"] if meta else 0
+        return self._meta["schema_version"] if self._meta else 0
 
     @property
     def names_its_files(self) -> bool:
         """Whether the document names every shard and figures file beside it (a document
         an earlier version wrote may not: perftui.store.recovery)."""
-        meta = list(self._table("meta").values())
-        return bool(meta and meta[0].get("named_files") is True)
+        return bool(self._meta and self._meta.get("named_files") is True)
 
     # ------------------------------------------------------------------ shards
 
     @cached_property
     def entries(self) -> dict[str, dict[str, Any]]:
-        """Project name -> its shard entry (file, run ids, summary, precision)."""
+        """Project name -> its entry (perftui.store.entries), its file names checked."""
         found = {}
         for doc_id, doc in self._table("shards").items():
             if not (
@@ -193,16 +193,13 @@ class Snapshot:
     def shard(self, project: str, *, keep: bool = True) -> Shard | None:
         """The project's runs as stored (None if it has none); `keep=False` reads a file
         not cached yet without caching it (a reader that passes once over every project)."""
-        entry = self.entries.get(project)
+        entry = self.entries.get(project)  # its file names checked (`entries`)
         if entry is None:
             return None
-        try:
-            key, files = shard_key(entry), files_of(entry)
-        except ValueError as exc:
-            raise damaged(self.shown, f"runs of project {project!r}: {exc}") from None
+        key = shard_key(entry)
         cached = self._shards.get(key)
         if cached is None:
-            cached = self._parsed(project, files)
+            cached = self._parsed(project, files_of(entry))
             if keep:
                 self._shards[key] = cached
         return cached
@@ -211,15 +208,13 @@ class Snapshot:
         """The project's runs of these benchmarks (and perhaps a few others): only the lines
         of its files that name one of them are parsed."""
         entry = self.entries.get(project)
-        try:
-            files = files_of(entry) if entry is not None else []
-            cached = self._shards.get(shard_key(entry)) if entry is not None else None
-        except ValueError as exc:
-            raise damaged(self.shown, f"runs of project {project!r}: {exc}") from None
+        if entry is None:
+            return Shard()
+        cached = self._shards.get(shard_key(entry))
         if cached is not None:
             return cached
         needles = [b'"benchmark_id":' + json.dumps(i).encode() for i in benchmark_ids]
-        return self._parsed(project, files, lambda line: any(n in line for n in needles))
+        return self._parsed(project, files_of(entry), lambda line: any(n in line for n in needles))
 
     def _parsed(
         self, project: str, files: list[str], keep: Callable[[bytes], bool] | None = None
@@ -261,19 +256,33 @@ class Snapshot:
 
     # ------------------------------------------------------------------ runs
 
-    def payload(self, shard: Shard, kind: str, run_id: str) -> Any:
-        """A run's decoded payload from its pack; None if it has none."""
+    def payload(
+        self,
+        shard: Shard,
+        kind: str,
+        run_id: str,
+        decode: Callable[[bytes, int], Any] | None = None,
+    ) -> Any:
+        """A run's payload from its pack (None if it has none): decoded for its record, or
+        by `decode` (of its blob and count)."""
         ref = shard.refs[kind].get(run_id)
         if ref is None:
             return None
         try:
+            if decode is not None:
+                return decode(self.payloads.read(kind, run_id, ref), ref.count)
             read = self.payloads.layers if kind == "layers" else self.payloads.samples
             return read(run_id, ref)
         except (KeyError, TypeError, ValueError) as exc:
             raise damaged(self.shown, f"{kind} of run {run_id}: {exc}") from None
 
-    def latency_samples(self, run_id: str) -> np.ndarray | None:
+    def shard_of(self, run_id: str) -> Shard | None:
+        """The shard that holds the run (None if none does)."""
         shard = self.shard(self.project_of(run_id) or "")
+        return shard if shard is not None and run_id in shard.runs else None
+
+    def latency_samples(self, run_id: str) -> np.ndarray | None:
+        shard = self.shard_of(run_id)
         return None if shard is None else self.payload(shard, "samples", run_id)
 
     @cached_property
@@ -307,10 +316,8 @@ class Snapshot:
         return result
 
     def run(self, run_id: str) -> RunResult | None:
-        shard = self.shard(self.project_of(run_id) or "")
-        if shard is None or run_id not in shard.runs:
-            return None
-        return self.record(shard, run_id)
+        shard = self.shard_of(run_id)
+        return None if shard is None else self.record(shard, run_id)
 
     @staticmethod
     def newest_first(shard: Shard) -> list[str]:
@@ -322,13 +329,10 @@ class Snapshot:
             reverse=True,
         )
 
-    def shard_runs(self, shard: Shard, *, with_layers: bool = True) -> list[RunResult]:
-        """The shard's runs, newest first (ties: last stored first)."""
-        return [self.record(shard, i, with_layers=with_layers) for i in self.newest_first(shard)]
-
-    def runs(self, project: str, *, with_layers: bool = True) -> list[RunResult]:
+    def runs(self, project: str) -> list[RunResult]:
+        """The project's runs with their layers, newest first (ties: last stored first)."""
         shard = self.shard(project)
-        return [] if shard is None else self.shard_runs(shard, with_layers=with_layers)
+        return [] if shard is None else [self.record(shard, i) for i in self.newest_first(shard)]
 
     # ------------------------------------------------------------------ benchmarks
 
@@ -368,12 +372,8 @@ class Snapshot:
     @cached_property
     def precisions(self) -> dict[str, str]:
         """Each project's runtime precision; projects without runs are left out."""
-        found = {}
-        for name in self.projects:
-            figures = figures_of(self, name)
-            if figures is not None:
-                found[name] = figures[1]
-        return found
+        found = {name: figures_of(self, name) for name in self.projects}
+        return {name: figures[1] for name, figures in found.items() if figures is not None}
 
     @cached_property
     def summaries(self) -> list[tuple[Project, ProjectSummary]]:

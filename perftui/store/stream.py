@@ -10,8 +10,6 @@ from typing import Any
 
 from perftui.domain.records import RunResult
 from perftui.store.codec import samples_blob_document
-from perftui.store.document import damaged
-from perftui.store.shards import Shard
 from perftui.store.snapshot import Snapshot
 
 __all__ = ["Rows", "stream_runs"]
@@ -32,14 +30,7 @@ def stream_runs(
     for run_id in snap.newest_first(shard):
         run = snap.record(shard, run_id, with_layers=False, keep=False)
         rows = snap.payload(shard, "layers", run_id) if with_layers else None
-        yield run, rows, _samples_document(snap, shard, run_id) if with_samples else None
-
-
-def _samples_document(snap: Snapshot, shard: Shard, run_id: str) -> dict[str, Any] | None:
-    ref = shard.refs["samples"].get(run_id)
-    if ref is None:
-        return None
-    try:
-        return samples_blob_document(snap.payloads.read("samples", run_id, ref), ref.count)
-    except (KeyError, TypeError, ValueError) as exc:
-        raise damaged(snap.shown, f"samples of run {run_id}: {exc}") from None
+        samples = (
+            snap.payload(shard, "samples", run_id, samples_blob_document) if with_samples else None
+        )
+        yield run, rows, samples
