@@ -34,7 +34,6 @@ __all__ = [
     "open_lock",
     "open_new",
     "read_bytes",
-    "read_only",
     "remove_orphan_temps",
     "signature",
 ]
@@ -57,35 +56,33 @@ def read_bytes(path: Path, shown: Path) -> tuple[bytes, Signature] | None:
         fd = os.open(path, os.O_RDONLY)
     except FileNotFoundError:
         return None
-    except IsADirectoryError:
-        raise StoreError(
+    except OSError as exc:
+        raise _unreadable(shown, exc) from None
+    try:
+        st = os.fstat(fd)
+        if stat.S_ISDIR(st.st_mode):
+            raise _unreadable(shown, IsADirectoryError())
+        if not stat.S_ISREG(st.st_mode):
+            raise StoreError(f"database path {shown} is not a regular file; use --db PATH")
+        with os.fdopen(fd, "rb", closefd=False) as handle:
+            return handle.read(), signature(st)
+    except OSError as exc:
+        raise _unreadable(shown, exc) from None
+    finally:
+        os.close(fd)
+
+
+def _unreadable(shown: Path, exc: OSError) -> StoreError:
+    if isinstance(exc, IsADirectoryError):
+        return StoreError(
             f"database path {shown} is a directory, not a file — use --db PATH/perftui.json"
-        ) from None
-    except PermissionError:
-        raise StoreError(
+        )
+    if isinstance(exc, PermissionError):
+        return StoreError(
             f"database {shown} cannot be read (permission denied); it was left untouched"
             " — fix its permissions or use --db PATH"
-        ) from None
-    except OSError as exc:
-        raise StoreError(
-            f"database {shown} cannot be read ({exc.strerror or exc}); use --db PATH"
-        ) from None
-    st = os.fstat(fd)
-    if not stat.S_ISREG(st.st_mode):
-        os.close(fd)
-        if stat.S_ISDIR(st.st_mode):
-            raise StoreError(
-                f"database path {shown} is a directory, not a file — use --db PATH/perftui.json"
-            )
-        raise StoreError(f"database path {shown} is not a regular file; use --db PATH")
-    with os.fdopen(fd, "rb") as handle:
-        try:
-            raw = handle.read()
-        except OSError as exc:
-            raise StoreError(
-                f"database {shown} cannot be read ({exc.strerror or exc}); use --db PATH"
-            ) from None
-    return raw, signature(st)
+        )
+    return StoreError(f"database {shown} cannot be read ({exc.strerror or exc}); use --db PATH")
 
 
 def _fsync_dir(directory: Path) -> None:
@@ -121,21 +118,16 @@ NEW_FILE_MODE = 0o666 & ~_umask()
 """A new database file's mode: what the umask allows, as for any file the user creates."""
 
 
-def read_only(target: Path) -> bool:
-    """Whether `target` exists and must not be written: no write permission for us, or (for
-    root, whom permissions do not stop) no write bit for its owner."""
+def check_writable(target: Path, shown: Path) -> None:
+    """StoreError if `target` can be read but not written: no write permission for us, or
+    (for root, whom permissions do not stop) no write bit for its owner. A rename would
+    replace it anyway (the directory is what a rename needs). An unreadable file is left for
+    the read to report."""
     try:
         mode = os.stat(target).st_mode
     except OSError:
-        return False
-    return not os.access(target, os.W_OK) or not mode & stat.S_IWUSR
-
-
-def check_writable(target: Path, shown: Path) -> None:
-    """StoreError if `target` can be read but not written: its owner made it read-only, and
-    a rename would replace it anyway (the directory is what a rename needs). An unreadable
-    file is left for the read to report."""
-    if os.access(target, os.R_OK) and read_only(target):
+        return
+    if os.access(target, os.R_OK) and (not os.access(target, os.W_OK) or not mode & stat.S_IWUSR):
         raise StoreError(
             f"database {shown} is read-only; it was left untouched"
             " — make it writable (chmod u+w) or use --db PATH"
