@@ -141,7 +141,7 @@ def test_an_import_says_how_many_megabytes_it_has_read(
     monkeypatch.setattr(progress.time, "monotonic", lambda: next(clock))
     lines: list[str] = []
     import_file(Store(tmp_path / "target.json", notify=lines.append), path, str(path))
-    assert lines and all(line.startswith("import: 0 of 0 MB") for line in lines), lines
+    assert lines and all(line.endswith("] 0 of 0 MB (100%)") for line in lines), lines
 
 
 @pytest.mark.parametrize("name", ["a\u202eb", "a\x85b", "a\u2066b"])

@@ -55,7 +55,8 @@ def test_a_long_import_says_how_far_it_has_got(
     monkeypatch.setattr(progress.time, "monotonic", lambda: next(clock))
     lines: list[str] = []
     import_document(Store(tmp_path / "target.json", notify=lines.append), document)
-    assert "import: 1 of 4 runs (25%)" in lines and "import: 3 of 4 runs (75%)" in lines
+    assert "import [#####...............] 1 of 4 runs (25%)" in lines
+    assert "import [###############.....] 3 of 4 runs (75%)" in lines
     quiet: list[str] = []
     monkeypatch.undo()
     import_document(Store(tmp_path / "other.json", notify=quiet.append), document)

@@ -226,8 +226,9 @@ class RunResult:
     benchmark_id: str = ""
     started_at: str = ""
 
-    def to_dict(self) -> dict[str, Any]:
-        return {
+    def to_dict(self, *, with_layers: bool = True) -> dict[str, Any]:
+        """As JSON types; the layers None unless `with_layers`."""
+        found = {
             "id": self.id,
             "project": self.project,
             "benchmark_id": self.benchmark_id,
@@ -242,15 +243,16 @@ class RunResult:
             "compile_ms": self.compile_ms,
             "read_ms": self.read_ms,
             "latency_ms": self.latency_ms.to_dict() if self.latency_ms else None,
-            "layers": [layer.to_dict() for layer in self.layers]
-            if self.layers is not None
-            else None,
+            "layers": None,
             "resolved": dict(self.resolved),
             "repeat": self.repetition,
             "window_fps": list(self.window_fps),
             "load": self.load.to_dict() if self.load else None,
             "memory": self.memory.to_dict() if self.memory else None,
         }
+        if with_layers and self.layers is not None:
+            found["layers"] = [layer.to_dict() for layer in self.layers]
+        return found
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> RunResult:

@@ -121,8 +121,9 @@ def _run(
     if samples is not None:
         samples = SAMPLES_DOC(samples, f"{where}.latency_samples")
         budget.admit(samples, f"{where}.latency_samples")
-    run_id = checked.get("id") or uuid.uuid4().hex
-    run = replace(RunResult.from_dict(checked), id=run_id, project=project)
+    run = RunResult.from_dict(
+        {**checked, "id": checked.get("id") or uuid.uuid4().hex, "project": project}
+    )
     return run, None if samples is None else SamplesDocument(samples, f"{where}.latency_samples")
 
 

@@ -1,5 +1,6 @@
-"""How far a long pass over many runs has got (an import), in lines for a person: at most
-one every two seconds, none for a pass that ends sooner."""
+"""How far a long pass over many runs has got (an import), in lines for a person, each with a
+bar: at most one every two seconds, none for a pass that ends sooner (lines, not a bar drawn
+in place: they read the same in a log or over a slow SSH link)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,10 @@ import time
 from collections.abc import Callable
 
 __all__ = ["Progress"]
+
+
+BAR = 20
+"""Characters of the bar in each line."""
 
 
 class Progress:
@@ -34,5 +39,6 @@ class Progress:
         now = time.monotonic()
         if now >= self.next:
             self.next = now + self.every_s
-            share = done / self.total if self.total else 1.0
-            self.say(f"{self.what}: {done:,} of {self.total:,} {self.unit} ({share:.0%})")
+            share = min(done / self.total, 1.0) if self.total else 1.0
+            bar = "#" * round(share * BAR) + "." * (BAR - round(share * BAR))
+            self.say(f"{self.what} [{bar}] {done:,} of {self.total:,} {self.unit} ({share:.0%})")

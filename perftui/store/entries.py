@@ -201,8 +201,9 @@ def project_figures(
         with contextlib.suppress(ValueError):
             if run_count(entry) + len(appended) == len(shard.runs):
                 stored = _stored(snap.entry_figures(project))
-    if stored is None:
-        return computed(snap, project, shard)
+    if stored is None:  # the write's own records, when they are all the project's runs
+        mine = entry is None and len(appended) == len(shard.runs)
+        return computed(snap, project, shard, appended if mine else None)
     found = combined(snap, shard, [snap.record(shard, i, with_layers=False) for i in shard.runs])
     heads = {key: pair for key, (pair, _) in found.items()}
     summary = extend(stored.summary, appended, heads)
@@ -210,18 +211,19 @@ def project_figures(
     return ProjectFigures(summary, stored.source.extend(appended), heads, best)
 
 
-def computed(snap: Snapshot, project: str, shard: Shard) -> ProjectFigures:
+def computed(
+    snap: Snapshot, project: str, shard: Shard, runs: Sequence[RunResult] | None = None
+) -> ProjectFigures:
     """The figures of the project's runs `shard`, computed from them (decoding the newest
-    profile alone)."""
-    at = {i: doc.get("started_at") or "" for i, doc in shard.runs.items()}
-    newest = None
-    for run_id in shard.runs:  # the newest profiled; a tie goes to the one stored later
-        if run_id in shard.refs["layers"] and (newest is None or at[run_id] >= at[newest]):
-            newest = run_id
-    source = PrecisionSource().extend(
-        [snap.record(shard, i, with_layers=i == newest) for i in shard.runs]
-    )
-    runs = [snap.record(shard, i, with_layers=False) for i in shard.runs]
+    profile alone), or from `runs`, its runs as records (the newest profiled with layers)."""
+    if runs is None:
+        at = {i: doc.get("started_at") or "" for i, doc in shard.runs.items()}
+        newest = None
+        for run_id in shard.runs:  # the newest profiled; a tie goes to the one stored later
+            if run_id in shard.refs["layers"] and (newest is None or at[run_id] >= at[newest]):
+                newest = run_id
+        runs = [snap.record(shard, i, with_layers=i == newest) for i in shard.runs]
+    source = PrecisionSource().extend(runs)
     found = combined(snap, shard, runs)
     heads = {key: pair for key, (pair, _) in found.items()}
     summary = summarize(runs, heads)

@@ -31,6 +31,8 @@ def prepare_run(run: RunResult, samples: Samples) -> tuple[RunResult, Samples]:
     """The run as it will be stored: its project checked, an id and start time assigned."""
     if not run.project:
         raise InputError("a run must name its project before it is stored")
+    if run.id and run.started_at:
+        return run, samples
     stored = replace(run, id=run.id or uuid.uuid4().hex, started_at=run.started_at or now_iso())
     return stored, samples
 

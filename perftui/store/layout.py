@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import replace
 from datetime import datetime, timezone
 from typing import Any
 
@@ -76,7 +75,7 @@ def run_doc(run: RunResult) -> tuple[dict[str, Any], dict[str, Any] | None]:
     """The run's document and, when it recorded one, its environment's document: the
     environment (CPU, flags, versions: the bulk of a run's text, and the same for thousands
     of runs) is kept once, and the run names it by digest."""
-    return split_environment(plain(replace(run, layers=None).to_dict()))
+    return split_environment(plain(run.to_dict(with_layers=False)))
 
 
 def split_environment(doc: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any] | None]:
@@ -84,10 +83,20 @@ def split_environment(doc: dict[str, Any]) -> tuple[dict[str, Any], dict[str, An
     if "environment" not in resolved:
         return doc, None
     env = resolved["environment"]
-    text = json.dumps(env, sort_keys=True, separators=(",", ":")).encode("utf-8")
-    env_id = hashlib.sha256(text).hexdigest()[:24]
+    env_id = _env_id(env)
     slim = {k: v for k, v in resolved.items() if k != "environment"}
     return {**doc, "resolved": slim, "environment": env_id}, {"id": env_id, "environment": env}
+
+
+_last_env: list[Any] = [None, ""]
+"""The environment digested last and its id: the runs of a write share one, most often."""
+
+
+def _env_id(env: Any) -> str:
+    if env != _last_env[0]:
+        text = json.dumps(env, sort_keys=True, separators=(",", ":")).encode("utf-8")
+        _last_env[:] = [env, hashlib.sha256(text).hexdigest()[:24]]
+    return _last_env[1]
 
 
 def benchmark_doc(benchmark: StoredBenchmark) -> dict[str, Any]:
