@@ -18,6 +18,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from perftui.domain.errors import StoreError
+from perftui.store.names import NOFOLLOW
 
 try:  # POSIX; elsewhere the lock is a no-op (perftui targets Linux/macOS servers)
     import fcntl
@@ -135,12 +136,9 @@ def check_writable(target: Path, shown: Path) -> None:
 
 
 def atomic_write_bytes(target: Path, payload: bytes, *, durable: bool = True) -> os.stat_result:
-    """Write `payload` to `target` so that a crash leaves the old or the new file, whole.
-
-    Temp file in the same directory, flush + fsync, keep the old file's mode (a new one
-    follows the umask), os.replace, fsync the directory. `durable=False` leaves the syncs to
-    the caller (one sync for many files). Returns the new file's stat. Raises OSError (temp
-    file removed).
+    """Write `payload` to `target` so that a crash leaves the old or the new file, whole (see
+    the module's docstring), with the old file's mode. `durable=False` leaves the syncs to
+    the caller (one sync for many files). The new file's stat; OSError (temp file removed).
     """
     fd, tmp = tempfile.mkstemp(prefix=_temp_prefix(target), suffix=".tmp", dir=target.parent)
     try:
@@ -168,8 +166,7 @@ def open_new(target: Path) -> int:
     """A descriptor of `target`, a new file opened for writing (FileExistsError if it exists;
     a link is not followed), for a file that no document names until the caller has synced
     it (a kill leaves it to recovery)."""
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
-    return os.open(target, flags | getattr(os, "O_CLOEXEC", 0), NEW_FILE_MODE)
+    return os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | NOFOLLOW, NEW_FILE_MODE)
 
 
 class LockBusy(StoreError):
@@ -194,9 +191,8 @@ def _holder(fd: int) -> str:
 def open_lock(lock_path: Path, shown: Path) -> int:
     """The lock file, opened for writing without following a symbolic link (its target's
     content would be replaced); StoreError if it cannot be."""
-    flags = os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
     try:
-        fd = os.open(lock_path, flags, NEW_FILE_MODE)
+        fd = os.open(lock_path, os.O_RDWR | os.O_CREAT | NOFOLLOW, NEW_FILE_MODE)
     except OSError as exc:
         if os.path.islink(lock_path):
             raise StoreError(

@@ -19,6 +19,7 @@ from perftui.domain.errors import StoreError
 
 __all__ = [
     "FILE_NAME",
+    "NOFOLLOW",
     "RUN_ID",
     "checked_file",
     "checked_folder",
@@ -27,6 +28,8 @@ __all__ = [
     "read_nofollow",
 ]
 
+NOFOLLOW = getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+"""Open flags: a symbolic link is not followed (ELOOP), no child inherits the descriptor."""
 FILE_NAME = re.compile(r"[0-9a-f]{32}\.(?:json|pack)")
 """A shard, figures or pack file's name, as `new_name` makes them."""
 RUN_ID = re.compile(r"[0-9A-Za-z_-]{1,64}")
@@ -86,7 +89,7 @@ def checked_folder(folder: Path, shown: Path) -> Path:
 def read_nofollow(path: Path, limit: int = -1) -> bytes:
     """The bytes (the first `limit` of them) of the regular file `path`, not following a
     symbolic link; OSError (ELOOP for a link) otherwise."""
-    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0))
+    fd = os.open(path, os.O_RDONLY | NOFOLLOW)
     try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
             raise OSError(21, "not a regular file")

@@ -16,10 +16,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from perftui.domain.measurement.summary import (
-    ProjectSummary,
-    summarize,
-)
+from perftui.domain.measurement.summary import ProjectSummary, summarize
 from perftui.domain.records import Project, RunResult, StoredBenchmark
 from perftui.store.document import damaged, malformed, parse
 from perftui.store.entries import figures_of, files_of, run_count, shard_key
@@ -67,13 +64,14 @@ def load(
         return reuse
     data = parse(raw, shown, schema_version)
     conversion = convert(data, hashed, payloads)
-    if conversion is None:
-        return Snapshot(data, sig, hashed, shown, payloads, shards, figures)
-    snap = Snapshot(conversion.data, sig, hashed, shown, payloads, shards, figures)
-    snap._shards.update(conversion.shards)
-    snap._figures.update(conversion.figures)
-    payloads.overlay = conversion.blobs
-    snap.conversion = conversion
+    if conversion is not None:
+        data = conversion.data
+    snap = Snapshot(data, sig, hashed, shown, payloads, shards, figures)
+    if conversion is not None:
+        snap.conversion = conversion
+        snap._shards.update(conversion.shards)
+        snap._figures.update(conversion.figures)
+        payloads.overlay = conversion.blobs
     return snap
 
 
@@ -116,6 +114,10 @@ class Snapshot:
     def _table(self, name: str) -> dict[str, dict[str, Any]]:
         return self.data.get(name, {})
 
+    def _in_order(self, name: str) -> list[dict[str, Any]]:
+        """The table's documents, oldest first."""
+        return [doc for _, doc in sorted(self._table(name).items(), key=lambda kv: doc_key(kv[0]))]
+
     @property
     def _meta(self) -> dict[str, Any] | None:
         return next(iter(self._table("meta").values()), None)
@@ -155,11 +157,8 @@ class Snapshot:
         """The (folder, name) of every shard and figures file the document names: its
         projects' and those it retired (perftui.store.recovery)."""
         try:
-            return (
-                live_files(self.entries.values())
-                | retired_files(self._table("retired").values())
-                | retired_files(self._table("unclaimed").values())
-            )
+            kept = [*self._table("retired").values(), *self._table("unclaimed").values()]
+            return live_files(self.entries.values()) | retired_files(kept)
         except ValueError as exc:
             raise damaged(self.shown, f"retired files: {exc}") from None
 
@@ -287,8 +286,7 @@ class Snapshot:
 
     @cached_property
     def projects(self) -> dict[str, Project]:
-        docs = sorted(self._table("projects").items(), key=lambda kv: doc_key(kv[0]))
-        return {doc["name"]: Project.from_dict(doc) for _, doc in docs}
+        return {doc["name"]: Project.from_dict(doc) for doc in self._in_order("projects")}
 
     @cached_property
     def environments(self) -> dict[str, dict[str, Any]]:
@@ -322,10 +320,9 @@ class Snapshot:
     @staticmethod
     def newest_first(shard: Shard) -> list[str]:
         """The shard's run ids, newest first (ties: last stored first)."""
-        order = {run_id: n for n, run_id in enumerate(shard.runs)}
         return sorted(
-            shard.runs,
-            key=lambda i: (time_key(shard.runs[i].get("started_at", "")), order[i]),
+            reversed(shard.runs),  # ties keep this order (a stable sort)
+            key=lambda i: time_key(shard.runs[i].get("started_at", "")),
             reverse=True,
         )
 
@@ -339,8 +336,7 @@ class Snapshot:
     @cached_property
     def benchmark_docs(self) -> dict[str, dict[str, Any]]:
         """Benchmark id -> document, oldest first."""
-        docs = sorted(self._table("benchmarks").items(), key=lambda kv: doc_key(kv[0]))
-        return {doc["id"]: doc for _, doc in docs}
+        return {doc["id"]: doc for doc in self._in_order("benchmarks")}
 
     @cached_property
     def benchmark_ids_by_project(self) -> dict[str, list[str]]:
