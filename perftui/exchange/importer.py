@@ -5,40 +5,39 @@ naming it, and the write is undone: nothing of a refused import is stored."""
 
 from __future__ import annotations
 
-import uuid
+import os
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from perftui.domain.errors import InputError
-from perftui.domain.records import Project, RunResult, StoredBenchmark
+from perftui.domain.records import Project, StoredBenchmark
 from perftui.exchange import schema
+from perftui.exchange.prepare import (
+    AHEAD,
+    MAX_IMPORT_BYTES,
+    Line,
+    Ready,
+    Workers,
+    batched,
+    ordered,
+    ready_run,
+    refused,
+)
 from perftui.exchange.progress import Progress
 from perftui.exchange.reader import Event, document_events, read_events
-from perftui.store.codec import MAX_SAMPLES, SAMPLES_CODEC, SamplesDocument
 from perftui.store.database import Store
+from perftui.store.inserts import Prepared
 
 __all__ = ["EXPORT_FORMAT", "MAX_IMPORT_BYTES", "import_document", "import_file", "records"]
 
 EXPORT_FORMAT = 1
-MAX_IMPORT_BYTES = 2**31
-"""Largest export file read whole (one that `perftui export` laid out is read a run at a
-time, whatever its size)."""
-SAMPLE_RATIO = 16
-"""Most bytes of samples one compressed byte may claim: real latencies compress about 1.3x,
-so a blob that claims far more is refused before it is inflated."""
-SAMPLE_SLACK = 65_536
-
-SAMPLES_DOC = schema.record(
-    {
-        "dtype": schema.choice(("float32",)),
-        "codec": schema.choice((SAMPLES_CODEC,)),
-        "count": schema.integer(0, MAX_SAMPLES),
-        "data": schema.text(MAX_IMPORT_BYTES),
-    },
-    required=("dtype", "codec", "count", "data"),
-)
+PARALLEL_BYTES = 16_000_000
+"""An export file at least this large has its runs prepared by worker processes (one per
+core, at most `MOST_WORKERS`) while this process stores them; a smaller one is done before
+they would have started."""
+MOST_WORKERS = 8
 
 
 def _not_export(reason: str) -> InputError:
@@ -46,22 +45,20 @@ def _not_export(reason: str) -> InputError:
 
 
 class _SampleBudget:
-    """Refuses samples that claim much more than their compressed size, before inflating."""
+    """Refuses samples that claim much more than all the import's data can hold (each run's
+    claim is checked before it is inflated: perftui.exchange.prepare)."""
 
     def __init__(self) -> None:
         self.claimed = 0
         self.encoded = 0
 
-    def admit(self, doc: dict[str, Any], where: str) -> None:
-        claimed, encoded = doc["count"] * 4, len(doc["data"]) * 3 // 4
-        self.claimed += claimed
-        self.encoded += encoded
-        for claim, size in ((claimed, encoded), (self.claimed, self.encoded)):
-            if claim > SAMPLE_RATIO * size + SAMPLE_SLACK:
-                raise schema.SchemaError(
-                    f"{where}: {doc['count']} samples ({claim / 1e6:.1f} MB) cannot come from"
-                    f" {size / 1e3:.1f} kB of data; refused before inflating"
-                )
+    def admit(self, ready: Ready) -> Prepared:
+        self.claimed += ready.claimed
+        self.encoded += ready.encoded
+        error = refused(self.claimed, self.encoded, ready.claimed // 4, ready.where)
+        if error is not None:
+            raise error
+        return ready.prepared
 
 
 def _check_head(head: Any) -> None:
@@ -85,46 +82,47 @@ def _check_benchmark(project: Project, where: str, data: Any) -> StoredBenchmark
     )
 
 
-Record = Project | StoredBenchmark | tuple[RunResult, SamplesDocument | None]
+Record = Project | StoredBenchmark | Prepared
 """What an export holds, as Store.merge takes it."""
 
 
-def records(events: Iterator[Event]) -> Iterator[Record]:
+def records(
+    events: Iterator[Event], source: str = "", workers: Workers | None = None
+) -> Iterator[Record]:
     """The export's records, each checked (InputError naming the first bad field) and made a
-    record as it comes; a project comes before its benchmarks and runs."""
-    budget = _SampleBudget()
+    record as it comes; a project comes before its benchmarks and runs. With `workers` the
+    events' runs are lines (read_events with raw_runs) the workers decode and prepare."""
     names: list[str] = []
-    for kind, i, j, data in events:
-        if kind == "head":
-            _check_head(data)
-        elif kind == "bad":
-            raise _not_export(data)
-        elif kind == "project":
-            checked = schema.project(data, f"projects[{i}]")
-            fields = {k: v for k, v in checked.items() if k not in ("runs", "benchmarks")}
-            project = Project.from_dict(fields)
-            if project.name in names:
-                raise _not_export(f"project '{project.name}' appears twice")
-            names.append(project.name)
-            yield project
-            for n, bench in enumerate(checked.get("benchmarks", [])):
-                yield _check_benchmark(project, f"projects[{i}].benchmarks[{n}]", bench)
-        elif kind == "run":
-            yield _run(data, f"projects[{i}].runs[{j}]", names[i], budget)
 
+    def items() -> Iterator[Record | Line | Ready]:
+        for kind, i, j, data in events:
+            if kind == "head":
+                _check_head(data)
+            elif kind == "bad":
+                raise _not_export(data)
+            elif kind == "project":
+                checked = schema.project(data, f"projects[{i}]")
+                fields = {k: v for k, v in checked.items() if k not in ("runs", "benchmarks")}
+                project = Project.from_dict(fields)
+                if project.name in names:
+                    raise _not_export(f"project '{project.name}' appears twice")
+                names.append(project.name)
+                yield project
+                for n, bench in enumerate(checked.get("benchmarks", [])):
+                    yield _check_benchmark(project, f"projects[{i}].benchmarks[{n}]", bench)
+            elif kind == "run":
+                where = f"projects[{i}].runs[{j}]"
+                if workers is None:
+                    yield ready_run(data, where, names[i])
+                else:
+                    yield Line(*data, where, names[i], source)
 
-def _run(
-    data: Any, where: str, project: str, budget: _SampleBudget
-) -> tuple[RunResult, SamplesDocument | None]:
-    checked = schema.run(data, where)
-    samples = checked.get("latency_samples")
-    if samples is not None:
-        samples = SAMPLES_DOC(samples, f"{where}.latency_samples")
-        budget.admit(samples, f"{where}.latency_samples")
-    run = RunResult.from_dict(
-        {**checked, "id": checked.get("id") or uuid.uuid4().hex, "project": project}
-    )
-    return run, None if samples is None else SamplesDocument(samples, f"{where}.latency_samples")
+    found = items()
+    if workers is not None:
+        found = ordered(batched(found, workers), workers.count * AHEAD)
+    budget = _SampleBudget()
+    for item in found:
+        yield budget.admit(item) if isinstance(item, Ready) else item
 
 
 def import_document(store: Store, document: dict[str, Any]) -> tuple[int, int]:
@@ -156,9 +154,16 @@ def import_document(store: Store, document: dict[str, Any]) -> tuple[int, int]:
 def import_file(store: Store, path: Path, source: str) -> tuple[int, int]:
     """`import_document` of a file that `perftui export` wrote, a line at a time, saying how
     many MB of it it has read; NotStreamable (nothing stored) when it is laid out otherwise:
-    read it whole instead."""
-    megabytes = Progress(store.notify, "import", _mb(path.stat().st_size), unit="MB")
-    return store.merge(records(read_events(path, source, lambda at: megabytes(_mb(at)))))
+    read it whole instead. A large file's runs are prepared by worker processes."""
+    size = path.stat().st_size
+    megabytes = Progress(store.notify, "import", _mb(size), unit="MB")
+    cores = os.cpu_count() or 1
+    count = min(cores, MOST_WORKERS) if size >= PARALLEL_BYTES and cores > 1 else 0
+    if not count:
+        return store.merge(records(read_events(path, source, lambda at: megabytes(_mb(at)))))
+    with Workers(count) as workers:
+        events = read_events(path, source, lambda at: megabytes(_mb(at)), raw_runs=True)
+        return store.merge(records(events, source, workers))
 
 
 def _mb(size: int) -> int:

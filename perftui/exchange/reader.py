@@ -24,6 +24,8 @@ Event = tuple[str, int, int, Any]
 HEAD = b'{"perftui_export":'
 OPEN_PROJECTS = ',"projects":['
 OPEN_RUNS = ',"runs":['
+RESTS = ("]},", "]}", ",")
+"""What may follow a run on its line: the next run, or the end of the project's runs."""
 
 
 class NotStreamable(ValueError):
@@ -57,11 +59,12 @@ def _record(decoder: json.JSONDecoder, text: str, number: int, source: str) -> d
 
 
 def read_events(
-    path: Path, source: str, at: Callable[[int], None] | None = None
+    path: Path, source: str, at: Callable[[int], None] | None = None, *, raw_runs: bool = False
 ) -> Iterator[Event]:
     """The file's records in order, one line parsed at a time (NotStreamable where its
     layout is not an export's; InputError for a number or nesting no export has); `at`
-    hears how many bytes have been read after each line."""
+    hears how many bytes have been read after each line. With `raw_runs` a run is not
+    decoded: its value is (its text, its line number), for a worker to decode."""
     decoder = schema.decoder()
     read = 0
     in_runs = False
@@ -86,8 +89,14 @@ def read_events(
                 head = _record(decoder, line[: -len(OPEN_PROJECTS)] + "}", 1, source)
                 yield "head", 0, 0, head
             elif in_runs:
-                value, rest = _decode(decoder, line, number, source)
-                if rest not in (",", "]}", "]},") or not isinstance(value, dict):
+                if raw_runs:
+                    rest = next((r for r in RESTS if line.endswith("}" + r)), "")
+                    value = (line[: -len(rest)] if rest else line, number)
+                else:
+                    value, rest = _decode(decoder, line, number, source)
+                    if not isinstance(value, dict):
+                        rest = ""
+                if rest not in RESTS:
                     raise NotStreamable(f"line {number}: not a run")
                 run += 1
                 yield "run", project, run, value

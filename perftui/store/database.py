@@ -28,7 +28,7 @@ from perftui.store.entries import stored_best
 from perftui.store.figure_docs import figures_from_doc
 from perftui.store.files import LockBusy
 from perftui.store.headlines import headline_doc
-from perftui.store.inserts import insert_runs, prepare_run
+from perftui.store.inserts import Prepared, insert_runs, prepare, with_id
 from perftui.store.journal import Journal
 from perftui.store.layout import benchmark_doc, now_iso, project_doc
 from perftui.store.paths import normalize_model_path, same_target
@@ -42,13 +42,8 @@ if TYPE_CHECKING:
     from tinydb.table import Table
 
     from perftui.domain.measurement.figures import Figures
-    from perftui.store.codec import SamplesBlob, SamplesDocument
 
-    Record = (
-        Project
-        | StoredBenchmark
-        | tuple[RunResult, np.ndarray | SamplesBlob | SamplesDocument | None]
-    )
+    Record = Project | StoredBenchmark | Prepared
     """What `Store.merge` takes."""
 
 __all__ = ["Store"]
@@ -246,17 +241,18 @@ class Store(DatabaseFile):
     def add_runs(self, items: Iterable[tuple[RunResult, np.ndarray | None]]) -> list[RunResult]:
         """Store several runs in one write, all or none (see `add_run`)."""
         given = list(items)
-        prepared = [prepare_run(run, samples) for run, samples in given]
-        if not prepared:
+        stored = [(with_id(run), samples) for run, samples in given]
+        if not stored:
             return []
-        fresh = {new.id for (new, _), (run, _) in zip(prepared, given, strict=True) if not run.id}
+        fresh = {new.id for (new, _), (run, _) in zip(stored, given, strict=True) if not run.id}
+        prepared = [prepare(run, samples) for run, samples in stored]
         try:
             with self._transaction() as db:
                 insert_runs(db, prepared, skip_existing=False, fresh=fresh)
         except LockBusy as busy:
-            parked = Journal(self._target).park(prepared)
-            self._say(f"{busy}: {len(prepared)} run(s) kept in {parked}; the next write adds them")
-        return [run for run, _ in prepared]
+            parked = Journal(self._target).park(stored)
+            self._say(f"{busy}: {len(stored)} run(s) kept in {parked}; the next write adds them")
+        return [run for run, _ in stored]
 
     def merge(self, records: Iterable[Record]) -> tuple[int, int]:
         """Add records from elsewhere in one write, taken one at a time as they come (memory
@@ -270,7 +266,7 @@ class Store(DatabaseFile):
             known = {doc["id"] for doc in db.table("benchmarks").all()}
             projects, benchmarks = 0, []
 
-            def runs() -> Iterator[tuple[RunResult, Any]]:
+            def runs() -> Iterator[Prepared]:
                 nonlocal projects
                 for record in records:
                     if isinstance(record, Project):
@@ -280,7 +276,7 @@ class Store(DatabaseFile):
                             known.add(record.id)
                             benchmarks.append(benchmark_doc(record))
                     else:
-                        yield prepare_run(*record)
+                        yield record
 
             added = insert_runs(db, runs(), skip_existing=True)
             if benchmarks:

@@ -1,13 +1,14 @@
-"""Runs added by a write: checked, given an id, their payloads encoded and written to their
-project's pack as they come (perftui.store.transaction) and their figures computed once, as
-they are stored."""
+"""Runs added by a write, in two steps: `prepare` (no files: a run's document, its payloads
+encoded and its figures computed, once; an import does it in worker processes) and
+`insert_runs` (the write: checked against what is stored, payloads appended to the
+project's pack as they come: perftui.store.transaction)."""
 
 from __future__ import annotations
 
 import uuid
 from collections.abc import Collection, Iterable
-from dataclasses import replace
-from typing import TYPE_CHECKING
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any
 
 from perftui.domain.errors import InputError
 from perftui.domain.records import RunResult
@@ -24,22 +25,51 @@ if TYPE_CHECKING:
     Samples = np.ndarray | SamplesBlob | SamplesDocument | None
     """A run's latency samples: an array, or a blob stored as it is (an import)."""
 
-__all__ = ["insert_runs", "prepare_run"]
+__all__ = ["Prepared", "insert_runs", "prepare", "with_id"]
 
 
-def prepare_run(run: RunResult, samples: Samples) -> tuple[RunResult, Samples]:
+@dataclass(frozen=True)
+class Prepared:
+    """A run as a write stores it."""
+
+    run: RunResult
+    """The run, with its id and start time, without its layers (read back from its pack
+    when the project's precision needs them)."""
+    doc: dict[str, Any]
+    environment: dict[str, Any] | None
+    """Its environment's document (kept once per environment), or None."""
+    blobs: list[tuple[str, bytes, int]]
+    """Its payloads: (kind, blob, count)."""
+    figures: dict[str, Any]
+
+
+def with_id(run: RunResult) -> RunResult:
     """The run as it will be stored: its project checked, an id and start time assigned."""
     if not run.project:
         raise InputError("a run must name its project before it is stored")
     if run.id and run.started_at:
-        return run, samples
-    stored = replace(run, id=run.id or uuid.uuid4().hex, started_at=run.started_at or now_iso())
-    return stored, samples
+        return run
+    return replace(run, id=run.id or uuid.uuid4().hex, started_at=run.started_at or now_iso())
+
+
+def prepare(run: RunResult, samples: Samples) -> Prepared:
+    """The run as it will be stored (`with_id`), its payloads encoded and its figures
+    computed."""
+    run = with_id(run)
+    if isinstance(samples, SamplesDocument):
+        samples = samples.load()
+    array = samples.array() if isinstance(samples, SamplesBlob) else samples
+    doc, environment = run_doc(run)
+    blobs = encode(run.layers, samples)
+    figures = figures_doc(run, array)
+    return Prepared(
+        replace(run, layers=None) if run.layers else run, doc, environment, blobs, figures
+    )
 
 
 def insert_runs(
     tx: Transaction,
-    prepared: Iterable[tuple[RunResult, Samples]],
+    prepared: Iterable[Prepared],
     *,
     skip_existing: bool,
     missing_project_ok: bool = False,
@@ -47,13 +77,14 @@ def insert_runs(
 ) -> int:
     """Insert runs with their payloads; a run of an unknown project is an InputError, or
     skipped with `missing_project_ok` (a parked run whose project was deleted since). Runs
-    whose ids are `fresh` (just made by `prepare_run`) are not looked for among the stored
+    whose ids are `fresh` (just made by `with_id`) are not looked for among the stored
     ones, which could read every project."""
     projects = {doc["name"] for doc in tx.table("projects").all()}
     environments = {doc["id"] for doc in tx.table("environments").all()}
     new_environments = []
     added = 0
-    for run, samples in prepared:
+    for item in prepared:
+        run = item.run
         if run.project not in projects:  # or added since, by the caller (an import)
             projects = {doc["name"] for doc in tx.table("projects").all()}
         if run.project not in projects:
@@ -65,15 +96,12 @@ def insert_runs(
                 continue
             raise InputError(f"run {run.id} is already stored")
         tx.added.add(run.id)
-        doc, env = run_doc(run)
+        env = item.environment
         if env is not None and env["id"] not in environments:
             environments.add(env["id"])
             new_environments.append(env)
-        if isinstance(samples, SamplesDocument):
-            samples = samples.load()
-        refs = tx.store_payloads(run.project, encode(run.layers, samples))
-        array = samples.array() if isinstance(samples, SamplesBlob) else samples
-        tx.add(run, (doc, refs, figures_doc(run, array)))
+        refs = tx.store_payloads(run.project, item.blobs)
+        tx.add(run, (item.doc, refs, item.figures))
         added += 1
     if new_environments:
         tx.table("environments").insert_multiple(new_environments)

@@ -24,7 +24,7 @@ from tinydb import TinyDB
 from tinydb.table import Table
 
 from perftui.domain.errors import StoreError
-from perftui.domain.records import RunResult
+from perftui.domain.records import LayerProfile, RunResult
 from perftui.store.entry_figures import figures_folder
 from perftui.store.files import (
     atomic_write_bytes,
@@ -35,7 +35,7 @@ from perftui.store.files import (
     remove_orphan_temps,
     signature,
 )
-from perftui.store.inserts import insert_runs
+from perftui.store.inserts import insert_runs, prepare
 from perftui.store.journal import Journal
 from perftui.store.layout import (
     SCHEMA_VERSION,
@@ -84,8 +84,8 @@ class Transaction:
         self.appended: dict[str, list[RunResult]] = {}
         """Project name -> the runs this write adds to it (their figures extend the stored),
         the newest profiled one alone with its layers (PrecisionSource.extend)."""
-        self._profiled: dict[str, int] = {}
-        """Project name -> where in `appended` its run with layers is."""
+        self._profiled: dict[str, tuple[int, Ref]] = {}
+        """Project name -> where in `appended` its newest profiled run is, and its layers."""
         self.lines: dict[str, list[Pending]] = {}
         """Project name -> the runs added to a project whose shard this write does not
         otherwise edit (appended to its file at the commit: perftui.store.shard_writes)."""
@@ -124,21 +124,28 @@ class Transaction:
         return self.shards[project]
 
     def add(self, run: RunResult, item: Pending) -> None:
-        """Add a stored run's (document, payload counts, figures) to its project."""
+        """Add a stored run (without its layers) and its (document, payloads, figures) to its
+        project."""
         if run.project in self.shards:
             self.shards[run.project].add(*item)
         else:
             self.lines.setdefault(run.project, []).append(item)
         runs = self.appended.setdefault(run.project, [])
-        if run.layers:  # only the newest profile names the project's precision: one kept
+        ref = item[1].get("layers")
+        if ref is not None:  # only the newest profile names the project's precision
             kept = self._profiled.get(run.project)
-            if kept is not None and (runs[kept].started_at or "") > (run.started_at or ""):
-                run = replace(run, layers=None)
-            else:
-                if kept is not None:
-                    runs[kept] = replace(runs[kept], layers=None)
-                self._profiled[run.project] = len(runs)
+            if kept is None or (runs[kept[0]].started_at or "") <= (run.started_at or ""):
+                self._profiled[run.project] = (len(runs), ref)
         runs.append(run)
+
+    def with_profiles(self) -> None:
+        """Give each project's newest profiled run of this write its layers, read back from
+        its pack: the project's precision is read from them."""
+        for project, (index, ref) in self._profiled.items():
+            runs = self.appended[project]
+            rows = self.payloads.layers(runs[index].id, ref)
+            layers = tuple(LayerProfile.from_dict(row) for row in rows)
+            runs[index] = replace(runs[index], layers=layers)
 
     @property
     def touches_files(self) -> bool:
@@ -292,6 +299,7 @@ class DatabaseFile:
                 bulk = len(tx.packs) + len(tx.shards) + len(tx.lines) > BULK
                 for pack in tx.packs.values():
                     pack.close(durable=not bulk)
+                tx.with_profiles()
                 write_shards(tx, payloads.root, self._shards, durable=not bulk)
                 if bulk:
                     os.sync()  # the packs and shards, made durable at once
@@ -357,7 +365,8 @@ class DatabaseFile:
         entries = Journal(self._target).entries()
         runs = [item for _, parked in entries for item in parked]
         if runs:
-            added = insert_runs(tx, runs, skip_existing=True, missing_project_ok=True)
+            prepared = (prepare(run, samples) for run, samples in runs)
+            added = insert_runs(tx, prepared, skip_existing=True, missing_project_ok=True)
             tx.merged = [path for path, _ in entries]
             self._say(f"merged {added} parked run(s) into database {self.path}")
 
