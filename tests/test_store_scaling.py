@@ -5,6 +5,7 @@ in real processes losing nothing."""
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 import subprocess
@@ -15,7 +16,7 @@ from pathlib import Path
 import numpy as np
 
 from perftui.domain.records import LayerProfile
-from perftui.store.codec import layers_blob, layers_to_document, samples_blob, samples_to_document
+from perftui.store.codec import layers_blob, samples_blob, samples_to_document
 from perftui.store.database import Store
 from tests.process_helpers import read_line
 from tests.store_helpers import (
@@ -28,6 +29,12 @@ from tests.store_helpers import (
     stored_tables,
 )
 from tests.test_store_lock import HOLDER, release
+
+
+def inline_layers(layers: tuple[LayerProfile, ...]) -> dict:
+    """A profile as layout 1 kept it in the document."""
+    data = base64.b64encode(layers_blob(layers)).decode("ascii")
+    return {"codec": "json+zlib+base64", "count": len(layers), "data": data}
 
 
 def write_layout1(path: Path) -> tuple[np.ndarray, tuple[LayerProfile, ...]]:
@@ -45,7 +52,7 @@ def write_layout1(path: Path) -> tuple[np.ndarray, tuple[LayerProfile, ...]]:
         "meta": {"1": {"schema_version": 1, "created_at": "", "generator": "perftui 0.1"}},
         "projects": {"1": make_project("p").to_dict()},
         "runs": {"1": doc},
-        "layers": {"1": {"run_id": "r1", **layers_to_document(run.layers)}},
+        "layers": {"1": {"run_id": "r1", **inline_layers(run.layers)}},
         "samples": {"1": {"run_id": "r1", **samples_to_document(samples)}},
     }
     path.write_text(json.dumps(data))

@@ -20,7 +20,7 @@ from perftui.domain.records import RunResult
 from perftui.exchange import schema
 from perftui.exchange.reader import NotStreamable
 from perftui.processes import PARENT_ENV, die_with_parent
-from perftui.store.codec import MAX_SAMPLES, SAMPLES_CODEC, SamplesDocument
+from perftui.store.codec import MAX_SAMPLES, SAMPLES_CODEC, samples_blob_from_document
 from perftui.store.inserts import Prepared, prepare
 
 __all__ = ["MAX_IMPORT_BYTES", "Line", "Ready", "Workers", "ordered", "ready_run"]
@@ -90,7 +90,10 @@ def ready_run(data: Any, where: str, project: str) -> Ready:
         error = refused(claimed, encoded, samples["count"], where)
         if error is not None:
             raise error
-        samples = SamplesDocument(samples, where)
+        try:
+            samples = samples_blob_from_document(samples)
+        except ValueError as exc:
+            raise InputError(f"{where}: {exc}") from None
     run_id = checked.get("id") or uuid.uuid4().hex
     run = RunResult.from_dict({**checked, "id": run_id, "project": project})
     return Ready(prepare(run, samples), claimed, encoded, where)

@@ -13,24 +13,19 @@ from collections.abc import Sequence
 from dataclasses import fields
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from perftui.domain.errors import InputError
 from perftui.domain.records import LayerProfile
 
 if TYPE_CHECKING:
     import numpy as np
 
 __all__ = [
-    "LAYERS_CODEC",
     "MAX_LAYERS",
     "MAX_SAMPLES",
     "SAMPLES_CODEC",
     "SamplesBlob",
-    "SamplesDocument",
     "inflate",
     "layers_blob",
     "layers_from_blob",
-    "layers_from_document",
-    "layers_to_document",
     "plain",
     "samples_blob",
     "samples_blob_document",
@@ -41,7 +36,6 @@ __all__ = [
 ]
 
 SAMPLES_CODEC = "zlib+base64"
-LAYERS_CODEC = "json+zlib+base64"
 
 
 def plain(value: Any) -> Any:
@@ -151,21 +145,6 @@ class SamplesBlob(NamedTuple):
         return np.frombuffer(self.raw, dtype="<f4").astype(np.float32)
 
 
-class SamplesDocument(NamedTuple):
-    """An export's samples document (`samples_to_document`), decoded only when its run is
-    stored, so an import holds one run's blob at a time; `where` names it in errors."""
-
-    doc: dict[str, Any]
-    where: str
-
-    def load(self) -> SamplesBlob:
-        """The checked blob; InputError naming the document if it is not one."""
-        try:
-            return samples_blob_from_document(self.doc)
-        except ValueError as exc:
-            raise InputError(f"{self.where}: {exc}") from None
-
-
 def samples_blob_from_document(doc: dict[str, Any]) -> SamplesBlob:
     """The blob that `samples_to_document` encoded, checked like `samples_from_document`."""
     if doc.get("codec") != SAMPLES_CODEC or doc.get("dtype") != "float32":
@@ -215,16 +194,3 @@ def layers_from_blob(blob: bytes, count: int) -> list[dict[str, Any]]:
     if len(layers) != count:
         raise ValueError(f"layers count {count} does not match the data ({len(layers)})")
     return layers
-
-
-def layers_to_document(layers: Sequence[LayerProfile]) -> dict[str, Any]:
-    data = base64.b64encode(layers_blob(layers)).decode("ascii")
-    return {"codec": LAYERS_CODEC, "count": len(layers), "data": data}
-
-
-def layers_from_document(doc: dict[str, Any]) -> list[dict[str, Any]]:
-    """The list of `LayerProfile.to_dict()` dicts that `layers_to_document` encoded."""
-    if doc.get("codec") != LAYERS_CODEC:
-        raise ValueError(f"unknown layers encoding {doc.get('codec')!r}")
-    count = _count(doc, MAX_LAYERS, "layers")
-    return layers_from_blob(_unbase64(doc, "layers"), count)

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from perftui.domain.errors import InputError
 from perftui.domain.records import RunResult
-from perftui.store.codec import SamplesBlob, SamplesDocument
+from perftui.store.codec import SamplesBlob
 from perftui.store.figure_docs import figures_doc
 from perftui.store.layout import now_iso, run_doc
 from perftui.store.payloads import encode
@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 
     from perftui.store.transaction import Transaction
 
-    Samples = np.ndarray | SamplesBlob | SamplesDocument | None
+    Samples = np.ndarray | SamplesBlob | None
     """A run's latency samples: an array, or a blob stored as it is (an import)."""
 
 __all__ = ["Prepared", "insert_runs", "prepare", "with_id"]
@@ -56,8 +56,6 @@ def prepare(run: RunResult, samples: Samples) -> Prepared:
     """The run as it will be stored (`with_id`), its payloads encoded and its figures
     computed."""
     run = with_id(run)
-    if isinstance(samples, SamplesDocument):
-        samples = samples.load()
     array = samples.array() if isinstance(samples, SamplesBlob) else samples
     doc, environment = run_doc(run)
     blobs = encode(run.layers, samples)
