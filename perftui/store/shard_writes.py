@@ -52,16 +52,13 @@ def write_shards(tx: Transaction, root: Path, cache: dict[str, Shard], *, durabl
             figures = project_figures(tx.snap, project, shard, added)
             shard.records.clear()  # built before this write's environments were stored
             name = write_shard(folder, shard.blob(), tx.token, durable=durable)
-            tx.new_shards.append(name)
             kept = _write_figures(tx, root, figures.part(), durable)
             table.insert(shard_doc(project, name, len(shard.runs), kept, shard.packs()))
             cache[name] = shard
 
 
 def _write_figures(tx: Transaction, root: Path, part: dict[str, Any], durable: bool) -> str:
-    name = write_shard(figures_folder(root), dump_json(part), tx.token, durable=durable)
-    tx.new_figures.append(name)
-    return name
+    return write_shard(figures_folder(root), dump_json(part), tx.token, durable=durable)
 
 
 def _append(
@@ -95,7 +92,6 @@ def _append(
             name, tail = write_shard(folder, whole + lines, tx.token, durable=durable), []
     except (OSError, ValueError):
         return False  # written whole, which reports what is wrong
-    tx.new_shards.append(name)
     kept = _write_figures(tx, root, figures.part(), durable)
     table.remove(where("project") == project)
     packs = {*packs_of(entry), *(ref.pack for _, refs, _ in pending for ref in refs.values())}

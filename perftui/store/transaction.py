@@ -25,7 +25,6 @@ from tinydb.table import Table
 
 from perftui.domain.errors import StoreError
 from perftui.domain.records import LayerProfile, RunResult
-from perftui.store.entry_figures import figures_folder
 from perftui.store.files import (
     atomic_write_bytes,
     check_writable,
@@ -46,7 +45,7 @@ from perftui.store.names import checked_folder as check_folder_of
 from perftui.store.payloads import Pack, Payloads, Ref
 from perftui.store.recovery import check_folder, claim, live_files, recover, retire
 from perftui.store.shard_writes import write_shards
-from perftui.store.shards import Shard, shard_folder
+from perftui.store.shards import Shard
 from perftui.store.snapshot import Snapshot, load
 from perftui.store.storage import AtomicJSONStorage, DocumentEncoder
 
@@ -74,10 +73,6 @@ class Transaction:
         self.shards: dict[str, Shard] = {}
         """Project name -> its runs as this write leaves them."""
         self.added: set[str] = set()
-        self.new_shards: list[str] = []
-        """The shard files this write has written."""
-        self.new_figures: list[str] = []
-        """The figures files (perftui.store.entry_figures) this write has written."""
         self.token = ""
         """What the names of the files it writes start with (its mark, written before the
         first of them: perftui.store.recovery)."""
@@ -344,21 +339,12 @@ class DatabaseFile:
             self._snapshot = snap
 
     def _undo(self, tx: Transaction, payloads: Payloads) -> None:
-        """Remove the files of a write that failed before its document was committed (no
-        document names them), then its mark."""
+        """Remove the files of a write that failed before its document was committed, as
+        for a killed one (no document names them: their names start with its token), then
+        its mark."""
         for pack in tx.packs.values():
             pack.close(durable=False)
-        for name in tx.new_shards:
-            self._shards.pop(name, None)
-        for folder, names in (
-            (shard_folder(payloads.root), tx.new_shards),
-            (figures_folder(payloads.root), tx.new_figures),
-            (payloads.root / "packs", [pack.name for pack in tx.packs.values()]),
-        ):
-            for name in names:
-                with contextlib.suppress(OSError):
-                    (folder / name).unlink()
-        payloads.end()
+        recover(tx.snap, payloads)
         payloads.unmake()
 
     def _merge_parked(self, tx: Transaction) -> None:
