@@ -1,10 +1,10 @@
 """The names the store turns into paths, checked first, and its folders, never followed.
 
-Every name read from the main document or a shard (shard, figures and pack files, run
-ids) is checked to be a bare name of the form this code writes before it
-becomes a path, so a hand-edited or hostile document cannot reach outside the database's
-folder; the folders inside it and the files read from them are not followed when they are
-symbolic links (`lstat`, ``O_NOFOLLOW``).
+Every name read from the main document or a shard (shard, figures and pack files, run ids)
+is checked to be a bare name of the form this code writes before it becomes a path, so a
+hand-edited or hostile document cannot reach outside the database's folder; the folders
+inside it and the files read from them are not followed when they are symbolic links
+(`lstat`, ``O_NOFOLLOW``).
 """
 
 from __future__ import annotations
@@ -45,8 +45,7 @@ def new_name(token: str, suffix: str = ".json") -> str:
 
 
 def checked_file(name: object) -> str:
-    """`name` if it is a shard, figures or pack file name this store writes; ValueError
-    otherwise."""
+    """`name` if it is a shard, figures or pack file name this store writes; else ValueError."""
     if not isinstance(name, str) or not FILE_NAME.fullmatch(name):
         raise ValueError(f"{_shown(name)} is not a file name of this database")
     return name
