@@ -25,6 +25,7 @@ from tests.store_helpers import (
     braces,
     build,
     empty,
+    entry,
     file_outside,
     folder,
     folder_is_a_file,
@@ -270,3 +271,33 @@ def test_a_deleted_runs_files_stay_for_readers_of_the_document_before(tmp_path: 
     path.write_text(json.dumps(data))
     Store(path).add_project(make_project("C", "/m/c"))
     assert not list(folder(path).rglob(f"{run.id}.*"))
+
+
+@pytest.mark.parametrize("record", [{"folder": 5, "name": "x", "at": 0}, {"folder": "runs"}])
+def test_a_malformed_retired_record_is_damage_even_without_the_folder(
+    tmp_path: Path, record: dict
+) -> None:
+    path = tmp_path / "db.json"
+    Store(path).ensure_project(make_project("A", "/m/a"))  # no run: no folder beside it
+    data = json.loads(path.read_text())
+    data["retired"] = {"1": record}
+    path.write_text(json.dumps(data))
+    before = tree(tmp_path)
+    with pytest.raises(StoreError, match="is damaged") as info:
+        Store(path).ensure_project(make_project("B", "/m/b"))
+    assert "\n" not in str(info.value) and tree(tmp_path) == before
+    line = one_error_line(perftui("projects", db=path))
+    assert "is damaged" in line
+
+
+def test_an_entry_without_its_figures_file_name_is_computed_from_its_runs(
+    tmp_path: Path,
+) -> None:
+    path = build(tmp_path)
+    expected = Store(path).summaries()
+    data, found = entry(path, "A")
+    (folder(path, "figures") / found.pop("figures")).unlink()
+    path.write_text(json.dumps(data))
+    assert Store(path).summaries() == expected
+    Store(path).add_run(make_run("A"), np.ones(5))
+    assert len(Store(path).runs("A")) == 4

@@ -126,7 +126,9 @@ def _mark(payloads: Payloads) -> str | None:
 def check_folder(snap: Snapshot, payloads: Payloads, *, locked: bool = False) -> None:
     """StoreError (damage) if the folder holds shard, figures or pack files the document
     does not name and no write is under way (`locked`: none can be, and `recover` has run):
-    the document is older than its folder."""
+    the document is older than its folder; a malformed entry or record of the files it
+    names is damage too, whatever is on disk."""
+    snap.named_files()  # raises on a malformed record, whatever is on disk
     if not os.path.lexists(payloads.root):
         return
     if snap.version and not snap.names_its_files:
@@ -198,7 +200,7 @@ def retire(db: TinyDB, before: Named, payloads: Payloads) -> None:
     gone = {(f, n) for f, n in gone if os.path.lexists(payloads.root / f / n)}  # made up: none
     if gone:
         table.insert_multiple({"folder": f, "name": n, "at": now} for f, n in sorted(gone))
-    due = [doc for doc in table.all() if doc["at"] < now - GRACE_S]
+    due = [doc for doc in table.all() if doc.get("at", 0) < now - GRACE_S]
     for doc in due:
         with contextlib.suppress(OSError, ValueError):
             os.unlink(payloads.folder(doc["folder"]) / _checked(doc["folder"], doc["name"]))

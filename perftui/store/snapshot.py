@@ -244,7 +244,9 @@ class Snapshot:
         entry = self.entries.get(project)
         if entry is None:
             return {}
-        name = entry["figures"]
+        name = entry.get("figures")
+        if not isinstance(name, str):
+            return {}
         found = self._figures.get(name)
         if found is None:
             found = read_figures(self.payloads.folder("figures"), name)
