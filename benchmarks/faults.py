@@ -90,12 +90,13 @@ def stored_ids(db: Path) -> set[str] | None:
 
 
 def unreferenced(db: Path) -> int:
-    """Pack files no project of the database names, and temporary files (after the next
-    write)."""
+    """Pack files no run of the database uses and no retired record names, and temporary
+    files (after the next write)."""
     folder = Payloads(db).root
-    entries = json.loads(db.read_bytes()).get("shards", {}).values() if db.exists() else []
-    named = {name for entry in entries for name in entry.get("packs", [])}
-    packs = sum(1 for path in (folder / "packs").glob("*.pack") if path.name not in named)
+    snap = Store(db)._read()
+    used = {name for project in snap.entries for name in snap.shard(project).packs()}
+    used |= {name for kind, name in snap.named_files if kind == "packs"}
+    packs = sum(1 for path in (folder / "packs").glob("*.pack") if path.name not in used)
     return packs + sum(1 for _ in folder.rglob("*.tmp"))
 
 

@@ -175,7 +175,6 @@ def as_layout4(path: Path) -> dict[str, dict]:
         for name in names[1:]:
             (root / "runs" / name).unlink()
         entry["tail"] = []
-        del entry["packs"]
     shutil.rmtree(root / "packs", ignore_errors=True)
     path.write_text(json.dumps(data))
     return counts

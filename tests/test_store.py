@@ -19,11 +19,13 @@ from perftui.store.codec import samples_from_document, samples_to_document
 from perftui.store.database import Store
 from perftui.store.layout import SCHEMA_VERSION
 from perftui.store.paths import default_db_path
+from perftui.store.shards import Shard
 from tests.store_helpers import (
     make_project,
     make_run,
     read_json,
     read_shard,
+    shard_bytes,
     shard_paths,
     stored_tables,
     write_shard,
@@ -74,7 +76,8 @@ def test_run_round_trip_every_field(store: Store) -> None:
     assert data["samples"] == {stored.id: 5000}
     assert "runs" not in read_json(store.path)
     packs = list((store.path.parent / "perftui.json.d" / "packs").iterdir())
-    assert [p.name for p in packs] == read_json(store.path)["shards"]["1"]["packs"]
+    (shard,) = shard_bytes(store.path).values()
+    assert [p.name for p in packs] == Shard.parse(shard).packs()
 
 
 def test_run_without_layers_latency_or_samples(store: Store) -> None:

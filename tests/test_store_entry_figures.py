@@ -68,7 +68,7 @@ def test_an_append_reads_and_writes_the_figures_of_its_project_alone(
     after = entries(path)
     assert after["q"] == before["q"] and after["r"] == before["r"]
     assert all((figures_folder(path) / n).read_bytes() == raw for n, raw in others.items())
-    assert set(after["p"]) == {"project", "file", "tail", "count", "figures", "packs"}
+    assert set(after["p"]) == {"project", "file", "tail", "count", "figures"}
     assert after["p"]["figures"] != before["p"]["figures"]
     (summary,) = [s for p, s in Store(path).summaries() if p.name == "p"]
     assert summary.runs == 2 and summary.best_throughput_config == config_key(added)
@@ -86,7 +86,7 @@ def test_entries_that_keep_their_figures_are_read_and_moved_to_files_by_the_next
     assert (Store(path).summaries(), Store(path).precisions()) == expected
     Store(path).add_project(make_project("s", "/m/s"))  # any write moves them
     moved = entries(path)
-    fields = {"project", "file", "tail", "count", "figures", "packs"}
+    fields = {"project", "file", "tail", "count", "figures"}
     assert all(set(e) == fields for e in moved.values())
     assert {p.name for p in figures_folder(path).iterdir()} == {
         e["figures"] for e in moved.values()

@@ -2,8 +2,7 @@
 (summary and runtime precision) kept up to date by every write, so the projects list and the
 home screen read the main document and one small file per project alone.
 
-An entry is ``{"project", "file", "tail", "count", "figures", "packs"}``: ``packs`` names the
-pack files of its runs' payloads (perftui.store.payloads), ``figures`` the file of
+An entry is ``{"project", "file", "tail", "count", "figures"}``: ``figures`` names the file of
 its figures (perftui.store.entry_figures), ``{"summary", "precision", "precision_source",
 "headlines", "best"}`` (perftui.store.headlines), which entries written before kept in
 themselves. A write that only adds runs to a project extends the stored figures with the new
@@ -53,7 +52,6 @@ __all__ = [
     "computed",
     "figures_of",
     "files_of",
-    "packs_of",
     "project_figures",
     "run_count",
     "shard_doc",
@@ -82,14 +80,6 @@ def files_of(entry: dict[str, Any]) -> list[str]:
     return [checked_file(name) for name in (entry["file"], *tail)]
 
 
-def packs_of(entry: dict[str, Any]) -> list[str]:
-    """The entry's pack files; ValueError if it names them wrongly."""
-    packs = entry.get("packs", [])
-    if not isinstance(packs, list):
-        raise ValueError("the pack files are not a list of file names")
-    return [checked_file(name) for name in packs]
-
-
 def shard_key(entry: dict[str, Any]) -> str:
     """What a parsed shard is cached by: its files (a file never changes)."""
     return "+".join(files_of(entry))
@@ -100,7 +90,6 @@ def shard_doc(
     file: str,
     count: int,
     figures_file: str,
-    packs: Sequence[str],
     tail: Sequence[str] = (),
 ) -> dict[str, Any]:
     return {
@@ -109,7 +98,6 @@ def shard_doc(
         "tail": list(tail),
         "count": count,
         "figures": figures_file,
-        "packs": sorted(packs),
     }
 
 

@@ -1,13 +1,15 @@
 """What the store deletes, and only that: files its document once named, and the files a
 killed write of its own left.
 
-- A write that supersedes a shard, figures or pack file (no entry names it any more)
-  records it in the document's ``retired`` table (``{"folder", "name", "at"}``); a write
-  after the grace period removes them and their records. Nothing else in those folders is
-  ever removed because it is old or unnamed.
+- A write that supersedes a shard or figures file (no entry names it any more), or whose
+  projects' runs no longer use a pack, records it in the document's ``retired`` table
+  (``{"folder", "name", "at"}``); a write after the grace period removes them and their
+  records. Nothing else in those folders is ever removed because it is old or unnamed.
 - A write marks the folder (``pending``: its token) before its first file; the next write
   (under the lock) removes what that write left if it was killed: the temporary files this
-  code makes and the files named with its token that no document names.
+  code makes, the shard and figures files named with its token that no document names,
+  and, when the document names none of them (it was not committed), its packs. Packs are
+  named by the runs' shard lines, not by the document: a write's token tells its own.
 - A document that does not name the run files beside it (emptied, cut, edited, or an older
   copy restored beside a newer folder) is damage, reported and left in place
   (`check_folder`); a read never writes. A document an earlier version wrote did not name
@@ -25,7 +27,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from perftui.domain.errors import StoreError
-from perftui.store.entries import files_of, packs_of
+from perftui.store.entries import files_of
 from perftui.store.legacy import old_payload
 from perftui.store.names import FILE_NAME, checked_file, is_temp, read_nofollow
 from perftui.store.payloads import Payloads
@@ -47,19 +49,20 @@ __all__ = [
     "unnamed",
 ]
 
-FOLDERS = ("runs", "figures", "packs")
-"""The folders of files the document names (shards, figures, packs)."""
+FOLDERS = ("runs", "figures")
+"""The folders of files the document names (shards, figures)."""
+RETIRABLE = (*FOLDERS, "packs")
+"""The folders of files a write may retire."""
 Named = set[tuple[str, str]]
 """(folder, file name) pairs."""
 
 
 def live_files(entries: Iterable[dict[str, Any]]) -> Named:
-    """The shard, figures and pack files the projects' entries name (ValueError if one is not
-    a name of this database)."""
+    """The shard and figures files the projects' entries name (ValueError if one is not a
+    name of this database)."""
     named: Named = set()
     for entry in entries:
         named.update(("runs", name) for name in files_of(entry))
-        named.update(("packs", name) for name in packs_of(entry))
         if entry.get("figures") is not None:
             named.add(("figures", checked_file(entry["figures"])))
     return named
@@ -77,7 +80,7 @@ def retired_files(docs: Iterable[dict[str, Any]]) -> Named:
 
 def _checked(folder: object, name: object) -> str:
     """`name` if it is a name of a file of `folder` that this store writes; else ValueError."""
-    if folder in FOLDERS:
+    if folder in RETIRABLE:
         return checked_file(name)
     if old_payload(folder, name):  # an older layout's, retired by its migration
         return str(name)
@@ -97,8 +100,8 @@ def _listed(payloads: Payloads, folder: str) -> list[str]:
 
 
 def unnamed(snap: Snapshot, payloads: Payloads) -> list[tuple[str, str]]:
-    """The shard, figures and pack files on disk that `snap`'s document does not name."""
-    named = snap.named_files()
+    """The shard and figures files on disk that `snap`'s document does not name."""
+    named = snap.named_files
     return [
         (folder, name)
         for folder in FOLDERS
@@ -128,7 +131,7 @@ def check_folder(snap: Snapshot, payloads: Payloads, *, locked: bool = False) ->
     does not name and no write is under way (`locked`: none can be, and `recover` has run):
     the document is older than its folder; a malformed entry or record of the files it
     names is damage too, whatever is on disk."""
-    snap.named_files()  # raises on a malformed record, whatever is on disk
+    snap.named_files  # noqa: B018 (raises on a malformed record, whatever is on disk)
     if not os.path.lexists(payloads.root):
         return
     if snap.version and not snap.names_its_files:
@@ -152,12 +155,14 @@ def recover(snap: Snapshot, payloads: Payloads) -> None:
     token = _mark(payloads)
     if token is None:
         return
-    for folder in FOLDERS:
+    for folder in RETIRABLE:
         _remove_temps(payloads, folder)
     stray = unnamed(snap, payloads)
     if any(not token or not name.startswith(token) for _, name in stray):
         return  # not this write's alone: check_folder reports it, nothing is removed
-    for folder, name in stray:
+    committed = any(name.startswith(token) for _, name in snap.named_files)
+    packs = [] if committed else [n for n in _listed(payloads, "packs") if n.startswith(token)]
+    for folder, name in [*stray, *(("packs", name) for name in packs)]:
         with contextlib.suppress(OSError):
             os.unlink(payloads.root / folder / name)
     payloads.end()
@@ -190,13 +195,14 @@ def claim(db: TinyDB, snap: Snapshot, payloads: Payloads) -> None:
         db.table("unclaimed").insert_multiple({"folder": f, "name": n} for f, n in stray)
 
 
-def retire(db: TinyDB, before: Named, payloads: Payloads) -> None:
-    """Record the files the write's document no longer names (of `before`) as retired, and
-    remove those retired more than the grace period ago (with their records): a reader of
-    the document before still finds them."""
+def retire(db: TinyDB, before: Named, payloads: Payloads, packs: Iterable[str] = ()) -> None:
+    """Record the files the write's document no longer names (of `before`) and the `packs`
+    its runs no longer use as retired, and remove those retired more than the grace period
+    ago (with their records): a reader of the document before still finds them."""
     now = time.time()
     table = db.table("retired")
     gone = before - live_files(db.table("shards").all())
+    gone |= {("packs", name) for name in packs}
     gone = {(f, n) for f, n in gone if os.path.lexists(payloads.root / f / n)}  # made up: none
     if gone:
         table.insert_multiple({"folder": f, "name": n, "at": now} for f, n in sorted(gone))

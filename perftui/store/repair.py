@@ -3,11 +3,10 @@
 When the document does not name shard files beside it (an older copy restored, an entry
 dropped by hand), their runs are not lost: `plan` reads them and says what a repair would
 do, `apply` (inside a write that skips the damage check) adds each run the document does not
-hold to its project, its payloads where they are (the packs its runs use are named again).
+hold to its project, its payloads where they are (in the packs its shard lines name).
 Nothing is deleted: the shard files read are retired (removed after the grace period, their
 runs being stored anew) when every run in them was adopted or known, else kept as
-``unclaimed``, like the packs no adopted run uses; runs of projects the document does not
-know stay in their files.
+``unclaimed``; runs of projects the document does not know stay in their files.
 """
 
 from __future__ import annotations
@@ -92,10 +91,6 @@ def plan(snap: Snapshot, payloads: Payloads) -> Plan:
             found.adopt.setdefault(project, []).append((doc, refs, shard.figures.get(run_id)))
             known.add(run_id)
         (found.retire if whole else found.keep).append((folder, name))
-    used = {
-        ref.pack for items in found.adopt.values() for _, refs, _ in items for ref in refs.values()
-    }
-    found.keep += [(f, n) for f, n in stray if f == "packs" and n not in used]
     return found
 
 

@@ -15,7 +15,6 @@ from tinydb.table import Table
 from perftui.store.entries import (
     appended_figures,
     files_of,
-    packs_of,
     project_figures,
     run_count,
     shard_doc,
@@ -53,7 +52,7 @@ def write_shards(tx: Transaction, root: Path, cache: dict[str, Shard], *, durabl
             shard.records.clear()  # built before this write's environments were stored
             name = write_shard(folder, shard.blob(), tx.token, durable=durable)
             kept = _write_figures(tx, root, figures.part(), durable)
-            table.insert(shard_doc(project, name, len(shard.runs), kept, shard.packs()))
+            table.insert(shard_doc(project, name, len(shard.runs), kept))
             cache[name] = shard
 
 
@@ -94,6 +93,5 @@ def _append(
         return False  # written whole, which reports what is wrong
     kept = _write_figures(tx, root, figures.part(), durable)
     table.remove(where("project") == project)
-    packs = {*packs_of(entry), *(ref.pack for _, refs, _ in pending for ref in refs.values())}
-    table.insert(shard_doc(project, files[0] if tail else name, count, kept, packs, tail))
+    table.insert(shard_doc(project, files[0] if tail else name, count, kept, tail))
     return True

@@ -91,7 +91,8 @@ class Shard:
 
     def packs(self) -> list[str]:
         """The pack files its runs' payloads are in."""
-        return sorted({ref.pack for table in self.refs.values() for ref in table.values()})
+        refs = (ref for table in self.refs.values() for ref in table.values())
+        return sorted({ref.pack for ref in refs if ref.pack})
 
     def blob(self) -> bytes:
         lines = [

@@ -100,6 +100,8 @@ class Snapshot:
         self._shards = shards if shards is not None else {}
         self._figures = figures if figures is not None else {}
         self._benchmarks: dict[str, StoredBenchmark] = {}
+        self._live: set[tuple[str, str]] = set()
+        """The shard and figures files the entries name (gathered as `entries` checks them)."""
         self.conversion: Conversion | None = None
         """How an older layout's document was read (perftui.store.legacy), else None."""
 
@@ -147,18 +149,25 @@ class Snapshot:
             ):
                 raise damaged(self.shown, f"shard document {doc_id} lacks project/file/count")
             try:
-                live_files([doc])
+                self._live |= live_files([doc])
             except ValueError as exc:
                 raise damaged(self.shown, f"shard document {doc_id}: {exc}") from None
             found[doc["project"]] = doc
         return found
 
+    @property
+    def live_files(self) -> set[tuple[str, str]]:
+        """The shard and figures files the entries name."""
+        self.entries  # noqa: B018 (checks them, gathering these)
+        return self._live
+
+    @cached_property
     def named_files(self) -> set[tuple[str, str]]:
-        """The (folder, name) of every shard and figures file the document names: its
-        projects' and those it retired (perftui.store.recovery)."""
+        """The (folder, name) of every shard and figures file the document names, and of
+        every file it retired (perftui.store.recovery)."""
         try:
             kept = [*self._table("retired").values(), *self._table("unclaimed").values()]
-            return live_files(self.entries.values()) | retired_files(kept)
+            return self.live_files | retired_files(kept)
         except ValueError as exc:
             raise damaged(self.shown, f"retired files: {exc}") from None
 

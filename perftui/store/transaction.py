@@ -43,7 +43,7 @@ from perftui.store.layout import (
 from perftui.store.legacy import migrate
 from perftui.store.names import checked_folder as check_folder_of
 from perftui.store.payloads import Pack, Payloads, Ref
-from perftui.store.recovery import check_folder, claim, live_files, recover, retire
+from perftui.store.recovery import check_folder, claim, recover, retire
 from perftui.store.shard_writes import write_shards
 from perftui.store.shards import Shard
 from perftui.store.snapshot import Snapshot, load
@@ -141,6 +141,17 @@ class Transaction:
             rows = self.payloads.layers(runs[index].id, ref)
             layers = tuple(LayerProfile.from_dict(row) for row in rows)
             runs[index] = replace(runs[index], layers=layers)
+
+    def dropped_packs(self) -> set[str]:
+        """The packs the projects this write rewrites used and no longer use (a deleted
+        run's or project's; a renamed project's runs keep theirs)."""
+        before: set[str] = set()
+        after: set[str] = set()
+        for project, shard in self.shards.items():
+            stored = self.snap.shard(project)
+            before.update(stored.packs() if stored is not None else ())
+            after.update(shard.packs())
+        return before - after
 
     @property
     def touches_files(self) -> bool:
@@ -298,7 +309,7 @@ class DatabaseFile:
                 write_shards(tx, payloads.root, self._shards, durable=not bulk)
                 if bulk:
                     os.sync()  # the packs and shards, made durable at once
-                retire(db, live_files(snap.entries.values()), payloads)
+                retire(db, snap.live_files, payloads, tx.dropped_packs())
                 st = storage.commit()
             except OSError as exc:
                 if _unchanged(target, snap):  # else the next write removes them
