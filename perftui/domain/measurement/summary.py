@@ -140,7 +140,7 @@ class PrecisionSource:
                 counts = precision_counts(run.layers)
                 named = any(p != "?" for p in counts)
                 profile = (at, runtime_precision([run]) if named else None)
-            said = runtime_precision([replace(run, layers=None)])
+            said = runtime_precision([run if run.layers is None else replace(run, layers=None)])
             if said != NO_PRECISION and (engine is None or at >= engine[0]):
                 engine = (at, said)
         return PrecisionSource(profile, engine)

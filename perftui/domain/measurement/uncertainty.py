@@ -120,19 +120,17 @@ def unknown_interval(value: float, n: int = 1) -> Interval:
 
 def mean_interval(values: Sequence[float] | np.ndarray) -> Interval | None:
     """The mean of `values` with its t-interval; None for fewer than two values. The values
-    are times or rates, never negative, so neither is the lower end."""
-    import numpy as np
-
-    data = np.asarray(values, dtype=np.float64)
-    if data.size < 2:
+    are times or rates, never negative, so neither is the lower end. In plain Python: they
+    are a few repetitions or windows, for which numpy's calls cost more than the sums."""
+    data = [float(v) for v in values]
+    n = len(data)
+    if n < 2:
         return None
-    mean = float(data.mean())
-    se = float(data.std(ddof=1)) / math.sqrt(data.size)
-    half = t_critical(data.size - 1) * se
+    mean = sum(data) / n
+    se = math.sqrt(sum((v - mean) ** 2 for v in data) / (n - 1)) / math.sqrt(n)
+    half = t_critical(n - 1) * se
     log_se = se / mean if mean > 0 else None
-    return Interval(
-        mean, max(0.0, mean - half), mean + half, int(data.size), log_se=log_se, df=data.size - 1
-    )
+    return Interval(mean, max(0.0, mean - half), mean + half, n, log_se=log_se, df=n - 1)
 
 
 def window_rates(
