@@ -46,9 +46,18 @@ def new_name(token: str, suffix: str = ".json") -> str:
 
 def checked_file(name: object) -> str:
     """`name` if it is a shard, figures or pack file name this store writes; else ValueError."""
-    if not isinstance(name, str) or not FILE_NAME.fullmatch(name):
+    if not isinstance(name, str):
         raise ValueError(f"{_shown(name)} is not a file name of this database")
+    if name in _FILE_NAMES:
+        return name
+    if not FILE_NAME.fullmatch(name):
+        raise ValueError(f"{_shown(name)} is not a file name of this database")
+    _FILE_NAMES.add(name)
     return name
+
+
+_FILE_NAMES: set[str] = set()
+"""The names `checked_file` found good: a write checks each entry's files several times."""
 
 
 def is_temp(name: str) -> bool:
