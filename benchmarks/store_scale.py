@@ -1,10 +1,10 @@
 """How the store behaves with months of runs: a large database against an empty one.
 
 Builds, in a temporary folder and through the store's own API, a database of `--runs` runs
-over `--projects` projects (benchmarks of 8 configurations with 2 repetitions each, a tenth of
-the runs profiled with `--layers` layers, every run with `--samples` latency samples, the
-environment recorded as the worker records it), then times,
-side by side on the large and on an empty database (one project, one run):
+over `--projects` projects (benchmarks of 8 configurations with 2 repetitions each, each
+benchmark's request stored as `bench` stores it, a tenth of the runs profiled with `--layers`
+layers, every run with `--samples` latency samples, the environment recorded as the worker
+records it), then times, side by side on the large and on an empty database (one project, one run):
 
 - the CLI, each in a fresh process as a person runs it: `projects --json`, `show P --json`
   of a 200-run project, `compare A B --json`, `export` and `import` of that export into a
@@ -45,11 +45,13 @@ from perftui.bench.environment import environment  # noqa: E402
 from perftui.domain.measurement.figures import group_runs  # noqa: E402
 from perftui.domain.measurement.summary import config_key  # noqa: E402
 from perftui.domain.records import (  # noqa: E402
+    BenchmarkRequest,
     LatencyStats,
     LayerProfile,
     Project,
     RunConfig,
     RunResult,
+    StoredBenchmark,
 )
 from perftui.store.database import Store  # noqa: E402
 
@@ -110,7 +112,25 @@ def build(path: Path, runs: int, projects: int, layers: int, samples: int) -> li
                 items.append((make_run(name, done + i, rng, layers), lat))
             store.add_runs(items)
         done += count
+    store.merge(benchmarks(store, names, counts))
     return names
+
+
+def benchmarks(store: Store, names: list[str], counts: list[int]) -> list[StoredBenchmark]:
+    """The benchmark each 16 runs came from, as `bench` stores one (the request with its
+    8 configurations), so the main document holds them as a team's database does."""
+    configs = tuple(RunConfig(batch=1 + i, hint="latency", api="sync") for i in range(8))
+    found, done = [], 0
+    for name, count in zip(names, counts, strict=True):
+        project = store.get_project(name)
+        assert project is not None
+        for index in range(done // 16, (done + count + 15) // 16):
+            request = BenchmarkRequest(project=project, configs=configs, repeat=2)
+            found.append(
+                StoredBenchmark(f"{name}-{index}", name, "2025-01-01T00:00:00+00:00", request)
+            )
+        done += count
+    return found
 
 
 def timed_cli(db: Path, *args: str) -> tuple[float, float]:
