@@ -76,6 +76,10 @@ class Conversion:
     projects: list[str] = field(default_factory=list)
     """The projects the next write writes anew."""
 
+    def held(self, payloads: Payloads) -> Payloads:
+        """`payloads`, reading a payload an older layout keeps from where it keeps it."""
+        return HeldPayloads(payloads, self.blobs)
+
     def hold(
         self, shard: Shard, kind: str, run_id: str, count: Any, read: Callable[[], bytes]
     ) -> None:
@@ -94,6 +98,25 @@ class Conversion:
             raise ValueError(f"run id {run_id[:60]!r} cannot name a file")
         self.hold(shard, kind, run_id, count, lambda: read_nofollow(payloads.folder(kind) / name))
         self.files.append((kind, name))
+
+
+class HeldPayloads(Payloads):
+    """The payload folder of an older layout's database: a run's payload not in a pack yet
+    (its reference names none) is read from where its layout kept it."""
+
+    def __init__(self, base: Payloads, blobs: dict[tuple[str, str], Callable[[], bytes]]) -> None:
+        self.__dict__.update(base.__dict__)
+        self.blobs = blobs
+
+    def read(self, kind: str, run_id: str, ref: Ref) -> bytes:
+        if ref.pack:
+            return super().read(kind, run_id, ref)
+        try:
+            return self.blobs[(kind, run_id)]()
+        except KeyError:
+            raise ValueError(f"{kind} missing") from None
+        except OSError as exc:
+            raise ValueError(f"{kind} file missing or unreadable ({exc.strerror or exc})") from None
 
 
 def convert(data: dict[str, Any], hashed: bytes, payloads: Payloads) -> Conversion | None:

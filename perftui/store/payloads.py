@@ -17,7 +17,7 @@ import contextlib
 import json
 import os
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -47,7 +47,8 @@ class Ref(NamedTuple):
 
     count: int
     pack: str
-    """The pack file's name; "" for a payload held in memory (`Payloads.overlay`)."""
+    """The pack file's name; "" for one an older layout keeps where it kept it (read by
+    perftui.store.legacy until the next write packs it)."""
     at: int
     size: int
 
@@ -99,9 +100,6 @@ class Payloads:
         self.shown = shown if shown is not None else target
         self.made: list[Path] = []
         """The folders it created (removed again by a write that is undone, when empty)."""
-        self.overlay: dict[tuple[str, str], Callable[[], bytes]] = {}
-        """(kind, run id) -> an older layout's payload, read from where that layout kept it
-        (perftui.store.legacy) until the next write stores it in a pack."""
 
     def folder(self, kind: str) -> Path:
         """A folder of the database (StoreError if it, or the root, is a link)."""
@@ -118,8 +116,6 @@ class Payloads:
     def read(self, kind: str, run_id: str, ref: Ref) -> bytes:
         """The stored blob; ValueError if it is missing, unreadable or cut short."""
         try:
-            if not ref.pack:
-                return self.overlay[(kind, run_id)]()
             fd = os.open(
                 self.folder("packs") / ref.pack, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0)
             )
@@ -127,8 +123,6 @@ class Payloads:
                 blob = os.pread(fd, ref.size, ref.at)
             finally:
                 os.close(fd)
-        except KeyError:
-            raise ValueError("payload missing") from None
         except OSError as exc:
             raise ValueError(f"pack file missing or unreadable ({exc.strerror or exc})") from None
         if len(blob) != ref.size:

@@ -65,13 +65,12 @@ def load(
     data = parse(raw, shown, schema_version)
     conversion = convert(data, hashed, payloads)
     if conversion is not None:
-        data = conversion.data
+        data, payloads = conversion.data, conversion.held(payloads)
     snap = Snapshot(data, sig, hashed, shown, payloads, shards, figures)
     if conversion is not None:
         snap.conversion = conversion
         snap._shards.update(conversion.shards)
         snap._figures.update(conversion.figures)
-        payloads.overlay = conversion.blobs
     return snap
 
 
