@@ -4,7 +4,6 @@ one stores them in order. The workers only compute: this process stays the one w
 
 from __future__ import annotations
 
-import json
 import os
 import signal
 import uuid
@@ -18,7 +17,7 @@ from typing import Any, NamedTuple
 from perftui.domain.errors import InputError, StoreError
 from perftui.domain.records import RunResult
 from perftui.exchange import schema
-from perftui.exchange.reader import NotStreamable
+from perftui.exchange.reader import one_record
 from perftui.processes import PARENT_ENV, die_with_parent
 from perftui.store.codec import MAX_SAMPLES, SAMPLES_CODEC, samples_blob_from_document
 from perftui.store.inserts import Prepared, prepare
@@ -101,21 +100,13 @@ def ready_run(data: Any, where: str, project: str) -> Ready:
 
 def ready_lines(lines: list[Line]) -> list[Ready]:
     """A worker's task: runs' lines decoded and prepared."""
-    found = []
     decoder = schema.decoder()
-    for line in lines:
-        try:
-            value, end = decoder.raw_decode(line.text)
-        except json.JSONDecodeError as exc:
-            raise NotStreamable(f"line {line.number}: {exc.msg}") from None
-        except schema.NumberError as exc:
-            raise InputError(f"{line.source} holds {exc}") from None
-        except RecursionError:
-            raise InputError(f"{line.source} is nested too deeply") from None
-        if end != len(line.text) or not isinstance(value, dict):
-            raise NotStreamable(f"line {line.number}: not a run")
-        found.append(ready_run(value, line.where, line.project))
-    return found
+    return [
+        ready_run(
+            one_record(decoder, line.text, line.number, line.source), line.where, line.project
+        )
+        for line in lines
+    ]
 
 
 def _worker_start(parent: int) -> None:

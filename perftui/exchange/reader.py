@@ -15,7 +15,7 @@ from typing import Any
 from perftui.domain.errors import InputError
 from perftui.exchange import schema
 
-__all__ = ["Event", "NotStreamable", "read_events", "streamable"]
+__all__ = ["Event", "NotStreamable", "one_record", "read_events", "streamable"]
 
 Event = tuple[str, int, int, Any]
 """(kind, project index, run index, value): ("head", 0, 0, the head without projects),
@@ -51,7 +51,8 @@ def _decode(decoder: json.JSONDecoder, text: str, number: int, source: str) -> t
     return value, text[end:]
 
 
-def _record(decoder: json.JSONDecoder, text: str, number: int, source: str) -> dict[str, Any]:
+def one_record(decoder: json.JSONDecoder, text: str, number: int, source: str) -> dict[str, Any]:
+    """The JSON object that is all of line `number`'s `text`."""
     value, rest = _decode(decoder, text, number, source)
     if rest or not isinstance(value, dict):
         raise NotStreamable(f"line {number}: not one object")
@@ -86,7 +87,7 @@ def read_events(
             if number == 1:
                 if not line.endswith(OPEN_PROJECTS):
                     raise NotStreamable("line 1: not an export's head")
-                head = _record(decoder, line[: -len(OPEN_PROJECTS)] + "}", 1, source)
+                head = one_record(decoder, line[: -len(OPEN_PROJECTS)] + "}", 1, source)
                 yield "head", 0, 0, head
             elif in_runs:
                 if raw_runs:
@@ -105,14 +106,14 @@ def read_events(
                 ended = True
             elif line.endswith(OPEN_RUNS):
                 project, run, in_runs = project + 1, -1, True
-                yield "project", project, 0, _record(decoder, line + "]}", number, source)
+                yield "project", project, 0, one_record(decoder, line + "]}", number, source)
             else:
                 project += 1
                 yield (
                     "project",
                     project,
                     0,
-                    _record(decoder, line.removesuffix(","), number, source),
+                    one_record(decoder, line.removesuffix(","), number, source),
                 )
     if not ended:
         raise NotStreamable("the file ends before the export does")
