@@ -13,6 +13,7 @@ from pathlib import Path
 import numpy as np
 
 from perftui.domain.records import (
+    BenchmarkRequest,
     LatencyStats,
     LayerProfile,
     Project,
@@ -151,11 +152,29 @@ def damage_payload(path: Path, run_id: str, kind: str = "samples", data: bytes =
     pack.write_bytes(bytes(raw))
 
 
+def benchmarks_file(path: Path) -> Path:
+    """The file of the database's benchmarks (perftui.store.benchmark_file)."""
+    (doc,) = read_json(path)["benchmark_file"].values()
+    return path.with_name(path.name + ".d") / "benchmarks" / doc["name"]
+
+
+def inlined_benchmarks(path: Path) -> dict:
+    """The document with the benchmarks in its `benchmarks` table, as layouts 1-5 kept
+    them (their file removed)."""
+    root = path.with_name(path.name + ".d")
+    data = read_json(path)
+    for doc in data.pop("benchmark_file", {}).values():
+        found = json.loads((root / "benchmarks" / doc["name"]).read_text())["benchmarks"]
+        data["benchmarks"] = {str(n): bench for n, bench in enumerate(found, 1)}
+        (root / "benchmarks" / doc["name"]).unlink()
+    return data
+
+
 def as_layout4(path: Path) -> dict[str, dict]:
     """Rewrite the database as layout 4 kept it: shards of JSON lines with payload counts
     (``{"perftui_shard":2}``), a payload file per run, no packs; every run's counts by kind."""
     root = path.with_name(path.name + ".d")
-    data = read_json(path)
+    data = inlined_benchmarks(path)
     data["meta"]["1"]["schema_version"] = 4
     counts: dict[str, dict] = {"samples": {}, "layers": {}}
     for entry in data["shards"].values():
@@ -200,8 +219,9 @@ def build(tmp_path: Path) -> Path:
     period."""
     path = tmp_path / "db" / "db.json"
     store = Store(path)
-    store.ensure_project(make_project("A", str(MODEL), engine="openvino", device="CPU"))
+    a = store.ensure_project(make_project("A", str(MODEL), engine="openvino", device="CPU"))
     store.ensure_project(make_project("B", "/m/b.onnx"))
+    store.add_benchmark(BenchmarkRequest(project=a, configs=(RunConfig(),)))
     for name in ("A", "B"):
         for i in range(3):
             store.add_run(make_run(name, throughput_fps=100.0 + i), np.ones(50, np.float32))

@@ -21,6 +21,7 @@ from perftui.store.layout import SCHEMA_VERSION
 from perftui.store.paths import default_db_path
 from perftui.store.shards import Shard
 from tests.store_helpers import (
+    benchmarks_file,
     make_project,
     make_run,
     read_json,
@@ -50,7 +51,7 @@ def test_no_file_until_first_write_then_parents_and_meta(store: Store) -> None:
     store.ensure_project(make_project())
     assert store.path.is_file()
     meta = list(read_json(store.path)["meta"].values())
-    assert meta[0]["schema_version"] == SCHEMA_VERSION == 5
+    assert meta[0]["schema_version"] == SCHEMA_VERSION == 6
 
 
 def test_run_round_trip_every_field(store: Store) -> None:
@@ -243,7 +244,8 @@ def test_benchmark_round_trip(store: Store) -> None:
     assert stored.id == bid and stored.project_name == project.name and stored.created_at
     assert stored.request == request
     assert [b.id for b in store.project_benchmarks(project.name)] == [bid]
-    assert read_json(store.path)["benchmarks"]["1"] == stored.to_dict()
+    found = json.loads(benchmarks_file(store.path).read_text())["benchmarks"]
+    assert found == [stored.to_dict()] and "benchmarks" not in read_json(store.path)
     later = store.add_benchmark(replace(request, seed=7))
     assert store.last_benchmark(project.name).id == later
     assert store.last_benchmark("ghost") is None and store.project_benchmarks("ghost") == []
@@ -254,11 +256,12 @@ def test_malformed_rows_are_clear_errors(store: Store) -> None:
     good = store.add_benchmark(BenchmarkRequest(project=project, configs=(RunConfig(),)))
     bad = store.add_benchmark(BenchmarkRequest(project=project, configs=(RunConfig(),)))
     run = store.add_run(make_run(layers=None))
-    data = read_json(store.path)
-    for doc in data["benchmarks"].values():
+    file = benchmarks_file(store.path)
+    data = json.loads(file.read_text())
+    for doc in data["benchmarks"]:
         if doc["id"] == bad:
             del doc["configs"]
-    store.path.write_text(json.dumps(data))
+    file.write_text(json.dumps(data))
     shard = shard_paths(store.path)[project.name]
     runs = read_shard(shard)
     runs["runs"][run.id]["latency_ms"] = {"mean": "fast"}

@@ -13,7 +13,14 @@ import pytest
 
 from perftui.store import recovery
 from perftui.store.database import Store
-from tests.store_helpers import make_project, make_run, payload_at, read_json, store_with_project
+from tests.store_helpers import (
+    inlined_benchmarks,
+    make_project,
+    make_run,
+    payload_at,
+    read_json,
+    store_with_project,
+)
 
 
 def packs(path: Path) -> set[str]:
@@ -89,3 +96,52 @@ def test_a_killed_writes_packs_go_unless_its_document_was_committed(
     assert left.exists() == committed and (folder / "packs" / pack).exists()
     assert not (folder / "pending").exists()
     assert np.array_equal(Store(path).latency_samples(run.id), np.ones(9))
+
+
+def test_a_run_s_write_neither_reads_nor_writes_the_benchmarks(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from perftui.domain.records import BenchmarkRequest, RunConfig
+    from perftui.store import benchmark_file
+
+    path, store = store_with_project(tmp_path)
+    project = store.get_project("p")
+    first = store.add_benchmark(BenchmarkRequest(project=project, configs=(RunConfig(),)))
+    named = read_json(path)["benchmark_file"]
+
+    def unread(*args: object) -> None:
+        raise AssertionError("a run's write read the benchmarks")
+
+    monkeypatch.setattr(benchmark_file, "read", unread)
+    Store(path).add_run(make_run("p", benchmark_id=first), np.ones(9))
+    monkeypatch.undo()
+    assert read_json(path)["benchmark_file"] == named
+    second = Store(path).add_benchmark(BenchmarkRequest(project=project, configs=(RunConfig(),)))
+    assert [b.id for b in Store(path).project_benchmarks("p")] == [first, second]
+    assert read_json(path)["benchmark_file"] != named  # a new file; the old one retired
+    assert "benchmarks" not in read_json(path)
+
+
+def test_a_layout5_database_s_benchmarks_move_to_their_file_with_the_next_write(
+    tmp_path: Path,
+) -> None:
+    from perftui.domain.records import BenchmarkRequest, RunConfig
+
+    path, store = store_with_project(tmp_path)
+    project = store.get_project("p")
+    ids = [store.add_benchmark(BenchmarkRequest(project=project, configs=(RunConfig(),)))]
+    ids.append(store.add_benchmark(BenchmarkRequest(project=project, configs=(RunConfig(),))))
+    run = store.add_run(make_run("p", benchmark_id=ids[0]), np.ones(9))
+    data = inlined_benchmarks(path)
+    data["meta"]["1"]["schema_version"] = 5
+    path.write_text(json.dumps(data))
+    original = path.read_bytes()
+    old = Store(path)
+    assert [b.id for b in old.project_benchmarks("p")] == ids and old.get_run(run.id) == run
+    assert path.read_bytes() == original  # a read moves nothing
+    lines: list[str] = []
+    Store(path, notify=lines.append).add_project(make_project("q", "/m/q"))
+    assert len(lines) == 1 and "layout 6" in lines[0] and "layout5.bak" in lines[0]
+    assert "benchmarks" not in read_json(path) and read_json(path)["benchmark_file"]
+    fresh = Store(path)
+    assert [b.id for b in fresh.project_benchmarks("p")] == ids and fresh.get_run(run.id) == run

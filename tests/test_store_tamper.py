@@ -78,7 +78,7 @@ def test_a_read_after_a_killed_write_writes_nothing(tmp_path: Path) -> None:
 # ---------------------------------------------------------------- 2: never outside the folder
 
 
-@pytest.mark.parametrize("name", ["runs", "figures", "packs"])
+@pytest.mark.parametrize("name", ["runs", "figures", "packs", "benchmarks"])
 def test_a_linked_folder_inside_the_database_is_never_followed(tmp_path: Path, name: str) -> None:
     path = build(tmp_path)
     link_folder(path, name)

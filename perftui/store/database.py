@@ -8,6 +8,7 @@ perftui.store.layout.
 from __future__ import annotations
 
 import contextlib
+import copy
 import uuid
 from collections.abc import Iterable, Iterator
 from dataclasses import replace
@@ -165,7 +166,7 @@ class Store(DatabaseFile):
         if not new or not new.strip():
             raise InputError("the new project name is empty")
         self._read().shard(old)  # damage is refused before the lock is taken
-        with self._transaction(edits_in_place=("projects", "benchmarks")) as db:
+        with self._transaction(edits_in_place=("projects",)) as db:
             projects = db.table("projects")
             if not projects.contains(where("name") == old):
                 raise InputError(f"no project named '{old}'")
@@ -183,12 +184,14 @@ class Store(DatabaseFile):
                 moved.figures,
             )
 
-            def rename(doc: dict[str, Any]) -> None:
-                doc["project_name"] = new
-                if isinstance(doc.get("project"), dict):
-                    doc["project"]["name"] = new
-
-            db.table("benchmarks").update(rename, where("project_name") == old)
+            benchmarks = db.edit_benchmarks()
+            for n, doc in enumerate(benchmarks):
+                if doc.get("project_name") == old:
+                    renamed = copy.deepcopy(doc)
+                    renamed["project_name"] = new
+                    if isinstance(renamed.get("project"), dict):
+                        renamed["project"]["name"] = new
+                    benchmarks[n] = renamed
 
     def delete_project(self, name: str) -> None:
         """Delete a project with its runs, layers, samples and benchmarks."""
@@ -197,7 +200,8 @@ class Store(DatabaseFile):
             if not db.table("projects").remove(where("name") == name):
                 raise InputError(f"no project named '{name}'")
             db.shards[name] = Shard()
-            db.table("benchmarks").remove(where("project_name") == name)
+            benchmarks = db.edit_benchmarks()
+            benchmarks[:] = [doc for doc in benchmarks if doc.get("project_name") != name]
 
     # ------------------------------------------------------------------ benchmarks
 
@@ -213,7 +217,7 @@ class Store(DatabaseFile):
         with self._transaction() as db:
             db.snap.shard(request.project.name)
             db.snap.entry_figures(request.project.name)
-            db.table("benchmarks").insert(benchmark_doc(stored))
+            db.edit_benchmarks().append(benchmark_doc(stored))
         return stored.id
 
     def get_benchmark(self, benchmark_id: str) -> StoredBenchmark | None:
@@ -263,7 +267,7 @@ class Store(DatabaseFile):
         with self._transaction() as db:
             table = db.table("projects")
             stored = {doc["name"]: Project.from_dict(doc) for doc in table.all()}
-            known = {doc["id"] for doc in db.table("benchmarks").all()}
+            known = {doc["id"] for doc in db.snap.benchmark_list}
             projects, benchmarks = 0, []
 
             def runs() -> Iterator[Prepared]:
@@ -280,7 +284,7 @@ class Store(DatabaseFile):
 
             added = insert_runs(db, runs(), skip_existing=True)
             if benchmarks:
-                db.table("benchmarks").insert_multiple(benchmarks)
+                db.edit_benchmarks().extend(benchmarks)
         return projects, added
 
     @staticmethod

@@ -3,25 +3,27 @@
 The public identity of a record is its "id" field, a uuid4 hex string, never a TinyDB
 document id:
 
-- ``meta``: ``{"schema_version": 4, "created_at", "generator", "named_files": true}``, written
+- ``meta``: ``{"schema_version": 6, "created_at", "generator", "named_files": true}``, written
   on the first write; ``named_files`` says the document names every shard and figures file
   beside it (perftui.store.recovery), as documents written before it did not.
 - ``projects``: ``Project.to_dict()``, the model as an absolute path.
-- ``benchmarks``: ``StoredBenchmark.to_dict()``, i.e.
-  ``{"id", "project_name", "created_at", **BenchmarkRequest.to_dict()}``.
+- ``benchmark_file``: ``{"name"}``, the file of every benchmark's request
+  (``StoredBenchmark.to_dict()``: perftui.store.benchmark_file), which a run's write
+  neither reads nor writes.
 - ``environments``: ``{"id", "environment"}``, one per distinct environment.
 - ``shards``: one entry per project with runs (perftui.store.entries): its runs are in a
   file of their own (perftui.store.shards), its summary and runtime precision, kept up to
   date by every write, in a small file it names (perftui.store.entry_figures), so the
   projects list and the home screen read this document and those files alone.
-- ``retired``: ``{"folder", "name", "at"}``, a shard or figures file a write superseded, removed
-  with its record by a write after the grace period (perftui.store.recovery).
+- ``retired``: ``{"folder", "name", "at"}``, a shard, figures, benchmarks or pack file a write
+  superseded, removed with its record by a write after the grace period
+  (perftui.store.recovery).
 - ``unclaimed``: ``{"folder", "name"}``, a file no entry named when this version first wrote
   a document written before ``named_files``; kept, never removed by perftui.
 
 In a shard, a run is ``RunResult.to_dict()`` with ``"layers": null`` and the environment
 moved out of ``"resolved"`` (``"environment": <id>``); its latency samples and layer profile
-are files named by run id (perftui.store.payloads).
+are in its project's pack files (perftui.store.payloads).
 
 Older layouts are read as this one and stored as it by the next write, with a backup of the
 old file: perftui.store.legacy, the one module that knows them.
@@ -50,7 +52,7 @@ __all__ = [
     "time_key",
 ]
 
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 
 
 def now_iso() -> str:

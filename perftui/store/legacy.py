@@ -75,6 +75,8 @@ class Conversion:
     """The old payload files, retired once the migration stored them in packs."""
     projects: list[str] = field(default_factory=list)
     """The projects the next write writes anew."""
+    benchmarks: list[dict[str, Any]] | None = None
+    """The benchmark documents the document kept in itself, oldest first."""
 
     def held(self, payloads: Payloads) -> Payloads:
         """`payloads`, reading a payload an older layout keeps from where it keeps it."""
@@ -127,7 +129,11 @@ def convert(data: dict[str, Any], hashed: bytes, payloads: Payloads) -> Conversi
     if not meta or meta[0]["schema_version"] >= SCHEMA_VERSION:
         return None
     new = {name: dict(table) for name, table in data.items() if name not in OLD_TABLES}
-    conv = Conversion(new)
+    new.pop("benchmarks", None)  # in a file of their own since layout 6
+    inline = sorted(data.get("benchmarks", {}).items(), key=lambda kv: doc_key(kv[0]))
+    conv = Conversion(new, benchmarks=[doc for _, doc in inline])
+    if meta[0]["schema_version"] == 5:
+        return conv  # layout 5 differs from this one by its benchmarks alone
 
     def made_up(kind: str, project: str) -> str:
         return hashlib.sha256(hashed + kind.encode() + project.encode()).hexdigest()[:32] + ".json"
@@ -268,6 +274,8 @@ def migrate(tx: Transaction, snap: Snapshot, target: Path) -> tuple[Path | None,
     if conv is None:
         return None, 0
     lost = 0
+    if conv.benchmarks:
+        tx.edit_benchmarks()  # written to a file of their own
     for project in conv.projects:
         shard = tx.shard(project)  # its old files are retired by the write
         for kind, table in shard.refs.items():

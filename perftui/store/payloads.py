@@ -110,7 +110,7 @@ class Payloads:
         """StoreError unless the folder and each of its folders is a folder or absent (a
         link is never followed, a file never written through)."""
         checked_folder(self.root, self.shown)
-        for kind in ("runs", "figures", "packs"):
+        for kind in ("runs", "figures", "packs", "benchmarks"):
             checked_folder(self.root / kind, self.shown)
 
     def read(self, kind: str, run_id: str, ref: Ref) -> bytes:

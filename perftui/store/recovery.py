@@ -49,8 +49,8 @@ __all__ = [
     "unnamed",
 ]
 
-FOLDERS = ("runs", "figures")
-"""The folders of files the document names (shards, figures)."""
+FOLDERS = ("runs", "figures", "benchmarks")
+"""The folders of files the document names (shards, figures, the benchmarks file)."""
 RETIRABLE = (*FOLDERS, "packs")
 """The folders of files a write may retire."""
 Named = set[tuple[str, str]]

@@ -70,6 +70,8 @@ def plan(snap: Snapshot, payloads: Payloads) -> Plan:
     for folder, name in stray:
         if folder == "figures":
             found.retire.append((folder, name))  # computed again from the runs
+        elif folder == "benchmarks":
+            found.keep.append((folder, name))  # requests the document lacks: kept as they are
         if folder != "runs":
             continue
         try:

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from perftui.domain.measurement.summary import ProjectSummary, summarize
 from perftui.domain.records import Project, RunResult, StoredBenchmark
+from perftui.store import benchmark_file
 from perftui.store.document import damaged, malformed, parse
 from perftui.store.entries import figures_of, files_of, run_count, shard_key
 from perftui.store.entry_figures import read_figures
@@ -164,9 +165,10 @@ class Snapshot:
     def named_files(self) -> set[tuple[str, str]]:
         """The (folder, name) of every shard and figures file the document names, and of
         every file it retired (perftui.store.recovery)."""
+        own = self.benchmark_file
         try:
             kept = [*self._table("retired").values(), *self._table("unclaimed").values()]
-            return self.live_files | retired_files(kept)
+            return self.live_files | retired_files(kept) | ({("benchmarks", own)} if own else set())
         except ValueError as exc:
             raise damaged(self.shown, f"retired files: {exc}") from None
 
@@ -243,8 +245,10 @@ class Snapshot:
         return {shard_key(entry) for entry in self.entries.values()}
 
     def figures_files(self) -> set[str]:
-        """The figures files the document names."""
-        return {e["figures"] for e in self.entries.values() if isinstance(e.get("figures"), str)}
+        """The figures files and the benchmarks file the document names (the cache of parsed
+        files keeps these)."""
+        found = {e["figures"] for e in self.entries.values() if isinstance(e.get("figures"), str)}
+        return found | ({self.benchmark_file} if self.benchmark_file else set())
 
     def entry_figures(self, project: str) -> dict[str, Any]:
         """The project's stored figures (perftui.store.entry_figures) from its figures file;
@@ -344,9 +348,36 @@ class Snapshot:
     # ------------------------------------------------------------------ benchmarks
 
     @cached_property
+    def benchmark_file(self) -> str | None:
+        """The name of the file of the benchmarks (perftui.store.benchmark_file), if any."""
+        try:
+            return benchmark_file.named(self._table(benchmark_file.TABLE))
+        except ValueError as exc:
+            raise damaged(self.shown, f"benchmarks file: {exc}") from None
+
+    @cached_property
+    def benchmark_list(self) -> list[dict[str, Any]]:
+        """The benchmark documents, oldest first (read from their file only when asked)."""
+        if self.conversion is not None and self.conversion.benchmarks is not None:
+            return self.conversion.benchmarks
+        name = self.benchmark_file
+        if name is None:
+            return []
+        cached = self._figures.get(name)
+        if cached is None:
+            try:
+                docs = benchmark_file.read(self.payloads.folder(benchmark_file.FOLDER), name)
+            except OSError as exc:
+                raise damaged(self.shown, f"benchmarks file: {exc.strerror or exc}") from None
+            except ValueError as exc:
+                raise malformed(self.shown, "benchmarks file", exc) from None
+            cached = self._figures[name] = {"benchmarks": docs}
+        return cached["benchmarks"]
+
+    @cached_property
     def benchmark_docs(self) -> dict[str, dict[str, Any]]:
         """Benchmark id -> document, oldest first."""
-        return {doc["id"]: doc for doc in self._in_order("benchmarks")}
+        return {doc["id"]: doc for doc in self.benchmark_list}
 
     @cached_property
     def benchmark_ids_by_project(self) -> dict[str, list[str]]:

@@ -25,6 +25,7 @@ from tinydb.table import Table
 
 from perftui.domain.errors import StoreError
 from perftui.domain.records import LayerProfile, RunResult
+from perftui.store import benchmark_file
 from perftui.store.files import (
     atomic_write_bytes,
     check_writable,
@@ -45,7 +46,7 @@ from perftui.store.names import checked_folder as check_folder_of
 from perftui.store.payloads import Pack, Payloads, Ref
 from perftui.store.recovery import check_folder, claim, recover, retire
 from perftui.store.shard_writes import write_shards
-from perftui.store.shards import Shard
+from perftui.store.shards import Shard, write_shard
 from perftui.store.snapshot import Snapshot, load
 from perftui.store.storage import AtomicJSONStorage, DocumentEncoder
 
@@ -81,12 +82,22 @@ class Transaction:
         the newest profiled one alone with its layers (PrecisionSource.extend)."""
         self._profiled: dict[str, tuple[int, Ref]] = {}
         """Project name -> where in `appended` its newest profiled run is, and its layers."""
+        self.benchmarks: list[dict[str, Any]] | None = None
+        """The benchmark documents as this write leaves them, once it edits them
+        (`edit_benchmarks`; written to a new file at the commit: perftui.store.benchmark_file)."""
         self.lines: dict[str, list[Pending]] = {}
         """Project name -> the runs added to a project whose shard this write does not
         otherwise edit (appended to its file at the commit: perftui.store.shard_writes)."""
 
     def table(self, name: str) -> Table:
         return self.db.table(name)
+
+    def edit_benchmarks(self) -> list[dict[str, Any]]:
+        """The benchmark documents, to edit (a new list; the documents themselves are never
+        changed in place: replace one to change it)."""
+        if self.benchmarks is None:
+            self.benchmarks = list(self.snap.benchmark_list)
+        return self.benchmarks
 
     def mark(self) -> str:
         """The write's token, marking the folder first if it is not yet (perftui.store.
@@ -158,7 +169,7 @@ class Transaction:
         """Whether the write adds or removes pack, shard or figures files (not only the
         document; the files it supersedes are retired: perftui.store.recovery)."""
         edits = any(s.runs for s in self.shards.values())
-        return bool(self.packs or self.lines or edits)
+        return bool(self.packs or self.lines or edits or self.benchmarks is not None)
 
     def known(self, run_id: str) -> bool:
         return run_id in self.added or self.snap.project_of(run_id) is not None
@@ -285,7 +296,8 @@ class DatabaseFile:
                 if tx.token:  # files written as runs came: no document names them
                     self._undo(tx, payloads)
                 raise
-            if not (storage.dirty or tx.shards or tx.lines or tx.merged or backup):
+            edited = tx.benchmarks is not None
+            if not (storage.dirty or tx.shards or tx.lines or tx.merged or backup or edited):
                 if tx.token:  # marked early, yet nothing to store (every run known)
                     self._undo(tx, payloads)
                 return
@@ -307,9 +319,12 @@ class DatabaseFile:
                     pack.close(durable=not bulk)
                 tx.with_profiles()
                 write_shards(tx, payloads.root, self._shards, durable=not bulk)
+                before = snap.live_files
+                if edited:
+                    before = before | _write_benchmarks(tx, payloads, durable=not bulk)
                 if bulk:
                     os.sync()  # the packs and shards, made durable at once
-                retire(db, snap.live_files, payloads, tx.dropped_packs())
+                retire(db, before, payloads, tx.dropped_packs())
                 st = storage.commit()
             except OSError as exc:
                 if _unchanged(target, snap):  # else the next write removes them
@@ -366,6 +381,21 @@ class DatabaseFile:
             added = insert_runs(tx, prepared, skip_existing=True, missing_project_ok=True)
             tx.merged = [path for path, _ in entries]
             self._say(f"merged {added} parked run(s) into database {self.path}")
+
+
+def _write_benchmarks(
+    tx: Transaction, payloads: Payloads, *, durable: bool
+) -> set[tuple[str, str]]:
+    """Write the benchmarks the write edited to a new file and name it in the document; the
+    file it replaces (to retire), if any."""
+    assert tx.benchmarks is not None
+    folder = payloads.root / benchmark_file.FOLDER
+    name = write_shard(folder, benchmark_file.blob(tx.benchmarks), tx.token, durable=durable)
+    table = tx.table(benchmark_file.TABLE)
+    table.truncate()
+    table.insert({"name": name})
+    old = tx.snap.benchmark_file
+    return {(benchmark_file.FOLDER, old)} if old else set()
 
 
 def cannot_write(shown: Path, exc: OSError) -> StoreError:
