@@ -258,6 +258,7 @@ TAMPER: list[tuple[str, Callable[[Path], object], list[str]]] = [
     ("figures/ a link", lambda p: cases.link_folder(p, "figures"), ["projects"]),
     ("runs/ a link", lambda p: cases.link_folder(p, "runs"), ["show", "A"]),
     ("packs/ a link", lambda p: cases.link_folder(p, "packs"), ["export"]),
+    ("benchmarks/ a link", lambda p: cases.link_folder(p, "benchmarks"), ["export"]),
     ("run id ../ (export)", cases.run_id_outside, ["export"]),
     ("pack ../ (export)", lambda p: cases.run_id_outside(p, "pack"), ["export"]),
     ("run id ../ (report)", cases.run_id_outside, ["report", "A"]),
