@@ -71,13 +71,25 @@ def run_count(entry: dict[str, Any]) -> int:
     raise ValueError("the entry counts no runs")
 
 
-def files_of(entry: dict[str, Any]) -> list[str]:
+def files_of(entry: dict[str, Any]) -> tuple[str, ...]:
     """The entry's shard files: the project's file, then the segments appended since;
     ValueError if the entry names them wrongly."""
+    known = _FILES.get(id(entry))
+    if known is not None and known[0] is entry:
+        return known[1]
     tail = entry.get("tail", [])
     if not isinstance(tail, list) or not all(isinstance(name, str) for name in tail):
         raise ValueError("the appended segments are not a list of file names")
-    return [checked_file(name) for name in (entry["file"], *tail)]
+    found = tuple(checked_file(name) for name in (entry["file"], *tail))
+    if len(_FILES) > 4096:
+        _FILES.clear()
+    _FILES[id(entry)] = (entry, found)
+    return found
+
+
+_FILES: dict[int, tuple[dict[str, Any], tuple[str, ...]]] = {}
+"""Entry (by identity) -> its files: a document's entries are never changed (a write puts
+new ones in), and a write reads each one's files several times."""
 
 
 def shard_key(entry: dict[str, Any]) -> str:

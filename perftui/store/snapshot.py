@@ -226,7 +226,7 @@ class Snapshot:
         return self._parsed(project, files_of(entry), lambda line: any(n in line for n in needles))
 
     def _parsed(
-        self, project: str, files: list[str], keep: Callable[[bytes], bool] | None = None
+        self, project: str, files: Sequence[str], keep: Callable[[bytes], bool] | None = None
     ) -> Shard:
         folder = self.payloads.folder("runs")
         try:
