@@ -301,3 +301,15 @@ def test_an_entry_without_its_figures_file_name_is_computed_from_its_runs(
     assert Store(path).summaries() == expected
     Store(path).add_run(make_run("A"), np.ones(5))
     assert len(Store(path).runs("A")) == 4
+
+
+def test_doctor_says_a_killed_write_waits_for_the_next_write(tmp_path: Path) -> None:
+    path = build(tmp_path)
+    assert perftui("doctor", db=path).stdout.strip().endswith(": sound")
+    (folder(path) / "pending").write_text(json.dumps({"token": "0123456789abcdef"}))
+    before = tree(tmp_path)
+    result = perftui("doctor", db=path)
+    assert result.returncode == 0 and "write was interrupted" in result.stdout
+    assert tree(tmp_path) == before  # said, not done: the next write removes it
+    Store(path).add_project(make_project("C", "/m/c"))
+    assert "interrupted" not in perftui("doctor", db=path).stdout

@@ -33,6 +33,8 @@ def cmd_doctor(args: argparse.Namespace) -> int:
     problem, found = store.diagnose()
     if not problem:
         print(f"database {store.path}: sound")
+        if store.interrupted():
+            print("a write was interrupted (or is under way); the next write removes what it left")
         return Exit.OK
     print(problem)
     if found is None:

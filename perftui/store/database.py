@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import os
 import uuid
 from collections.abc import Iterable, Iterator
 from dataclasses import replace
@@ -79,6 +80,11 @@ class Store(DatabaseFile):
             return problem, plan(snap, self._payloads())
         except StoreError:
             return problem, None
+
+    def interrupted(self) -> bool:
+        """Whether a write marked the folder and has not cleared the mark: it was killed (or
+        is under way); the next write removes what it left (perftui.store.recovery)."""
+        return os.path.lexists(self._payloads().pending)
 
     def repair(self) -> Plan:
         """Add back the runs of the files beside the document that it does not name (see
