@@ -129,16 +129,7 @@ class LatencyStats:
     cv: float | None
 
     def to_dict(self) -> dict[str, float | None]:
-        return {
-            "min": self.min,
-            "mean": self.mean,
-            "median": self.median,
-            "p90": self.p90,
-            "p99": self.p99,
-            "max": self.max,
-            "stdev": self.stdev,
-            "cv": self.cv,
-        }
+        return {name: getattr(self, name) for name in self.__dataclass_fields__}
 
     @classmethod
     def from_dict(cls, data: dict[str, Any], unreported: Collection[str] = ()) -> LatencyStats:
