@@ -7,13 +7,16 @@ file before the document that names it, and the file it replaces is retired
 
 from __future__ import annotations
 
+import copy
 import json
 from pathlib import Path
 from typing import Any
 
+from perftui.domain.records import StoredBenchmark
+from perftui.store.document import malformed
 from perftui.store.names import checked_file, read_nofollow
 
-__all__ = ["FOLDER", "TABLE", "blob", "named", "read"]
+__all__ = ["FOLDER", "TABLE", "Benchmarks", "blob", "named", "read"]
 
 FOLDER = "benchmarks"
 TABLE = "benchmark_file"
@@ -44,3 +47,35 @@ def read(folder: Path, name: str) -> list[dict[str, Any]]:
 
 def blob(docs: list[dict[str, Any]]) -> bytes:
     return json.dumps({"benchmarks": docs}, ensure_ascii=False, separators=(",", ":")).encode()
+
+
+class Benchmarks:
+    """A snapshot's benchmark requests as records, each made once (StoreError naming one
+    whose document is malformed)."""
+
+    def __init__(self, docs: list[dict[str, Any]], shown: Path) -> None:
+        self.docs = {doc["id"]: doc for doc in docs}
+        self.shown = shown
+        self.by_project: dict[str, list[str]] = {}
+        for benchmark_id, doc in self.docs.items():
+            self.by_project.setdefault(doc.get("project_name"), []).append(benchmark_id)
+        self._made: dict[str, StoredBenchmark] = {}
+
+    def get(self, benchmark_id: str) -> StoredBenchmark | None:
+        made = self._made.get(benchmark_id)
+        if made is not None or benchmark_id not in self.docs:
+            return made
+        try:
+            made = StoredBenchmark.from_dict(copy.deepcopy(self.docs[benchmark_id]))
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
+            raise malformed(self.shown, f"benchmark {benchmark_id}", exc) from None
+        self._made[benchmark_id] = made
+        return made
+
+    def of(self, project: str) -> list[StoredBenchmark]:
+        """The project's requests, oldest first."""
+        return [b for b in map(self.get, self.by_project.get(project, [])) if b]
+
+    def last(self, project: str) -> StoredBenchmark | None:
+        ids = self.by_project.get(project)
+        return self.get(ids[-1]) if ids else None

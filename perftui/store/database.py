@@ -1,7 +1,7 @@
 """The results database's API: projects, benchmarks and runs as typed records.
 
 The file machinery (cached reads, the locked write transaction, shards, payloads, the
-journal, migration) is perftui.store.transaction's; the tables are described in
+journal, migration) is perftui.store.database_file's; the tables are described in
 perftui.store.layout.
 """
 
@@ -26,6 +26,7 @@ from perftui.domain.records import (
     RunResult,
     StoredBenchmark,
 )
+from perftui.store.database_file import DatabaseFile
 from perftui.store.entries import stored_best
 from perftui.store.figure_docs import figures_from_doc
 from perftui.store.files import LockBusy
@@ -37,7 +38,6 @@ from perftui.store.paths import normalize_model_path, same_target
 from perftui.store.repair import Plan, apply, plan
 from perftui.store.shards import Shard
 from perftui.store.stream import Rows, stream_runs
-from perftui.store.transaction import DatabaseFile
 
 if TYPE_CHECKING:
     import numpy as np
@@ -228,17 +228,15 @@ class Store(DatabaseFile):
 
     def get_benchmark(self, benchmark_id: str) -> StoredBenchmark | None:
         """The stored request of that id, or None; StoreError if its document is malformed."""
-        return self._read().benchmark(benchmark_id)
+        return self._read().benchmarks.get(benchmark_id)
 
     def project_benchmarks(self, project: str) -> list[StoredBenchmark]:
         """The stored requests of a project, oldest first; StoreError if one is malformed."""
-        return self._read().benchmarks(project)
+        return self._read().benchmarks.of(project)
 
     def last_benchmark(self, project: str) -> StoredBenchmark | None:
         """The project's newest stored request, or None; StoreError if it is malformed."""
-        snap = self._read()
-        ids = snap.benchmark_ids_by_project.get(project)
-        return snap.benchmark(ids[-1]) if ids else None
+        return self._read().benchmarks.last(project)
 
     # ------------------------------------------------------------------ runs
 

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from perftui.domain.measurement.summary import ProjectSummary, summarize
-from perftui.domain.records import Project, RunResult, StoredBenchmark
+from perftui.domain.records import Project, RunResult
 from perftui.store import benchmark_file
 from perftui.store.document import damaged, malformed, parse
 from perftui.store.entries import figures_of, files_of, run_count, shard_key
@@ -99,7 +99,6 @@ class Snapshot:
         self.digest = hashed
         self._shards = shards if shards is not None else {}
         self._figures = figures if figures is not None else {}
-        self._benchmarks: dict[str, StoredBenchmark] = {}
         self._live: set[tuple[str, str]] = set()
         """The shard and figures files the entries name (gathered as `entries` checks them)."""
         self.conversion: Conversion | None = None
@@ -245,10 +244,8 @@ class Snapshot:
         return {shard_key(entry) for entry in self.entries.values()}
 
     def figures_files(self) -> set[str]:
-        """The figures files and the benchmarks file the document names (the cache of parsed
-        files keeps these)."""
-        found = {e["figures"] for e in self.entries.values() if isinstance(e.get("figures"), str)}
-        return found | ({self.benchmark_file} if self.benchmark_file else set())
+        """The figures files the document names."""
+        return {e["figures"] for e in self.entries.values() if isinstance(e.get("figures"), str)}
 
     def entry_figures(self, project: str) -> dict[str, Any]:
         """The project's stored figures (perftui.store.entry_figures) from its figures file;
@@ -363,46 +360,17 @@ class Snapshot:
         name = self.benchmark_file
         if name is None:
             return []
-        cached = self._figures.get(name)
-        if cached is None:
-            try:
-                docs = benchmark_file.read(self.payloads.folder(benchmark_file.FOLDER), name)
-            except OSError as exc:
-                raise damaged(self.shown, f"benchmarks file: {exc.strerror or exc}") from None
-            except ValueError as exc:
-                raise malformed(self.shown, "benchmarks file", exc) from None
-            cached = self._figures[name] = {"benchmarks": docs}
-        return cached["benchmarks"]
-
-    @cached_property
-    def benchmark_docs(self) -> dict[str, dict[str, Any]]:
-        """Benchmark id -> document, oldest first."""
-        return {doc["id"]: doc for doc in self.benchmark_list}
-
-    @cached_property
-    def benchmark_ids_by_project(self) -> dict[str, list[str]]:
-        index: dict[str, list[str]] = {}
-        for benchmark_id, doc in self.benchmark_docs.items():
-            index.setdefault(doc.get("project_name"), []).append(benchmark_id)
-        return index
-
-    def benchmark(self, benchmark_id: str) -> StoredBenchmark | None:
-        cached = self._benchmarks.get(benchmark_id)
-        if cached is not None:
-            return cached
-        doc = self.benchmark_docs.get(benchmark_id)
-        if doc is None:
-            return None
         try:
-            result = StoredBenchmark.from_dict(copy.deepcopy(doc))
-        except MALFORMED as exc:
-            raise malformed(self.shown, f"benchmark {benchmark_id}", exc) from None
-        self._benchmarks[benchmark_id] = result
-        return result
+            return benchmark_file.read(self.payloads.folder(benchmark_file.FOLDER), name)
+        except OSError as exc:
+            raise damaged(self.shown, f"benchmarks file: {exc.strerror or exc}") from None
+        except ValueError as exc:
+            raise malformed(self.shown, "benchmarks file", exc) from None
 
-    def benchmarks(self, project: str) -> list[StoredBenchmark]:
-        ids = self.benchmark_ids_by_project.get(project, [])
-        return [b for b in (self.benchmark(i) for i in ids) if b]
+    @cached_property
+    def benchmarks(self) -> benchmark_file.Benchmarks:
+        """The benchmark requests as records, by id and by project."""
+        return benchmark_file.Benchmarks(self.benchmark_list, self.shown)
 
     # ------------------------------------------------------------------ the home screen
 
