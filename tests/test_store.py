@@ -334,7 +334,7 @@ def test_threads_sharing_one_store(store: Store) -> None:
 
 
 def test_file_is_plain_tinydb_json(store: Store) -> None:
-    """Another tool (or TinyDB itself) can read the file."""
+    """Another tool (or TinyDB itself, a test dependency) can read the file."""
     from tinydb import TinyDB
 
     store.ensure_project(make_project())

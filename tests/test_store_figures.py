@@ -13,10 +13,9 @@ from perftui.domain.errors import StoreError
 from perftui.domain.measurement.figures import run_figures
 from perftui.domain.measurement.summary import config_key
 from perftui.domain.records import LayerProfile
-from perftui.store import entries
+from perftui.store import database_file, entries
 from perftui.store.database import Store
 from perftui.store.snapshot import Snapshot
-from perftui.store.storage import AtomicJSONStorage
 from tests.store_helpers import (
     as_layout4,
     entries_inlined,
@@ -112,10 +111,10 @@ def test_a_write_whose_document_cannot_be_committed_removes_the_files_it_wrote(
     store.add_run(make_run("p"), np.ones(10))
     before = sorted(p for p in tmp_path.rglob("*") if p.is_file())
 
-    def full_disk(self: AtomicJSONStorage) -> None:
+    def full_disk(target: Path, payload: bytes) -> None:
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(AtomicJSONStorage, "commit", full_disk)
+    monkeypatch.setattr(database_file, "atomic_write_bytes", full_disk)
     with pytest.raises(StoreError, match="No space left"):
         store.add_run(make_run("p"), np.ones(10))
     assert sorted(p for p in tmp_path.rglob("*") if p.is_file()) == before

@@ -23,6 +23,7 @@ __all__ = [
     "MAX_SAMPLES",
     "SAMPLES_CODEC",
     "SamplesBlob",
+    "dump_json",
     "inflate",
     "layers_blob",
     "layers_from_blob",
@@ -36,6 +37,15 @@ __all__ = [
 ]
 
 SAMPLES_CODEC = "zlib+base64"
+
+
+_COMPACT = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
+"""Made once: `json.dumps` with arguments makes an encoder per call."""
+
+
+def dump_json(data: Any) -> bytes:
+    """Compact UTF-8 JSON."""
+    return _COMPACT.encode(data).encode("utf-8")
 
 
 def plain(value: Any) -> Any:

@@ -11,11 +11,9 @@ import contextlib
 import copy
 import os
 import uuid
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
-
-from tinydb import where
 
 from perftui.domain.errors import InputError, StoreError
 from perftui.domain.measurement.summary import Headline, ProjectSummary
@@ -38,10 +36,10 @@ from perftui.store.paths import normalize_model_path, same_target
 from perftui.store.repair import Plan, apply, plan
 from perftui.store.shards import Shard
 from perftui.store.stream import Rows, stream_runs
+from perftui.store.tables import Doc, Table
 
 if TYPE_CHECKING:
     import numpy as np
-    from tinydb.table import Table
 
     from perftui.domain.measurement.figures import Figures
 
@@ -49,6 +47,11 @@ if TYPE_CHECKING:
     """What `Store.merge` takes."""
 
 __all__ = ["Store"]
+
+
+def named(name: str) -> Callable[[Doc], bool]:
+    """Whether a project document is of that name."""
+    return lambda doc: doc.get("name") == name
 
 
 class Store(DatabaseFile):
@@ -140,10 +143,10 @@ class Store(DatabaseFile):
         wanted = self._prepared(project)
         with self._transaction() as db:
             table = db.table("projects")
-            doc = table.get(where("name") == wanted.name)
+            doc = table.find(named(wanted.name))
             if doc is not None:  # another process created it meanwhile
                 return self._same(Project.from_dict(doc), wanted)
-            table.insert(project_doc(wanted))
+            table.insert([project_doc(wanted)])
         return wanted
 
     @staticmethod
@@ -162,9 +165,9 @@ class Store(DatabaseFile):
         wanted = self._prepared(project)
         with self._transaction() as db:
             table = db.table("projects")
-            if table.contains(where("name") == wanted.name):
+            if table.find(named(wanted.name)):
                 raise InputError(f"project '{wanted.name}' already exists; choose another name")
-            table.insert(project_doc(wanted))
+            table.insert([project_doc(wanted)])
         return wanted
 
     def rename_project(self, old: str, new: str) -> None:
@@ -172,16 +175,16 @@ class Store(DatabaseFile):
         if not new or not new.strip():
             raise InputError("the new project name is empty")
         self._read().shard(old)  # damage is refused before the lock is taken
-        with self._transaction(edits_in_place=("projects",)) as db:
+        with self._transaction() as db:
             projects = db.table("projects")
-            if not projects.contains(where("name") == old):
+            if not projects.find(named(old)):
                 raise InputError(f"no project named '{old}'")
             if old == new:
                 return
-            if projects.contains(where("name") == new):
+            if projects.find(named(new)):
                 raise InputError(f"project '{new}' already exists; choose another name")
-            projects.update({"name": new}, where("name") == old)
-            projects.update({"source_project": new}, where("source_project") == old)
+            projects.update({"name": new}, named(old))
+            projects.update({"source_project": new}, lambda doc: doc.get("source_project") == old)
             moved = db.shard(old)
             db.shards[old] = Shard()
             db.shards[new] = Shard(
@@ -203,7 +206,7 @@ class Store(DatabaseFile):
         """Delete a project with its runs, layers, samples and benchmarks."""
         self._read().shard(name)  # damage is refused before the lock is taken
         with self._transaction() as db:
-            if not db.table("projects").remove(where("name") == name):
+            if not db.table("projects").remove(named(name)):
                 raise InputError(f"no project named '{name}'")
             db.shards[name] = Shard()
             benchmarks = db.edit_benchmarks()
@@ -297,7 +300,7 @@ class Store(DatabaseFile):
         InputError if its name is taken by another model/engine/device."""
         existing = stored.get(project.name)
         if existing is None:
-            table.insert(project_doc(project))
+            table.insert([project_doc(project)])
             stored[project.name] = project
             return 1
         if not same_target(existing, project):

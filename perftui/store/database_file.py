@@ -1,8 +1,8 @@
 """The database file as the Store reaches it: cached reads and one write.
 
 Writes take an exclusive lock (perftui.store.files), remove what a killed write left
-(perftui.store.recovery), read the file afresh, apply TinyDB operations on a buffered storage
-(perftui.store.storage) and commit once; the runs of each project they touch go to a new
+(perftui.store.recovery), read the file afresh, edit its tables in memory
+(perftui.store.tables) and commit once; the runs of each project they touch go to a new
 shard file (perftui.store.shards) written before the document that names it, their payloads
 to a new pack file (perftui.store.payloads) as they come. Every write also merges the runs
 parked in the journal (perftui.store.journal) and moves an older layout to the current
@@ -15,14 +15,13 @@ from __future__ import annotations
 import contextlib
 import os
 import threading
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from tinydb import TinyDB
-
 from perftui.domain.errors import StoreError
 from perftui.store import benchmark_file
+from perftui.store.codec import dump_json
 from perftui.store.files import (
     atomic_write_bytes,
     check_writable,
@@ -45,7 +44,6 @@ from perftui.store.recovery import check_folder, claim, recover, retire
 from perftui.store.shard_writes import write_shards
 from perftui.store.shards import Shard, write_shard
 from perftui.store.snapshot import Snapshot, load
-from perftui.store.storage import AtomicJSONStorage, DocumentEncoder
 from perftui.store.transaction import Transaction, cannot_write
 
 __all__ = ["DatabaseFile"]
@@ -70,7 +68,6 @@ class DatabaseFile:
         """Parsed shard files by name (a file never changes), shared by the snapshots."""
         self._figures: dict[str, dict[str, Any]] = {}
         """Parsed figures files by name, likewise."""
-        self._encoder = DocumentEncoder()
         self._cache_lock = threading.Lock()
 
     @property
@@ -132,16 +129,13 @@ class DatabaseFile:
         check_writable(target, self.path)
 
     @contextlib.contextmanager
-    def _transaction(
-        self, edits_in_place: Sequence[str] = (), *, repair: bool = False
-    ) -> Iterator[Transaction]:
-        """Lock, read the file, yield a Transaction on a buffered storage, commit once.
+    def _transaction(self, *, repair: bool = False) -> Iterator[Transaction]:
+        """Lock, read the file, yield a Transaction editing its tables in memory, commit once.
 
         The file is read under the lock every time; it is parsed again only if its bytes
-        differ from the cached snapshot's. `edits_in_place` names the tables whose documents
-        the operation updates in place (TinyDB `update`), so they are copied first. Every
-        write first removes what a killed write left, then merges parked runs and moves an
-        older layout to this one (written even when the operation changes nothing else).
+        differ from the cached snapshot's. Every write first removes what a killed write
+        left, then merges parked runs and moves an older layout to this one (written even
+        when the operation changes nothing else).
         A `repair` (perftui.store.repair) is the one write of a document that does not name
         the files beside it.
         """
@@ -163,10 +157,8 @@ class DatabaseFile:
             recover(snap, payloads)
             if not repair:
                 check_folder(snap, payloads, locked=True)
-            data = snap.writable_copy(edits_in_place)
-            db = TinyDB(target, data=data, encoder=self._encoder, storage=AtomicJSONStorage)
-            storage: AtomicJSONStorage = db.storage  # type: ignore[assignment]
-            tx = Transaction(db, snap, payloads)
+            tx = Transaction(snap, payloads)
+            tables = tx.tables
             backup, lost = migrate(tx, snap, target)
             self._merge_parked(tx)
             try:
@@ -176,16 +168,16 @@ class DatabaseFile:
                     self._undo(tx, payloads)
                 raise
             edited = tx.benchmarks is not None
-            if not (storage.dirty or tx.shards or tx.lines or tx.merged or backup or edited):
+            if not (tables.dirty or tx.shards or tx.lines or tx.merged or backup or edited):
                 if tx.token:  # marked early, yet nothing to store (every run known)
                     self._undo(tx, payloads)
                 return
             if snap.version and not snap.names_its_files:
-                claim(db, snap, payloads)  # an earlier version's document, once
+                claim(tx, snap, payloads)  # an earlier version's document, once
             if snap.version != SCHEMA_VERSION:
-                meta = db.table("meta")
-                meta.truncate()
-                meta.insert(meta_doc())
+                meta = tx.table("meta")
+                meta.remove()
+                meta.insert([meta_doc()])
             remove_orphan_temps(target)
             marked = tx.touches_files or bool(tx.token)
             try:
@@ -203,8 +195,9 @@ class DatabaseFile:
                     before = before | _write_benchmarks(tx, payloads, durable=not bulk)
                 if bulk:
                     os.sync()  # the packs and shards, made durable at once
-                retire(db, before, payloads, tx.dropped_packs())
-                st = storage.commit()
+                retire(tx, before, payloads, tx.dropped_packs())
+                raw = dump_json(tables.data) if tables.dirty else None
+                st = None if raw is None else atomic_write_bytes(target, raw)
             except OSError as exc:
                 if _unchanged(target, snap):  # else the next write removes them
                     self._undo(tx, payloads)
@@ -219,15 +212,17 @@ class DatabaseFile:
                     f" {backup}"
                     + (f"; {lost} unreadable payload file(s) were left out" if lost else "")
                 )
-            if st is not None:
-                self._cache(storage, st, payloads)
+            if raw is not None:
+                self._cache(tables.data, raw, st, payloads)
 
-    def _cache(self, storage: AtomicJSONStorage, st: os.stat_result, payloads: Payloads) -> None:
+    def _cache(
+        self, data: dict[str, Any], raw: bytes, st: os.stat_result, payloads: Payloads
+    ) -> None:
         """Keep the committed document as the current snapshot (and the files it names)."""
         snap = Snapshot(
-            storage.data or {},
+            data,
             signature(st),
-            storage.digest,
+            digest(raw),
             self.path,
             payloads,
             self._shards,
@@ -271,8 +266,8 @@ def _write_benchmarks(
     folder = payloads.root / benchmark_file.FOLDER
     name = write_shard(folder, benchmark_file.blob(tx.benchmarks), tx.token, durable=durable)
     table = tx.table(benchmark_file.TABLE)
-    table.truncate()
-    table.insert({"name": name})
+    table.remove()
+    table.insert([{"name": name}])
     old = tx.snap.benchmark_file
     return {(benchmark_file.FOLDER, old)} if old else set()
 

@@ -52,6 +52,7 @@ __all__ = [
     "computed",
     "figures_of",
     "files_of",
+    "named_by",
     "project_figures",
     "run_count",
     "shard_doc",
@@ -74,22 +75,35 @@ def run_count(entry: dict[str, Any]) -> int:
 def files_of(entry: dict[str, Any]) -> tuple[str, ...]:
     """The entry's shard files: the project's file, then the segments appended since;
     ValueError if the entry names them wrongly."""
-    known = _FILES.get(id(entry))
+    return _checked(entry)[0]
+
+
+def named_by(entry: dict[str, Any]) -> frozenset[tuple[str, str]]:
+    """The (folder, name) of the shard and figures files the entry names; ValueError if one
+    is not a name of this database."""
+    return _checked(entry)[1]
+
+
+def _checked(entry: dict[str, Any]) -> tuple[tuple[str, ...], frozenset[tuple[str, str]]]:
+    known = _CHECKED.get(id(entry))
     if known is not None and known[0] is entry:
         return known[1]
     tail = entry.get("tail", [])
     if not isinstance(tail, list) or not all(isinstance(name, str) for name in tail):
         raise ValueError("the appended segments are not a list of file names")
-    found = tuple(checked_file(name) for name in (entry["file"], *tail))
-    if len(_FILES) > 4096:
-        _FILES.clear()
-    _FILES[id(entry)] = (entry, found)
-    return found
+    files = tuple(checked_file(name) for name in (entry["file"], *tail))
+    named = {("runs", name) for name in files}
+    if entry.get("figures") is not None:
+        named.add(("figures", checked_file(entry["figures"])))
+    if len(_CHECKED) > 4096:
+        _CHECKED.clear()
+    _CHECKED[id(entry)] = (entry, (files, frozenset(named)))
+    return files, frozenset(named)
 
 
-_FILES: dict[int, tuple[dict[str, Any], tuple[str, ...]]] = {}
-"""Entry (by identity) -> its files: a document's entries are never changed (a write puts
-new ones in), and a write reads each one's files several times."""
+_CHECKED: dict[int, tuple[dict[str, Any], tuple[tuple[str, ...], frozenset[tuple[str, str]]]]] = {}
+"""Entry (by identity) -> its files, checked: a document's entries are never changed (a
+write puts new ones in), and a write reads each one's files several times."""
 
 
 def shard_key(entry: dict[str, Any]) -> str:

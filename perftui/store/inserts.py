@@ -102,5 +102,5 @@ def insert_runs(
         tx.add(run, (item.doc, refs, item.figures))
         added += 1
     if new_environments:
-        tx.table("environments").insert_multiple(new_environments)
+        tx.table("environments").insert(new_environments)
     return added

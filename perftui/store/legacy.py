@@ -292,5 +292,5 @@ def migrate(tx: Transaction, snap: Snapshot, target: Path) -> tuple[Path | None,
     now = time.time()
     root = tx.payloads.root
     old = [(k, n) for k, n in conv.files if os.path.lexists(root / k / n)]
-    tx.table("retired").insert_multiple({"folder": k, "name": n, "at": now} for k, n in old)
+    tx.table("retired").insert({"folder": k, "name": n, "at": now} for k, n in old)
     return target.with_name(f"{target.name}.layout{snap.version}.bak"), lost

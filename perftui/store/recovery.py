@@ -27,16 +27,15 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from perftui.domain.errors import StoreError
-from perftui.store.entries import files_of
+from perftui.store.entries import named_by
 from perftui.store.legacy import old_payload
 from perftui.store.names import FILE_NAME, checked_file, is_temp, read_nofollow
 from perftui.store.payloads import Payloads
 from perftui.store.shards import GRACE_S
 
 if TYPE_CHECKING:
-    from tinydb import TinyDB
-
     from perftui.store.snapshot import Snapshot
+    from perftui.store.transaction import Transaction
 
 __all__ = [
     "FOLDERS",
@@ -60,12 +59,7 @@ Named = set[tuple[str, str]]
 def live_files(entries: Iterable[dict[str, Any]]) -> Named:
     """The shard and figures files the projects' entries name (ValueError if one is not a
     name of this database)."""
-    named: Named = set()
-    for entry in entries:
-        named.update(("runs", name) for name in files_of(entry))
-        if entry.get("figures") is not None:
-            named.add(("figures", checked_file(entry["figures"])))
-    return named
+    return set().union(*map(named_by, entries))
 
 
 def retired_files(docs: Iterable[dict[str, Any]]) -> Named:
@@ -183,32 +177,32 @@ def _root_names(payloads: Payloads) -> list[str]:
         return []
 
 
-def claim(db: TinyDB, snap: Snapshot, payloads: Payloads) -> None:
+def claim(tx: Transaction, snap: Snapshot, payloads: Payloads) -> None:
     """Mark the document as naming every file beside it, recording (never removing) those
     an earlier version's document left unnamed (superseded files it had not removed yet, or
     files of its killed writes: it cannot tell which)."""
-    meta = db.table("meta")
-    doc = meta.all()[0]
-    meta.update({"named_files": True}, doc_ids=[doc.doc_id])
+    tx.table("meta").update({"named_files": True}, lambda doc: True)
     stray = unnamed(snap, payloads)
     if stray:
-        db.table("unclaimed").insert_multiple({"folder": f, "name": n} for f, n in stray)
+        tx.table("unclaimed").insert({"folder": f, "name": n} for f, n in stray)
 
 
-def retire(db: TinyDB, before: Named, payloads: Payloads, packs: Iterable[str] = ()) -> None:
+def retire(tx: Transaction, before: Named, payloads: Payloads, packs: Iterable[str] = ()) -> None:
     """Record the files the write's document no longer names (of `before`) and the `packs`
     its runs no longer use as retired, and remove those retired more than the grace period
     ago (with their records): a reader of the document before still finds them."""
     now = time.time()
-    table = db.table("retired")
-    gone = before - live_files(db.table("shards").all())
+    table = tx.table("retired")
+    gone = before - live_files(tx.table("shards").all())
     gone |= {("packs", name) for name in packs}
     gone = {(f, n) for f, n in gone if os.path.lexists(payloads.root / f / n)}  # made up: none
     if gone:
-        table.insert_multiple({"folder": f, "name": n, "at": now} for f, n in sorted(gone))
-    due = [doc for doc in table.all() if doc.get("at", 0) < now - GRACE_S]
-    for doc in due:
+        table.insert({"folder": f, "name": n, "at": now} for f, n in sorted(gone))
+
+    def due(doc: dict[str, Any]) -> bool:
+        return doc.get("at", 0) < now - GRACE_S
+
+    for doc in filter(due, table.all()):
         with contextlib.suppress(OSError, ValueError):
             os.unlink(payloads.folder(doc["folder"]) / _checked(doc["folder"], doc["name"]))
-    if due:
-        table.remove(doc_ids=[doc.doc_id for doc in due])
+    table.remove(due)

@@ -105,8 +105,6 @@ def apply(tx: Transaction, found: Plan) -> None:
         shard.removed = True  # its figures are computed again from its runs
     if found.retire:
         now = time.time()
-        tx.table("retired").insert_multiple(
-            {"folder": f, "name": n, "at": now} for f, n in found.retire
-        )
+        tx.table("retired").insert({"folder": f, "name": n, "at": now} for f, n in found.retire)
     if found.keep:
-        tx.table("unclaimed").insert_multiple({"folder": f, "name": n} for f, n in found.keep)
+        tx.table("unclaimed").insert({"folder": f, "name": n} for f, n in found.keep)

@@ -6,12 +6,11 @@ whole file anew. Either way the project's figures go to a new figures file
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tinydb import where
-from tinydb.table import Table
-
+from perftui.store.codec import dump_json
 from perftui.store.entries import (
     appended_figures,
     files_of,
@@ -22,12 +21,18 @@ from perftui.store.entries import (
 from perftui.store.entry_figures import figures_folder
 from perftui.store.names import read_nofollow
 from perftui.store.shards import HEADER, Shard, appendable, line, shard_folder, write_shard
-from perftui.store.storage import dump_json
 
 if TYPE_CHECKING:
+    from perftui.store.tables import Table
     from perftui.store.transaction import Pending, Transaction
 
 __all__ = ["MAX_TAIL", "write_shards"]
+
+
+def of(project: str) -> Callable[[dict[str, Any]], bool]:
+    """Whether an entry is the project's."""
+    return lambda entry: entry.get("project") == project
+
 
 MAX_TAIL = 8
 """Most segments a project's file gathers before an append writes them as one file again:
@@ -45,14 +50,14 @@ def write_shards(tx: Transaction, root: Path, cache: dict[str, Shard], *, durabl
         if not _append(tx, project, pending, root, table, durable):
             tx.shard(project)  # takes the pending runs: written whole below
     for project, shard in tx.shards.items():
-        table.remove(where("project") == project)
+        table.remove(of(project))
         if shard.runs:
             added = tx.appended.get(project, [])
             figures = project_figures(tx.snap, project, shard, added)
             shard.records.clear()  # built before this write's environments were stored
             name = write_shard(folder, shard.blob(), tx.token, durable=durable)
             kept = _write_figures(tx, root, figures.part(), durable)
-            table.insert(shard_doc(project, name, len(shard.runs), kept))
+            table.insert([shard_doc(project, name, len(shard.runs), kept)])
             cache[name] = shard
 
 
@@ -92,6 +97,6 @@ def _append(
     except (OSError, ValueError):
         return False  # written whole, which reports what is wrong
     kept = _write_figures(tx, root, figures.part(), durable)
-    table.remove(where("project") == project)
-    table.insert(shard_doc(project, files[0] if tail else name, count, kept, tail))
+    table.remove(of(project))
+    table.insert([shard_doc(project, files[0] if tail else name, count, kept, tail)])
     return True

@@ -20,14 +20,14 @@ from perftui.domain.measurement.summary import ProjectSummary, summarize
 from perftui.domain.records import Project, RunResult
 from perftui.store import benchmark_file
 from perftui.store.document import damaged, malformed, parse
-from perftui.store.entries import figures_of, files_of, run_count, shard_key
+from perftui.store.entries import figures_of, files_of, named_by, run_count, shard_key
 from perftui.store.entry_figures import read_figures
 from perftui.store.files import Signature, digest, read_bytes
 from perftui.store.layout import doc_key, time_key
 from perftui.store.legacy import convert
 from perftui.store.names import read_nofollow
 from perftui.store.payloads import Payloads
-from perftui.store.recovery import live_files, retired_files
+from perftui.store.recovery import retired_files
 from perftui.store.shards import HEADER, Shard
 
 if TYPE_CHECKING:
@@ -104,14 +104,6 @@ class Snapshot:
         self.conversion: Conversion | None = None
         """How an older layout's document was read (perftui.store.legacy), else None."""
 
-    def writable_copy(self, deep_tables: Sequence[str] = ()) -> dict[str, Any]:
-        """Tables for a write: new table dicts sharing the (never mutated) documents, except
-        `deep_tables`, whose documents are copied too (for operations that edit in place)."""
-        return {
-            name: copy.deepcopy(table) if name in deep_tables else dict(table)
-            for name, table in self.data.items()
-        }
-
     def _table(self, name: str) -> dict[str, dict[str, Any]]:
         return self.data.get(name, {})
 
@@ -148,7 +140,7 @@ class Snapshot:
             ):
                 raise damaged(self.shown, f"shard document {doc_id} lacks project/file/count")
             try:
-                self._live |= live_files([doc])
+                self._live |= named_by(doc)
             except ValueError as exc:
                 raise damaged(self.shown, f"shard document {doc_id}: {exc}") from None
             found[doc["project"]] = doc

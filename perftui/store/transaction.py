@@ -1,4 +1,4 @@
-"""One write to the database: the TinyDB on a buffered storage (perftui.store.storage), the
+"""One write to the database: the document's tables (perftui.store.tables), the
 shards it edits, the pack files its runs' payloads go to as they come (perftui.store.payloads)
 and the benchmarks it edits; perftui.store.database_file takes the lock, runs it and commits.
 """
@@ -10,14 +10,12 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tinydb import TinyDB
-from tinydb.table import Table
-
 from perftui.domain.errors import StoreError
 from perftui.domain.records import LayerProfile, RunResult
 from perftui.store.payloads import Pack, Payloads, Ref
 from perftui.store.shards import Shard
 from perftui.store.snapshot import Snapshot
+from perftui.store.tables import Table, Tables
 
 if TYPE_CHECKING:
     Pending = tuple[dict[str, Any], dict[str, Ref], dict[str, Any] | None]
@@ -27,11 +25,11 @@ __all__ = ["Transaction", "cannot_write"]
 
 
 class Transaction:
-    """One write: the TinyDB on the buffered storage, the shards it edits and the pack files
-    it adds (written as runs come, synced before the document commits)."""
+    """One write: the document's tables, the shards it edits and the pack files it adds
+    (written as runs come, synced before the document commits)."""
 
-    def __init__(self, db: TinyDB, snap: Snapshot, payloads: Payloads) -> None:
-        self.db = db
+    def __init__(self, snap: Snapshot, payloads: Payloads) -> None:
+        self.tables = Tables(snap.data)
         self.snap = snap
         self.payloads = payloads
         self.packs: dict[str, Pack] = {}
@@ -56,7 +54,7 @@ class Transaction:
         otherwise edit (appended to its file at the commit: perftui.store.shard_writes)."""
 
     def table(self, name: str) -> Table:
-        return self.db.table(name)
+        return self.tables.table(name)
 
     def edit_benchmarks(self) -> list[dict[str, Any]]:
         """The benchmark documents, to edit (a new list; the documents themselves are never
