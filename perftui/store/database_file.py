@@ -22,6 +22,7 @@ from typing import Any
 from perftui.domain.errors import StoreError
 from perftui.store import benchmark_file
 from perftui.store.codec import dump_json
+from perftui.store.entries import shard_key
 from perftui.store.files import (
     atomic_write_bytes,
     check_writable,
@@ -40,7 +41,7 @@ from perftui.store.layout import (
 from perftui.store.legacy import migrate
 from perftui.store.names import checked_folder as check_folder_of
 from perftui.store.payloads import Payloads
-from perftui.store.recovery import check_folder, claim, recover, retire
+from perftui.store.recovery import check_folder, claim, record_stamp, recover, retire
 from perftui.store.shard_writes import write_shards
 from perftui.store.shards import Shard, write_shard
 from perftui.store.snapshot import Snapshot, load
@@ -205,6 +206,9 @@ class DatabaseFile:
             Journal(target).discard(tx.merged)
             if marked:
                 payloads.end()
+            hashed = None if raw is None else digest(raw)
+            if hashed is not None:
+                record_stamp(payloads, hashed)
             if backup is not None:
                 self._say(
                     f"database {self.path} moved to layout {SCHEMA_VERSION} (runs, samples"
@@ -212,29 +216,29 @@ class DatabaseFile:
                     f" {backup}"
                     + (f"; {lost} unreadable payload file(s) were left out" if lost else "")
                 )
-            if raw is not None:
-                self._cache(tables.data, raw, st, payloads)
+            if hashed is not None:
+                self._cache(snap, tables.data, hashed, st)
 
     def _cache(
-        self, data: dict[str, Any], raw: bytes, st: os.stat_result, payloads: Payloads
+        self, before: Snapshot, data: dict[str, Any], hashed: bytes, st: os.stat_result
     ) -> None:
-        """Keep the committed document as the current snapshot (and the files it names)."""
+        """Keep the committed document as the current snapshot, and the files it names: the
+        entries it replaced of `before` (the document the write edited) are forgotten, and
+        the rest checked only if files of other documents are kept still."""
         snap = Snapshot(
-            data,
-            signature(st),
-            digest(raw),
-            self.path,
-            payloads,
-            self._shards,
-            self._figures,
+            data, signature(st), hashed, self.path, before.payloads, self._shards, self._figures
         )
-        kept, figures = snap.shard_keys(), snap.figures_files()
+        kept = {id(entry) for entry in data.get("shards", {}).values()}
         with self._cache_lock:
-            for key in list(self._shards):
-                if key not in kept:
+            for entry in before.entries.values():
+                if id(entry) not in kept:
+                    self._shards.pop(shard_key(entry), None)
+                    self._figures.pop(entry.get("figures"), None)
+            if len(self._shards) > len(kept) or len(self._figures) > len(kept):
+                names, figures = snap.shard_keys(), snap.figures_files()
+                for key in set(self._shards) - names:
                     del self._shards[key]
-            for key in list(self._figures):
-                if key not in figures:
+                for key in set(self._figures) - figures:
                     del self._figures[key]
             self._snapshot = snap
 

@@ -4,6 +4,7 @@ layout this version reads (perftui.store.layout), with the errors that say what 
 from __future__ import annotations
 
 import json
+from itertools import repeat
 from pathlib import Path
 from typing import Any
 
@@ -38,7 +39,7 @@ def parse(raw: bytes, shown: Path, schema_version: int) -> dict[str, Any]:
     if not isinstance(data, dict):
         raise damaged(shown, "the top level is not a JSON object")
     for name, table in data.items():
-        if not isinstance(table, dict) or not all(isinstance(d, dict) for d in table.values()):
+        if not isinstance(table, dict) or not all(map(isinstance, table.values(), repeat(dict))):
             raise damaged(shown, f"table {name!r} is not a table of documents")
     meta = list(data.get("meta", {}).values())
     if not meta:
@@ -58,6 +59,7 @@ def parse(raw: bytes, shown: Path, schema_version: int) -> dict[str, Any]:
             " — upgrade perftui or use --db PATH"
         )
     for doc_id, doc in data.get("projects", {}).items():
-        if not all(isinstance(doc.get(k), str) for k in ("name", "model", "engine")):
+        name, model, engine = doc.get("name"), doc.get("model"), doc.get("engine")
+        if not (isinstance(name, str) and isinstance(model, str) and isinstance(engine, str)):
             raise damaged(shown, f"project document {doc_id} lacks name/model/engine")
     return data

@@ -40,7 +40,7 @@ from perftui.domain.records import RunResult
 from perftui.store.codec import plain
 from perftui.store.figure_docs import METHOD
 from perftui.store.headlines import best_docs, combined, touched
-from perftui.store.names import checked_file
+from perftui.store.names import checked_files
 
 if TYPE_CHECKING:
     from perftui.store.shards import Shard
@@ -91,10 +91,13 @@ def _checked(entry: dict[str, Any]) -> tuple[tuple[str, ...], frozenset[tuple[st
     tail = entry.get("tail", [])
     if not isinstance(tail, list) or not all(isinstance(name, str) for name in tail):
         raise ValueError("the appended segments are not a list of file names")
-    files = tuple(checked_file(name) for name in (entry["file"], *tail))
+    figures = entry.get("figures")
+    files = checked_files((entry["file"], *tail, *([] if figures is None else [figures])))
+    if figures is not None:
+        files = files[:-1]
     named = {("runs", name) for name in files}
-    if entry.get("figures") is not None:
-        named.add(("figures", checked_file(entry["figures"])))
+    if figures is not None:
+        named.add(("figures", figures))
     if len(_CHECKED) > 4096:
         _CHECKED.clear()
     _CHECKED[id(entry)] = (entry, (files, frozenset(named)))

@@ -9,11 +9,13 @@ inside it and the files read from them are not followed when they are symbolic l
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import stat
 import uuid
 from pathlib import Path
+from typing import Any
 
 from perftui.domain.errors import StoreError
 
@@ -22,6 +24,7 @@ __all__ = [
     "NOFOLLOW",
     "RUN_ID",
     "checked_file",
+    "checked_files",
     "checked_folder",
     "is_temp",
     "new_name",
@@ -58,6 +61,14 @@ def checked_file(name: object) -> str:
 
 _FILE_NAMES: set[str] = set()
 """The names `checked_file` found good: a write checks each entry's files several times."""
+
+
+def checked_files(names: tuple[Any, ...]) -> tuple[str, ...]:
+    """`names` if each is a name `checked_file` takes (matched in one pass); else ValueError."""
+    with contextlib.suppress(TypeError):  # a name that is not text: checked_file says so
+        if all(map(FILE_NAME.fullmatch, names)):
+            return names
+    return tuple(map(checked_file, names))
 
 
 def is_temp(name: str) -> bool:

@@ -147,6 +147,11 @@ class Payloads:
         files it writes start with (perftui.store.recovery)."""
         return self.root / "pending"
 
+    @property
+    def stamp(self) -> Path:
+        """The stamp of the folders as the last write left them (perftui.store.recovery)."""
+        return self.root / "stamp"
+
     def begin(self) -> str:
         """Mark a write in progress (before any of its files is written); the token its
         files' names start with."""

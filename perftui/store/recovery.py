@@ -12,9 +12,12 @@ killed write of its own left.
   named by the runs' shard lines, not by the document: a write's token tells its own.
 - A document that does not name the run files beside it (emptied, cut, edited, or an older
   copy restored beside a newer folder) is damage, reported and left in place
-  (`check_folder`); a read never writes. A document an earlier version wrote did not name
-  every file (it removed superseded ones by age): its first write by this version records
-  the unnamed ones as ``unclaimed`` (kept, never removed) and marks it (`claim`).
+  (`check_folder`); a read never writes. After its commit a write records the document's
+  digest and its folders' inodes and modification times (``stamp``): folders found so
+  beside that document hold what it names, and are not listed again. A document an
+  earlier version wrote did not name every file (it removed superseded ones by age): its
+  first write by this version records the unnamed ones as ``unclaimed`` (kept, never
+  removed) and marks it (`claim`).
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ from typing import TYPE_CHECKING, Any
 
 from perftui.domain.errors import StoreError
 from perftui.store.entries import named_by
+from perftui.store.files import atomic_write_bytes
 from perftui.store.legacy import old_payload
 from perftui.store.names import FILE_NAME, checked_file, is_temp, read_nofollow
 from perftui.store.payloads import Payloads
@@ -42,6 +46,7 @@ __all__ = [
     "check_folder",
     "claim",
     "live_files",
+    "record_stamp",
     "recover",
     "retire",
     "retired_files",
@@ -104,6 +109,36 @@ def unnamed(snap: Snapshot, payloads: Payloads) -> list[tuple[str, str]]:
     ]
 
 
+def _stamp(payloads: Payloads, document: bytes) -> bytes:
+    """The document's digest and each folder of `FOLDERS` as [inode, modification time in
+    ns] (None if missing): a file made or removed in a folder changes its stamp."""
+    found: list[list[int] | None] = []
+    for folder in FOLDERS:
+        try:
+            st = os.lstat(payloads.root / folder)
+            found.append([st.st_ino, st.st_mtime_ns])
+        except OSError:
+            found.append(None)
+    return json.dumps([document.hex(), found]).encode("utf-8")
+
+
+def record_stamp(payloads: Payloads, document: bytes) -> None:
+    """Record that the folders are as the write of the document of this digest left them
+    (after its commit, under the lock; lost to a kill, they are listed again)."""
+    with contextlib.suppress(OSError):
+        atomic_write_bytes(payloads.stamp, _stamp(payloads, document), durable=False)
+
+
+def _stamped(snap: Snapshot, payloads: Payloads) -> bool:
+    """Whether the folders are as the write of `snap`'s document left them."""
+    try:
+        return snap.digest is not None and read_nofollow(payloads.stamp) == _stamp(
+            payloads, snap.digest
+        )
+    except OSError:
+        return False
+
+
 def _mark(payloads: Payloads) -> str | None:
     """A killed (or running) write's token; None without a mark; "" for a mark that names
     none (an earlier version's)."""
@@ -130,6 +165,8 @@ def check_folder(snap: Snapshot, payloads: Payloads, *, locked: bool = False) ->
         return
     if snap.version and not snap.names_its_files:
         return  # an earlier version's document: it did not name them all (see `claim`)
+    if _stamped(snap, payloads):
+        return  # as the write of this document left them
     stray = unnamed(snap, payloads)
     if not stray:
         return

@@ -1,0 +1,72 @@
+"""The folders' stamp: a read finds them as the last write left them without listing them,
+and anything that changed them or the document since is listed and found."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from perftui.domain.errors import StoreError
+from perftui.store import recovery
+from perftui.store.database import Store
+from tests.store_helpers import make_run, older_copy, store_with_project
+
+
+def listings(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The folders `recovery` lists from now on."""
+    seen: list[str] = []
+    listed = recovery._listed
+
+    def spy(payloads: object, folder: str) -> list[str]:
+        seen.append(folder)
+        return listed(payloads, folder)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(recovery, "_listed", spy)
+    return seen
+
+
+def test_a_read_of_the_folders_as_the_last_write_left_them_lists_none(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path, store = store_with_project(tmp_path)
+    store.add_run(make_run("p"), np.ones(10))
+    seen = listings(monkeypatch)
+    assert len(Store(path).runs("p")) == 1
+    assert seen == []
+
+
+def test_a_file_put_in_a_folder_after_the_write_is_found(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path, store = store_with_project(tmp_path)
+    store.add_run(make_run("p"), np.ones(10))
+    stray = path.with_name(path.name + ".d") / "runs" / ("ab" * 16 + ".json")
+    stray.write_bytes(b"")
+    seen = listings(monkeypatch)
+    with pytest.raises(StoreError, match="does not name"):
+        Store(path).projects()
+    assert "runs" in seen
+
+
+def test_an_older_document_beside_the_stamped_folders_is_checked(tmp_path: Path) -> None:
+    path, store = store_with_project(tmp_path, "A")
+    store.add_run(make_run("A"), np.ones(10))
+    older_copy(path)
+    with pytest.raises(StoreError, match="does not name"):
+        Store(path).projects()
+
+
+def test_a_stamp_that_is_a_link_is_not_followed(tmp_path: Path) -> None:
+    path, store = store_with_project(tmp_path)
+    store.add_run(make_run("p"), np.ones(10))
+    stamp = path.with_name(path.name + ".d") / "stamp"
+    outside = tmp_path / "outside"
+    outside.write_bytes(b"kept")
+    stamp.unlink()
+    os.symlink(outside, stamp)
+    assert len(Store(path).runs("p")) == 1  # listed instead: nothing is wrong
+    store.add_run(make_run("p"), np.ones(10))
+    assert not stamp.is_symlink() and outside.read_bytes() == b"kept"
