@@ -200,3 +200,17 @@ def test_optimize_refuses_a_model_whose_constant_reads_outside_its_folder(tmp_pa
     line = one_error_line(perftui("optimize", "m", "--samples", "2", db=db))
     assert "outside the model's folder" in line
     assert [p.name for p in Store(db).projects()] == ["m"]
+
+
+def test_an_unknown_project_of_many_names_the_closest_few(tmp_path: Path) -> None:
+    from perftui.store.database import Store
+    from tests.store_helpers import make_project
+
+    db = tmp_path / "db.json"
+    store = Store(db)
+    for n in range(20):
+        store.add_project(make_project(f"resnet-{n:02d}"))
+    line = one_error_line(perftui("show", "resnet-7", db=db))
+    assert "no project named 'resnet-7'" in line
+    assert "resnet-07" in line and "(20 in all: `perftui projects` lists them)" in line
+    assert line.count("resnet-") <= 9  # the name given and eight of the twenty

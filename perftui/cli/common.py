@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import difflib
 import json
 import sys
 from collections.abc import Callable, Sequence
@@ -159,7 +160,20 @@ def run_document(
     }
 
 
+SHOWN_NAMES = 8
+"""Most project names an error lists (the closest to the name given)."""
+
+
+def project_names(store: Store, name: str) -> str:
+    """The store's project names for an error about `name`: all of a few, else those
+    closest to it and how many there are."""
+    names = [p.name for p in store.projects()]
+    if len(names) <= SHOWN_NAMES:
+        return ", ".join(names) or "none yet"
+    close = difflib.get_close_matches(name, names, SHOWN_NAMES, 0.0)
+    return f"{', '.join(close)}, ... ({len(names)} in all: `perftui projects` lists them)"
+
+
 def unknown_project(store: Store, name: str) -> CliError:
     """The error for a project name the store does not have, listing the ones it has."""
-    names = ", ".join(p.name for p in store.projects()) or "none yet"
-    return CliError(f"no project named {name!r}; projects: {names}")
+    return CliError(f"no project named {name!r}; projects: {project_names(store, name)}")

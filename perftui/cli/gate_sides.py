@@ -10,7 +10,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from perftui.cli.common import CliError, checked_flag
+from perftui.cli.common import CliError, checked_flag, project_names
 from perftui.domain.errors import InputError
 from perftui.domain.forms.bench import DEFAULTS
 from perftui.domain.records import LOCAL
@@ -42,11 +42,12 @@ def _side(store: Store, text: str) -> Project | Path:
     path = Path(text).expanduser()
     if path.is_file():
         return path.absolute()
-    names = ", ".join(p.name for p in store.projects()) or "none yet"
     shown = terminal_safe(text)
     if path.suffix.lower() in (".onnx", ".xml") or os.sep in text:
         raise CliError(f"model file {shown} does not exist")
-    raise CliError(f"{shown!r} is neither a project nor a model file; projects: {names}")
+    raise CliError(
+        f"{shown!r} is neither a project nor a model file; projects: {project_names(store, text)}"
+    )
 
 
 def _model_args(args: argparse.Namespace, path: Path) -> argparse.Namespace:

@@ -17,7 +17,7 @@ from typing import Any, NamedTuple
 from perftui.domain.errors import InputError, StoreError
 from perftui.domain.records import RunResult
 from perftui.exchange import schema
-from perftui.exchange.reader import one_record
+from perftui.exchange.reader import one_record, text
 from perftui.processes import PARENT_ENV, die_with_parent
 from perftui.store.codec import MAX_SAMPLES, SAMPLES_CODEC, samples_blob_from_document
 from perftui.store.inserts import Prepared, prepare
@@ -59,7 +59,7 @@ class Ready(NamedTuple):
 class Line(NamedTuple):
     """A run's line of an export, not decoded yet (a worker decodes it)."""
 
-    text: str
+    raw: bytes
     number: int
     where: str
     project: str
@@ -103,7 +103,9 @@ def ready_lines(lines: list[Line]) -> list[Ready]:
     decoder = schema.decoder()
     return [
         ready_run(
-            one_record(decoder, line.text, line.number, line.source), line.where, line.project
+            one_record(decoder, text(line.raw, line.source), line.number, line.source),
+            line.where,
+            line.project,
         )
         for line in lines
     ]

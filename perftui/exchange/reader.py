@@ -15,7 +15,7 @@ from typing import Any
 from perftui.domain.errors import InputError
 from perftui.exchange import schema
 
-__all__ = ["Event", "NotStreamable", "one_record", "read_events", "streamable"]
+__all__ = ["Event", "NotStreamable", "one_record", "read_events", "streamable", "text"]
 
 Event = tuple[str, int, int, Any]
 """(kind, project index, run index, value): ("head", 0, 0, the head without projects),
@@ -26,6 +26,7 @@ OPEN_PROJECTS = ',"projects":['
 OPEN_RUNS = ',"runs":['
 RESTS = ("]},", "]}", ",")
 """What may follow a run on its line: the next run, or the end of the project's runs."""
+RAW_RESTS = tuple(rest.encode() for rest in RESTS)
 
 
 class NotStreamable(ValueError):
@@ -51,6 +52,14 @@ def _decode(decoder: json.JSONDecoder, text: str, number: int, source: str) -> t
     return value, text[end:]
 
 
+def text(raw: bytes, source: str) -> str:
+    """A line of the file as text, without its end."""
+    try:
+        return raw.decode("utf-8").rstrip("\r\n")
+    except UnicodeDecodeError:
+        raise InputError(f"{source} is not UTF-8 text") from None
+
+
 def one_record(decoder: json.JSONDecoder, text: str, number: int, source: str) -> dict[str, Any]:
     """The JSON object that is all of line `number`'s `text`."""
     value, rest = _decode(decoder, text, number, source)
@@ -65,7 +74,7 @@ def read_events(
     """The file's records in order, one line parsed at a time (NotStreamable where its
     layout is not an export's; InputError for a number or nesting no export has); `at`
     hears how many bytes have been read after each line. With `raw_runs` a run is not
-    decoded: its value is (its text, its line number), for a worker to decode."""
+    decoded: its value is (its bytes, its line number), for a worker to decode."""
     decoder = schema.decoder()
     read = 0
     in_runs = False
@@ -76,10 +85,16 @@ def read_events(
             if at is not None:
                 read += len(raw)
                 at(read)
-            try:
-                line = raw.decode("utf-8").rstrip("\r\n")
-            except UnicodeDecodeError:
-                raise InputError(f"{source} is not UTF-8 text") from None
+            if in_runs and raw_runs:  # decoded by a worker (`text`)
+                kept = raw.rstrip(b"\r\n")
+                rest = next((r for r in RAW_RESTS if kept.endswith(b"}" + r)), b"")
+                if not rest:
+                    raise NotStreamable(f"line {number}: not a run")
+                run += 1
+                yield "run", project, run, (kept[: -len(rest)] if rest else kept, number)
+                in_runs = rest == b","
+                continue
+            line = text(raw, source)
             if ended:
                 if line.strip():
                     raise NotStreamable(f"line {number}: text after the end")
@@ -90,13 +105,9 @@ def read_events(
                 head = one_record(decoder, line[: -len(OPEN_PROJECTS)] + "}", 1, source)
                 yield "head", 0, 0, head
             elif in_runs:
-                if raw_runs:
-                    rest = next((r for r in RESTS if line.endswith("}" + r)), "")
-                    value = (line[: -len(rest)] if rest else line, number)
-                else:
-                    value, rest = _decode(decoder, line, number, source)
-                    if not isinstance(value, dict):
-                        rest = ""
+                value, rest = _decode(decoder, line, number, source)
+                if not isinstance(value, dict):
+                    rest = ""
                 if rest not in RESTS:
                     raise NotStreamable(f"line {number}: not a run")
                 run += 1
