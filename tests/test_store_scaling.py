@@ -33,7 +33,7 @@ from tests.test_store_lock import HOLDER, release
 
 def inline_layers(layers: tuple[LayerProfile, ...]) -> dict:
     """A profile as layout 1 kept it in the document."""
-    data = base64.b64encode(layers_blob(layers)).decode("ascii")
+    data = base64.b64encode(layers_blob([layer.to_dict() for layer in layers])).decode("ascii")
     return {"codec": "json+zlib+base64", "count": len(layers), "data": data}
 
 
@@ -109,7 +109,7 @@ def write_layout2(path: Path) -> dict[str, np.ndarray]:
         data["layers"][str(n)] = {"run_id": run_id, "count": len(run.layers)}
         data["samples"][str(n)] = {"run_id": run_id, "count": 50}
         for kind, blob in (
-            ("layers", layers_blob(run.layers)),
+            ("layers", layers_blob([layer.to_dict() for layer in run.layers])),
             ("samples", samples_blob(samples[run_id])[0]),
         ):
             (folder / kind).mkdir(parents=True, exist_ok=True)

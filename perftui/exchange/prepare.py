@@ -94,8 +94,8 @@ def ready_run(data: Any, where: str, project: str) -> Ready:
         except ValueError as exc:
             raise InputError(f"{where}: {exc}") from None
     run_id = checked.get("id") or uuid.uuid4().hex
-    run = RunResult.from_dict({**checked, "id": run_id, "project": project})
-    return Ready(prepare(run, samples), claimed, encoded, where)
+    run = RunResult.from_dict({**checked, "id": run_id, "project": project, "layers": None})
+    return Ready(prepare(run, samples, checked.get("layers")), claimed, encoded, where)
 
 
 def ready_lines(lines: list[Line]) -> list[Ready]:

@@ -10,10 +10,7 @@ import os
 import sys
 import zlib
 from collections.abc import Sequence
-from dataclasses import fields
 from typing import TYPE_CHECKING, Any, NamedTuple
-
-from perftui.domain.records import LayerProfile
 
 if TYPE_CHECKING:
     import numpy as np
@@ -176,14 +173,9 @@ def samples_from_document(doc: dict[str, Any]) -> np.ndarray:
     return samples_from_blob(_unbase64(doc, "samples"), count)
 
 
-_LAYER_FIELDS = tuple(f.name for f in fields(LayerProfile))
-"""The keys of `LayerProfile.to_dict()` (built by hand: `asdict` is slow for big profiles)."""
-
-
-def layers_blob(layers: Sequence[LayerProfile]) -> bytes:
-    """A per-layer profile as a zlib-compressed JSON list (one string, not hundreds of
-    objects: small, and fast to load)."""
-    rows = [{name: getattr(layer, name) for name in _LAYER_FIELDS} for layer in layers]
+def layers_blob(rows: Sequence[dict[str, Any]]) -> bytes:
+    """A per-layer profile (`LayerProfile.to_dict()` rows, or an import's checked rows) as a
+    zlib-compressed JSON list (one string, not hundreds of objects: small, fast to load)."""
     try:  # plain JSON already (an import): the same text without a copy
         text = json.dumps(rows, separators=(",", ":"), allow_nan=True)
     except TypeError:

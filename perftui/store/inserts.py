@@ -52,13 +52,18 @@ def with_id(run: RunResult) -> RunResult:
     return replace(run, id=run.id or uuid.uuid4().hex, started_at=run.started_at or now_iso())
 
 
-def prepare(run: RunResult, samples: Samples) -> Prepared:
+def prepare(
+    run: RunResult, samples: Samples, layers: list[dict[str, Any]] | None = None
+) -> Prepared:
     """The run as it will be stored (`with_id`), its payloads encoded and its figures
-    computed."""
+    computed. An import gives its profile as the checked rows `layers` (stored as they
+    come, never made records), the run none."""
     run = with_id(run)
     array = samples.array() if isinstance(samples, SamplesBlob) else samples
     doc, environment = run_doc(run)
-    blobs = encode(run.layers, samples)
+    if run.layers is not None:
+        layers = [layer.to_dict() for layer in run.layers]
+    blobs = encode(layers, samples)
     figures = figures_doc(run, array)
     return Prepared(
         replace(run, layers=None) if run.layers else run, doc, environment, blobs, figures

@@ -21,7 +21,6 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from perftui.domain.records import LayerProfile
 from perftui.store.codec import (
     SamplesBlob,
     layers_blob,
@@ -180,10 +179,10 @@ class Payloads:
 
 
 def encode(
-    layers: Sequence[LayerProfile] | None, samples: np.ndarray | SamplesBlob | None
+    layers: Sequence[dict[str, Any]] | None, samples: np.ndarray | SamplesBlob | None
 ) -> list[tuple[str, bytes, int]]:
-    """The (kind, blob, count) payloads of a run (samples already stored as a blob are kept
-    as they are)."""
+    """The (kind, blob, count) payloads of a run: its layers as rows (`layers_blob`), its
+    samples (kept as they are when already a blob)."""
     found: list[tuple[str, bytes, int]] = []
     if layers is not None:
         found.append(("layers", layers_blob(layers), len(layers)))
