@@ -16,8 +16,8 @@ from perftui.domain.measurement.summary import config_key
 from perftui.store.database import Store
 from perftui.store.legacy import OLD_SUFFIX
 from perftui.store.payloads import Ref
-from perftui.store.shard_writes import MAX_TAIL
 from perftui.store.shards import HEADER, Shard
+from perftui.store.transaction import MAX_TAIL
 from tests.store_helpers import (
     as_layout4,
     entries_inlined,

@@ -13,10 +13,10 @@ from pathlib import Path
 from typing import Any
 
 from perftui.domain.records import StoredBenchmark
-from perftui.store.document import malformed
+from perftui.store.layout import malformed
 from perftui.store.names import checked_file, read_nofollow
 
-__all__ = ["FOLDER", "TABLE", "Benchmarks", "blob", "named", "read"]
+__all__ = ["FOLDER", "TABLE", "Benchmarks", "named", "read"]
 
 FOLDER = "benchmarks"
 TABLE = "benchmark_file"
@@ -43,10 +43,6 @@ def read(folder: Path, name: str) -> list[dict[str, Any]]:
     if not isinstance(docs, list) or not all(isinstance(d, dict) and "id" in d for d in docs):
         raise ValueError("not a list of benchmarks")
     return docs
-
-
-def blob(docs: list[dict[str, Any]]) -> bytes:
-    return json.dumps({"benchmarks": docs}, ensure_ascii=False, separators=(",", ":")).encode()
 
 
 class Benchmarks:

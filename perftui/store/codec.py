@@ -87,20 +87,6 @@ def inflate(raw: bytes, limit: int, what: str) -> bytes:
     return out
 
 
-def _count(doc: dict[str, Any], most: int, what: str) -> int:
-    count = doc.get("count")
-    if not isinstance(count, int) or isinstance(count, bool) or not 0 <= count <= most:
-        raise ValueError(f"{what} count {count!r} is not a whole number from 0 to {most}")
-    return count
-
-
-def _unbase64(doc: dict[str, Any], what: str) -> bytes:
-    try:
-        return base64.b64decode(doc["data"], validate=True)
-    except (KeyError, TypeError, ValueError) as exc:
-        raise ValueError(f"undecodable {what} ({exc})") from None
-
-
 def samples_blob(samples_ms: np.ndarray | Sequence[float]) -> tuple[bytes, int]:
     """Latency samples as float32 little-endian, zlib-compressed; (blob, count)."""
     import numpy as np
@@ -109,28 +95,32 @@ def samples_blob(samples_ms: np.ndarray | Sequence[float]) -> tuple[bytes, int]:
     return zlib.compress(arr.tobytes(), 6), int(arr.size)
 
 
-def samples_from_blob(blob: bytes, count: int) -> np.ndarray:
-    """The float32 array of `samples_blob`; ValueError if it does not hold `count` samples."""
-    import numpy as np
-
+def _samples_raw(blob: bytes, count: int) -> bytes:
+    """The inflated `samples_blob`; ValueError if it does not hold `count` samples."""
     raw = inflate(blob, count * 4, "samples")
     if len(raw) != count * 4:
         raise ValueError(f"samples count {count} does not match the data ({len(raw) / 4:g})")
-    return np.frombuffer(raw, dtype="<f4").astype(np.float32)
+    return raw
+
+
+def samples_from_blob(blob: bytes, count: int) -> np.ndarray:
+    """The float32 array of `samples_blob`; ValueError if it does not hold `count` samples."""
+    return SamplesBlob(blob, count, _samples_raw(blob, count)).array()
 
 
 def samples_to_document(samples_ms: np.ndarray | Sequence[float]) -> dict[str, Any]:
     """Latency samples as a JSON-able dict: float32 little-endian -> zlib -> base64."""
-    blob, count = samples_blob(samples_ms)
-    data = base64.b64encode(blob).decode("ascii")
-    return {"dtype": "float32", "codec": SAMPLES_CODEC, "count": count, "data": data}
+    return _samples_document(*samples_blob(samples_ms))
 
 
 def samples_blob_document(blob: bytes, count: int) -> dict[str, Any]:
     """A stored `samples_blob` as `samples_to_document` encodes it, without inflating it into
     an array and compressing it again (it is checked to hold `count` samples)."""
-    if len(inflate(blob, count * 4, "samples")) != count * 4:
-        raise ValueError(f"samples count {count} does not match the data")
+    _samples_raw(blob, count)
+    return _samples_document(blob, count)
+
+
+def _samples_document(blob: bytes, count: int) -> dict[str, Any]:
     data = base64.b64encode(blob).decode("ascii")
     return {"dtype": "float32", "codec": SAMPLES_CODEC, "count": count, "data": data}
 
@@ -141,36 +131,33 @@ class SamplesBlob(NamedTuple):
 
     blob: bytes
     count: int
-    raw: bytes = b""
-    """The inflated samples, when the check inflated them already."""
+    raw: bytes
+    """The inflated samples."""
 
     def array(self) -> np.ndarray:
-        if not self.raw:
-            return samples_from_blob(self.blob, self.count)
         import numpy as np
 
         return np.frombuffer(self.raw, dtype="<f4").astype(np.float32)
 
 
 def samples_blob_from_document(doc: dict[str, Any]) -> SamplesBlob:
-    """The blob that `samples_to_document` encoded, checked like `samples_from_document`."""
+    """The blob that `samples_to_document` encoded; ValueError if the dict is not one (its
+    count is checked before anything is inflated)."""
     if doc.get("codec") != SAMPLES_CODEC or doc.get("dtype") != "float32":
         raise ValueError(f"unknown samples encoding {doc.get('codec')!r}/{doc.get('dtype')!r}")
-    count = _count(doc, MAX_SAMPLES, "samples")
-    blob = _unbase64(doc, "samples")
-    raw = inflate(blob, count * 4, "samples")
-    if len(raw) != count * 4:
-        raise ValueError(f"samples count {count} does not match the data")
-    return SamplesBlob(blob, count, raw)
+    count = doc.get("count")
+    if not isinstance(count, int) or isinstance(count, bool) or not 0 <= count <= MAX_SAMPLES:
+        raise ValueError(f"samples count {count!r} is not a whole number from 0 to {MAX_SAMPLES}")
+    try:
+        blob = base64.b64decode(doc["data"], validate=True)
+    except (KeyError, TypeError, ValueError) as exc:
+        raise ValueError(f"undecodable samples ({exc})") from None
+    return SamplesBlob(blob, count, _samples_raw(blob, count))
 
 
 def samples_from_document(doc: dict[str, Any]) -> np.ndarray:
-    """The float32 array that `samples_to_document` encoded; ValueError if the dict is not one
-    (its count is checked before anything is inflated)."""
-    if doc.get("codec") != SAMPLES_CODEC or doc.get("dtype") != "float32":
-        raise ValueError(f"unknown samples encoding {doc.get('codec')!r}/{doc.get('dtype')!r}")
-    count = _count(doc, MAX_SAMPLES, "samples")
-    return samples_from_blob(_unbase64(doc, "samples"), count)
+    """The float32 array that `samples_to_document` encoded (see `samples_blob_from_document`)."""
+    return samples_blob_from_document(doc).array()
 
 
 def layers_blob(rows: Sequence[dict[str, Any]]) -> bytes:

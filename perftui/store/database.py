@@ -24,19 +24,18 @@ from perftui.domain.records import (
     RunResult,
     StoredBenchmark,
 )
+from perftui.store.codec import plain, samples_blob_document
 from perftui.store.database_file import DatabaseFile
-from perftui.store.entries import stored_best
+from perftui.store.entries import headline_doc, stored_best
 from perftui.store.figure_docs import figures_from_doc
 from perftui.store.files import LockBusy
-from perftui.store.headlines import headline_doc
 from perftui.store.inserts import Prepared, insert_runs, prepare, with_id
 from perftui.store.journal import Journal
-from perftui.store.layout import benchmark_doc, now_iso, project_doc
+from perftui.store.layout import now_iso
 from perftui.store.paths import normalize_model_path, same_target
 from perftui.store.repair import Plan, apply, plan
 from perftui.store.shards import Shard
-from perftui.store.stream import Rows, stream_runs
-from perftui.store.tables import Doc, Table
+from perftui.store.transaction import Doc, Table
 
 if TYPE_CHECKING:
     import numpy as np
@@ -45,6 +44,7 @@ if TYPE_CHECKING:
 
     Record = Project | StoredBenchmark | Prepared
     """What `Store.merge` takes."""
+    Rows = list[dict[str, Any]]
 
 __all__ = ["Store"]
 
@@ -146,7 +146,7 @@ class Store(DatabaseFile):
             doc = table.find(named(wanted.name))
             if doc is not None:  # another process created it meanwhile
                 return self._same(Project.from_dict(doc), wanted)
-            table.insert([project_doc(wanted)])
+            table.insert([plain(wanted.to_dict())])
         return wanted
 
     @staticmethod
@@ -167,7 +167,7 @@ class Store(DatabaseFile):
             table = db.table("projects")
             if table.find(named(wanted.name)):
                 raise InputError(f"project '{wanted.name}' already exists; choose another name")
-            table.insert([project_doc(wanted)])
+            table.insert([plain(wanted.to_dict())])
         return wanted
 
     def rename_project(self, old: str, new: str) -> None:
@@ -226,7 +226,7 @@ class Store(DatabaseFile):
         with self._transaction() as db:
             db.snap.shard(request.project.name)
             db.snap.entry_figures(request.project.name)
-            db.edit_benchmarks().append(benchmark_doc(stored))
+            db.edit_benchmarks().append(plain(stored.to_dict()))
         return stored.id
 
     def get_benchmark(self, benchmark_id: str) -> StoredBenchmark | None:
@@ -285,7 +285,7 @@ class Store(DatabaseFile):
                     elif isinstance(record, StoredBenchmark):
                         if record.id not in known:
                             known.add(record.id)
-                            benchmarks.append(benchmark_doc(record))
+                            benchmarks.append(plain(record.to_dict()))
                     else:
                         yield record
 
@@ -300,7 +300,7 @@ class Store(DatabaseFile):
         InputError if its name is taken by another model/engine/device."""
         existing = stored.get(project.name)
         if existing is None:
-            table.insert([project_doc(project)])
+            table.insert([plain(project.to_dict())])
             stored[project.name] = project
             return 1
         if not same_target(existing, project):
@@ -321,10 +321,21 @@ class Store(DatabaseFile):
     ) -> Iterator[tuple[RunResult, Rows | None, dict[str, Any] | None]]:
         """The runs of a project, newest first, one at a time and kept nowhere (for a pass
         over the whole database, as export makes): each without its layers, with its layer
-        rows and its samples in the export's encoding (perftui.store.stream)."""
-        return stream_runs(
-            self._read(), project, with_layers=with_layers, with_samples=with_samples
-        )
+        rows as stored and its samples in the export's encoding (perftui.store.codec),
+        neither decoded nor compressed again."""
+        snap = self._read()
+        shard = snap.shard(project, keep=False)
+        if shard is None:
+            return
+        for run_id in snap.newest_first(shard):
+            run = snap.record(shard, run_id, with_layers=False, keep=False)
+            rows = snap.payload(shard, "layers", run_id) if with_layers else None
+            samples = (
+                snap.payload(shard, "samples", run_id, samples_blob_document)
+                if with_samples
+                else None
+            )
+            yield run, rows, samples
 
     def get_run(self, run_id: str) -> RunResult | None:
         return self._read().run(run_id)

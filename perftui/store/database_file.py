@@ -1,14 +1,6 @@
-"""The database file as the Store reaches it: cached reads and one write.
-
-Writes take an exclusive lock (perftui.store.files), remove what a killed write left
-(perftui.store.recovery), read the file afresh, edit its tables in memory
-(perftui.store.tables) and commit once; the runs of each project they touch go to a new
-shard file (perftui.store.shards) written before the document that names it, their payloads
-to a new pack file (perftui.store.payloads) as they come. Every write also merges the runs
-parked in the journal (perftui.store.journal) and moves an older layout to the current
-one. Reads take no lock (the files are always whole), come from a cached parsed snapshot
-(perftui.store.snapshot) and never write.
-"""
+"""The database file as the Store reaches it: cached reads (perftui.store.snapshot: no lock,
+no write) and one locked write at a time (`DatabaseFile._transaction`; the write path is in
+ARCHITECTURE.md, "store/")."""
 
 from __future__ import annotations
 
@@ -42,10 +34,9 @@ from perftui.store.legacy import migrate
 from perftui.store.names import checked_folder as check_folder_of
 from perftui.store.payloads import Payloads
 from perftui.store.recovery import check_folder, claim, record_stamp, recover, retire
-from perftui.store.shard_writes import write_shards
 from perftui.store.shards import Shard, write_shard
 from perftui.store.snapshot import Snapshot, load
-from perftui.store.transaction import Transaction, cannot_write
+from perftui.store.transaction import Transaction, cannot_write, write_shards
 
 __all__ = ["DatabaseFile"]
 
@@ -110,15 +101,7 @@ class DatabaseFile:
         raise AssertionError("unreachable")  # pragma: no cover
 
     def _load(self, path: Path, reuse: Snapshot | None) -> Snapshot:
-        return load(
-            path,
-            self.path,
-            SCHEMA_VERSION,
-            self._payloads(),
-            reuse,
-            self._shards,
-            self._figures,
-        )
+        return load(path, self._payloads(), reuse, self._shards, self._figures)
 
     def _check_paths(self, target: Path) -> None:
         if target.is_dir():
@@ -131,14 +114,9 @@ class DatabaseFile:
 
     @contextlib.contextmanager
     def _transaction(self, *, repair: bool = False) -> Iterator[Transaction]:
-        """Lock, read the file, yield a Transaction editing its tables in memory, commit once.
-
-        The file is read under the lock every time; it is parsed again only if its bytes
-        differ from the cached snapshot's. Every write first removes what a killed write
-        left, then merges parked runs and moves an older layout to this one (written even
-        when the operation changes nothing else).
-        A `repair` (perftui.store.repair) is the one write of a document that does not name
-        the files beside it.
+        """Lock, read the file afresh, remove what a killed write left, merge parked runs and
+        move an older layout to this one, yield a Transaction, commit once. A `repair`
+        (perftui.store.repair) is the one write of a document that does not name its files.
         """
         target = self._target
         self._check_paths(target)
@@ -190,7 +168,7 @@ class DatabaseFile:
                 for pack in tx.packs.values():
                     pack.close(durable=not bulk)
                 tx.with_profiles()
-                write_shards(tx, payloads.root, self._shards, durable=not bulk)
+                write_shards(tx, self._shards, durable=not bulk)
                 before = snap.live_files
                 if edited:
                     before = before | _write_benchmarks(tx, payloads, durable=not bulk)
@@ -225,9 +203,7 @@ class DatabaseFile:
         """Keep the committed document as the current snapshot, and the files it names: the
         entries it replaced of `before` (the document the write edited) are forgotten, and
         the rest checked only if files of other documents are kept still."""
-        snap = Snapshot(
-            data, signature(st), hashed, self.path, before.payloads, self._shards, self._figures
-        )
+        snap = Snapshot(data, signature(st), hashed, before.payloads, self._shards, self._figures)
         kept = {id(entry) for entry in data.get("shards", {}).values()}
         with self._cache_lock:
             for entry in before.entries.values():
@@ -267,8 +243,8 @@ def _write_benchmarks(
     """Write the benchmarks the write edited to a new file and name it in the document; the
     file it replaces (to retire), if any."""
     assert tx.benchmarks is not None
-    folder = payloads.root / benchmark_file.FOLDER
-    name = write_shard(folder, benchmark_file.blob(tx.benchmarks), tx.token, durable=durable)
+    folder = payloads.folder(benchmark_file.FOLDER)
+    name = write_shard(folder, dump_json({"benchmarks": tx.benchmarks}), tx.token, durable=durable)
     table = tx.table(benchmark_file.TABLE)
     table.remove()
     table.insert([{"name": name}])

@@ -1,57 +1,60 @@
-"""A project's entry in the ``shards`` table: which files hold its runs and its figures
-(summary and runtime precision) kept up to date by every write, so the projects list and the
-home screen read the main document and one small file per project alone.
-
-An entry is ``{"project", "file", "tail", "count", "figures"}``: ``figures`` names the file of
-its figures (perftui.store.entry_figures), ``{"summary", "precision", "precision_source",
-"headlines", "best"}`` (perftui.store.headlines), which entries written before kept in
-themselves. A write that only adds runs to a project extends the stored figures with the new
-runs and the configurations they belong to (domain.measurement.summary), so appending costs
-the same whatever the project's size; any other edit (a deleted run, a rename, a migration)
-computes them from the project's runs. Figures a version with other figures wrote are read
-by computing them from the runs, and written anew by the next write. A layout-3 entry (run
-ids listed in ``runs``, no precision source) is read as it is until the migration writes it
-anew (perftui.store.layout).
+"""A project's entry in the ``shards`` table, ``{"project", "file", "tail", "count",
+"figures"}``, and the figures file it names, so the projects list and the home screen read
+the main document and one small file per project alone.
 
 ``file`` and ``tail`` name the project's shard files (perftui.store.shards): its file and the
-segments of runs appended since, read as one.
+segments of runs appended since, read as one; ``count`` counts its runs (their ids are in the
+shard files alone, so the document's size does not grow with them).
 
-The run ids are in the shard files alone (the entry counts them: ``count``), and the figures
-in their files, so the document costs the same to read and write however many runs the
-database holds; a run looked up by id is found in the projects already read, else in all of
-them (perftui.store.snapshot).
+The figures file is ``{"summary", "precision", "precision_source", "headlines", "best"}``:
+``headlines`` maps each configuration's key (domain.measurement.summary.config_key) to
+[combined throughput, combined median latency], as one JSON string (a reader of the summary
+skips it whole), so the projects list shows a configuration's figure exactly as the runs
+table does (domain.measurement.figures.group_runs); ``best`` keeps the stored figures
+(perftui.store.figure_docs) of the one or two configurations the summary names. A write that
+only adds runs extends them, combining again only the configurations the runs belong to
+(parsing only the lines of the project's files that name their benchmarks); any other write
+computes them from the project's runs, as a reader does for figures another version wrote.
 """
 
 from __future__ import annotations
 
 import contextlib
 import json
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import asdict, dataclass, fields
 from typing import TYPE_CHECKING, Any
 
+from perftui.domain.errors import StoreError
 from perftui.domain.measurement.summary import (
     PrecisionSource,
     ProjectSummary,
+    benchmark_of,
+    config_key,
     extend,
     summarize,
 )
 from perftui.domain.records import RunResult
 from perftui.store.codec import plain
-from perftui.store.figure_docs import METHOD
-from perftui.store.headlines import best_docs, combined, touched
+from perftui.store.figure_docs import METHOD, encoded, figures_from_doc
 from perftui.store.names import checked_files
+from perftui.store.shards import Shard
 
 if TYPE_CHECKING:
-    from perftui.store.shards import Shard
+    import numpy as np
+
+    from perftui.domain.measurement.figures import Figures
     from perftui.store.snapshot import Snapshot
 
 __all__ = [
     "ProjectFigures",
     "appended_figures",
+    "best_docs",
+    "combined",
     "computed",
     "figures_of",
     "files_of",
+    "headline_doc",
     "named_by",
     "project_figures",
     "run_count",
@@ -60,6 +63,9 @@ __all__ = [
     "stored_best",
     "stored_summary",
 ]
+
+Heads = dict[str, list[float | None]]
+"""Configuration key -> [combined throughput, median latency]."""
 
 SUMMARY_FIELDS = {f.name for f in fields(ProjectSummary)}
 
@@ -132,12 +138,11 @@ def shard_doc(
 
 @dataclass(frozen=True)
 class ProjectFigures:
-    """What a project's figures file keeps (perftui.store.entry_figures)."""
+    """What a project's figures file keeps."""
 
     summary: ProjectSummary
     source: PrecisionSource
-    headlines: dict[str, list[float | None]]
-    """Configuration key -> [combined throughput, median latency] (perftui.store.headlines)."""
+    headlines: Heads
     best: dict[str, Any]
     """{"method", "configs": key -> stored figures} of the summary's best configurations."""
 
@@ -189,6 +194,72 @@ def _stored(part: dict[str, Any]) -> ProjectFigures | None:
     return ProjectFigures(figures[0], source, heads, best)
 
 
+def combined(
+    snap: Snapshot,
+    shard: Shard,
+    runs: Sequence[RunResult],
+    fresh: dict[str, dict[str, Any]] | None = None,
+) -> tuple[Heads, dict[str, Any]]:
+    """The configurations of `runs` (read from `shard`, or added by this write with their
+    figures in `fresh`) combined as the runs table combines them: their headlines, and their
+    stored figures by key."""
+    from perftui.domain.measurement.figures import group_runs
+
+    fresh = fresh or {}
+
+    def known(run: RunResult) -> Figures | None:
+        doc = fresh.get(run.id) or shard.figures.get(run.id)
+        if doc is not None:
+            with contextlib.suppress(KeyError, TypeError, ValueError):
+                return figures_from_doc(doc)
+        return None
+
+    def samples(run: RunResult) -> np.ndarray | None:
+        try:  # a damaged samples file does not stop the write
+            return snap.payload(shard, "samples", run.id) if run.id in shard.runs else None
+        except StoreError:
+            return None
+
+    heads: Heads = {}
+    docs: dict[str, Any] = {}
+    for group in group_runs(runs, samples, known):
+        key = config_key(group.runs[0])
+        fps = group.figures.throughput_fps if group.ok_runs else None
+        heads[key] = [fps, group.latency_ms("median")]
+        docs[key] = {
+            "config": group.config.to_dict(),
+            "runs": len(group.runs),
+            "figures": encoded(group.figures),
+        }
+    return heads, docs
+
+
+def _members(snap: Snapshot, project: str, keys: Collection[str]) -> tuple[Shard, list[RunResult]]:
+    """The stored runs of these configurations and the shard part that holds them."""
+    part = snap.benchmark_runs(project, {benchmark_of(key) for key in keys})
+    runs = [snap.record(part, run_id, with_layers=False) for run_id in part.runs]
+    return part, [run for run in runs if config_key(run) in keys]
+
+
+def headline_doc(snap: Snapshot, project: str, key: str) -> dict[str, Any] | None:
+    """A configuration's stored figures combined from its stored runs (None without any)."""
+    part, runs = _members(snap, project, {key})
+    return combined(snap, part, runs)[1].get(key)
+
+
+def best_docs(
+    snap: Snapshot, project: str, summary: ProjectSummary, *known: dict[str, Any]
+) -> dict[str, Any]:
+    """{"method", "configs": key -> stored figures} of the summary's best configurations:
+    from the first of `known` that holds one, else combined from the stored runs."""
+    docs = {}
+    for key in filter(None, {summary.best_throughput_config, summary.best_latency_config}):
+        doc = next((k[key] for k in known if key in k), None) or headline_doc(snap, project, key)
+        if doc is not None:
+            docs[key] = doc
+    return {"method": METHOD, "configs": docs}
+
+
 def appended_figures(
     snap: Snapshot, project: str, added: Sequence[RunResult], fresh: dict[str, dict[str, Any]]
 ) -> ProjectFigures | None:
@@ -198,34 +269,23 @@ def appended_figures(
     stored = _stored(snap.entry_figures(project))
     if stored is None:
         return None
-    found = touched(snap, project, added, fresh, stored.headlines)
-    heads = {**stored.headlines, **{key: pair for key, (pair, _) in found.items()}}
+    keys = {config_key(run) for run in added} & set(stored.headlines)
+    part, runs = _members(snap, project, keys) if keys else (Shard(), [])
+    ids = {run.id for run in added}
+    heads, docs = combined(snap, part, [r for r in runs if r.id not in ids] + list(added), fresh)
+    heads = {**stored.headlines, **heads}
     summary = extend(stored.summary, added, heads)
-    docs = {key: doc for key, (_, doc) in found.items()}
-    best = best_docs(snap, project, _best_keys(summary), docs, stored.best.get("configs") or {})
+    best = best_docs(snap, project, summary, docs, stored.best.get("configs") or {})
     return ProjectFigures(summary, stored.source.extend(added), heads, best)
 
 
 def project_figures(
     snap: Snapshot, project: str, shard: Shard, appended: Sequence[RunResult]
 ) -> ProjectFigures:
-    """The figures of `shard`, the project's runs as a write leaves them: every
-    configuration combined; the counts and precision extended with `appended` when that is
-    all the write did, else computed afresh."""
-    stored = None
-    entry = snap.entries.get(project)
-    if entry is not None and not shard.removed:
-        with contextlib.suppress(ValueError):
-            if run_count(entry) + len(appended) == len(shard.runs):
-                stored = _stored(snap.entry_figures(project))
-    if stored is None:  # the write's own records, when they are all the project's runs
-        mine = entry is None and len(appended) == len(shard.runs)
-        return computed(snap, project, shard, appended if mine else None)
-    found = combined(snap, shard, [snap.record(shard, i, with_layers=False) for i in shard.runs])
-    heads = {key: pair for key, (pair, _) in found.items()}
-    summary = extend(stored.summary, appended, heads)
-    best = best_docs(snap, project, _best_keys(summary), {k: doc for k, (_, doc) in found.items()})
-    return ProjectFigures(summary, stored.source.extend(appended), heads, best)
+    """The figures of `shard`, the project's runs as a write leaves them, computed from them
+    (from the write's own records when they are all the project's runs)."""
+    mine = project not in snap.entries and len(appended) == len(shard.runs)
+    return computed(snap, project, shard, appended if mine else None)
 
 
 def computed(
@@ -240,12 +300,10 @@ def computed(
             if run_id in shard.refs["layers"] and (newest is None or at[run_id] >= at[newest]):
                 newest = run_id
         runs = [snap.record(shard, i, with_layers=i == newest) for i in shard.runs]
-    source = PrecisionSource().extend(runs)
-    found = combined(snap, shard, runs)
-    heads = {key: pair for key, (pair, _) in found.items()}
+    heads, docs = combined(snap, shard, runs)
     summary = summarize(runs, heads)
-    best = best_docs(snap, project, _best_keys(summary), {k: doc for k, (_, doc) in found.items()})
-    return ProjectFigures(summary, source, heads, best)
+    best = best_docs(snap, project, summary, docs)
+    return ProjectFigures(summary, PrecisionSource().extend(runs), heads, best)
 
 
 def figures_of(snap: Snapshot, project: str) -> tuple[ProjectSummary, str] | None:
@@ -262,7 +320,3 @@ def figures_of(snap: Snapshot, project: str) -> tuple[ProjectSummary, str] | Non
         return None
     found = computed(snap, project, shard)
     return found.summary, found.source.text
-
-
-def _best_keys(summary: ProjectSummary) -> set[str | None]:
-    return {summary.best_throughput_config, summary.best_latency_config}

@@ -13,7 +13,7 @@ document id:
 - ``environments``: ``{"id", "environment"}``, one per distinct environment.
 - ``shards``: one entry per project with runs (perftui.store.entries): its runs are in a
   file of their own (perftui.store.shards), its summary and runtime precision, kept up to
-  date by every write, in a small file it names (perftui.store.entry_figures), so the
+  date by every write, in a small file it names (perftui.store.entries), so the
   projects list and the home screen read this document and those files alone.
 - ``retired``: ``{"folder", "name", "at"}``, a shard, figures, benchmarks or pack file a write
   superseded, removed with its record by a write after the grace period
@@ -34,19 +34,23 @@ from __future__ import annotations
 import hashlib
 import json
 from datetime import datetime, timezone
+from itertools import repeat
+from pathlib import Path
 from typing import Any
 
 from perftui import __version__
-from perftui.domain.records import Project, RunResult, StoredBenchmark
+from perftui.domain.errors import StoreError
+from perftui.domain.records import RunResult
 from perftui.store.codec import plain
 
 __all__ = [
     "SCHEMA_VERSION",
-    "benchmark_doc",
+    "damaged",
     "doc_key",
+    "malformed",
     "meta_doc",
     "now_iso",
-    "project_doc",
+    "parse",
     "run_doc",
     "split_environment",
     "time_key",
@@ -67,10 +71,6 @@ def meta_doc() -> dict[str, Any]:
         "generator": f"perftui {__version__}",
         "named_files": True,
     }
-
-
-def project_doc(project: Project) -> dict[str, Any]:
-    return plain(project.to_dict())
 
 
 def run_doc(run: RunResult) -> tuple[dict[str, Any], dict[str, Any] | None]:
@@ -101,10 +101,6 @@ def _env_id(env: Any) -> str:
     return _last_env[1]
 
 
-def benchmark_doc(benchmark: StoredBenchmark) -> dict[str, Any]:
-    return plain(benchmark.to_dict())
-
-
 def time_key(stamp: str) -> float:
     """An ISO-8601 time stamp as a sort key (naive means UTC; unreadable sorts first)."""
     if not stamp:
@@ -125,3 +121,55 @@ def doc_key(doc_id: str) -> int:
         return int(doc_id)
     except ValueError:
         return 0
+
+
+def damaged(path: Path, reason: str) -> StoreError:
+    return StoreError(
+        f"database {path} is damaged ({reason}); it was left untouched"
+        " — move it aside or use --db PATH"
+    )
+
+
+def malformed(shown: Path, what: str, exc: Exception) -> StoreError:
+    return damaged(shown, f"{what} is malformed ({type(exc).__name__}: {exc})")
+
+
+def parse(raw: bytes, shown: Path) -> dict[str, Any]:
+    """The tables of the file's bytes; StoreError if they are not a perftui database."""
+    if not raw.strip():
+        return {}  # an empty file holds nothing to lose
+    try:
+        data = json.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise damaged(shown, "not UTF-8 text") from None
+    except json.JSONDecodeError as exc:
+        raise damaged(shown, f"{exc.msg} at line {exc.lineno}, column {exc.colno}") from None
+    except RecursionError:
+        raise damaged(shown, "nested too deeply") from None
+    if not isinstance(data, dict):
+        raise damaged(shown, "the top level is not a JSON object")
+    for name, table in data.items():
+        if not isinstance(table, dict) or not all(map(isinstance, table.values(), repeat(dict))):
+            raise damaged(shown, f"table {name!r} is not a table of documents")
+    meta = list(data.get("meta", {}).values())
+    if not meta:
+        if any(data.values()):
+            raise StoreError(
+                f"database {shown} is not a perftui database (no schema version);"
+                " it was left untouched — use --db PATH"
+            )
+        return data
+    version = meta[0].get("schema_version")
+    if not isinstance(version, int) or isinstance(version, bool) or version < 1:
+        raise damaged(shown, f"bad schema version {version!r}")
+    if version > SCHEMA_VERSION:
+        raise StoreError(
+            f"database {shown} was written by a newer perftui (schema {version}; this version"
+            f" reads schema {SCHEMA_VERSION}); it was left untouched"
+            " — upgrade perftui or use --db PATH"
+        )
+    for doc_id, doc in data.get("projects", {}).items():
+        name, model, engine = doc.get("name"), doc.get("model"), doc.get("engine")
+        if not (isinstance(name, str) and isinstance(model, str) and isinstance(engine, str)):
+            raise damaged(shown, f"project document {doc_id} lacks name/model/engine")
+    return data

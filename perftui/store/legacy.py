@@ -24,11 +24,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from perftui.store.document import damaged
-from perftui.store.entries import files_of, shard_key
-from perftui.store.entry_figures import FIGURES_FIELDS
+from perftui.store.entries import files_of, shard_doc, shard_key
 from perftui.store.figure_docs import METHOD
-from perftui.store.layout import SCHEMA_VERSION, doc_key, split_environment
+from perftui.store.layout import SCHEMA_VERSION, damaged, doc_key, split_environment
 from perftui.store.names import RUN_ID, read_nofollow
 from perftui.store.payloads import KINDS, Payloads, Ref
 from perftui.store.shards import Shard, checked_run
@@ -46,6 +44,8 @@ OLD_SUFFIX = {"samples": ".f32.z", "layers": ".json.z"}
 OLD_HEADER = b'{"perftui_shard":2}\n'
 """Layout 4's shard files."""
 HELD = Ref(0, "", 0, 0)
+FIGURES_FIELDS = ("summary", "precision", "precision_source", "headlines", "best")
+"""What layout-4 entries kept in themselves, in a figures file of its own since."""
 
 
 def old_payload(folder: object, name: object) -> bool:
@@ -144,13 +144,8 @@ def convert(data: dict[str, Any], hashed: bytes, payloads: Payloads) -> Conversi
         if figures is None:
             figures = made_up("figures", project)
             conv.figures[figures] = part
-        kept = {
-            "project": project,
-            "file": entry.get("file") or made_up("runs", project),
-            "tail": entry.get("tail", []),
-            "count": len(shard.runs),
-            "figures": figures,
-        }
+        file = entry.get("file") or made_up("runs", project)
+        kept = shard_doc(project, file, len(shard.runs), figures, entry.get("tail", []))
         conv.shards[shard_key(kept)] = shard
         conv.projects.append(project)
         table = new["shards"]

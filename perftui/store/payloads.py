@@ -1,14 +1,10 @@
 """Bulky payloads of runs (raw latency samples, per-layer profiles) in pack files beside the
 database, so the main document and the shards stay small and quick to parse.
 
-``<db>.d/packs/<name>.pack`` holds the blobs one write added to one project, one after
-another (samples: float32 little-endian, zlib-compressed; layers: a zlib-compressed JSON
-list of ``LayerProfile.to_dict()``: perftui.store.codec). A run's shard line names, for each
-payload it has, ``[count, pack, offset, size]`` (`Ref`), and the project's entry names its
-packs. A pack is written (and synced) before the document that names it is committed, and
-retired like a shard once no entry names it (perftui.store.recovery): a deleted run's bytes
-stay in its pack until the pack's other runs are deleted too. One file per project and
-write, not per run: an import of 10,000 runs writes a file per project.
+``<db>.d/packs/<name>.pack`` holds the blobs (perftui.store.codec) one write added to one
+project, one after another: one file per project and write, not per run. A run's shard line
+names, for each payload, ``[count, pack, offset, size]`` (`Ref`). A pack is synced before the
+document is committed, and retired once no run uses it (perftui.store.recovery).
 """
 
 from __future__ import annotations
@@ -24,9 +20,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from perftui.store.codec import (
     SamplesBlob,
     layers_blob,
-    layers_from_blob,
     samples_blob,
-    samples_from_blob,
 )
 from perftui.store.files import atomic_write_bytes, open_new
 from perftui.store.names import checked_file, checked_folder, new_name
@@ -127,12 +121,6 @@ class Payloads:
         if len(blob) != ref.size:
             raise ValueError(f"pack file {ref.pack} is cut short")
         return blob
-
-    def samples(self, run_id: str, ref: Ref) -> np.ndarray:
-        return samples_from_blob(self.read("samples", run_id, ref), ref.count)
-
-    def layers(self, run_id: str, ref: Ref) -> list[dict]:
-        return layers_from_blob(self.read("layers", run_id, ref), ref.count)
 
     def open_pack(self, token: str) -> Pack:
         """A new pack file of the write marked with `token`."""

@@ -45,7 +45,6 @@ __all__ = [
     "FOLDERS",
     "check_folder",
     "claim",
-    "live_files",
     "record_stamp",
     "recover",
     "retire",
@@ -59,12 +58,6 @@ RETIRABLE = (*FOLDERS, "packs")
 """The folders of files a write may retire."""
 Named = set[tuple[str, str]]
 """(folder, file name) pairs."""
-
-
-def live_files(entries: Iterable[dict[str, Any]]) -> Named:
-    """The shard and figures files the projects' entries name (ValueError if one is not a
-    name of this database)."""
-    return set().union(*map(named_by, entries))
 
 
 def retired_files(docs: Iterable[dict[str, Any]]) -> Named:
@@ -230,7 +223,7 @@ def retire(tx: Transaction, before: Named, payloads: Payloads, packs: Iterable[s
     ago (with their records): a reader of the document before still finds them."""
     now = time.time()
     table = tx.table("retired")
-    gone = before - live_files(tx.table("shards").all())
+    gone = before - set().union(*map(named_by, tx.table("shards").all()))
     gone |= {("packs", name) for name in packs}
     gone = {(f, n) for f, n in gone if os.path.lexists(payloads.root / f / n)}  # made up: none
     if gone:

@@ -3,17 +3,9 @@ one project parses only that project and a write rewrites only the projects it t
 
 ``<db>.d/runs/<uuid>.json`` is JSON lines: a header ``{"perftui_shard": 3}``, then one line
 per run, ``{"run": run document, "samples": ref, "layers": ref, "figures": figures,
-"method": ...}`` (where its payloads are, when it has them: perftui.store.payloads, and its figures
-(perftui.store.figure_docs) as computed when it was stored, so showing a project's runs reads
-none of their samples; figures of another method are computed again when read). Adding runs
-to a project writes their lines to a segment beside its file (perftui.store.shard_writes),
-parsing none of the runs already there.
-
-A file is never changed: a write puts the project's runs in a new file, commits the main
-document that names it and records the superseded file in the document's ``retired``
-table; a write after `GRACE_S` removes it (a reader that read the main document just
-before still finds the file it names). A kill leaves at worst a file named by its write's
-token, which the next write removes (perftui.store.recovery).
+"method": ...}``: where its payloads are (perftui.store.payloads) and its figures as computed
+when it was stored (perftui.store.figure_docs). A file is never changed: a write puts the
+runs in a new file or segment, and retires the one it supersedes (perftui.store.recovery).
 """
 
 from __future__ import annotations
@@ -24,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from perftui.domain.records import RunResult
+from perftui.store.codec import dump_json
 from perftui.store.figure_docs import METHOD
 from perftui.store.files import atomic_write_bytes
 from perftui.store.names import RUN_ID, new_name
@@ -33,20 +26,14 @@ __all__ = [
     "GRACE_S",
     "HEADER",
     "Shard",
-    "appendable",
     "checked_run",
     "line",
-    "shard_folder",
     "write_shard",
 ]
 
 HEADER = b'{"perftui_shard":3}\n'
 GRACE_S = 60.0
 """How long a superseded shard file is kept for readers of the document that named it."""
-
-
-def shard_folder(payload_root: Path) -> Path:
-    return payload_root / "runs"
 
 
 class Shard:
@@ -143,12 +130,7 @@ def line(doc: dict[str, Any], refs: dict[str, Ref], figures: dict[str, Any] | No
     item: dict[str, Any] = {"run": doc, **{kind: list(ref) for kind, ref in refs.items()}}
     if figures is not None:
         item.update(figures=figures, method=METHOD)
-    return json.dumps(item, ensure_ascii=False, separators=(",", ":")).encode("utf-8") + b"\n"
-
-
-def appendable(raw: bytes) -> bool:
-    """Whether runs can be added to the shard file `raw` by appending their lines."""
-    return raw.startswith(HEADER)
+    return dump_json(item) + b"\n"
 
 
 def write_shard(folder: Path, blob: bytes, token: str, *, durable: bool = True) -> str:

@@ -19,13 +19,12 @@ from typing import TYPE_CHECKING, Any
 from perftui.domain.measurement.summary import ProjectSummary, summarize
 from perftui.domain.records import Project, RunResult
 from perftui.store import benchmark_file
-from perftui.store.document import damaged, malformed, parse
+from perftui.store.codec import layers_from_blob, samples_from_blob
 from perftui.store.entries import figures_of, files_of, named_by, run_count, shard_key
-from perftui.store.entry_figures import read_figures
 from perftui.store.files import Signature, digest, read_bytes
-from perftui.store.layout import doc_key, time_key
+from perftui.store.layout import damaged, doc_key, malformed, parse, time_key
 from perftui.store.legacy import convert
-from perftui.store.names import read_nofollow
+from perftui.store.names import checked_file, read_nofollow
 from perftui.store.payloads import Payloads
 from perftui.store.recovery import retired_files
 from perftui.store.shards import HEADER, Shard
@@ -43,8 +42,6 @@ MALFORMED = (KeyError, TypeError, ValueError, AttributeError)
 
 def load(
     path: Path,
-    shown: Path,
-    schema_version: int,
     payloads: Payloads,
     reuse: Snapshot | None = None,
     shards: dict[str, Shard] | None = None,
@@ -55,24 +52,34 @@ def load(
     `reuse` is returned instead of parsing again when the bytes are the same as its own;
     `shards` and `figures` cache parsed shard and figures files by name (they never change).
     """
-    got = read_bytes(path, shown)
+    got = read_bytes(path, payloads.shown)
     if got is None:
-        return Snapshot({}, None, None, shown, payloads, shards, figures)
+        return Snapshot({}, None, None, payloads, shards, figures)
     raw, sig = got
     hashed = digest(raw)
     if reuse is not None and reuse.digest == hashed:
         reuse.sig = sig
         return reuse
-    data = parse(raw, shown, schema_version)
+    data = parse(raw, payloads.shown)
     conversion = convert(data, hashed, payloads)
     if conversion is not None:
         data, payloads = conversion.data, conversion.held(payloads)
-    snap = Snapshot(data, sig, hashed, shown, payloads, shards, figures)
+    snap = Snapshot(data, sig, hashed, payloads, shards, figures)
     if conversion is not None:
         snap.conversion = conversion
         snap._shards.update(conversion.shards)
         snap._figures.update(conversion.figures)
     return snap
+
+
+def read_figures(folder: Path, name: str) -> dict[str, Any] | None:
+    """A project's figures file (perftui.store.entries); None if it is missing or unreadable
+    (the figures are then computed from the project's runs)."""
+    try:
+        found = json.loads(read_nofollow(folder / checked_file(name)))
+    except (OSError, ValueError, RecursionError):
+        return None
+    return found if isinstance(found, dict) else None
 
 
 class Snapshot:
@@ -87,13 +94,12 @@ class Snapshot:
         data: dict[str, Any],
         sig: Signature | None,
         hashed: bytes | None,
-        shown: Path,
         payloads: Payloads,
         shards: dict[str, Shard] | None = None,
         figures: dict[str, dict[str, Any]] | None = None,
     ) -> None:
         self.data = data
-        self.shown = shown
+        self.shown = payloads.shown
         self.payloads = payloads
         self.sig = sig
         self.digest = hashed
@@ -240,7 +246,7 @@ class Snapshot:
         return {e["figures"] for e in self.entries.values() if isinstance(e.get("figures"), str)}
 
     def entry_figures(self, project: str) -> dict[str, Any]:
-        """The project's stored figures (perftui.store.entry_figures) from its figures file;
+        """The project's stored figures from its figures file;
         empty when it keeps none that can be read."""
         entry = self.entries.get(project)
         if entry is None:
@@ -271,10 +277,8 @@ class Snapshot:
         if ref is None:
             return None
         try:
-            if decode is not None:
-                return decode(self.payloads.read(kind, run_id, ref), ref.count)
-            read = self.payloads.layers if kind == "layers" else self.payloads.samples
-            return read(run_id, ref)
+            decode = decode or (layers_from_blob if kind == "layers" else samples_from_blob)
+            return decode(self.payloads.read(kind, run_id, ref), ref.count)
         except (KeyError, TypeError, ValueError) as exc:
             raise damaged(self.shown, f"{kind} of run {run_id}: {exc}") from None
 

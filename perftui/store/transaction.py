@@ -1,27 +1,98 @@
-"""One write to the database: the document's tables (perftui.store.tables), the
+"""One write to the database: the document's tables, edited in memory in TinyDB's JSON
+(``{"table": {"1": {...}}}``: a table is copied when the write first edits it, and an edited
+document is replaced by a new one, so the snapshot's stay shared and unchanged), the
 shards it edits, the pack files its runs' payloads go to as they come (perftui.store.payloads)
 and the benchmarks it edits; perftui.store.database_file takes the lock, runs it and commits.
+
+At the commit a project whose runs were only added gets a segment of them beside its shard
+file and its figures extended (perftui.store.entries), reading none of its stored runs; any
+other edit writes its file whole. Either way its figures go to a new figures file.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from perftui.domain.errors import StoreError
 from perftui.domain.records import LayerProfile, RunResult
+from perftui.store.codec import dump_json, layers_from_blob
+from perftui.store.entries import appended_figures, files_of, project_figures, run_count, shard_doc
+from perftui.store.layout import doc_key
+from perftui.store.names import read_nofollow
 from perftui.store.payloads import Pack, Payloads, Ref
-from perftui.store.shards import Shard
+from perftui.store.shards import HEADER, Shard, line, write_shard
 from perftui.store.snapshot import Snapshot
-from perftui.store.tables import Table, Tables
 
 if TYPE_CHECKING:
     Pending = tuple[dict[str, Any], dict[str, Ref], dict[str, Any] | None]
     """A run added by a write: its document, payloads and figures."""
 
-__all__ = ["Transaction", "cannot_write"]
+__all__ = ["MAX_TAIL", "Table", "Tables", "Transaction", "cannot_write", "write_shards"]
+
+
+Doc = dict[str, Any]
+
+
+class Tables:
+    """The tables of one write; `dirty` once any of them changed."""
+
+    def __init__(self, data: dict[str, dict[str, Doc]]) -> None:
+        self.data = dict(data)
+        self.dirty = False
+        self._copied: set[str] = set()
+
+    def table(self, name: str) -> Table:
+        return Table(self, name)
+
+    def _edit(self, name: str) -> dict[str, Doc]:
+        """The table's documents by id, to edit (copied once per write)."""
+        if name not in self._copied:
+            self.data[name] = dict(self.data.get(name, {}))
+            self._copied.add(name)
+        self.dirty = True
+        return self.data[name]
+
+
+class Table:
+    """One table of a write, edited through its `Tables`."""
+
+    def __init__(self, tables: Tables, name: str) -> None:
+        self._tables = tables
+        self.name = name
+
+    def all(self) -> list[Doc]:
+        """The documents, oldest first."""
+        docs = self._tables.data.get(self.name, {})
+        return [docs[key] for key in sorted(docs, key=doc_key)]
+
+    def find(self, test: Callable[[Doc], bool]) -> Doc | None:
+        """The first document that passes `test`, or None."""
+        return next((doc for doc in self.all() if test(doc)), None)
+
+    def insert(self, docs: Iterable[Doc]) -> None:
+        """Add the documents, each under the next free id."""
+        table = self._tables._edit(self.name)
+        first = max(map(doc_key, table), default=0) + 1
+        for doc_id, doc in enumerate(docs, start=first):
+            table[str(doc_id)] = dict(doc)
+
+    def update(self, fields: Doc, test: Callable[[Doc], bool]) -> None:
+        """Give the documents that pass `test` these fields (as new documents)."""
+        table = self._tables._edit(self.name)
+        for key, doc in list(table.items()):
+            if test(doc):
+                table[key] = {**doc, **fields}
+
+    def remove(self, test: Callable[[Doc], bool] = lambda doc: True) -> int:
+        """Remove the documents that pass `test` (all of them by default); how many."""
+        table = self._tables._edit(self.name)
+        gone = [key for key, doc in table.items() if test(doc)]
+        for key in gone:
+            del table[key]
+        return len(gone)
 
 
 class Transaction:
@@ -51,7 +122,7 @@ class Transaction:
         (`edit_benchmarks`; written to a new file at the commit: perftui.store.benchmark_file)."""
         self.lines: dict[str, list[Pending]] = {}
         """Project name -> the runs added to a project whose shard this write does not
-        otherwise edit (appended to its file at the commit: perftui.store.shard_writes)."""
+        otherwise edit (appended to its file at the commit: `write_shards`)."""
 
     def table(self, name: str) -> Table:
         return self.tables.table(name)
@@ -113,7 +184,7 @@ class Transaction:
         its pack: the project's precision is read from them."""
         for project, (index, ref) in self._profiled.items():
             runs = self.appended[project]
-            rows = self.payloads.layers(runs[index].id, ref)
+            rows = layers_from_blob(self.payloads.read("layers", runs[index].id, ref), ref.count)
             layers = tuple(LayerProfile.from_dict(row) for row in rows)
             runs[index] = replace(runs[index], layers=layers)
 
@@ -143,3 +214,75 @@ def cannot_write(shown: Path, exc: OSError) -> StoreError:
     return StoreError(
         f"cannot write database {shown} ({exc.strerror or exc}); it was left unchanged"
     )
+
+
+def of(project: str) -> Callable[[dict[str, Any]], bool]:
+    """Whether an entry is the project's."""
+    return lambda entry: entry.get("project") == project
+
+
+MAX_TAIL = 8
+"""Most segments a project's file gathers before an append writes them as one file again:
+appends write only their own runs, and one in this many copies the project's runs (bytes,
+not parsed), so reading a project opens a few files at most."""
+
+
+def write_shards(tx: Transaction, cache: dict[str, Shard], *, durable: bool) -> None:
+    """Write the projects' new shard and figures files and name them in the document (the
+    shard files written whole are kept in `cache`); `durable=False`: the caller syncs them
+    all at once before the document commits."""
+    table = tx.table("shards")
+    folder = tx.payloads.folder("runs")
+    for project, pending in list(tx.lines.items()):
+        if not _append(tx, project, pending, table, durable):
+            tx.shard(project)  # takes the pending runs: written whole below
+    for project, shard in tx.shards.items():
+        table.remove(of(project))
+        if shard.runs:
+            added = tx.appended.get(project, [])
+            figures = project_figures(tx.snap, project, shard, added)
+            shard.records.clear()  # built before this write's environments were stored
+            name = write_shard(folder, shard.blob(), tx.token, durable=durable)
+            kept = _write_figures(tx, figures.part(), durable)
+            table.insert([shard_doc(project, name, len(shard.runs), kept)])
+            cache[name] = shard
+
+
+def _write_figures(tx: Transaction, part: dict[str, Any], durable: bool) -> str:
+    return write_shard(tx.payloads.folder("figures"), dump_json(part), tx.token, durable=durable)
+
+
+def _append(
+    tx: Transaction,
+    project: str,
+    pending: list[Pending],
+    table: Table,
+    durable: bool,
+) -> bool:
+    """Append the runs to a copy of the project's file when its entry and file allow it
+    (False: they do not, nothing was written)."""
+    entry: dict[str, Any] | None = tx.snap.entries.get(project)
+    if entry is None:
+        return False
+    fresh = {doc["id"]: found for doc, _, found in pending if found is not None}
+    figures = appended_figures(tx.snap, project, tx.appended[project], fresh)
+    if figures is None:
+        return False
+    folder = tx.payloads.folder("runs")
+    try:
+        files, count = files_of(entry), run_count(entry) + len(pending)
+        if read_nofollow(folder / files[0], len(HEADER)) != HEADER:
+            return False
+        lines = b"".join(line(*item) for item in pending)
+        if len(files) <= MAX_TAIL:  # a segment of the new runs alone
+            name, tail = write_shard(folder, lines, tx.token, durable=durable), [*files[1:]]
+            tail.append(name)
+        else:  # the file and its segments as one file again
+            whole = b"".join(read_nofollow(folder / name) for name in files)
+            name, tail = write_shard(folder, whole + lines, tx.token, durable=durable), []
+    except (OSError, ValueError):
+        return False  # written whole, which reports what is wrong
+    kept = _write_figures(tx, figures.part(), durable)
+    table.remove(of(project))
+    table.insert([shard_doc(project, files[0] if tail else name, count, kept, tail)])
+    return True
