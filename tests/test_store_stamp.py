@@ -70,3 +70,14 @@ def test_a_stamp_that_is_a_link_is_not_followed(tmp_path: Path) -> None:
     assert len(Store(path).runs("p")) == 1  # listed instead: nothing is wrong
     store.add_run(make_run("p"), np.ones(10))
     assert not stamp.is_symlink() and outside.read_bytes() == b"kept"
+
+
+def test_a_stamp_a_kill_left_half_written_is_removed_by_the_next_write(tmp_path: Path) -> None:
+    path, store = store_with_project(tmp_path)
+    store.add_run(make_run("p"), np.ones(10))
+    temp = path.with_name(path.name + ".d") / ".stamp.k1ll3d_x.tmp"
+    temp.write_bytes(b"[")
+    Store(path).projects()
+    assert temp.exists()  # a read never writes
+    Store(path).add_run(make_run("p"), np.ones(10))
+    assert not temp.exists()

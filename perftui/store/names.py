@@ -37,7 +37,7 @@ FILE_NAME = re.compile(r"[0-9a-f]{32}\.(?:json|pack)")
 """A shard, figures or pack file's name, as `new_name` makes them."""
 RUN_ID = re.compile(r"[0-9A-Za-z_-]{1,64}")
 """A run's id (as the import schema allows them)."""
-TEMP = re.compile(r"\.(?:[0-9a-f]{32}\.json|pending)\.[a-z0-9_]{8}\.tmp")
+TEMP = re.compile(r"\.(?:[0-9a-f]{32}\.json|pending|stamp)\.[a-z0-9_]{8}\.tmp")
 """A temporary file `perftui.store.files.atomic_write_bytes` makes for a file of the folder
 (``.<name>.<8 random characters>.tmp``; `tempfile.mkstemp`'s names)."""
 
