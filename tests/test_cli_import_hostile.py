@@ -47,6 +47,12 @@ HOSTILE = {
     "error-object": (export_with({"error": {"x": 1}}), "runs[0].error"),
     "started-number": (export_with({"started_at": 5}), "started_at"),
     "bomb": (export_with({"latency_samples": bomb()}), "latency_samples"),
+    "profile-too-large": (  # more than a stored profile may take: unreadable once stored
+        export_with(
+            {"layers": [{"name": "a", "type": "Conv", "original_names": ["y" * 4096] * 10}]}
+        ),
+        "runs[0].layers",
+    ),
 }
 
 
@@ -81,3 +87,19 @@ def test_export_to_a_missing_folder(tmp_path: Path) -> None:
     target = tmp_path / "nope" / "out.json"
     line = one_error_line(perftui("export", "-o", str(target), db=tmp_path / "db.json"))
     assert "does not exist" in line and not target.exists()
+
+
+def test_a_layer_row_with_other_fields_is_stored_as_a_profile_row(tmp_path: Path) -> None:
+    """An export's free-form field in a layer row is not stored: a long one would make the
+    profile larger than a stored profile may be, and the project unreadable."""
+    from perftui.store.database import Store
+
+    row = {"name": "conv1", "type": "Convolution", "time_ms": 2, "note": "x" * 40_000}
+    path = tmp_path / "export.json"
+    path.write_text(json.dumps(export_with({"layers": [row]})))
+    db = tmp_path / "db.json"
+    assert perftui("import", str(path), db=db).returncode == 0
+    (run,) = Store(db).runs("p")
+    assert [(layer.name, layer.type, layer.time_ms) for layer in run.layers] == [
+        ("conv1", "Convolution", 2.0)
+    ]

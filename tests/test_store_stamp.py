@@ -4,6 +4,7 @@ and anything that changed them or the document since is listed and found."""
 from __future__ import annotations
 
 import os
+import subprocess
 from pathlib import Path
 
 import numpy as np
@@ -81,3 +82,19 @@ def test_a_stamp_a_kill_left_half_written_is_removed_by_the_next_write(tmp_path:
     assert temp.exists()  # a read never writes
     Store(path).add_run(make_run("p"), np.ones(10))
     assert not temp.exists()
+
+
+def test_a_backup_restored_with_its_folders_times_is_checked(tmp_path: Path) -> None:
+    """`cp -a` of the document and its folder over the live ones sets the folders' times
+    back and brings the old stamp: their change time still tells."""
+    path, store = store_with_project(tmp_path)
+    store.add_run(make_run("p"), np.ones(10))
+    backup = tmp_path / "backup"
+    backup.mkdir()
+    folder = path.with_name(path.name + ".d")
+    subprocess.run(["cp", "-a", str(path), str(folder), str(backup)], check=True)
+    Store(path).add_run(make_run("p"), np.ones(10))  # a newer run in files of its own
+    copies = [str(backup / path.name), str(backup / folder.name)]
+    subprocess.run(["cp", "-a", *copies, str(tmp_path)], check=True)
+    with pytest.raises(StoreError, match="does not name"):
+        Store(path).projects()

@@ -11,11 +11,12 @@ from collections import deque
 from collections.abc import Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
+from dataclasses import fields
 from multiprocessing import get_context
 from typing import Any, NamedTuple
 
 from perftui.domain.errors import InputError, StoreError
-from perftui.domain.records import RunResult
+from perftui.domain.records import LayerProfile, RunResult
 from perftui.exchange import schema
 from perftui.exchange.reader import one_record, text
 from perftui.processes import PARENT_ENV, die_with_parent
@@ -30,6 +31,7 @@ SAMPLE_RATIO = 16
 """Most bytes of samples one compressed byte may claim: real latencies compress about 1.3x,
 so a blob that claims far more is refused before it is inflated."""
 SAMPLE_SLACK = 65_536
+LAYER_FIELDS = frozenset(field.name for field in fields(LayerProfile))
 BATCH = 32
 """Runs a worker prepares per task (fewer round trips)."""
 AHEAD = 3
@@ -82,20 +84,32 @@ def ready_run(data: Any, where: str, project: str) -> Ready:
     checked = schema.run(data, where)
     samples = checked.get("latency_samples")
     claimed = encoded = 0
-    where = f"{where}.latency_samples"
+    at = f"{where}.latency_samples"
     if samples is not None:
-        samples = SAMPLES_DOC(samples, where)
+        samples = SAMPLES_DOC(samples, at)
         claimed, encoded = samples["count"] * 4, len(samples["data"]) * 3 // 4
-        error = refused(claimed, encoded, samples["count"], where)
+        error = refused(claimed, encoded, samples["count"], at)
         if error is not None:
             raise error
         try:
             samples = samples_blob_from_document(samples)
         except ValueError as exc:
-            raise InputError(f"{where}: {exc}") from None
+            raise InputError(f"{at}: {exc}") from None
     run_id = checked.get("id") or uuid.uuid4().hex
     run = RunResult.from_dict({**checked, "id": run_id, "project": project, "layers": None})
-    return Ready(prepare(run, samples, checked.get("layers")), claimed, encoded, where)
+    try:
+        prepared = prepare(run, samples, layer_rows(checked.get("layers")))
+    except ValueError as exc:  # a profile larger than a stored one may be
+        raise InputError(f"{where}.layers: {exc}") from None
+    return Ready(prepared, claimed, encoded, at)
+
+
+def layer_rows(rows: list[dict[str, Any]] | None) -> list[dict[str, Any]] | None:
+    """A checked profile's rows as stored: a row with fields besides a `LayerProfile`'s
+    (free-form in an export) keeps the record's fields alone."""
+    if rows is None or all(row.keys() <= LAYER_FIELDS for row in rows):
+        return rows
+    return [{k: v for k, v in row.items() if k in LAYER_FIELDS} for row in rows]
 
 
 def ready_lines(lines: list[Line]) -> list[Ready]:

@@ -167,7 +167,13 @@ def layers_blob(rows: Sequence[dict[str, Any]]) -> bytes:
         text = json.dumps(rows, separators=(",", ":"), allow_nan=True)
     except TypeError:
         text = json.dumps(plain(rows), separators=(",", ":"))
-    return zlib.compress(text.encode("utf-8"), 6)
+    raw = text.encode("utf-8")
+    if len(raw) > max(len(rows), 1) * LAYER_BYTES:  # `layers_from_blob` would refuse it
+        raise ValueError(
+            f"a profile of {len(rows)} layers takes {len(raw)} bytes, more than"
+            f" {LAYER_BYTES} a layer"
+        )
+    return zlib.compress(raw, 6)
 
 
 def layers_from_blob(blob: bytes, count: int) -> list[dict[str, Any]]:

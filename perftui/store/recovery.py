@@ -13,7 +13,7 @@ killed write of its own left.
 - A document that does not name the run files beside it (emptied, cut, edited, or an older
   copy restored beside a newer folder) is damage, reported and left in place
   (`check_folder`); a read never writes. After its commit a write records the document's
-  digest and its folders' inodes and modification times (``stamp``): folders found so
+  digest and its folders' inodes, modification and change times (``stamp``): folders found so
   beside that document hold what it names, and are not listed again. A document an
   earlier version wrote did not name every file (it removed superseded ones by age): its
   first write by this version records the unnamed ones as ``unclaimed`` (kept, never
@@ -103,13 +103,14 @@ def unnamed(snap: Snapshot, payloads: Payloads) -> list[tuple[str, str]]:
 
 
 def _stamp(payloads: Payloads, document: bytes) -> bytes:
-    """The document's digest and each folder of `FOLDERS` as [inode, modification time in
-    ns] (None if missing): a file made or removed in a folder changes its stamp."""
+    """The document's digest and each folder of `FOLDERS` as [inode, modification and
+    change times in ns] (None if missing): a file made or removed in a folder changes its
+    stamp, and so does a restore that sets its times back (the change time cannot be set)."""
     found: list[list[int] | None] = []
     for folder in FOLDERS:
         try:
             st = os.lstat(payloads.root / folder)
-            found.append([st.st_ino, st.st_mtime_ns])
+            found.append([st.st_ino, st.st_mtime_ns, st.st_ctime_ns])
         except OSError:
             found.append(None)
     return json.dumps([document.hex(), found]).encode("utf-8")
