@@ -11,7 +11,7 @@ import contextlib
 import copy
 import os
 import uuid
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
@@ -35,7 +35,7 @@ from perftui.store.layout import now_iso
 from perftui.store.paths import normalize_model_path, same_target
 from perftui.store.repair import Plan, apply, plan
 from perftui.store.shards import Shard
-from perftui.store.transaction import Doc, Table
+from perftui.store.transaction import Table, where
 
 if TYPE_CHECKING:
     import numpy as np
@@ -47,11 +47,6 @@ if TYPE_CHECKING:
     Rows = list[dict[str, Any]]
 
 __all__ = ["Store"]
-
-
-def named(name: str) -> Callable[[Doc], bool]:
-    """Whether a project document is of that name."""
-    return lambda doc: doc.get("name") == name
 
 
 class Store(DatabaseFile):
@@ -143,7 +138,7 @@ class Store(DatabaseFile):
         wanted = self._prepared(project)
         with self._transaction() as db:
             table = db.table("projects")
-            doc = table.find(named(wanted.name))
+            doc = table.find(where("name", wanted.name))
             if doc is not None:  # another process created it meanwhile
                 return self._same(Project.from_dict(doc), wanted)
             table.insert([plain(wanted.to_dict())])
@@ -165,7 +160,7 @@ class Store(DatabaseFile):
         wanted = self._prepared(project)
         with self._transaction() as db:
             table = db.table("projects")
-            if table.find(named(wanted.name)):
+            if table.find(where("name", wanted.name)):
                 raise InputError(f"project '{wanted.name}' already exists; choose another name")
             table.insert([plain(wanted.to_dict())])
         return wanted
@@ -177,14 +172,14 @@ class Store(DatabaseFile):
         self._read().shard(old)  # damage is refused before the lock is taken
         with self._transaction() as db:
             projects = db.table("projects")
-            if not projects.find(named(old)):
+            if not projects.find(where("name", old)):
                 raise InputError(f"no project named '{old}'")
             if old == new:
                 return
-            if projects.find(named(new)):
+            if projects.find(where("name", new)):
                 raise InputError(f"project '{new}' already exists; choose another name")
-            projects.update({"name": new}, named(old))
-            projects.update({"source_project": new}, lambda doc: doc.get("source_project") == old)
+            projects.update({"name": new}, where("name", old))
+            projects.update({"source_project": new}, where("source_project", old))
             moved = db.shard(old)
             db.shards[old] = Shard()
             db.shards[new] = Shard(
@@ -206,7 +201,7 @@ class Store(DatabaseFile):
         """Delete a project with its runs, layers, samples and benchmarks."""
         self._read().shard(name)  # damage is refused before the lock is taken
         with self._transaction() as db:
-            if not db.table("projects").remove(named(name)):
+            if not db.table("projects").remove(where("name", name)):
                 raise InputError(f"no project named '{name}'")
             db.shards[name] = Shard()
             benchmarks = db.edit_benchmarks()

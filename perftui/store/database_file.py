@@ -175,8 +175,8 @@ class DatabaseFile:
                 if bulk:
                     os.sync()  # the packs and shards, made durable at once
                 retire(tx, before, payloads, tx.dropped_packs())
-                raw = dump_json(tables.data) if tables.dirty else None
-                st = None if raw is None else atomic_write_bytes(target, raw)
+                raw = dump_json(tables.data)
+                st = atomic_write_bytes(target, raw)
             except OSError as exc:
                 if _unchanged(target, snap):  # else the next write removes them
                     self._undo(tx, payloads)
@@ -184,9 +184,8 @@ class DatabaseFile:
             Journal(target).discard(tx.merged)
             if marked:
                 payloads.end()
-            hashed = None if raw is None else digest(raw)
-            if hashed is not None:
-                record_stamp(payloads, hashed)
+            hashed = digest(raw)
+            record_stamp(payloads, hashed)
             if backup is not None:
                 self._say(
                     f"database {self.path} moved to layout {SCHEMA_VERSION} (runs, samples"
@@ -194,8 +193,7 @@ class DatabaseFile:
                     f" {backup}"
                     + (f"; {lost} unreadable payload file(s) were left out" if lost else "")
                 )
-            if hashed is not None:
-                self._cache(snap, tables.data, hashed, st)
+            self._cache(snap, tables.data, hashed, st)
 
     def _cache(
         self, before: Snapshot, data: dict[str, Any], hashed: bytes, st: os.stat_result

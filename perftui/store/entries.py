@@ -98,16 +98,15 @@ def _checked(entry: dict[str, Any]) -> tuple[tuple[str, ...], frozenset[tuple[st
     if not isinstance(tail, list) or not all(isinstance(name, str) for name in tail):
         raise ValueError("the appended segments are not a list of file names")
     figures = entry.get("figures")
-    files = checked_files((entry["file"], *tail, *([] if figures is None else [figures])))
-    if figures is not None:
-        files = files[:-1]
+    files = checked_files((entry["file"], *tail))
     named = {("runs", name) for name in files}
     if figures is not None:
-        named.add(("figures", figures))
+        named.add(("figures", checked_files((figures,))[0]))
+    found = (files, frozenset(named))
     if len(_CHECKED) > 4096:
         _CHECKED.clear()
-    _CHECKED[id(entry)] = (entry, (files, frozenset(named)))
-    return files, frozenset(named)
+    _CHECKED[id(entry)] = (entry, found)
+    return found
 
 
 _CHECKED: dict[int, tuple[dict[str, Any], tuple[tuple[str, ...], frozenset[tuple[str, str]]]]] = {}

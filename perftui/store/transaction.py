@@ -30,10 +30,23 @@ if TYPE_CHECKING:
     Pending = tuple[dict[str, Any], dict[str, Ref], dict[str, Any] | None]
     """A run added by a write: its document, payloads and figures."""
 
-__all__ = ["MAX_TAIL", "Table", "Tables", "Transaction", "cannot_write", "write_shards"]
+__all__ = [
+    "MAX_TAIL",
+    "Table",
+    "Tables",
+    "Transaction",
+    "cannot_write",
+    "where",
+    "write_shards",
+]
 
 
 Doc = dict[str, Any]
+
+
+def where(key: str, value: object) -> Callable[[Doc], bool]:
+    """Whether a document's `key` is `value` (a test for `Table`'s methods)."""
+    return lambda doc: doc.get(key) == value
 
 
 class Tables:
@@ -216,11 +229,6 @@ def cannot_write(shown: Path, exc: OSError) -> StoreError:
     )
 
 
-def of(project: str) -> Callable[[dict[str, Any]], bool]:
-    """Whether an entry is the project's."""
-    return lambda entry: entry.get("project") == project
-
-
 MAX_TAIL = 8
 """Most segments a project's file gathers before an append writes them as one file again:
 appends write only their own runs, and one in this many copies the project's runs (bytes,
@@ -237,7 +245,7 @@ def write_shards(tx: Transaction, cache: dict[str, Shard], *, durable: bool) -> 
         if not _append(tx, project, pending, table, durable):
             tx.shard(project)  # takes the pending runs: written whole below
     for project, shard in tx.shards.items():
-        table.remove(of(project))
+        table.remove(where("project", project))
         if shard.runs:
             added = tx.appended.get(project, [])
             figures = project_figures(tx.snap, project, shard, added)
@@ -283,6 +291,6 @@ def _append(
     except (OSError, ValueError):
         return False  # written whole, which reports what is wrong
     kept = _write_figures(tx, figures.part(), durable)
-    table.remove(of(project))
+    table.remove(where("project", project))
     table.insert([shard_doc(project, files[0] if tail else name, count, kept, tail)])
     return True
