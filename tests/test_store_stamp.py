@@ -3,6 +3,7 @@ and anything that changed them or the document since is listed and found."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 from pathlib import Path
@@ -11,9 +12,18 @@ import numpy as np
 import pytest
 
 from perftui.domain.errors import StoreError
-from perftui.store import recovery
+from perftui.store import entries, recovery
 from perftui.store.database import Store
-from tests.store_helpers import make_run, older_copy, store_with_project
+from tests.store_helpers import (
+    build,
+    entry,
+    folder,
+    make_project,
+    make_run,
+    older_copy,
+    read_json,
+    store_with_project,
+)
 
 
 def listings(monkeypatch: pytest.MonkeyPatch) -> list[str]:
@@ -98,3 +108,39 @@ def test_a_backup_restored_with_its_folders_times_is_checked(tmp_path: Path) -> 
     subprocess.run(["cp", "-a", *copies, str(tmp_path)], check=True)
     with pytest.raises(StoreError, match="does not name"):
         Store(path).projects()
+
+
+def test_a_read_of_stamped_folders_checks_the_names_of_the_project_it_reads_alone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "perftui.json"
+    store = Store(path)
+    for i in range(5):
+        store.ensure_project(make_project(f"p{i}"))
+        store.add_run(make_run(f"p{i}"), np.ones(10))
+    checked: list[tuple[str, ...]] = []
+    check = entries.checked_files
+
+    def spy(names: tuple[str, ...]) -> tuple[str, ...]:
+        checked.append(names)
+        return check(names)
+
+    monkeypatch.setattr(entries, "checked_files", spy)
+    assert len(Store(path).runs("p3")) == 1
+    assert 0 < len(checked) <= 2  # p3's runs files, then its figures file
+
+
+def test_two_entries_naming_one_file_are_damage_and_a_delete_keeps_the_file(
+    tmp_path: Path,
+) -> None:
+    path = build(tmp_path)
+    data, a = entry(path, "A")
+    (b,) = [e for e in data["shards"].values() if e["project"] == "B"]
+    b["file"] = a["file"]
+    path.write_text(json.dumps(data))
+    with pytest.raises(StoreError, match="names another's file"):
+        Store(path).projects()
+    with pytest.raises(StoreError, match="names another's file"):
+        Store(path).delete_project("B")
+    assert (folder(path, "runs") / a["file"]).exists()
+    assert read_json(path) == data

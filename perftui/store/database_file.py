@@ -169,12 +169,10 @@ class DatabaseFile:
                     pack.close(durable=not bulk)
                 tx.with_profiles()
                 write_shards(tx, self._shards, durable=not bulk)
-                before = snap.live_files
-                if edited:
-                    before = before | _write_benchmarks(tx, payloads, durable=not bulk)
+                replaced = _write_benchmarks(tx, payloads, durable=not bulk) if edited else set()
                 if bulk:
                     os.sync()  # the packs and shards, made durable at once
-                retire(tx, before, payloads, tx.dropped_packs())
+                retire(tx, replaced, payloads, tx.dropped_packs())
                 raw = dump_json(tables.data)
                 st = atomic_write_bytes(target, raw)
             except OSError as exc:

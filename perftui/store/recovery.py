@@ -153,14 +153,15 @@ def check_folder(snap: Snapshot, payloads: Payloads, *, locked: bool = False) ->
     """StoreError (damage) if the folder holds shard, figures or pack files the document
     does not name and no write is under way (`locked`: none can be, and `recover` has run):
     the document is older than its folder; a malformed entry or record of the files it
-    names is damage too, whatever is on disk."""
+    names is damage too, whatever is on disk. Folders stamped as the write of this document
+    left them are not listed, nor its records checked: that write checked them."""
+    if _stamped(snap, payloads):
+        return
     snap.named_files  # noqa: B018 (raises on a malformed record, whatever is on disk)
     if not os.path.lexists(payloads.root):
         return
     if snap.version and not snap.names_its_files:
         return  # an earlier version's document: it did not name them all (see `claim`)
-    if _stamped(snap, payloads):
-        return  # as the write of this document left them
     stray = unnamed(snap, payloads)
     if not stray:
         return
@@ -218,13 +219,18 @@ def claim(tx: Transaction, snap: Snapshot, payloads: Payloads) -> None:
         tx.table("unclaimed").insert({"folder": f, "name": n} for f, n in stray)
 
 
-def retire(tx: Transaction, before: Named, payloads: Payloads, packs: Iterable[str] = ()) -> None:
-    """Record the files the write's document no longer names (of `before`) and the `packs`
-    its runs no longer use as retired, and remove those retired more than the grace period
-    ago (with their records): a reader of the document before still finds them."""
+def retire(tx: Transaction, replaced: Named, payloads: Payloads, packs: Iterable[str] = ()) -> None:
+    """Record as retired the files of the entries the write replaced (a file is named by
+    one entry alone: `Snapshot.live_files`), those in `replaced` and the `packs` its runs no
+    longer use, and remove those retired more than the grace period ago (with their
+    records): a reader of the document before still finds them."""
     now = time.time()
     table = tx.table("retired")
-    gone = before - set().union(*map(named_by, tx.table("shards").all()))
+    docs = tx.tables.data.get("shards", {}).values()
+    kept, before = {id(doc) for doc in docs}, tx.snap.entries.values()
+    was = {id(doc) for doc in before}
+    gone = replaced.union(*(named_by(doc) for doc in before if id(doc) not in kept))
+    gone -= set().union(*(named_by(doc) for doc in docs if id(doc) not in was))
     gone |= {("packs", name) for name in packs}
     gone = {(f, n) for f, n in gone if os.path.lexists(payloads.root / f / n)}  # made up: none
     if gone:

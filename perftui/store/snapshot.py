@@ -105,8 +105,6 @@ class Snapshot:
         self.digest = hashed
         self._shards = shards if shards is not None else {}
         self._figures = figures if figures is not None else {}
-        self._live: set[tuple[str, str]] = set()
-        """The shard and figures files the entries name (gathered as `entries` checks them)."""
         self.conversion: Conversion | None = None
         """How an older layout's document was read (perftui.store.legacy), else None."""
 
@@ -136,7 +134,8 @@ class Snapshot:
 
     @cached_property
     def entries(self) -> dict[str, dict[str, Any]]:
-        """Project name -> its entry (perftui.store.entries), its file names checked."""
+        """Project name -> its entry (perftui.store.entries); the names of its files are
+        checked when they are read (`files`), or all at once by `live_files`."""
         found = {}
         for doc_id, doc in self._table("shards").items():
             if not (
@@ -145,18 +144,29 @@ class Snapshot:
                 and "count" in doc
             ):
                 raise damaged(self.shown, f"shard document {doc_id} lacks project/file/count")
-            try:
-                self._live |= named_by(doc)
-            except ValueError as exc:
-                raise damaged(self.shown, f"shard document {doc_id}: {exc}") from None
             found[doc["project"]] = doc
         return found
 
-    @property
+    def files(self, entry: dict[str, Any]) -> tuple[str, ...]:
+        """The entry's shard files, their names checked (StoreError if one is not a name of
+        this database)."""
+        try:
+            return files_of(entry)
+        except ValueError as exc:
+            raise damaged(self.shown, f"entry of project {entry['project']!r}: {exc}") from None
+
+    @cached_property
     def live_files(self) -> set[tuple[str, str]]:
-        """The shard and figures files the entries name."""
-        self.entries  # noqa: B018 (checks them, gathering these)
-        return self._live
+        """The shard and figures files the entries name (every name checked, and named by
+        one entry alone)."""
+        live: set[tuple[str, str]] = set()
+        for project, entry in self.entries.items():
+            self.files(entry)  # its names checked
+            named = named_by(entry)
+            if not live.isdisjoint(named):
+                raise damaged(self.shown, f"entry of project {project!r} names another's file")
+            live |= named
+        return live
 
     @cached_property
     def named_files(self) -> set[tuple[str, str]]:
@@ -181,7 +191,7 @@ class Snapshot:
         projects already read, else by reading them all."""
         if "run_index" not in self.__dict__:
             for name, entry in self.entries.items():
-                shard = self._shards.get(shard_key(entry))
+                shard = self._shards.get("+".join(self.files(entry)))
                 if shard is not None and run_id in shard.runs:
                     return name
         return self.run_index.get(run_id)
@@ -199,13 +209,14 @@ class Snapshot:
     def shard(self, project: str, *, keep: bool = True) -> Shard | None:
         """The project's runs as stored (None if it has none); `keep=False` reads a file
         not cached yet without caching it (a reader that passes once over every project)."""
-        entry = self.entries.get(project)  # its file names checked (`entries`)
+        entry = self.entries.get(project)
         if entry is None:
             return None
+        files = self.files(entry)
         key = shard_key(entry)
         cached = self._shards.get(key)
         if cached is None:
-            cached = self._parsed(project, files_of(entry))
+            cached = self._parsed(project, files)
             if keep:
                 self._shards[key] = cached
         return cached
@@ -216,11 +227,12 @@ class Snapshot:
         entry = self.entries.get(project)
         if entry is None:
             return Shard()
+        files = self.files(entry)
         cached = self._shards.get(shard_key(entry))
         if cached is not None:
             return cached
         needles = [b'"benchmark_id":' + json.dumps(i).encode() for i in benchmark_ids]
-        return self._parsed(project, files_of(entry), lambda line: any(n in line for n in needles))
+        return self._parsed(project, files, lambda line: any(n in line for n in needles))
 
     def _parsed(
         self, project: str, files: Sequence[str], keep: Callable[[bytes], bool] | None = None
