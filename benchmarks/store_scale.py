@@ -1,7 +1,8 @@
 """How the store behaves with months of runs: a large database against an empty one.
 
 Builds, in a temporary folder and through the store's own API, a database of `--runs` runs
-over `--projects` projects (benchmarks of 8 configurations with 2 repetitions each, each
+over `--projects` projects (by default one per 200 runs: a team's year of 100,000 runs is
+500 projects; benchmarks of 8 configurations with 2 repetitions each, each
 benchmark's request stored as `bench` stores it, a tenth of the runs profiled with `--layers`
 layers, every run with `--samples` latency samples, the environment recorded as the worker
 records it), then times, side by side on the large and on an empty database (one project, one run):
@@ -17,7 +18,7 @@ records it), then times, side by side on the large and on an empty database (one
   the runs and their samples, or as the store keeps them: Store.headline), and again by the
   store that has just written.
 
-Usage: python benchmarks/store_scale.py [--runs 10000] [--projects 50] [--layers 300]
+Usage: python benchmarks/store_scale.py [--runs 10000] [--projects RUNS/200] [--layers 300]
        [--samples 5000] [--pairs 21]   (use e.g. --runs 1000 for a quick look)
 """
 
@@ -267,17 +268,18 @@ def measure(db: Path, a: str, b: str, samples: int) -> dict[str, str]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=10_000)
-    parser.add_argument("--projects", type=int, default=50)
+    parser.add_argument("--projects", type=int, help="default: one per 200 runs, at least 2")
     parser.add_argument("--layers", type=int, default=300)
     parser.add_argument("--samples", type=int, default=5000)
     parser.add_argument("--pairs", type=int, default=21, help="append timings per database")
     args = parser.parse_args()
+    projects = args.projects or max(2, args.runs // 200)
     # as an installed perftui has them: its start-up is not spent compiling its modules
     compileall.compile_dir(ROOT / "perftui", quiet=1)
     with tempfile.TemporaryDirectory(prefix="perftui-scale-") as folder:
         large, empty = Path(folder) / "large.json", Path(folder) / "empty.json"
         started = time.perf_counter()
-        names = build(large, args.runs, args.projects, args.layers, args.samples)
+        names = build(large, args.runs, projects, args.layers, args.samples)
         built = time.perf_counter() - started
         payloads = sum(f.stat().st_size for f in Path(folder).rglob("*") if f.is_file())
         print(

@@ -14,10 +14,10 @@ import pytest
 from perftui.domain.errors import StoreError
 from perftui.store import entries, recovery
 from perftui.store.database import Store
+from perftui.store.files import digest
 from tests.store_helpers import (
     build,
     entry,
-    folder,
     make_project,
     make_run,
     older_copy,
@@ -127,20 +127,41 @@ def test_a_read_of_stamped_folders_checks_the_names_of_the_project_it_reads_alon
 
     monkeypatch.setattr(entries, "checked_files", spy)
     assert len(Store(path).runs("p3")) == 1
-    assert 0 < len(checked) <= 2  # p3's runs files, then its figures file
+    assert 0 < len(checked) <= 2  # p3's entry alone
 
 
-def test_two_entries_naming_one_file_are_damage_and_a_delete_keeps_the_file(
-    tmp_path: Path,
-) -> None:
+def test_a_delete_keeps_a_file_another_entry_still_names(tmp_path: Path) -> None:
+    """B's entry edited to name A's runs file, the stamp made to match: deleting B
+    retires none of A's files (a write retires only what the new document names no more)."""
+    path = build(tmp_path)
+    data, a = entry(path, "A")
+    (b,) = [e for e in data["shards"].values() if e["project"] == "B"]
+    b["file"], b["tail"] = a["file"], a["tail"]
+    path.write_text(json.dumps(data))
+    recovery.record_stamp(Store(path)._payloads(), digest(path.read_bytes()))
+    Store(path).delete_project("B")
+    retired = {doc["name"] for doc in read_json(path)["retired"].values()}
+    assert retired.isdisjoint([a["file"], *a["tail"]])
+
+
+def test_two_entries_naming_one_file_are_damage(tmp_path: Path) -> None:
     path = build(tmp_path)
     data, a = entry(path, "A")
     (b,) = [e for e in data["shards"].values() if e["project"] == "B"]
     b["file"] = a["file"]
     path.write_text(json.dumps(data))
     with pytest.raises(StoreError, match="names another's file"):
-        Store(path).projects()
-    with pytest.raises(StoreError, match="names another's file"):
         Store(path).delete_project("B")
-    assert (folder(path, "runs") / a["file"]).exists()
     assert read_json(path) == data
+
+
+def test_doctor_does_not_trust_the_stamp(tmp_path: Path) -> None:
+    """An entry naming a file outside, the stamp made to match: reads check the names
+    they use; `doctor` checks them all."""
+    path = build(tmp_path)
+    data, b = entry(path, "B")
+    b["figures"] = "../../outside/" + "f" * 32 + ".json"
+    path.write_text(json.dumps(data))
+    recovery.record_stamp(Store(path)._payloads(), digest(path.read_bytes()))
+    problem, _ = Store(path).diagnose()
+    assert "damaged" in problem

@@ -33,6 +33,7 @@ from perftui.store.inserts import Prepared, insert_runs, prepare, with_id
 from perftui.store.journal import Journal
 from perftui.store.layout import now_iso
 from perftui.store.paths import normalize_model_path, same_target
+from perftui.store.recovery import check_folder
 from perftui.store.repair import Plan, apply, plan
 from perftui.store.shards import Shard
 from perftui.store.transaction import Table, where
@@ -69,12 +70,15 @@ class Store(DatabaseFile):
         """What is wrong with the database ('' if nothing) and what a repair would do (None
         when the document itself cannot be read: no repair rebuilds it)."""
         try:
-            self._read()
+            snap = self._load(self._target, None)
+        except StoreError as exc:
+            return str(exc), None
+        try:
+            check_folder(snap, self._payloads(), thorough=True)  # the stamp not trusted
             problem = ""
         except StoreError as exc:
             problem = str(exc)
         try:
-            snap = self._load(self._target, None)
             return problem, plan(snap, self._payloads())
         except StoreError:
             return problem, None

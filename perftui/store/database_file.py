@@ -136,6 +136,7 @@ class DatabaseFile:
             recover(snap, payloads)
             if not repair:
                 check_folder(snap, payloads, locked=True)
+            snap.kept_files  # noqa: B018 (the records `retire` acts on, checked)
             tx = Transaction(snap, payloads)
             tables = tx.tables
             backup, lost = migrate(tx, snap, target)

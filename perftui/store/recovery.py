@@ -14,7 +14,8 @@ killed write of its own left.
   copy restored beside a newer folder) is damage, reported and left in place
   (`check_folder`); a read never writes. After its commit a write records the document's
   digest and its folders' inodes, modification and change times (``stamp``): folders found so
-  beside that document hold what it names, and are not listed again. A document an
+  beside that document hold what it names, and are not listed again, nor are its records
+  checked all at once (a write checked them; a reader checks the names it uses). A document an
   earlier version wrote did not name every file (it removed superseded ones by age): its
   first write by this version records the unnamed ones as ``unclaimed`` (kept, never
   removed) and marks it (`claim`).
@@ -149,13 +150,17 @@ def _mark(payloads: Payloads) -> str | None:
         return ""
 
 
-def check_folder(snap: Snapshot, payloads: Payloads, *, locked: bool = False) -> None:
+def check_folder(
+    snap: Snapshot, payloads: Payloads, *, locked: bool = False, thorough: bool = False
+) -> None:
     """StoreError (damage) if the folder holds shard, figures or pack files the document
     does not name and no write is under way (`locked`: none can be, and `recover` has run):
     the document is older than its folder; a malformed entry or record of the files it
-    names is damage too, whatever is on disk. Folders stamped as the write of this document
-    left them are not listed, nor its records checked: that write checked them."""
-    if _stamped(snap, payloads):
+    names is damage too, whatever is on disk. Unless `thorough` (`perftui doctor`), folders
+    stamped as the write of this document left them are not listed, nor its entries checked
+    all at once: the write that read its entries unstamped checked them, and a write adds
+    only entries of names it made."""
+    if not thorough and _stamped(snap, payloads):
         return
     snap.named_files  # noqa: B018 (raises on a malformed record, whatever is on disk)
     if not os.path.lexists(payloads.root):
@@ -220,17 +225,20 @@ def claim(tx: Transaction, snap: Snapshot, payloads: Payloads) -> None:
 
 
 def retire(tx: Transaction, replaced: Named, payloads: Payloads, packs: Iterable[str] = ()) -> None:
-    """Record as retired the files of the entries the write replaced (a file is named by
-    one entry alone: `Snapshot.live_files`), those in `replaced` and the `packs` its runs no
-    longer use, and remove those retired more than the grace period ago (with their
-    records): a reader of the document before still finds them."""
+    """Record as retired the files of the entries the write replaced and those in
+    `replaced`, less any the new document still names, and the `packs` its runs no longer
+    use; remove those retired more than the grace period ago (with their records): a reader
+    of the document before still finds them."""
     now = time.time()
     table = tx.table("retired")
     docs = tx.tables.data.get("shards", {}).values()
-    kept, before = {id(doc) for doc in docs}, tx.snap.entries.values()
-    was = {id(doc) for doc in before}
-    gone = replaced.union(*(named_by(doc) for doc in before if id(doc) not in kept))
-    gone -= set().union(*(named_by(doc) for doc in docs if id(doc) not in was))
+    kept = {id(doc) for doc in docs}
+    gone = set(replaced)
+    for doc in tx.snap.data.get("shards", {}).values():
+        if id(doc) not in kept:
+            with contextlib.suppress(ValueError):  # names no file of this database
+                gone |= named_by(doc)
+    gone -= _mentioned(docs)
     gone |= {("packs", name) for name in packs}
     gone = {(f, n) for f, n in gone if os.path.lexists(payloads.root / f / n)}  # made up: none
     if gone:
@@ -243,3 +251,16 @@ def retire(tx: Transaction, replaced: Named, payloads: Payloads, packs: Iterable
         with contextlib.suppress(OSError, ValueError):
             os.unlink(payloads.folder(doc["folder"]) / _checked(doc["folder"], doc["name"]))
     table.remove(due)
+
+
+def _mentioned(docs: Iterable[dict[str, Any]]) -> Named:
+    """Every file the entries name, unchecked: only ever taken away from what is retired."""
+    found: Named = set()
+    for doc in docs:
+        tail = doc.get("tail")
+        for name in (doc.get("file"), *(tail if isinstance(tail, list) else ())):
+            if isinstance(name, str):
+                found.add(("runs", name))
+        if isinstance(doc.get("figures"), str):
+            found.add(("figures", doc["figures"]))
+    return found

@@ -9,6 +9,7 @@ the current layout, converted in memory (perftui.store.legacy).
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import json
 from collections.abc import Callable, Collection, Sequence
@@ -158,7 +159,7 @@ class Snapshot:
     @cached_property
     def live_files(self) -> set[tuple[str, str]]:
         """The shard and figures files the entries name (every name checked, and named by
-        one entry alone)."""
+        one entry alone: a delete of one would retire another's packs)."""
         live: set[tuple[str, str]] = set()
         for project, entry in self.entries.items():
             self.files(entry)  # its names checked
@@ -172,10 +173,16 @@ class Snapshot:
     def named_files(self) -> set[tuple[str, str]]:
         """The (folder, name) of every shard and figures file the document names, and of
         every file it retired (perftui.store.recovery)."""
+        return self.live_files | self.kept_files
+
+    @cached_property
+    def kept_files(self) -> set[tuple[str, str]]:
+        """The files the document retired or keeps unclaimed, and its benchmarks file: few,
+        checked by every write (it removes the retired ones in time)."""
         own = self.benchmark_file
         try:
             kept = [*self._table("retired").values(), *self._table("unclaimed").values()]
-            return self.live_files | retired_files(kept) | ({("benchmarks", own)} if own else set())
+            return retired_files(kept) | ({("benchmarks", own)} if own else set())
         except ValueError as exc:
             raise damaged(self.shown, f"retired files: {exc}") from None
 
@@ -251,7 +258,11 @@ class Snapshot:
 
     def shard_keys(self) -> set[str]:
         """What the shards this document names are cached by."""
-        return {shard_key(entry) for entry in self.entries.values()}
+        keys = set()
+        for entry in self.entries.values():
+            with contextlib.suppress(ValueError):  # its runs cannot be read, nor cached
+                keys.add(shard_key(entry))
+        return keys
 
     def figures_files(self) -> set[str]:
         """The figures files the document names."""
