@@ -14,6 +14,7 @@ from perftui.domain.errors import InputError
 from perftui.exchange import progress
 from perftui.exchange.documents import import_document, write_export
 from perftui.store.database import Store
+from perftui.store.inserts import Prepared, prepare, with_id
 from tests.store_helpers import make_project, make_run, payload_at, tree
 
 
@@ -86,3 +87,34 @@ def test_importing_the_same_large_export_twice_adds_nothing_and_leaves_no_mark(
     assert import_document(target, json.loads(json.dumps(document))) == (0, 0)
     assert (tree(tmp_path / "target.json.d"), (tmp_path / "target.json").read_bytes()) == before
     assert not (tmp_path / "target.json.d" / "pending").exists()
+
+
+def figures_files(path: Path) -> dict[str, dict]:
+    """Each project's figures file, as the write left it."""
+    folder = path.with_name(path.name + ".d") / "figures"
+    entries = json.loads(path.read_text())["shards"].values()
+    return {e["project"]: json.loads((folder / e["figures"]).read_text()) for e in entries}
+
+
+def test_figures_an_import_computes_as_each_project_ends_are_those_of_its_runs(
+    tmp_path: Path,
+) -> None:
+    """A project's figures are computed once the next project begins (`Transaction.settle`),
+    with its profiled run's layers; a run of it that comes later still counts. Both
+    databases get the same runs: one in a merge, where p's third run comes after q began,
+    the other a write per project."""
+
+    def run(project: str, n: int, **kw: object) -> Prepared:
+        made = make_run(project, started_at=f"2026-01-0{n}T00:00:00+00:00", **kw)
+        return prepare(with_id(made), np.full(20, float(n), np.float32))
+
+    p1, p2 = run("p", 1), run("p", 2, throughput_fps=900.0, layers=None)
+    q1, p3, r1 = run("q", 3), run("p", 4, benchmark_id="later"), run("r", 5)
+    merged = Store(tmp_path / "merged.json")
+    p, q, r = make_project("p"), make_project("q", "/m/q"), make_project("r", "/m/r")
+    assert merged.merge([p, p1, p2, q, q1, p3, r, r1]) == (3, 5)
+    one_by_one = Store(tmp_path / "one.json")
+    for records in ([p, p1, p2, p3], [q, q1], [r, r1]):
+        one_by_one.merge(records)
+    assert figures_files(merged.path) == figures_files(one_by_one.path)
+    assert figures_files(merged.path)["p"]["summary"]["runs"] == 3

@@ -278,9 +278,13 @@ class Store(DatabaseFile):
 
             def runs() -> Iterator[Prepared]:
                 nonlocal projects
+                last = ""
                 for record in records:
                     if isinstance(record, Project):
-                        projects += self._merge_project(table, stored, self._prepared(record))
+                        db.settle(last)  # its runs have all come
+                        project = self._prepared(record)
+                        last = project.name
+                        projects += self._merge_project(table, stored, project)
                     elif isinstance(record, StoredBenchmark):
                         if record.id not in known:
                             known.add(record.id)

@@ -19,7 +19,14 @@ from typing import TYPE_CHECKING, Any
 from perftui.domain.errors import StoreError
 from perftui.domain.records import LayerProfile, RunResult
 from perftui.store.codec import dump_json, layers_from_blob
-from perftui.store.entries import appended_figures, files_of, project_figures, run_count, shard_doc
+from perftui.store.entries import (
+    ProjectFigures,
+    appended_figures,
+    files_of,
+    project_figures,
+    run_count,
+    shard_doc,
+)
 from perftui.store.layout import doc_key
 from perftui.store.names import read_nofollow
 from perftui.store.payloads import Pack, Payloads, Ref
@@ -136,6 +143,8 @@ class Transaction:
         self.lines: dict[str, list[Pending]] = {}
         """Project name -> the runs added to a project whose shard this write does not
         otherwise edit (appended to its file at the commit: `write_shards`)."""
+        self.settled: dict[str, ProjectFigures] = {}
+        """Project name -> its figures, computed before the commit (`settle`)."""
 
     def table(self, name: str) -> Table:
         return self.tables.table(name)
@@ -180,6 +189,7 @@ class Transaction:
     def add(self, run: RunResult, item: Pending) -> None:
         """Add a stored run (without its layers) and its (document, payloads, figures) to its
         project."""
+        self.settled.pop(run.project, None)
         if run.project in self.shards:
             self.shards[run.project].add(*item)
         else:
@@ -195,11 +205,27 @@ class Transaction:
     def with_profiles(self) -> None:
         """Give each project's newest profiled run of this write its layers, read back from
         its pack: the project's precision is read from them."""
-        for project, (index, ref) in self._profiled.items():
-            runs = self.appended[project]
-            rows = layers_from_blob(self.payloads.read("layers", runs[index].id, ref), ref.count)
-            layers = tuple(LayerProfile.from_dict(row) for row in rows)
-            runs[index] = replace(runs[index], layers=layers)
+        for project in self._profiled:
+            self._with_profile(project)
+
+    def _with_profile(self, project: str) -> None:
+        found = self._profiled.get(project)
+        if found is None or self.appended[project][found[0]].layers is not None:
+            return
+        index, ref = found
+        runs = self.appended[project]
+        rows = layers_from_blob(self.payloads.read("layers", runs[index].id, ref), ref.count)
+        runs[index] = replace(runs[index], layers=tuple(map(LayerProfile.from_dict, rows)))
+
+    def settle(self, project: str) -> None:
+        """Compute now the figures of a project new to the database once all its runs have
+        come (an import's, while its workers prepare the next project's): the commit takes
+        them unless a run is added to it since."""
+        if project in self.snap.entries or project not in self.lines:
+            return
+        shard = self.shard(project)
+        self._with_profile(project)
+        self.settled[project] = project_figures(self.snap, project, shard, self.appended[project])
 
     def dropped_packs(self) -> set[str]:
         """The packs the projects this write rewrites used and no longer use (a deleted
@@ -248,7 +274,7 @@ def write_shards(tx: Transaction, cache: dict[str, Shard], *, durable: bool) -> 
         table.remove(where("project", project))
         if shard.runs:
             added = tx.appended.get(project, [])
-            figures = project_figures(tx.snap, project, shard, added)
+            figures = tx.settled.get(project) or project_figures(tx.snap, project, shard, added)
             shard.records.clear()  # built before this write's environments were stored
             name = write_shard(folder, shard.blob(), tx.token, durable=durable)
             kept = _write_figures(tx, figures.part(), durable)
