@@ -135,8 +135,7 @@ class Snapshot:
 
     @cached_property
     def entries(self) -> dict[str, dict[str, Any]]:
-        """Project name -> its entry (perftui.store.entries); the names of its files are
-        checked when they are read (`files`), or all at once by `live_files`."""
+        """Project name -> its entry (perftui.store.entries), its names checked by `files`."""
         found = {}
         for doc_id, doc in self._table("shards").items():
             if not (
@@ -149,8 +148,7 @@ class Snapshot:
         return found
 
     def files(self, entry: dict[str, Any]) -> tuple[str, ...]:
-        """The entry's shard files, their names checked (StoreError if one is not a name of
-        this database)."""
+        """The entry's shard files; damage if a name it holds is not one of this database."""
         try:
             return files_of(entry)
         except ValueError as exc:
@@ -163,22 +161,19 @@ class Snapshot:
         live: set[tuple[str, str]] = set()
         for project, entry in self.entries.items():
             self.files(entry)  # its names checked
-            named = named_by(entry)
-            if not live.isdisjoint(named):
+            if not live.isdisjoint(named := named_by(entry)):
                 raise damaged(self.shown, f"entry of project {project!r} names another's file")
             live |= named
         return live
 
     @cached_property
     def named_files(self) -> set[tuple[str, str]]:
-        """The (folder, name) of every shard and figures file the document names, and of
-        every file it retired (perftui.store.recovery)."""
+        """The (folder, name) of every file the document names (perftui.store.recovery)."""
         return self.live_files | self.kept_files
 
     @cached_property
     def kept_files(self) -> set[tuple[str, str]]:
-        """The files the document retired or keeps unclaimed, and its benchmarks file: few,
-        checked by every write (it removes the retired ones in time)."""
+        """The files it retired or keeps unclaimed, and its benchmarks file (checked by writes)."""
         own = self.benchmark_file
         try:
             kept = [*self._table("retired").values(), *self._table("unclaimed").values()]
@@ -269,8 +264,7 @@ class Snapshot:
         return {e["figures"] for e in self.entries.values() if isinstance(e.get("figures"), str)}
 
     def entry_figures(self, project: str) -> dict[str, Any]:
-        """The project's stored figures from its figures file;
-        empty when it keeps none that can be read."""
+        """The project's stored figures from its figures file ({} if none can be read)."""
         entry = self.entries.get(project)
         if entry is None:
             return {}
