@@ -248,6 +248,12 @@ def refusals(folder: Path, hostile: dict[str, Path]) -> tuple[int, int, int]:
 
 # ---------------------------------------------------------------- 4: tampering (issue 23)
 
+
+def outside(where: str) -> Callable[[Path], None]:
+    """A's entry naming a planted file outside (cases.file_outside)."""
+    return lambda path: cases.file_outside(path, where)
+
+
 QUICK = ["--time", "0.2", "--iterations", "5", "--warmup", "1"]
 BENCH = ["bench", str(MODEL), "--project", "A", *QUICK]
 TAMPER: list[tuple[str, Callable[[Path], object], list[str]]] = [
@@ -262,10 +268,12 @@ TAMPER: list[tuple[str, Callable[[Path], object], list[str]]] = [
     ("run id ../ (export)", cases.run_id_outside, ["export"]),
     ("pack ../ (export)", lambda p: cases.run_id_outside(p, "pack"), ["export"]),
     ("run id ../ (report)", cases.run_id_outside, ["report", "A"]),
-    ("shard file absolute", lambda p: cases.file_outside(p, "absolute"), ["show", "A", "--json"]),
-    ("shard file ../", lambda p: cases.file_outside(p, "relative"), ["show", "A", "--json"]),
-    ("shard tail ../", lambda p: cases.file_outside(p, "tail"), ["show", "A", "--json"]),
-    ("figures file ../", lambda p: cases.file_outside(p, "figures"), ["projects"]),
+    ("shard file absolute", outside("absolute"), ["show", "A", "--json"]),
+    ("shard file ../", outside("relative"), ["show", "A", "--json"]),
+    ("shard tail ../", outside("tail"), ["show", "A", "--json"]),
+    ("figures file ../", outside("figures"), ["projects"]),
+    ("shard file ../, stamped", cases.restamped(outside("relative")), ["show", "A", "--json"]),
+    ("figures file ../, stamped", cases.restamped(outside("figures")), ["projects"]),
     ("lock file a link (import)", cases.link_lock, ["import", "EXPORT"]),
     ("bench, shard missing", cases.missing_shard, BENCH),
     ("bench, shard redirected", cases.redirected_shard, BENCH),
@@ -294,10 +302,12 @@ def tamper_case(folder: Path, damage: Callable[[Path], object], args: list[str])
         check=True,
         env=ENV,
     )
-    damage(db)
+    after = damage(db)
     for path in db.parent.rglob("*"):  # older than any grace period a tidy could wait for
         if not path.is_symlink():
             os.utime(path, (0, 0))
+    if callable(after):  # the stamp made to match (cases.restamped)
+        after(db)
     outside = folder / "outside"
     before, db_before = cases.tree(outside), cases.tree(db.parent)
     trace = folder / "trace.txt"

@@ -8,6 +8,7 @@ import json
 import os
 import shutil
 import stat
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -20,9 +21,11 @@ from perftui.domain.records import (
     RunConfig,
     RunResult,
 )
+from perftui.store import recovery
 from perftui.store.database import Store
+from perftui.store.files import digest
 from perftui.store.legacy import OLD_SUFFIX
-from perftui.store.payloads import KINDS, Ref, checked_ref
+from perftui.store.payloads import KINDS, Payloads, Ref, checked_ref
 from perftui.store.shards import Shard
 
 REPO = Path(__file__).resolve().parents[1]
@@ -335,6 +338,22 @@ def file_outside(path: Path, where: str) -> None:
     else:
         found["file"] = name
     path.write_text(json.dumps(data))
+
+
+def restamp(path: Path) -> None:
+    """The folders' stamp made to match the document as it is, as if a write had left them:
+    the stamp trusted, a read checks only the names it uses."""
+    recovery.record_stamp(Payloads(Path(os.path.realpath(path))), digest(path.read_bytes()))
+
+
+def restamped(damage: Callable[[Path], object]) -> Callable[[Path], Callable[[Path], None]]:
+    """`damage`, then `restamp` to be called once the files' times are set."""
+
+    def apply(path: Path) -> Callable[[Path], None]:
+        damage(path)
+        return restamp
+
+    return apply
 
 
 def link_lock(path: Path) -> Path:

@@ -14,7 +14,6 @@ import pytest
 from perftui.domain.errors import StoreError
 from perftui.store import entries, recovery
 from perftui.store.database import Store
-from perftui.store.files import digest
 from tests.store_helpers import (
     build,
     entry,
@@ -22,6 +21,7 @@ from tests.store_helpers import (
     make_run,
     older_copy,
     read_json,
+    restamp,
     store_with_project,
 )
 
@@ -138,7 +138,7 @@ def test_a_delete_keeps_a_file_another_entry_still_names(tmp_path: Path) -> None
     (b,) = [e for e in data["shards"].values() if e["project"] == "B"]
     b["file"], b["tail"] = a["file"], a["tail"]
     path.write_text(json.dumps(data))
-    recovery.record_stamp(Store(path)._payloads(), digest(path.read_bytes()))
+    restamp(path)
     Store(path).delete_project("B")
     retired = {doc["name"] for doc in read_json(path)["retired"].values()}
     assert retired.isdisjoint([a["file"], *a["tail"]])
@@ -162,6 +162,6 @@ def test_doctor_does_not_trust_the_stamp(tmp_path: Path) -> None:
     data, b = entry(path, "B")
     b["figures"] = "../../outside/" + "f" * 32 + ".json"
     path.write_text(json.dumps(data))
-    recovery.record_stamp(Store(path)._payloads(), digest(path.read_bytes()))
+    restamp(path)
     problem, _ = Store(path).diagnose()
     assert "damaged" in problem
