@@ -100,16 +100,16 @@ def test_figures_an_import_computes_as_each_project_ends_are_those_of_its_runs(
     tmp_path: Path,
 ) -> None:
     """A project's figures are computed once the next project begins (`Transaction.settle`),
-    with its profiled run's layers; a run of it that comes later still counts. Both
-    databases get the same runs: one in a merge, where p's third run comes after q began,
-    the other a write per project."""
+    with its profiled run's layers; a run of it that comes later still counts, and its empty
+    profile, the newest, names the precision. Both databases get the same runs: one in a
+    merge, where p's third run comes after q began, the other a write per project."""
 
     def run(project: str, n: int, **kw: object) -> Prepared:
         made = make_run(project, started_at=f"2026-01-0{n}T00:00:00+00:00", **kw)
         return prepare(with_id(made), np.full(20, float(n), np.float32))
 
     p1, p2 = run("p", 1), run("p", 2, throughput_fps=900.0, layers=None)
-    q1, p3, r1 = run("q", 3), run("p", 4, benchmark_id="later"), run("r", 5)
+    q1, p3, r1 = run("q", 3), run("p", 4, benchmark_id="later", layers=()), run("r", 5)
     merged = Store(tmp_path / "merged.json")
     p, q, r = make_project("p"), make_project("q", "/m/q"), make_project("r", "/m/r")
     assert merged.merge([p, p1, p2, q, q1, p3, r, r1]) == (3, 5)
@@ -118,3 +118,4 @@ def test_figures_an_import_computes_as_each_project_ends_are_those_of_its_runs(
         one_by_one.merge(records)
     assert figures_files(merged.path) == figures_files(one_by_one.path)
     assert figures_files(merged.path)["p"]["summary"]["runs"] == 3
+    assert merged.precisions() == one_by_one.precisions() != {}

@@ -204,28 +204,30 @@ class Transaction:
 
     def with_profiles(self) -> None:
         """Give each project's newest profiled run of this write its layers, read back from
-        its pack: the project's precision is read from them."""
-        for project in self._profiled:
-            self._with_profile(project)
+        its pack: the project's precision is read from them (a settled project's figures
+        have been computed with them)."""
+        for project in self._profiled.keys() - self.settled.keys():
+            self.appended[project] = self._layered(project)
 
-    def _with_profile(self, project: str) -> None:
+    def _layered(self, project: str) -> list[RunResult]:
+        """A copy of the project's runs of this write, its newest profiled one with its
+        layers."""
+        runs = list(self.appended[project])
         found = self._profiled.get(project)
-        if found is None or self.appended[project][found[0]].layers is not None:
-            return
-        index, ref = found
-        runs = self.appended[project]
-        rows = layers_from_blob(self.payloads.read("layers", runs[index].id, ref), ref.count)
-        runs[index] = replace(runs[index], layers=tuple(map(LayerProfile.from_dict, rows)))
+        if found is not None:
+            index, ref = found
+            rows = layers_from_blob(self.payloads.read("layers", runs[index].id, ref), ref.count)
+            runs[index] = replace(runs[index], layers=tuple(map(LayerProfile.from_dict, rows)))
+        return runs
 
     def settle(self, project: str) -> None:
-        """Compute now the figures of a project new to the database once all its runs have
-        come (an import's, while its workers prepare the next project's): the commit takes
-        them unless a run is added to it since."""
+        """Compute now the figures of a project without stored runs once all its runs of
+        this write have come (an import's, while its workers prepare the next project's):
+        the commit takes them unless a run is added to it since."""
         if project in self.snap.entries or project not in self.lines:
             return
         shard = self.shard(project)
-        self._with_profile(project)
-        self.settled[project] = project_figures(self.snap, project, shard, self.appended[project])
+        self.settled[project] = project_figures(self.snap, project, shard, self._layered(project))
 
     def dropped_packs(self) -> set[str]:
         """The packs the projects this write rewrites used and no longer use (a deleted
@@ -274,7 +276,9 @@ def write_shards(tx: Transaction, cache: dict[str, Shard], *, durable: bool) -> 
         table.remove(where("project", project))
         if shard.runs:
             added = tx.appended.get(project, [])
-            figures = tx.settled.get(project) or project_figures(tx.snap, project, shard, added)
+            figures = tx.settled.get(project)
+            if figures is None:
+                figures = project_figures(tx.snap, project, shard, added)
             shard.records.clear()  # built before this write's environments were stored
             name = write_shard(folder, shard.blob(), tx.token, durable=durable)
             kept = _write_figures(tx, figures.part(), durable)
