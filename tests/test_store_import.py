@@ -5,12 +5,16 @@ from __future__ import annotations
 import io
 import itertools
 import json
+import resource
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 from perftui.domain.errors import InputError
+from perftui.domain.records import Project
 from perftui.exchange import progress
 from perftui.exchange.documents import import_document, write_export
 from perftui.store.database import Store
@@ -119,3 +123,34 @@ def test_figures_an_import_computes_as_each_project_ends_are_those_of_its_runs(
     assert figures_files(merged.path) == figures_files(one_by_one.path)
     assert figures_files(merged.path)["p"]["summary"]["runs"] == 3
     assert merged.precisions() == one_by_one.precisions() != {}
+
+
+def test_an_import_of_more_projects_than_open_files_allowed(tmp_path: Path) -> None:
+    """A pack a project's payloads go to stays open for the write: an import of 200
+    projects under a limit of 128 open files keeps at most OPEN_PACKS of them open."""
+    source = Store(tmp_path / "source.json")
+    records: list[Project | Prepared] = []
+    for i in range(200):
+        records.append(make_project(f"p{i:03d}", f"/m/{i}"))
+        records.append(prepare(with_id(make_run(f"p{i:03d}")), np.full(20, i, np.float32)))
+    source.merge(records)
+    export = tmp_path / "export.json"
+    with export.open("w") as out:
+        write_export(source, out)
+
+    def few_files() -> None:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (128, 128))
+
+    result = subprocess.run(
+        [sys.executable, "-m", "perftui", "--db", str(tmp_path / "t.json"), "import", str(export)],
+        capture_output=True,
+        text=True,
+        preexec_fn=few_files,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stderr
+    target = Store(tmp_path / "t.json")
+    assert len(target.projects()) == 200
+    for i in (0, 99, 199):
+        (run,) = target.runs(f"p{i:03d}")
+        assert np.array_equal(target.latency_samples(run.id), np.full(20, i, np.float32))

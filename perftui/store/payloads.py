@@ -59,14 +59,18 @@ def checked_ref(value: Any) -> Ref:
 
 
 class Pack:
-    """A pack file being written: blobs appended, then synced and closed at the commit."""
+    """A pack file being written: blobs appended, then synced and closed at the commit (or
+    closed before, and opened again to append: `close`)."""
 
     def __init__(self, folder: Path, token: str) -> None:
         self.name = new_name(token, ".pack")
-        self.fd = open_new(folder / self.name)
+        self.path = folder / self.name
+        self.fd = open_new(self.path)
         self.size = 0
 
     def add(self, blob: bytes, count: int) -> Ref:
+        if self.fd < 0:
+            self.fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | getattr(os, "O_NOFOLLOW", 0))
         at, view = self.size, memoryview(blob)
         while view:
             view = view[os.write(self.fd, view) :]

@@ -39,6 +39,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "MAX_TAIL",
+    "OPEN_PACKS",
     "Table",
     "Tables",
     "Transaction",
@@ -125,6 +126,8 @@ class Transaction:
         self.payloads = payloads
         self.packs: dict[str, Pack] = {}
         """Project name -> the pack file its runs' payloads go to."""
+        self._open: dict[str, Pack] = {}
+        """The packs open, the least recently written to first (`OPEN_PACKS` at most)."""
         self.merged: list[Path] = []
         self.shards: dict[str, Shard] = {}
         """Project name -> its runs as this write leaves them."""
@@ -173,6 +176,10 @@ class Transaction:
             pack = self.packs.get(project)
             if pack is None:
                 pack = self.packs[project] = self.payloads.open_pack(self.mark())
+            self._open.pop(project, None)
+            self._open[project] = pack
+            if len(self._open) > OPEN_PACKS:  # the least recently written to, closed
+                self._open.pop(next(iter(self._open))).close(durable=False)
             return {kind: pack.add(blob, count) for kind, blob, count in blobs}
         except OSError as exc:
             raise cannot_write(self.payloads.shown, exc) from None
@@ -216,7 +223,11 @@ class Transaction:
         found = self._profiled.get(project)
         if found is not None:
             index, ref = found
-            rows = layers_from_blob(self.payloads.read("layers", runs[index].id, ref), ref.count)
+            try:
+                blob = self.payloads.read("layers", runs[index].id, ref)
+            except ValueError as exc:  # the pack this write is writing
+                raise cannot_write(self.payloads.shown, OSError(str(exc))) from None
+            rows = layers_from_blob(blob, ref.count)
             runs[index] = replace(runs[index], layers=tuple(map(LayerProfile.from_dict, rows)))
         return runs
 
@@ -256,6 +267,11 @@ def cannot_write(shown: Path, exc: OSError) -> StoreError:
         f"cannot write database {shown} ({exc.strerror or exc}); it was left unchanged"
     )
 
+
+OPEN_PACKS = 64
+"""Most pack files a write keeps open: an import of thousands of projects stays under the
+open-file limit. More packs than that make the commit sync the disk at once
+(perftui.store.database_file.BULK), the packs closed early included."""
 
 MAX_TAIL = 8
 """Most segments a project's file gathers before an append writes them as one file again:
