@@ -233,12 +233,15 @@ class Transaction:
 
     def settle(self, project: str) -> None:
         """Compute now the figures of a project without stored runs once all its runs of
-        this write have come (an import's, while its workers prepare the next project's):
-        the commit takes them unless a run is added to it since."""
+        this write have come (an import's, while its workers prepare the next project's),
+        and let its records go: the commit takes the figures unless a run is added to the
+        project since, and then computes them from its runs as stored."""
         if project in self.snap.entries or project not in self.lines:
             return
         shard = self.shard(project)
         self.settled[project] = project_figures(self.snap, project, shard, self._layered(project))
+        del self.appended[project]
+        self._profiled.pop(project, None)
 
     def dropped_packs(self) -> set[str]:
         """The packs the projects this write rewrites used and no longer use (a deleted
