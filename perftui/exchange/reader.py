@@ -91,7 +91,7 @@ def read_events(
                 if not rest:
                     raise NotStreamable(f"line {number}: not a run")
                 run += 1
-                yield "run", project, run, (kept[: -len(rest)] if rest else kept, number)
+                yield "run", project, run, (kept[: -len(rest)], number)
                 in_runs = rest == b","
                 continue
             line = text(raw, source)

@@ -69,17 +69,18 @@ class Store(DatabaseFile):
     def diagnose(self) -> tuple[str, Plan | None]:
         """What is wrong with the database ('' if nothing) and what a repair would do (None
         when the document itself cannot be read: no repair rebuilds it)."""
+        payloads = self._payloads()
         try:
             snap = self._load(self._target, None)
         except StoreError as exc:
             return str(exc), None
         try:
-            check_folder(snap, self._payloads(), thorough=True)  # the stamp not trusted
+            check_folder(snap, payloads, thorough=True)  # the stamp not trusted
             problem = ""
         except StoreError as exc:
             problem = str(exc)
         try:
-            return problem, plan(snap, self._payloads())
+            return problem, plan(snap, payloads)
         except StoreError:
             return problem, None
 

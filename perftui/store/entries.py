@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import contextlib
 import json
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import asdict, dataclass, fields
 from typing import TYPE_CHECKING, Any
 
@@ -55,6 +55,7 @@ __all__ = [
     "figures_of",
     "files_of",
     "headline_doc",
+    "mentioned",
     "named_by",
     "project_figures",
     "run_count",
@@ -88,6 +89,20 @@ def named_by(entry: dict[str, Any]) -> frozenset[tuple[str, str]]:
     """The (folder, name) of the shard and figures files the entry names; ValueError if one
     is not a name of this database."""
     return _checked(entry)[1]
+
+
+def mentioned(entries: Iterable[dict[str, Any]]) -> set[tuple[str, str]]:
+    """The (folder, name) of every file the entries name, their names unchecked: only ever
+    taken away from a set of checked ones (perftui.store.recovery.retire)."""
+    found: set[tuple[str, str]] = set()
+    for entry in entries:
+        tail = entry.get("tail")
+        for name in (entry.get("file"), *(tail if isinstance(tail, list) else ())):
+            if isinstance(name, str):
+                found.add(("runs", name))
+        if isinstance(entry.get("figures"), str):
+            found.add(("figures", entry["figures"]))
+    return found
 
 
 def _checked(entry: dict[str, Any]) -> tuple[tuple[str, ...], frozenset[tuple[str, str]]]:

@@ -59,8 +59,8 @@ def checked_ref(value: Any) -> Ref:
 
 
 class Pack:
-    """A pack file being written: blobs appended, then synced and closed at the commit (or
-    closed before, and opened again to append: `close`)."""
+    """A pack file being written: blobs appended, then synced and closed at the commit (one
+    closed before is opened again by `add`)."""
 
     def __init__(self, folder: Path, token: str) -> None:
         self.name = new_name(token, ".pack")

@@ -31,7 +31,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from perftui.domain.errors import StoreError
-from perftui.store.entries import named_by
+from perftui.store.entries import mentioned, named_by
 from perftui.store.files import atomic_write_bytes
 from perftui.store.legacy import old_payload
 from perftui.store.names import FILE_NAME, checked_file, is_temp, read_nofollow
@@ -238,7 +238,7 @@ def retire(tx: Transaction, replaced: Named, payloads: Payloads, packs: Iterable
         if id(doc) not in kept:
             with contextlib.suppress(ValueError):  # names no file of this database
                 gone |= named_by(doc)
-    gone -= _mentioned(docs)
+    gone -= mentioned(docs)
     gone |= {("packs", name) for name in packs}
     gone = {(f, n) for f, n in gone if os.path.lexists(payloads.root / f / n)}  # made up: none
     if gone:
@@ -251,16 +251,3 @@ def retire(tx: Transaction, replaced: Named, payloads: Payloads, packs: Iterable
         with contextlib.suppress(OSError, ValueError):
             os.unlink(payloads.folder(doc["folder"]) / _checked(doc["folder"], doc["name"]))
     table.remove(due)
-
-
-def _mentioned(docs: Iterable[dict[str, Any]]) -> Named:
-    """Every file the entries name, unchecked: only ever taken away from what is retired."""
-    found: Named = set()
-    for doc in docs:
-        tail = doc.get("tail")
-        for name in (doc.get("file"), *(tail if isinstance(tail, list) else ())):
-            if isinstance(name, str):
-                found.add(("runs", name))
-        if isinstance(doc.get("figures"), str):
-            found.add(("figures", doc["figures"]))
-    return found

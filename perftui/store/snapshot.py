@@ -154,6 +154,11 @@ class Snapshot:
         except ValueError as exc:
             raise damaged(self.shown, f"entry of project {entry['project']!r}: {exc}") from None
 
+    def _key(self, entry: dict[str, Any]) -> str:
+        """The entry's shard_key, its names checked (`files`)."""
+        self.files(entry)
+        return shard_key(entry)
+
     @cached_property
     def live_files(self) -> set[tuple[str, str]]:
         """The shard and figures files the entries name (every name checked, and named by
@@ -193,7 +198,7 @@ class Snapshot:
         projects already read, else by reading them all."""
         if "run_index" not in self.__dict__:
             for name, entry in self.entries.items():
-                shard = self._shards.get("+".join(self.files(entry)))
+                shard = self._shards.get(self._key(entry))
                 if shard is not None and run_id in shard.runs:
                     return name
         return self.run_index.get(run_id)
@@ -214,11 +219,10 @@ class Snapshot:
         entry = self.entries.get(project)
         if entry is None:
             return None
-        files = self.files(entry)
-        key = shard_key(entry)
+        key = self._key(entry)
         cached = self._shards.get(key)
         if cached is None:
-            cached = self._parsed(project, files)
+            cached = self._parsed(project, files_of(entry))
             if keep:
                 self._shards[key] = cached
         return cached
@@ -229,12 +233,11 @@ class Snapshot:
         entry = self.entries.get(project)
         if entry is None:
             return Shard()
-        files = self.files(entry)
-        cached = self._shards.get(shard_key(entry))
+        cached = self._shards.get(self._key(entry))
         if cached is not None:
             return cached
         needles = [b'"benchmark_id":' + json.dumps(i).encode() for i in benchmark_ids]
-        return self._parsed(project, files, lambda line: any(n in line for n in needles))
+        return self._parsed(project, files_of(entry), lambda line: any(n in line for n in needles))
 
     def _parsed(
         self, project: str, files: Sequence[str], keep: Callable[[bytes], bool] | None = None
@@ -265,10 +268,7 @@ class Snapshot:
 
     def entry_figures(self, project: str) -> dict[str, Any]:
         """The project's stored figures from its figures file ({} if none can be read)."""
-        entry = self.entries.get(project)
-        if entry is None:
-            return {}
-        name = entry.get("figures")
+        name = self.entries.get(project, {}).get("figures")
         if not isinstance(name, str):
             return {}
         found = self._figures.get(name)

@@ -211,9 +211,9 @@ class Transaction:
 
     def with_profiles(self) -> None:
         """Give each project's newest profiled run of this write its layers, read back from
-        its pack: the project's precision is read from them (a settled project's figures
-        have been computed with them)."""
-        for project in self._profiled.keys() - self.settled.keys():
+        its pack: the project's precision is read from them (a settled project has none
+        here: `settle` gave them to its figures)."""
+        for project in self._profiled:
             self.appended[project] = self._layered(project)
 
     def _layered(self, project: str) -> list[RunResult]:
