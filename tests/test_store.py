@@ -51,7 +51,7 @@ def test_no_file_until_first_write_then_parents_and_meta(store: Store) -> None:
     store.ensure_project(make_project())
     assert store.path.is_file()
     meta = list(read_json(store.path)["meta"].values())
-    assert meta[0]["schema_version"] == SCHEMA_VERSION == 6
+    assert meta[0]["schema_version"] == SCHEMA_VERSION == 7
 
 
 def test_run_round_trip_every_field(store: Store) -> None:
@@ -333,13 +333,15 @@ def test_threads_sharing_one_store(store: Store) -> None:
     assert len(Store(store.path).runs("resnet-fp32")) == 45
 
 
-def test_file_is_plain_tinydb_json(store: Store) -> None:
-    """Another tool (or TinyDB itself, a test dependency) can read the file."""
-    from tinydb import TinyDB
-
+def test_file_is_one_json_object_a_project_per_line(store: Store) -> None:
+    """Another tool reads the file as JSON; its projects and their entries are keyed by
+    name, one to a line (a write changes the lines of its own project alone)."""
     store.ensure_project(make_project())
     run = store.add_run(make_run(), np.ones(3))
-    with TinyDB(store.path, access_mode="r") as db:
-        assert db.table("projects").all()[0]["name"] == "resnet-fp32"
-        assert db.table("shards").all()[0]["count"] == 1
-        assert run.id in Store(store.path).runs("resnet-fp32")[0].id
+    data = read_json(store.path)
+    assert data["projects"]["resnet-fp32"]["name"] == "resnet-fp32"
+    assert data["shards"]["resnet-fp32"]["count"] == 1
+    lines = store.path.read_bytes().splitlines()
+    starts = [b'"resnet-fp32":{', b'},"shards":{', b'"resnet-fp32":{', b"}}"]
+    assert [line[:15] for line in lines[1:]] == starts
+    assert run.id == Store(store.path).runs("resnet-fp32")[0].id

@@ -84,7 +84,7 @@ def test_a_layout3_database_is_migrated_once_with_a_backup(
     assert Store(path, notify=lines.append).get_run(old.id) == old
     assert not lines and path.read_bytes() == original  # a read migrates nothing
     new = Store(path, notify=lines.append).add_run(make_run("p"), np.ones(5))
-    assert len(lines) == 1 and "layout 6" in lines[0] and "layout3.bak" in lines[0]
+    assert len(lines) == 1 and "layout 7" in lines[0] and "layout3.bak" in lines[0]
     assert (tmp_path / "perftui.json.layout3.bak").read_bytes() == original
     assert all(raw.startswith(HEADER) for raw in shard_bytes(path).values())
     entries = {e["project"]: e for e in entries_inlined(path)["shards"].values()}
@@ -117,7 +117,7 @@ def test_a_layout4_database_is_read_in_place_and_packed_by_the_next_write(
     assert path.read_bytes() == original and sorted(root.rglob("*")) == files  # no write
     lines: list[str] = []
     Store(path, notify=lines.append).add_project(make_project("r", "/m/r"))
-    assert len(lines) == 1 and "layout 6" in lines[0] and "layout4.bak" in lines[0]
+    assert len(lines) == 1 and "layout 7" in lines[0] and "layout4.bak" in lines[0]
     fresh = Store(path)
     assert {name: fresh.runs(name) for name in runs} == runs
     assert all(np.array_equal(fresh.latency_samples(i), s) for i, s in kept.items())

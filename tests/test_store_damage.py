@@ -189,9 +189,9 @@ def test_permission_denied_is_one_line(tmp_path: Path, monkeypatch) -> None:
 
 def test_newer_schema_is_refused(tmp_path: Path) -> None:
     path = tmp_path / "db.json"
-    content = json.dumps({"meta": {"1": {"schema_version": 7}}, "projects": {}})
+    content = json.dumps({"meta": {"1": {"schema_version": 8}}, "projects": {}})
     path.write_text(content)
-    with pytest.raises(StoreError, match=r"newer perftui \(schema 7") as info:
+    with pytest.raises(StoreError, match=r"newer perftui \(schema 8") as info:
         Store(path).projects()
     assert "\n" not in str(info.value)
     with pytest.raises(StoreError, match="newer"):

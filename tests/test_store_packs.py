@@ -141,7 +141,7 @@ def test_a_layout5_database_s_benchmarks_move_to_their_file_with_the_next_write(
     assert path.read_bytes() == original  # a read moves nothing
     lines: list[str] = []
     Store(path, notify=lines.append).add_project(make_project("q", "/m/q"))
-    assert len(lines) == 1 and "layout 6" in lines[0] and "layout5.bak" in lines[0]
+    assert len(lines) == 1 and "layout 7" in lines[0] and "layout5.bak" in lines[0]
     assert "benchmarks" not in read_json(path) and read_json(path)["benchmark_file"]
     fresh = Store(path)
     assert [b.id for b in fresh.project_benchmarks("p")] == ids and fresh.get_run(run.id) == run

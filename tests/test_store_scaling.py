@@ -72,10 +72,10 @@ def test_a_layout1_database_is_migrated_once_with_a_backup(tmp_path: Path) -> No
     assert not lines and path.read_bytes() == original  # a read migrates nothing
     store.add_project(make_project("other", "/m/other"))
     assert store.runs("p") == [run]
-    assert len(lines) == 1 and "layout 6" in lines[0] and "layout1.bak" in lines[0]
+    assert len(lines) == 1 and "layout 7" in lines[0] and "layout1.bak" in lines[0]
     assert (tmp_path / "perftui.json.layout1.bak").read_bytes() == original
     data = read_json(path)
-    assert data["meta"]["1"]["schema_version"] == 6
+    assert data["meta"]["1"]["schema_version"] == 7
     assert not {"runs", "layers", "samples"} & set(data)
     assert stored_tables(path)["samples"] == {"r1": 500}
     assert [d["environment"] for d in data["environments"].values()] == [
@@ -133,10 +133,10 @@ def test_a_layout2_database_is_migrated_once_with_a_backup(tmp_path: Path) -> No
     store.add_project(make_project("other", "/m/other"))
     assert [r.id for r in store.runs("p")] == ["r2", "r1"]
     assert all(np.array_equal(store.latency_samples(i), s) for i, s in samples.items())
-    assert len(lines) == 1 and "layout 6" in lines[0] and "layout2.bak" in lines[0]
+    assert len(lines) == 1 and "layout 7" in lines[0] and "layout2.bak" in lines[0]
     assert (tmp_path / "perftui.json.layout2.bak").read_bytes() == original
     data = read_json(path)
-    assert data["meta"]["1"]["schema_version"] == 6
+    assert data["meta"]["1"]["schema_version"] == 7
     assert not {"runs", "layers", "samples"} & set(data)
     assert sorted(shard_paths(path)) == ["p", "q"]
     summaries = dict((p.name, s) for p, s in store.summaries())

@@ -110,7 +110,7 @@ class Store(DatabaseFile):
         return sorted(self._read().projects.values(), key=lambda p: (p.name.casefold(), p.name))
 
     def get_project(self, name: str) -> Project | None:
-        return self._read().projects.get(name)
+        return self._read().project(name)
 
     @staticmethod
     def _prepared(project: Project) -> Project:
@@ -137,16 +137,16 @@ class Store(DatabaseFile):
     def ensure_project(self, project: Project) -> Project:
         """The stored project of that name if it measures the same model/engine/device,
         else a new one; InputError if the name is taken by another model/engine/device."""
-        existing = self._read().projects.get(project.name)
+        existing = self._read().project(project.name)
         if existing is not None:
             return self._same(existing, project)
         wanted = self._prepared(project)
         with self._transaction() as db:
             table = db.table("projects")
-            doc = table.find(where("name", wanted.name))
+            doc = table.get(wanted.name)
             if doc is not None:  # another process created it meanwhile
                 return self._same(Project.from_dict(doc), wanted)
-            table.insert([plain(wanted.to_dict())])
+            table.put(wanted.name, plain(wanted.to_dict()))
         return wanted
 
     @staticmethod
@@ -165,9 +165,9 @@ class Store(DatabaseFile):
         wanted = self._prepared(project)
         with self._transaction() as db:
             table = db.table("projects")
-            if table.find(where("name", wanted.name)):
+            if table.get(wanted.name) is not None:
                 raise InputError(f"project '{wanted.name}' already exists; choose another name")
-            table.insert([plain(wanted.to_dict())])
+            table.put(wanted.name, plain(wanted.to_dict()))
         return wanted
 
     def rename_project(self, old: str, new: str) -> None:
@@ -177,13 +177,15 @@ class Store(DatabaseFile):
         self._read().shard(old)  # damage is refused before the lock is taken
         with self._transaction() as db:
             projects = db.table("projects")
-            if not projects.find(where("name", old)):
+            doc = projects.get(old)
+            if doc is None:
                 raise InputError(f"no project named '{old}'")
             if old == new:
                 return
-            if projects.find(where("name", new)):
+            if projects.get(new) is not None:
                 raise InputError(f"project '{new}' already exists; choose another name")
-            projects.update({"name": new}, where("name", old))
+            projects.drop(old)
+            projects.put(new, {**doc, "name": new})
             projects.update({"source_project": new}, where("source_project", old))
             moved = db.shard(old)
             db.shards[old] = Shard()
@@ -206,7 +208,7 @@ class Store(DatabaseFile):
         """Delete a project with its runs, layers, samples and benchmarks."""
         self._read().shard(name)  # damage is refused before the lock is taken
         with self._transaction() as db:
-            if not db.table("projects").remove(where("name", name)):
+            if not db.table("projects").drop(name):
                 raise InputError(f"no project named '{name}'")
             db.shards[name] = Shard()
             benchmarks = db.edit_benchmarks()
@@ -304,7 +306,7 @@ class Store(DatabaseFile):
         InputError if its name is taken by another model/engine/device."""
         existing = stored.get(project.name)
         if existing is None:
-            table.insert([plain(project.to_dict())])
+            table.put(project.name, plain(project.to_dict()))
             stored[project.name] = project
             return 1
         if not same_target(existing, project):

@@ -14,6 +14,7 @@ from typing import Any
 from perftui.domain.errors import StoreError
 from perftui.store import benchmark_file
 from perftui.store.codec import dump_json
+from perftui.store.document import dump
 from perftui.store.entries import shard_key
 from perftui.store.files import (
     atomic_write_bytes,
@@ -26,10 +27,7 @@ from perftui.store.files import (
 )
 from perftui.store.inserts import insert_runs, prepare
 from perftui.store.journal import Journal
-from perftui.store.layout import (
-    SCHEMA_VERSION,
-    meta_doc,
-)
+from perftui.store.layout import SCHEMA_VERSION, committed, meta_doc
 from perftui.store.legacy import migrate
 from perftui.store.names import checked_folder as check_folder_of
 from perftui.store.payloads import Payloads
@@ -174,7 +172,7 @@ class DatabaseFile:
                 if bulk:
                     os.sync()  # the packs and shards, made durable at once
                 retire(tx, replaced, payloads, tx.dropped_packs())
-                raw = dump_json(tables.data)
+                raw = dump(tables.data)
                 st = atomic_write_bytes(target, raw)
             except OSError as exc:
                 if _unchanged(target, snap):  # else the next write removes them
@@ -188,26 +186,28 @@ class DatabaseFile:
             if backup is not None:
                 self._say(
                     f"database {self.path} moved to layout {SCHEMA_VERSION} (runs, samples"
-                    f" and profiles now in {payloads.root.name}/); the old file is kept as"
+                    f" and profiles in {payloads.root.name}/); the old file is kept as"
                     f" {backup}"
                     + (f"; {lost} unreadable payload file(s) were left out" if lost else "")
                 )
-            self._cache(snap, tables.data, hashed, st)
+            self._cache(tx, raw, hashed, st)
 
-    def _cache(
-        self, before: Snapshot, data: dict[str, Any], hashed: bytes, st: os.stat_result
-    ) -> None:
+    def _cache(self, tx: Transaction, raw: bytes, hashed: bytes, st: os.stat_result) -> None:
         """Keep the committed document as the current snapshot, and the files it names: the
-        entries it replaced of `before` (the document the write edited) are forgotten, and
-        the rest checked only if files of other documents are kept still."""
-        snap = Snapshot(data, signature(st), hashed, before.payloads, self._shards, self._figures)
-        kept = {id(entry) for entry in data.get("shards", {}).values()}
+        entries the write replaced are forgotten, and the rest checked only if files of
+        other documents are kept still."""
+        data = committed(raw, tx.tables.data, self.path)
+        payloads = self._payloads()
+        snap = Snapshot(data, signature(st), hashed, payloads, self._shards, self._figures)
         with self._cache_lock:
-            for entry in before.entries.values():
-                if id(entry) not in kept:
-                    self._shards.pop(shard_key(entry), None)
+            for project in tx.tables.changed("shards"):
+                entry = tx.snap.entries.get(project)
+                if entry is not None:
+                    with contextlib.suppress(ValueError):
+                        self._shards.pop(shard_key(entry), None)
                     self._figures.pop(entry.get("figures"), None)
-            if len(self._shards) > len(kept) or len(self._figures) > len(kept):
+            kept = len(snap.entries)
+            if len(self._shards) > kept or len(self._figures) > kept:
                 names, figures = snap.shard_keys(), snap.figures_files()
                 for key in set(self._shards) - names:
                     del self._shards[key]

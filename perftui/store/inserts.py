@@ -82,15 +82,13 @@ def insert_runs(
     skipped with `missing_project_ok` (a parked run whose project was deleted since). Runs
     whose ids are `fresh` (just made by `with_id`) are not looked for among the stored
     ones, which could read every project."""
-    projects = {doc["name"] for doc in tx.table("projects").all()}
+    projects = tx.table("projects")
     environments = {doc["id"] for doc in tx.table("environments").all()}
     new_environments = []
     added = 0
     for item in prepared:
         run = item.run
-        if run.project not in projects:  # or added since, by the caller (an import)
-            projects = {doc["name"] for doc in tx.table("projects").all()}
-        if run.project not in projects:
+        if projects.get(run.project) is None:  # or added since, by the caller (an import)
             if missing_project_ok:
                 continue
             raise InputError(f"no project named '{run.project}'; create it before storing runs")

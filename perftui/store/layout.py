@@ -3,23 +3,25 @@
 The public identity of a record is its "id" field, a uuid4 hex string, never a TinyDB
 document id:
 
-- ``meta``: ``{"schema_version": 6, "created_at", "generator", "named_files": true}``, written
+- ``meta``: ``{"schema_version": 7, "created_at", "generator", "named_files": true}``, written
   on the first write; ``named_files`` says the document names every shard and figures file
   beside it (perftui.store.recovery), as documents written before it did not.
-- ``projects``: ``Project.to_dict()``, the model as an absolute path.
+- ``projects``: ``Project.to_dict()`` by project name, the model as an absolute path.
 - ``benchmark_file``: ``{"name"}``, the file of every benchmark's request
   (``StoredBenchmark.to_dict()``: perftui.store.benchmark_file), which a run's write
   neither reads nor writes.
 - ``environments``: ``{"id", "environment"}``, one per distinct environment.
-- ``shards``: one entry per project with runs (perftui.store.entries): its runs are in a
-  file of their own (perftui.store.shards), its summary and runtime precision, kept up to
-  date by every write, in a small file it names (perftui.store.entries), so the
+- ``shards``: by project name, an entry per project with runs (perftui.store.entries): its
+  runs are in a file of their own (perftui.store.shards), its summary and runtime precision,
+  kept up to date by every write, in a small file it names (perftui.store.entries), so the
   projects list and the home screen read this document and those files alone.
 - ``retired``: ``{"folder", "name", "at"}``, a shard, figures, benchmarks or pack file a write
   superseded, removed with its record by a write after the grace period
   (perftui.store.recovery).
 - ``unclaimed``: ``{"folder", "name"}``, a file no entry named when this version first wrote
   a document written before ``named_files``; kept, never removed by perftui.
+
+The two tables keyed by project name are written a record per line (perftui.store.document).
 
 In a shard, a run is ``RunResult.to_dict()`` with ``"layers": null`` and the environment
 moved out of ``"resolved"`` (``"environment": <id>``); its latency samples and layer profile
@@ -42,21 +44,25 @@ from perftui import __version__
 from perftui.domain.errors import StoreError
 from perftui.domain.records import RunResult
 from perftui.store.codec import plain
+from perftui.store.document import LINED, Check, LineTable, split
 
 __all__ = [
     "SCHEMA_VERSION",
+    "committed",
     "damaged",
     "doc_key",
+    "lined_tables",
     "malformed",
     "meta_doc",
     "now_iso",
     "parse",
+    "record_check",
     "run_doc",
     "split_environment",
     "time_key",
 ]
 
-SCHEMA_VERSION = 6
+SCHEMA_VERSION = 7
 
 
 def now_iso() -> str:
@@ -134,26 +140,21 @@ def malformed(shown: Path, what: str, exc: Exception) -> StoreError:
     return damaged(shown, f"{what} is malformed ({type(exc).__name__}: {exc})")
 
 
-def parse(raw: bytes, shown: Path) -> dict[str, Any]:
-    """The tables of the file's bytes; StoreError if they are not a perftui database."""
+def parse(raw: bytes, shown: Path, *, lined: bool = False) -> dict[str, Any]:
+    """The tables of the file's bytes; StoreError if they are not a perftui database. A
+    `lined` document (its write stamped these bytes: perftui.store.recovery) has its
+    projects and entries read as they are asked for (perftui.store.document)."""
     if not raw.strip():
         return {}  # an empty file holds nothing to lose
-    try:
-        data = json.loads(raw.decode("utf-8"))
-    except UnicodeDecodeError:
-        raise damaged(shown, "not UTF-8 text") from None
-    except json.JSONDecodeError as exc:
-        raise damaged(shown, f"{exc.msg} at line {exc.lineno}, column {exc.colno}") from None
-    except RecursionError:
-        raise damaged(shown, "nested too deeply") from None
-    if not isinstance(data, dict):
-        raise damaged(shown, "the top level is not a JSON object")
+    check = record_check(shown)
+    pieces = split(raw, check) if lined else None
+    data = _loads(pieces[0] if pieces else raw, shown)
     for name, table in data.items():
         if not isinstance(table, dict) or not all(map(isinstance, table.values(), repeat(dict))):
             raise damaged(shown, f"table {name!r} is not a table of documents")
     meta = list(data.get("meta", {}).values())
     if not meta:
-        if any(data.values()):
+        if any(data.values()) or (pieces and any(map(len, pieces[1].values()))):
             raise StoreError(
                 f"database {shown} is not a perftui database (no schema version);"
                 " it was left untouched — use --db PATH"
@@ -168,8 +169,62 @@ def parse(raw: bytes, shown: Path) -> dict[str, Any]:
             f" reads schema {SCHEMA_VERSION}); it was left untouched"
             " — upgrade perftui or use --db PATH"
         )
-    for doc_id, doc in data.get("projects", {}).items():
-        name, model, engine = doc.get("name"), doc.get("model"), doc.get("engine")
-        if not (isinstance(name, str) and isinstance(model, str) and isinstance(engine, str)):
-            raise damaged(shown, f"project document {doc_id} lacks name/model/engine")
+    if pieces:
+        return {**data, **pieces[1]}
+    if version < SCHEMA_VERSION:  # keyed by TinyDB ids: perftui.store.legacy keys them
+        for doc in data.get("projects", {}).values():
+            check("projects", doc.get("name"), doc)
+        return data
+    return lined_tables(data, check)
+
+
+def committed(raw: bytes, data: dict[str, Any], shown: Path) -> dict[str, Any]:
+    """The tables of the document `raw` this process just wrote from `data`: the others as
+    they are, those keyed by project name read anew from the bytes."""
+    pieces = split(raw, record_check(shown))
+    if pieces is None:  # pragma: no cover (perftui.store.document.dump wrote it)
+        return parse(raw, shown)
+    return {**{name: t for name, t in data.items() if name not in LINED}, **pieces[1]}
+
+
+def lined_tables(data: dict[str, Any], check: Check) -> dict[str, Any]:
+    """`data` with its tables keyed by project name read as perftui.store.document's (every
+    record checked)."""
+    return {**data, **{name: LineTable.of(name, data.get(name, {}), check) for name in LINED}}
+
+
+def record_check(shown: Path) -> Check:
+    """What a record of the tables keyed by project name must be (damage otherwise): a
+    project names its name (its key), model and engine; an entry its project (its key), its
+    file and its run count."""
+
+    def check(table: str, key: object, doc: Any) -> dict[str, Any]:
+        if not isinstance(doc, dict):
+            raise damaged(shown, f"table {table!r} is not a table of documents")
+        if table == "projects":
+            name, model, engine = doc.get("name"), doc.get("model"), doc.get("engine")
+            if not (isinstance(name, str) and name == key and isinstance(model, str)) or not (
+                isinstance(engine, str)
+            ):
+                raise damaged(shown, f"project document {key!r} lacks name/model/engine")
+        elif (
+            doc.get("project") != key or not isinstance(doc.get("file"), str) or "count" not in doc
+        ):
+            raise damaged(shown, f"shard document {key!r} lacks project/file/count")
+        return doc
+
+    return check
+
+
+def _loads(raw: bytes, shown: Path) -> dict[str, Any]:
+    try:
+        data = json.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise damaged(shown, "not UTF-8 text") from None
+    except json.JSONDecodeError as exc:
+        raise damaged(shown, f"{exc.msg} at line {exc.lineno}, column {exc.colno}") from None
+    except RecursionError:
+        raise damaged(shown, "nested too deeply") from None
+    if not isinstance(data, dict):
+        raise damaged(shown, "the top level is not a JSON object")
     return data

@@ -130,10 +130,11 @@ def convert(data: dict[str, Any], hashed: bytes, payloads: Payloads) -> Conversi
         return None
     new = {name: dict(table) for name, table in data.items() if name not in OLD_TABLES}
     new.pop("benchmarks", None)  # in a file of their own since layout 6
-    inline = sorted(data.get("benchmarks", {}).items(), key=lambda kv: doc_key(kv[0]))
-    conv = Conversion(new, benchmarks=[doc for _, doc in inline])
-    if meta[0]["schema_version"] == 5:
-        return conv  # layout 5 differs from this one by its benchmarks alone
+    conv = Conversion(new, benchmarks=_in_order(data.get("benchmarks", {})))
+    new["projects"] = {doc["name"]: doc for doc in _in_order(data.get("projects", {}))}
+    if meta[0]["schema_version"] >= 5:  # they differ from this one by their keys, and
+        new["shards"] = _by_project(entries, payloads)  # layout 5 by its benchmarks
+        return conv
 
     def made_up(kind: str, project: str) -> str:
         return hashlib.sha256(hashed + kind.encode() + project.encode()).hexdigest()[:32] + ".json"
@@ -148,8 +149,7 @@ def convert(data: dict[str, Any], hashed: bytes, payloads: Payloads) -> Conversi
         kept = shard_doc(project, file, len(shard.runs), figures, entry.get("tail", []))
         conv.shards[shard_key(kept)] = shard
         conv.projects.append(project)
-        table = new["shards"]
-        table[str(max((doc_key(k) for k in table), default=0) + 1)] = kept
+        new["shards"][project] = kept
 
     new["shards"] = {}
     for shard_id, entry in entries.items():
@@ -158,6 +158,21 @@ def convert(data: dict[str, Any], hashed: bytes, payloads: Payloads) -> Conversi
         add(project, shard, {})
     _split_environments(conv)
     return conv
+
+
+def _in_order(table: dict[str, Any]) -> list[Any]:
+    """A table keyed by TinyDB ids: its documents, oldest first."""
+    return [doc for _, doc in sorted(table.items(), key=lambda kv: doc_key(kv[0]))]
+
+
+def _by_project(entries: dict[str, Any], payloads: Payloads) -> dict[str, Any]:
+    """Layouts 5 and 6's entries by their project's name (kept by TinyDB id)."""
+    found = {}
+    for shard_id, entry in sorted(entries.items(), key=lambda kv: doc_key(kv[0])):
+        if not isinstance(entry.get("project"), str):
+            raise damaged(payloads.shown, f"shard document {shard_id} lacks project/file/count")
+        found[entry["project"]] = entry
+    return found
 
 
 def _read_old(entry: dict[str, Any], shard_id: str, conv: Conversion, payloads: Payloads) -> Shard:

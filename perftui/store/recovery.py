@@ -50,6 +50,7 @@ __all__ = [
     "recover",
     "retire",
     "retired_files",
+    "stamped_as",
     "unnamed",
 ]
 
@@ -122,6 +123,15 @@ def record_stamp(payloads: Payloads, document: bytes) -> None:
     (after its commit, under the lock; lost to a kill, they are listed again)."""
     with contextlib.suppress(OSError):
         atomic_write_bytes(payloads.stamp, _stamp(payloads, document), durable=False)
+
+
+def stamped_as(payloads: Payloads, document: bytes) -> bool:
+    """Whether the last write stamped the document of this digest (its bytes are as that
+    write wrote them, whatever the folders since)."""
+    try:
+        return json.loads(read_nofollow(payloads.stamp))[0] == document.hex()
+    except (OSError, ValueError, TypeError, KeyError, IndexError, RecursionError):
+        return False
 
 
 def _stamped(snap: Snapshot, payloads: Payloads) -> bool:
@@ -231,14 +241,17 @@ def retire(tx: Transaction, replaced: Named, payloads: Payloads, packs: Iterable
     of the document before still finds them."""
     now = time.time()
     table = tx.table("retired")
-    docs = tx.tables.data.get("shards", {}).values()
-    kept = {id(doc) for doc in docs}
+    entries = tx.tables.data.get("shards", {})
+    changed = tx.tables.changed("shards")
     gone = set(replaced)
-    for doc in tx.snap.data.get("shards", {}).values():
-        if id(doc) not in kept:
-            with contextlib.suppress(ValueError):  # names no file of this database
-                gone |= named_by(doc)
-    gone -= mentioned(docs)
+    for project in changed:
+        old = tx.snap.entries.get(project)
+        with contextlib.suppress(ValueError):  # names no file of this database
+            gone |= named_by(old) if old is not None else set()
+    if any(project not in entries for project in changed):  # a project's runs deleted:
+        gone -= mentioned(entries.values())  # none of its files another entry names
+    else:
+        gone -= mentioned(entries[project] for project in changed)
     gone |= {("packs", name) for name in packs}
     gone = {(f, n) for f, n in gone if os.path.lexists(payloads.root / f / n)}  # made up: none
     if gone:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import contextlib
 import copy
 import json
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -23,11 +23,11 @@ from perftui.store import benchmark_file
 from perftui.store.codec import layers_from_blob, samples_from_blob
 from perftui.store.entries import figures_of, files_of, named_by, run_count, shard_key
 from perftui.store.files import Signature, digest, read_bytes
-from perftui.store.layout import damaged, doc_key, malformed, parse, time_key
+from perftui.store.layout import damaged, lined_tables, malformed, parse, record_check, time_key
 from perftui.store.legacy import convert
 from perftui.store.names import checked_file, read_nofollow
 from perftui.store.payloads import Payloads
-from perftui.store.recovery import retired_files
+from perftui.store.recovery import retired_files, stamped_as
 from perftui.store.shards import HEADER, Shard
 
 if TYPE_CHECKING:
@@ -57,14 +57,17 @@ def load(
     if got is None:
         return Snapshot({}, None, None, payloads, shards, figures)
     raw, sig = got
+    if reuse is not None and reuse.sig == sig:
+        return reuse
     hashed = digest(raw)
     if reuse is not None and reuse.digest == hashed:
         reuse.sig = sig
         return reuse
-    data = parse(raw, payloads.shown)
+    data = parse(raw, payloads.shown, lined=stamped_as(payloads, hashed))
     conversion = convert(data, hashed, payloads)
     if conversion is not None:
-        data, payloads = conversion.data, conversion.held(payloads)
+        data = lined_tables(conversion.data, record_check(payloads.shown))
+        payloads = conversion.held(payloads)
     snap = Snapshot(data, sig, hashed, payloads, shards, figures)
     if conversion is not None:
         snap.conversion = conversion
@@ -112,10 +115,6 @@ class Snapshot:
     def _table(self, name: str) -> dict[str, dict[str, Any]]:
         return self.data.get(name, {})
 
-    def _in_order(self, name: str) -> list[dict[str, Any]]:
-        """The table's documents, oldest first."""
-        return [doc for _, doc in sorted(self._table(name).items(), key=lambda kv: doc_key(kv[0]))]
-
     @property
     def _meta(self) -> dict[str, Any] | None:
         return next(iter(self._table("meta").values()), None)
@@ -133,19 +132,11 @@ class Snapshot:
 
     # ------------------------------------------------------------------ shards
 
-    @cached_property
-    def entries(self) -> dict[str, dict[str, Any]]:
-        """Project name -> its entry (perftui.store.entries), its names checked by `files`."""
-        found = {}
-        for doc_id, doc in self._table("shards").items():
-            if not (
-                isinstance(doc.get("project"), str)
-                and isinstance(doc.get("file"), str)
-                and "count" in doc
-            ):
-                raise damaged(self.shown, f"shard document {doc_id} lacks project/file/count")
-            found[doc["project"]] = doc
-        return found
+    @property
+    def entries(self) -> Mapping[str, dict[str, Any]]:
+        """Project name -> its entry (perftui.store.entries), read as it is asked for (its
+        names checked by `files`)."""
+        return self._table("shards")
 
     def files(self, entry: dict[str, Any]) -> tuple[str, ...]:
         """The entry's shard files; damage if a name it holds is not one of this database."""
@@ -310,7 +301,15 @@ class Snapshot:
 
     @cached_property
     def projects(self) -> dict[str, Project]:
-        return {doc["name"]: Project.from_dict(doc) for doc in self._in_order("projects")}
+        """Every project by name (reading them all)."""
+        return {name: Project.from_dict(doc) for name, doc in self._table("projects").items()}
+
+    def project(self, name: str) -> Project | None:
+        """The project of that name (reading it alone)."""
+        if "projects" in self.__dict__:
+            return self.projects.get(name)
+        doc = self._table("projects").get(name)
+        return None if doc is None else Project.from_dict(doc)
 
     @cached_property
     def environments(self) -> dict[str, dict[str, Any]]:

@@ -11,7 +11,7 @@ other edit writes its file whole. Either way its figures go to a new figures fil
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, MutableMapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 from perftui.domain.errors import StoreError
 from perftui.domain.records import LayerProfile, RunResult
 from perftui.store.codec import dump_json, layers_from_blob
+from perftui.store.document import LINED, LineTable
 from perftui.store.entries import (
     ProjectFigures,
     appended_figures,
@@ -68,13 +69,23 @@ class Tables:
     def table(self, name: str) -> Table:
         return Table(self, name)
 
-    def _edit(self, name: str) -> dict[str, Doc]:
-        """The table's documents by id, to edit (copied once per write)."""
+    def _edit(self, name: str) -> MutableMapping[str, Doc]:
+        """The table's documents by key, to edit (copied once per write)."""
         if name not in self._copied:
-            self.data[name] = dict(self.data.get(name, {}))
+            table = self.data.get(name, {})
+            if isinstance(table, LineTable):
+                self.data[name] = table.copy()
+            else:
+                self.data[name] = LineTable.of(name, table) if name in LINED else dict(table)
             self._copied.add(name)
         self.dirty = True
         return self.data[name]
+
+    def changed(self, name: str) -> set[str]:
+        """The keys of the documents this write put into or removed from a table keyed by
+        project name (perftui.store.document)."""
+        table = self.data.get(name)
+        return table.changed() if name in self._copied and isinstance(table, LineTable) else set()
 
 
 class Table:
@@ -88,6 +99,21 @@ class Table:
         """The documents, oldest first."""
         docs = self._tables.data.get(self.name, {})
         return [docs[key] for key in sorted(docs, key=doc_key)]
+
+    def get(self, key: str) -> Doc | None:
+        """The document of that key (a project's name in a table keyed by it), or None."""
+        return self._tables.data.get(self.name, {}).get(key)
+
+    def put(self, key: str, doc: Doc) -> None:
+        """Store the document under that key, in place of any it had."""
+        self._tables._edit(self.name)[key] = doc
+
+    def drop(self, key: str) -> bool:
+        """Remove the document of that key; whether there was one."""
+        if self.get(key) is None:
+            return False
+        del self._tables._edit(self.name)[key]
+        return True
 
     def find(self, test: Callable[[Doc], bool]) -> Doc | None:
         """The first document that passes `test`, or None."""
@@ -292,17 +318,17 @@ def write_shards(tx: Transaction, cache: dict[str, Shard], *, durable: bool) -> 
         if not _append(tx, project, pending, table, durable):
             tx.shard(project)  # takes the pending runs: written whole below
     for project, shard in tx.shards.items():
-        table.remove(where("project", project))
-        if shard.runs:
-            added = tx.appended.get(project, [])
-            figures = tx.settled.get(project)
-            if figures is None:
-                figures = project_figures(tx.snap, project, shard, added)
-            shard.records.clear()  # built before this write's environments were stored
-            name = write_shard(folder, shard.blob(), tx.token, durable=durable)
-            kept = _write_figures(tx, figures.part(), durable)
-            table.insert([shard_doc(project, name, len(shard.runs), kept)])
-            cache[name] = shard
+        if not shard.runs:
+            table.drop(project)
+            continue
+        figures = tx.settled.get(project)
+        if figures is None:
+            figures = project_figures(tx.snap, project, shard, tx.appended.get(project, []))
+        shard.records.clear()  # built before this write's environments were stored
+        name = write_shard(folder, shard.blob(), tx.token, durable=durable)
+        kept = _write_figures(tx, figures.part(), durable)
+        table.put(project, shard_doc(project, name, len(shard.runs), kept))
+        cache[name] = shard
 
 
 def _write_figures(tx: Transaction, part: dict[str, Any], durable: bool) -> str:
@@ -340,6 +366,5 @@ def _append(
     except (OSError, ValueError):
         return False  # written whole, which reports what is wrong
     kept = _write_figures(tx, figures.part(), durable)
-    table.remove(where("project", project))
-    table.insert([shard_doc(project, files[0] if tail else name, count, kept, tail)])
+    table.put(project, shard_doc(project, files[0] if tail else name, count, kept, tail))
     return True

@@ -1,0 +1,214 @@
+"""The main document's bytes: its two large tables written a record per line, so that a write
+that changes one project parses and writes the lines of that project alone.
+
+    {"meta":{...},"environments":{...},"retired":{...},"projects":{
+    "resnet":{...},
+    "yolo":{...}
+    },"shards":{
+    "resnet":{...}
+    }}
+
+It is one JSON object, which any JSON reader reads (perftui.store.layout.parse does, for a
+document this module did not write). ``projects`` and ``shards`` (`LINED`) are keyed by
+project name. Compact JSON holds no newline, so in a document written here a line of a lined
+table is one record, found by its key's text: `split` reads the other tables and leaves those
+two as their bytes (`LineTable`), which `dump` writes back with the records a write changed.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator, Mapping, MutableMapping
+from typing import Any
+
+from perftui.store.codec import dump_json
+
+__all__ = ["LINED", "LineTable", "dump", "split"]
+
+Doc = dict[str, Any]
+
+LINED = ("projects", "shards")
+"""The tables written a record per line, keyed by project name, in this order, last."""
+
+Check = Callable[[str, str, Any], Doc]
+"""Given a table's name, a record's key and its value: the record, or an exception (it is
+not one)."""
+
+
+def _opener(name: str) -> bytes:
+    return dump_json(name) + b":{"
+
+
+def _line_key(key: str) -> bytes:
+    return b"\n" + dump_json(key) + b":"
+
+
+class _Block:
+    """A lined table's records as read: their bytes (``\\n"key":{...}``, joined by ``,``)
+    and those parsed, shared by the copies a write makes of the table."""
+
+    def __init__(
+        self, name: str, raw: bytes | None, whole: dict[str, Doc] | None, check: Check
+    ) -> None:
+        self.name = name
+        self.raw = raw
+        self.whole = whole
+        """Every record, once parsed (at once: a reader of all of them)."""
+        self.read: dict[str, Doc] = {}
+        self.check = check
+
+    def span(self, raw: bytes, key: str) -> tuple[int, int] | None:
+        """Where the key's line is in `raw`: from its newline to its end."""
+        start = raw.find(_line_key(key))
+        if start < 0:
+            return None
+        end = raw.find(b",\n", start)
+        return start, len(raw) if end < 0 else end
+
+    def get(self, key: str) -> Doc | None:
+        if self.whole is not None:
+            return self.whole.get(key)
+        doc = self.read.get(key)
+        if doc is None and self.raw is not None and (span := self.span(self.raw, key)):
+            text = self.raw[span[0] + len(_line_key(key)) : span[1]]
+            doc = self.read[key] = self.check(self.name, key, json.loads(text))
+        return doc
+
+    def all(self) -> dict[str, Doc]:
+        if self.whole is None:
+            parsed = json.loads(b"{" + (self.raw or b"") + b"}")
+            self.whole = {key: self.check(self.name, key, doc) for key, doc in parsed.items()}
+        return self.whole
+
+    def count(self) -> int:
+        if self.whole is not None:
+            return len(self.whole)
+        return (self.raw or b"").count(b"\n")
+
+
+class LineTable(MutableMapping[str, Doc]):
+    """A lined table: its records as read (parsed as they are asked for) and the records a
+    write put or removed since (`changed`), which `dump` writes in their lines' place."""
+
+    def __init__(self, block: _Block) -> None:
+        self._block = block
+        self._put: dict[str, Doc] = {}
+        self._gone: set[str] = set()
+        """Keys of records read that were removed (and perhaps put again, then last)."""
+
+    @classmethod
+    def of(
+        cls, name: str, docs: Mapping[str, Doc], check: Check = lambda _, k, doc: doc
+    ) -> LineTable:
+        """The table `name` of records parsed already."""
+        whole = {key: check(name, key, doc) for key, doc in docs.items()}
+        return cls(_Block(name, None, whole, check))
+
+    def copy(self) -> LineTable:
+        """A copy to edit, sharing the records read."""
+        table = LineTable(self._block)
+        table._put = dict(self._put)
+        table._gone = set(self._gone)
+        return table
+
+    def changed(self) -> set[str]:
+        """The keys whose records were put or removed since the table was read."""
+        return set(self._put) | self._gone
+
+    def _read(self, key: str) -> Doc | None:
+        return None if key in self._gone else self._block.get(key)
+
+    def __getitem__(self, key: str) -> Doc:
+        doc = self._put[key] if key in self._put else self._read(key)
+        if doc is None:
+            raise KeyError(key)
+        return doc
+
+    def __contains__(self, key: object) -> bool:
+        return isinstance(key, str) and (key in self._put or self._read(key) is not None)
+
+    def __setitem__(self, key: str, doc: Doc) -> None:
+        self._put[key] = doc
+
+    def __delitem__(self, key: str) -> None:
+        found = self._put.pop(key, None) is not None
+        if self._read(key) is not None:
+            self._gone.add(key)
+            found = True
+        if not found:
+            raise KeyError(key)
+
+    def __iter__(self) -> Iterator[str]:
+        read = self._block.all()
+        yield from (key for key in read if key not in self._gone)
+        yield from (key for key in self._put if key in self._gone or key not in read)
+
+    def __len__(self) -> int:
+        read = self._block.count() - len(self._gone)
+        return read + sum(1 for key in self._put if self._read(key) is None)
+
+    def lines(self) -> bytes:
+        """The table's records as written: the lines read, with those put or removed since
+        in their place (a record put again after its removal, last)."""
+        block = self._block
+        if block.raw is None or len(self._put) + len(self._gone) > SPLICED:
+            return b"".join(b"," + _line(key, self[key]) for key in self)[1:]
+        raw = block.raw
+        for key in self._gone | {key for key in self._put if block.get(key) is not None}:
+            span = block.span(raw, key)
+            assert span is not None  # a key read or removed is in the bytes read
+            start, end = span
+            doc = self._put.get(key) if key not in self._gone else None
+            if doc is not None:  # put in its place
+                raw = raw[:start] + _line(key, doc) + raw[end:]
+            elif end < len(raw):  # removed with the comma after it
+                raw = raw[:start] + raw[end + 1 :]
+            else:  # the last: removed with the comma before it
+                raw = raw[: max(start - 1, 0)]
+        added = [key for key in self._put if key in self._gone or block.get(key) is None]
+        return raw + b"".join(b"," + _line(key, self._put[key]) for key in added)[0 if raw else 1 :]
+
+
+SPLICED = 64
+"""More records changed than this in one write are written from the parsed table, not
+spliced into the bytes read one by one."""
+
+
+def _line(key: str, doc: Doc) -> bytes:
+    return _line_key(key) + dump_json(doc)
+
+
+def dump(data: dict[str, Any]) -> bytes:
+    """The document of the tables `data` (its lined tables a `LineTable` each, or not)."""
+    head = dump_json({name: table for name, table in data.items() if name not in LINED})
+    parts = [head[:-1]]
+    for name in LINED:
+        table = data.get(name, {})
+        lines = table.lines() if isinstance(table, LineTable) else _lines(table)
+        parts.append((b"," if len(parts) > 1 or len(head) > 2 else b"") + _opener(name))
+        parts.append(lines + b"\n}")
+    return b"".join(parts) + b"}"
+
+
+def _lines(table: dict[str, Doc]) -> bytes:
+    return b",".join(_line(key, doc) for key, doc in table.items())
+
+
+def split(raw: bytes, check: Check) -> tuple[bytes, dict[str, LineTable]] | None:
+    """The document's other tables (a JSON object's bytes) and its lined tables, their
+    records unparsed (`check`ed as they are), if `dump` wrote it; else None."""
+    first = raw.find(_opener(LINED[0]) + b"\n")
+    last = raw.find(b"\n}," + _opener(LINED[1]), first)
+    if first < 1 or last < 0 or not raw.startswith(b"{") or not raw.endswith(b"\n}}"):
+        return None
+    if first > 1 and raw[first - 1] != ord(","):
+        return None
+    head = raw[: first - 1] + b"}" if first > 1 else b"{}"
+    blocks = (
+        raw[first + len(_opener(LINED[0])) : last],
+        raw[last + 3 + len(_opener(LINED[1])) : -3],
+    )
+    return head, {
+        name: LineTable(_Block(name, block, None, check))
+        for name, block in zip(LINED, blocks, strict=True)
+    }

@@ -1,0 +1,78 @@
+"""Layout 7: the projects and their entries a line each, keyed by name (perftui.store.
+document). A write rewrites the lines of its own project alone; a stamped document is read a
+line at a time and a damaged line is still found; a layout-6 document is converted once."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from perftui.domain.errors import StoreError
+from perftui.store.database import Store
+from tests.store_helpers import build, make_project, make_run, read_json, restamp
+
+
+def _lines(path: Path) -> dict[bytes, bytes]:
+    """The document's record lines by their start (table lines are told apart by order)."""
+    found: dict[bytes, bytes] = {}
+    table = b""
+    for line in path.read_bytes().splitlines():
+        if line.endswith(b":{"):
+            table = line.rsplit(b'"', 2)[-2]
+        elif line.startswith(b'"'):
+            found[table + b"/" + line.split(b":", 1)[0]] = line
+    return found
+
+
+def test_an_append_rewrites_the_line_of_its_project_alone(tmp_path: Path) -> None:
+    path = build(tmp_path)
+    store = Store(path)
+    store.ensure_project(make_project("C", "/m/c.onnx"))
+    before = _lines(path)
+    store.add_run(make_run("A"), np.ones(20, np.float32))
+    after = _lines(path)
+    assert set(after) == set(before)
+    assert [key for key in after if after[key] != before[key]] == [b'shards/"A"']
+    assert json.loads(after[b'shards/"A"'].split(b":", 1)[1].rstrip(b","))["count"] == 4
+
+
+def test_a_damaged_line_of_a_stamped_document_is_found_when_read(tmp_path: Path) -> None:
+    """The stamp vouches for the bytes; a line read is still checked: the entry of B made a
+    list (stamp forged to match) is damage when B is read, and nothing is written."""
+    path = build(tmp_path)
+    raw = path.read_bytes()
+    line = _lines(path)[b'shards/"B"']
+    path.write_bytes(raw.replace(line, b'"B":[1,2]' + (b"," if line.endswith(b",") else b"")))
+    restamp(path)
+    damaged = path.read_bytes()
+    assert len(Store(path).runs("A")) == 3  # A's line alone is read
+    with pytest.raises(StoreError, match=r"damaged \(table 'shards' is not a table of doc"):
+        Store(path).runs("B")
+    with pytest.raises(StoreError, match="damaged"):
+        Store(path).add_run(make_run("B"), np.ones(5))
+    assert path.read_bytes() == damaged
+
+
+def test_a_layout6_document_is_converted_once_with_a_backup(tmp_path: Path) -> None:
+    path = build(tmp_path)
+    data = read_json(path)
+    old = {
+        **{name: table for name, table in data.items() if name not in ("projects", "shards")},
+        "meta": {"1": {**data["meta"]["1"], "schema_version": 6}},
+        "projects": {str(i): doc for i, doc in enumerate(data["projects"].values(), 1)},
+        "shards": {str(i): doc for i, doc in enumerate(data["shards"].values(), 1)},
+    }
+    path.write_text(json.dumps(old))
+    original = path.read_bytes()
+    said: list[str] = []
+    store = Store(path, notify=said.append)
+    assert [p.name for p in store.projects()] == ["A", "B"]
+    assert len(store.runs("B")) == 3 and path.read_bytes() == original  # a read writes nothing
+    store.add_run(make_run("B"), np.ones(5))
+    assert len(said) == 1 and "layout 7" in said[0] and "layout6.bak" in said[0]
+    assert path.with_name("db.json.layout6.bak").read_bytes() == original
+    assert list(read_json(path)["shards"]) == ["A", "B"]
+    assert [len(Store(path).runs(name)) for name in "AB"] == [3, 4]
