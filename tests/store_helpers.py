@@ -23,7 +23,7 @@ from perftui.domain.records import (
 )
 from perftui.store import recovery
 from perftui.store.database import Store
-from perftui.store.files import digest
+from perftui.store.files import signature
 from perftui.store.legacy import OLD_SUFFIX
 from perftui.store.payloads import KINDS, Payloads, Ref, checked_ref
 from perftui.store.shards import Shard
@@ -343,7 +343,7 @@ def file_outside(path: Path, where: str) -> None:
 def restamp(path: Path) -> None:
     """The folders' stamp made to match the document as it is, as if a write had left them:
     the stamp trusted, a read checks only the names it uses."""
-    recovery.record_stamp(Payloads(Path(os.path.realpath(path))), digest(path.read_bytes()))
+    recovery.record_stamp(Payloads(Path(os.path.realpath(path))), signature(os.stat(path)))
 
 
 def restamped(damage: Callable[[Path], object]) -> Callable[[Path], Callable[[Path], None]]:

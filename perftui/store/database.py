@@ -36,7 +36,7 @@ from perftui.store.paths import normalize_model_path, same_target
 from perftui.store.recovery import check_folder
 from perftui.store.repair import Plan, apply, plan
 from perftui.store.shards import Shard
-from perftui.store.transaction import Table, where
+from perftui.store.transaction import Table
 
 if TYPE_CHECKING:
     import numpy as np
@@ -186,7 +186,7 @@ class Store(DatabaseFile):
                 raise InputError(f"project '{new}' already exists; choose another name")
             projects.drop(old)
             projects.put(new, {**doc, "name": new})
-            projects.update({"source_project": new}, where("source_project", old))
+            projects.update({"source_project": new}, lambda doc: doc.get("source_project") == old)
             moved = db.shard(old)
             db.shards[old] = Shard()
             db.shards[new] = Shard(

@@ -19,7 +19,6 @@ from perftui.store.entries import shard_key
 from perftui.store.files import (
     atomic_write_bytes,
     check_writable,
-    digest,
     exclusive_lock,
     read_bytes,
     remove_orphan_temps,
@@ -181,8 +180,7 @@ class DatabaseFile:
             Journal(target).discard(tx.merged)
             if marked:
                 payloads.end()
-            hashed = digest(raw)
-            record_stamp(payloads, hashed)
+            record_stamp(payloads, signature(st))
             if backup is not None:
                 self._say(
                     f"database {self.path} moved to layout {SCHEMA_VERSION} (runs, samples"
@@ -190,15 +188,15 @@ class DatabaseFile:
                     f" {backup}"
                     + (f"; {lost} unreadable payload file(s) were left out" if lost else "")
                 )
-            self._cache(tx, raw, hashed, st)
+            self._cache(tx, raw, st)
 
-    def _cache(self, tx: Transaction, raw: bytes, hashed: bytes, st: os.stat_result) -> None:
+    def _cache(self, tx: Transaction, raw: bytes, st: os.stat_result) -> None:
         """Keep the committed document as the current snapshot, and the files it names: the
         entries the write replaced are forgotten, and the rest checked only if files of
         other documents are kept still."""
         data = committed(raw, tx.tables.data, self.path)
         payloads = self._payloads()
-        snap = Snapshot(data, signature(st), hashed, payloads, self._shards, self._figures)
+        snap = Snapshot(data, signature(st), payloads, self._shards, self._figures)
         with self._cache_lock:
             for project in tx.tables.changed("shards"):
                 entry = tx.snap.entries.get(project)
@@ -252,7 +250,8 @@ def _write_benchmarks(
 def _unchanged(target: Path, snap: Snapshot) -> bool:
     """Whether the database file is still the version `snap` was read from."""
     try:
-        got = read_bytes(target, target)
-    except StoreError:
+        return signature(os.stat(target)) == snap.sig
+    except FileNotFoundError:
+        return snap.sig is None
+    except OSError:
         return False
-    return digest(got[0]) == snap.digest if got is not None else snap.sig is None

@@ -18,7 +18,7 @@ two as their bytes (`LineTable`), which `dump` writes back with the records a wr
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator, Mapping, MutableMapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, MutableMapping
 from typing import Any
 
 from perftui.store.codec import dump_json
@@ -44,46 +44,52 @@ def _line_key(key: str) -> bytes:
 
 
 class _Block:
-    """A lined table's records as read: their bytes (``\\n"key":{...}``, joined by ``,``)
-    and those parsed, shared by the copies a write makes of the table."""
+    """A lined table's records as read: where their bytes are in the document read
+    (``\n"key":{...}``, joined by ``,``; not copied) and those parsed, shared by the copies
+    a write makes of the table."""
 
-    def __init__(
-        self, name: str, raw: bytes | None, whole: dict[str, Doc] | None, check: Check
-    ) -> None:
+    def __init__(self, name: str, whole: dict[str, Doc] | None, check: Check) -> None:
         self.name = name
-        self.raw = raw
+        self.raw = b""
+        self.start = self.end = 0
         self.whole = whole
         """Every record, once parsed (at once: a reader of all of them)."""
         self.read: dict[str, Doc] = {}
         self.check = check
 
-    def span(self, raw: bytes, key: str) -> tuple[int, int] | None:
-        """Where the key's line is in `raw`: from its newline to its end."""
-        start = raw.find(_line_key(key))
+    @classmethod
+    def within(cls, name: str, raw: bytes, start: int, end: int, check: Check) -> _Block:
+        block = cls(name, None, check)
+        block.raw, block.start, block.end = raw, start, end
+        return block
+
+    def span(self, key: str) -> tuple[int, int] | None:
+        """Where the key's line is: from its newline to its end."""
+        start = self.raw.find(_line_key(key), self.start, self.end)
         if start < 0:
             return None
-        end = raw.find(b",\n", start)
-        return start, len(raw) if end < 0 else end
+        end = self.raw.find(b",\n", start, self.end)
+        return start, self.end if end < 0 else end
 
     def get(self, key: str) -> Doc | None:
         if self.whole is not None:
             return self.whole.get(key)
         doc = self.read.get(key)
-        if doc is None and self.raw is not None and (span := self.span(self.raw, key)):
+        if doc is None and (span := self.span(key)):
             text = self.raw[span[0] + len(_line_key(key)) : span[1]]
             doc = self.read[key] = self.check(self.name, key, json.loads(text))
         return doc
 
     def all(self) -> dict[str, Doc]:
         if self.whole is None:
-            parsed = json.loads(b"{" + (self.raw or b"") + b"}")
+            parsed = json.loads(b"{" + self.raw[self.start : self.end] + b"}")
             self.whole = {key: self.check(self.name, key, doc) for key, doc in parsed.items()}
         return self.whole
 
     def count(self) -> int:
-        if self.whole is not None:
+        if self.whole is not None and not self.raw:
             return len(self.whole)
-        return (self.raw or b"").count(b"\n")
+        return self.raw.count(b"\n", self.start, self.end)
 
 
 class LineTable(MutableMapping[str, Doc]):
@@ -102,7 +108,7 @@ class LineTable(MutableMapping[str, Doc]):
     ) -> LineTable:
         """The table `name` of records parsed already."""
         whole = {key: check(name, key, doc) for key, doc in docs.items()}
-        return cls(_Block(name, None, whole, check))
+        return cls(_Block(name, whole, check))
 
     def copy(self) -> LineTable:
         """A copy to edit, sharing the records read."""
@@ -147,26 +153,27 @@ class LineTable(MutableMapping[str, Doc]):
         read = self._block.count() - len(self._gone)
         return read + sum(1 for key in self._put if self._read(key) is None)
 
-    def lines(self) -> bytes:
-        """The table's records as written: the lines read, with those put or removed since
-        in their place (a record put again after its removal, last)."""
+    def lines(self) -> list[bytes | memoryview]:
+        """The table's records as written, to be joined by commas: the lines read, with
+        those put or removed since in their place (a record put again after its removal,
+        last); runs of lines read unchanged are views of the bytes read, not copies."""
         block = self._block
-        if block.raw is None or len(self._put) + len(self._gone) > SPLICED:
-            return b"".join(b"," + _line(key, self[key]) for key in self)[1:]
-        raw = block.raw
-        for key in self._gone | {key for key in self._put if block.get(key) is not None}:
-            span = block.span(raw, key)
-            assert span is not None  # a key read or removed is in the bytes read
-            start, end = span
-            doc = self._put.get(key) if key not in self._gone else None
-            if doc is not None:  # put in its place
-                raw = raw[:start] + _line(key, doc) + raw[end:]
-            elif end < len(raw):  # removed with the comma after it
-                raw = raw[:start] + raw[end + 1 :]
-            else:  # the last: removed with the comma before it
-                raw = raw[: max(start - 1, 0)]
-        added = [key for key in self._put if key in self._gone or block.get(key) is None]
-        return raw + b"".join(b"," + _line(key, self._put[key]) for key in added)[0 if raw else 1 :]
+        if not block.raw or len(self._put) + len(self._gone) > SPLICED:
+            return _lines(self.items())
+        spans = sorted((span, key) for key in self.changed() if (span := block.span(key)))
+        view = memoryview(block.raw)
+        found: list[bytes | memoryview] = []
+        at = block.start
+        for (start, end), key in spans:
+            if start > at:  # the lines before, unchanged, without the comma after them
+                found.append(view[at : start - 1])
+            if key not in self._gone:
+                found.append(_line(key, self._put[key]))
+            at = end + 1  # past the comma after it
+        if at < block.end:
+            found.append(view[at : block.end])
+        added = [k for k in self._put if k in self._gone or block.span(k) is None]
+        return found + [_line(key, self._put[key]) for key in added]
 
 
 SPLICED = 64
@@ -181,17 +188,20 @@ def _line(key: str, doc: Doc) -> bytes:
 def dump(data: dict[str, Any]) -> bytes:
     """The document of the tables `data` (its lined tables a `LineTable` each, or not)."""
     head = dump_json({name: table for name, table in data.items() if name not in LINED})
-    parts = [head[:-1]]
-    for name in LINED:
+    parts: list[bytes | memoryview] = [head[:-1]]
+    for n, name in enumerate(LINED):
         table = data.get(name, {})
-        lines = table.lines() if isinstance(table, LineTable) else _lines(table)
-        parts.append((b"," if len(parts) > 1 or len(head) > 2 else b"") + _opener(name))
-        parts.append(lines + b"\n}")
-    return b"".join(parts) + b"}"
+        lines = table.lines() if isinstance(table, LineTable) else _lines(table.items())
+        parts.append((b"," if n or len(head) > 2 else b"") + _opener(name))
+        for i, line in enumerate(lines):
+            parts += (b",", line) if i else (line,)
+        parts.append(b"\n}")
+    parts.append(b"}")
+    return b"".join(parts)
 
 
-def _lines(table: dict[str, Doc]) -> bytes:
-    return b",".join(_line(key, doc) for key, doc in table.items())
+def _lines(records: Iterable[tuple[str, Doc]]) -> list[bytes | memoryview]:
+    return [_line(key, doc) for key, doc in records]
 
 
 def split(raw: bytes, check: Check) -> tuple[bytes, dict[str, LineTable]] | None:
@@ -205,10 +215,10 @@ def split(raw: bytes, check: Check) -> tuple[bytes, dict[str, LineTable]] | None
         return None
     head = raw[: first - 1] + b"}" if first > 1 else b"{}"
     blocks = (
-        raw[first + len(_opener(LINED[0])) : last],
-        raw[last + 3 + len(_opener(LINED[1])) : -3],
+        (first + len(_opener(LINED[0])), last),
+        (last + 3 + len(_opener(LINED[1])), len(raw) - 3),
     )
     return head, {
-        name: LineTable(_Block(name, block, None, check))
-        for name, block in zip(LINED, blocks, strict=True)
+        name: LineTable(_Block.within(name, raw, start, end, check))
+        for name, (start, end) in zip(LINED, blocks, strict=True)
     }

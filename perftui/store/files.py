@@ -8,7 +8,6 @@ the directory is fsynced. A kill at any point leaves either the old or the new f
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import os
 import stat
 import sys
@@ -30,7 +29,6 @@ __all__ = [
     "Signature",
     "atomic_write_bytes",
     "check_writable",
-    "digest",
     "exclusive_lock",
     "open_lock",
     "open_new",
@@ -45,10 +43,6 @@ Signature = tuple[int, int, int, int, int]
 
 def signature(st: os.stat_result) -> Signature:
     return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
-
-
-def digest(raw: bytes) -> bytes:
-    return hashlib.sha256(raw).digest()  # hardware-accelerated on current CPUs
 
 
 def read_bytes(path: Path, shown: Path) -> tuple[bytes, Signature] | None:

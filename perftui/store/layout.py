@@ -1,7 +1,7 @@
-"""The document layout of the database: TinyDB tables in one JSON file.
-
-The public identity of a record is its "id" field, a uuid4 hex string, never a TinyDB
-document id:
+"""The document layout of the database: tables of documents in one JSON object, ``{"table":
+{key: {...}}}``. A project and its entry are keyed by the project's name; the other tables'
+keys are counters (1, 2, ...: insertion order), and a record's public identity is its "id"
+field, a uuid4 hex string, never its key:
 
 - ``meta``: ``{"schema_version": 7, "created_at", "generator", "named_files": true}``, written
   on the first write; ``named_files`` says the document names every shard and figures file
@@ -122,7 +122,7 @@ def time_key(stamp: str) -> float:
 
 
 def doc_key(doc_id: str) -> int:
-    """A TinyDB document id as a sort key (insertion order)."""
+    """A counter key as a sort key (insertion order)."""
     try:
         return int(doc_id)
     except ValueError:
@@ -171,7 +171,7 @@ def parse(raw: bytes, shown: Path, *, lined: bool = False) -> dict[str, Any]:
         )
     if pieces:
         return {**data, **pieces[1]}
-    if version < SCHEMA_VERSION:  # keyed by TinyDB ids: perftui.store.legacy keys them
+    if version < SCHEMA_VERSION:  # keyed by counters: perftui.store.legacy keys them by name
         for doc in data.get("projects", {}).values():
             check("projects", doc.get("name"), doc)
         return data

@@ -121,7 +121,7 @@ class HeldPayloads(Payloads):
             raise ValueError(f"{kind} file missing or unreadable ({exc.strerror or exc})") from None
 
 
-def convert(data: dict[str, Any], hashed: bytes, payloads: Payloads) -> Conversion | None:
+def convert(data: dict[str, Any], raw: bytes, payloads: Payloads) -> Conversion | None:
     """The document as the current layout (None if it is one); StoreError (damage) if its
     runs cannot be read."""
     meta = list(data.get("meta", {}).values())
@@ -135,6 +135,8 @@ def convert(data: dict[str, Any], hashed: bytes, payloads: Payloads) -> Conversi
     if meta[0]["schema_version"] >= 5:  # they differ from this one by their keys, and
         new["shards"] = _by_project(entries, payloads)  # layout 5 by its benchmarks
         return conv
+
+    hashed = hashlib.sha256(raw).digest()
 
     def made_up(kind: str, project: str) -> str:
         return hashlib.sha256(hashed + kind.encode() + project.encode()).hexdigest()[:32] + ".json"
@@ -161,12 +163,12 @@ def convert(data: dict[str, Any], hashed: bytes, payloads: Payloads) -> Conversi
 
 
 def _in_order(table: dict[str, Any]) -> list[Any]:
-    """A table keyed by TinyDB ids: its documents, oldest first."""
+    """A table keyed by counters: its documents, oldest first."""
     return [doc for _, doc in sorted(table.items(), key=lambda kv: doc_key(kv[0]))]
 
 
 def _by_project(entries: dict[str, Any], payloads: Payloads) -> dict[str, Any]:
-    """Layouts 5 and 6's entries by their project's name (kept by TinyDB id)."""
+    """Layouts 5 and 6's entries by their project's name (they kept them by counter)."""
     found = {}
     for shard_id, entry in sorted(entries.items(), key=lambda kv: doc_key(kv[0])):
         if not isinstance(entry.get("project"), str):

@@ -13,9 +13,10 @@ killed write of its own left.
 - A document that does not name the run files beside it (emptied, cut, edited, or an older
   copy restored beside a newer folder) is damage, reported and left in place
   (`check_folder`); a read never writes. After its commit a write records the document's
-  digest and its folders' inodes, modification and change times (``stamp``): folders found so
-  beside that document hold what it names, and are not listed again, nor are its records
-  checked all at once (a write checked them; a reader checks the names it uses). A document an
+  and its folders' inodes, modification and change times (``stamp``): folders found so beside
+  that document hold what it names, and are not listed again, nor are its records checked
+  all at once (a write checked them; a reader checks the names it uses, and reads the
+  document a line at a time: perftui.store.document). A document an
   earlier version wrote did not name every file (it removed superseded ones by age): its
   first write by this version records the unnamed ones as ``unclaimed`` (kept, never
   removed) and marks it (`claim`).
@@ -32,7 +33,7 @@ from typing import TYPE_CHECKING, Any
 
 from perftui.domain.errors import StoreError
 from perftui.store.entries import mentioned, named_by
-from perftui.store.files import atomic_write_bytes
+from perftui.store.files import Signature, atomic_write_bytes
 from perftui.store.legacy import old_payload
 from perftui.store.names import FILE_NAME, checked_file, is_temp, read_nofollow
 from perftui.store.payloads import Payloads
@@ -104,10 +105,11 @@ def unnamed(snap: Snapshot, payloads: Payloads) -> list[tuple[str, str]]:
     ]
 
 
-def _stamp(payloads: Payloads, document: bytes) -> bytes:
-    """The document's digest and each folder of `FOLDERS` as [inode, modification and
-    change times in ns] (None if missing): a file made or removed in a folder changes its
-    stamp, and so does a restore that sets its times back (the change time cannot be set)."""
+def _stamp(payloads: Payloads, document: Signature) -> bytes:
+    """The document's signature (its inode, size and times) and each folder of `FOLDERS` as
+    [inode, modification and change times in ns] (None if missing): a file made or removed
+    in a folder changes its stamp, an edit or a copy of the document changes its signature,
+    and so does a restore that sets its times back (the change time cannot be set)."""
     found: list[list[int] | None] = []
     for folder in FOLDERS:
         try:
@@ -115,21 +117,21 @@ def _stamp(payloads: Payloads, document: bytes) -> bytes:
             found.append([st.st_ino, st.st_mtime_ns, st.st_ctime_ns])
         except OSError:
             found.append(None)
-    return json.dumps([document.hex(), found]).encode("utf-8")
+    return json.dumps([list(document), found]).encode("utf-8")
 
 
-def record_stamp(payloads: Payloads, document: bytes) -> None:
-    """Record that the folders are as the write of the document of this digest left them
-    (after its commit, under the lock; lost to a kill, they are listed again)."""
+def record_stamp(payloads: Payloads, document: Signature) -> None:
+    """Record that the folders are as the write of the document of this signature left
+    them (after its commit, under the lock; lost to a kill, they are listed again)."""
     with contextlib.suppress(OSError):
         atomic_write_bytes(payloads.stamp, _stamp(payloads, document), durable=False)
 
 
-def stamped_as(payloads: Payloads, document: bytes) -> bool:
-    """Whether the last write stamped the document of this digest (its bytes are as that
+def stamped_as(payloads: Payloads, document: Signature) -> bool:
+    """Whether the last write stamped the document of this signature (its bytes are as that
     write wrote them, whatever the folders since)."""
     try:
-        return json.loads(read_nofollow(payloads.stamp))[0] == document.hex()
+        return json.loads(read_nofollow(payloads.stamp))[0] == list(document)
     except (OSError, ValueError, TypeError, KeyError, IndexError, RecursionError):
         return False
 
@@ -137,9 +139,7 @@ def stamped_as(payloads: Payloads, document: bytes) -> bool:
 def _stamped(snap: Snapshot, payloads: Payloads) -> bool:
     """Whether the folders are as the write of `snap`'s document left them."""
     try:
-        return snap.digest is not None and read_nofollow(payloads.stamp) == _stamp(
-            payloads, snap.digest
-        )
+        return snap.sig is not None and read_nofollow(payloads.stamp) == _stamp(payloads, snap.sig)
     except OSError:
         return False
 

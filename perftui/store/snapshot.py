@@ -22,7 +22,7 @@ from perftui.domain.records import Project, RunResult
 from perftui.store import benchmark_file
 from perftui.store.codec import layers_from_blob, samples_from_blob
 from perftui.store.entries import figures_of, files_of, named_by, run_count, shard_key
-from perftui.store.files import Signature, digest, read_bytes
+from perftui.store.files import Signature, read_bytes
 from perftui.store.layout import damaged, lined_tables, malformed, parse, record_check, time_key
 from perftui.store.legacy import convert
 from perftui.store.names import checked_file, read_nofollow
@@ -50,25 +50,22 @@ def load(
 ) -> Snapshot:
     """Read and validate the database file (an empty snapshot if it does not exist).
 
-    `reuse` is returned instead of parsing again when the bytes are the same as its own;
-    `shards` and `figures` cache parsed shard and figures files by name (they never change).
+    `reuse` is returned instead of parsing again when the file is the one it was read from
+    (its signature: perftui.store.files); `shards` and `figures` cache parsed shard and
+    figures files by name (they never change).
     """
     got = read_bytes(path, payloads.shown)
     if got is None:
-        return Snapshot({}, None, None, payloads, shards, figures)
+        return Snapshot({}, None, payloads, shards, figures)
     raw, sig = got
     if reuse is not None and reuse.sig == sig:
         return reuse
-    hashed = digest(raw)
-    if reuse is not None and reuse.digest == hashed:
-        reuse.sig = sig
-        return reuse
-    data = parse(raw, payloads.shown, lined=stamped_as(payloads, hashed))
-    conversion = convert(data, hashed, payloads)
+    data = parse(raw, payloads.shown, lined=stamped_as(payloads, sig))
+    conversion = convert(data, raw, payloads)
     if conversion is not None:
         data = lined_tables(conversion.data, record_check(payloads.shown))
         payloads = conversion.held(payloads)
-    snap = Snapshot(data, sig, hashed, payloads, shards, figures)
+    snap = Snapshot(data, sig, payloads, shards, figures)
     if conversion is not None:
         snap.conversion = conversion
         snap._shards.update(conversion.shards)
@@ -97,7 +94,6 @@ class Snapshot:
         self,
         data: dict[str, Any],
         sig: Signature | None,
-        hashed: bytes | None,
         payloads: Payloads,
         shards: dict[str, Shard] | None = None,
         figures: dict[str, dict[str, Any]] | None = None,
@@ -106,7 +102,6 @@ class Snapshot:
         self.shown = payloads.shown
         self.payloads = payloads
         self.sig = sig
-        self.digest = hashed
         self._shards = shards if shards is not None else {}
         self._figures = figures if figures is not None else {}
         self.conversion: Conversion | None = None

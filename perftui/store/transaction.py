@@ -1,6 +1,6 @@
-"""One write to the database: the document's tables, edited in memory in TinyDB's JSON
-(``{"table": {"1": {...}}}``: a table is copied when the write first edits it, and an edited
-document is replaced by a new one, so the snapshot's stay shared and unchanged), the
+"""One write to the database: the document's tables, edited in memory (``{"table": {key:
+{...}}}``: a table is copied when the write first edits it, and an edited document is
+replaced by a new one, so the snapshot's stay shared and unchanged), the
 shards it edits, the pack files its runs' payloads go to as they come (perftui.store.payloads)
 and the benchmarks it edits; perftui.store.database_file takes the lock, runs it and commits.
 
@@ -45,17 +45,11 @@ __all__ = [
     "Tables",
     "Transaction",
     "cannot_write",
-    "where",
     "write_shards",
 ]
 
 
 Doc = dict[str, Any]
-
-
-def where(key: str, value: object) -> Callable[[Doc], bool]:
-    """Whether a document's `key` is `value` (a test for `Table`'s methods)."""
-    return lambda doc: doc.get(key) == value
 
 
 class Tables:
@@ -114,10 +108,6 @@ class Table:
             return False
         del self._tables._edit(self.name)[key]
         return True
-
-    def find(self, test: Callable[[Doc], bool]) -> Doc | None:
-        """The first document that passes `test`, or None."""
-        return next((doc for doc in self.all() if test(doc)), None)
 
     def insert(self, docs: Iterable[Doc]) -> None:
         """Add the documents, each under the next free id."""
