@@ -5,13 +5,17 @@ line at a time and a damaged line is still found; a layout-6 document is convert
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from perftui.domain.errors import StoreError
+from perftui.domain.errors import InputError, StoreError
+from perftui.store import recovery
 from perftui.store.database import Store
+from perftui.store.files import signature
+from perftui.store.payloads import Payloads
 from tests.store_helpers import build, make_project, make_run, read_json, restamp
 
 
@@ -76,3 +80,42 @@ def test_a_layout6_document_is_converted_once_with_a_backup(tmp_path: Path) -> N
     assert path.with_name("db.json.layout6.bak").read_bytes() == original
     assert list(read_json(path)["shards"]) == ["A", "B"]
     assert [len(Store(path).runs(name)) for name in "AB"] == [3, 4]
+
+
+def test_a_line_that_is_not_json_is_damage_whatever_the_stamp(tmp_path: Path) -> None:
+    """A byte of B's entry changed in place (its size kept: a file system that keeps times
+    to the second, or the stamp forged): the stamp's checksum no longer matches, and with it
+    forged too, reading B is damage in one line, as `doctor` says, and nothing is written."""
+    path = build(tmp_path)
+    line, before = _lines(path)[b'shards/"B"'], path.read_bytes()
+    path.write_bytes(before.replace(line, line.replace(b'"count":', b'"count"=')))
+    stamp = recovery.identity(signature(os.stat(path)), before)  # the times kept, not the bytes
+    recovery.record_stamp(Payloads(path.parent.resolve() / path.name), stamp)
+    with pytest.raises(StoreError, match=r"damaged \(Expecting ':' delimiter at line 6"):
+        Store(path).runs("A")  # not stamped as it is: read whole
+    restamp(path)
+    damaged = path.read_bytes()
+    assert len(Store(path).runs("A")) == 3
+    with pytest.raises(StoreError, match=r"record 'B' of table 'shards': Expecting ':'"):
+        Store(path).runs("B")
+    problem, _ = Store(path).diagnose()
+    assert "damaged (Expecting ':' delimiter" in problem and "\n" not in problem
+    assert path.read_bytes() == damaged
+
+
+def test_doctor_checks_every_line_of_a_stamped_document(tmp_path: Path) -> None:
+    path = build(tmp_path)
+    line = _lines(path)[b'projects/"B"']
+    path.write_bytes(path.read_bytes().replace(line, b'"B":{"name":"B"}'))
+    restamp(path)
+    assert "project document 'B' lacks name/model/engine" in Store(path).diagnose()[0]
+
+
+def test_a_name_that_cannot_be_written_is_no_project(tmp_path: Path) -> None:
+    """A lone surrogate (the CLI makes one of bytes that are not UTF-8) names no project of a
+    document read a line at a time, as of one read whole."""
+    path = build(tmp_path)
+    store = Store(path)
+    assert store.get_project("\udcff") is None and store.runs("\udcff") == []
+    with pytest.raises(InputError, match="not valid text"):
+        store.ensure_project(make_project("\udcff"))

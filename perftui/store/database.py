@@ -71,7 +71,7 @@ class Store(DatabaseFile):
         when the document itself cannot be read: no repair rebuilds it)."""
         payloads = self._payloads()
         try:
-            snap = self._load(self._target, None)
+            snap = self._load(self._target, None, strict=True)  # every record checked
         except StoreError as exc:
             return str(exc), None
         try:

@@ -30,7 +30,7 @@ from perftui.store.layout import SCHEMA_VERSION, committed, meta_doc
 from perftui.store.legacy import migrate
 from perftui.store.names import checked_folder as check_folder_of
 from perftui.store.payloads import Payloads
-from perftui.store.recovery import check_folder, claim, record_stamp, recover, retire
+from perftui.store.recovery import check_folder, claim, identity, record_stamp, recover, retire
 from perftui.store.shards import Shard, write_shard
 from perftui.store.snapshot import Snapshot, load
 from perftui.store.transaction import Transaction, cannot_write, write_shards
@@ -97,8 +97,8 @@ class DatabaseFile:
             return snap
         raise AssertionError("unreachable")  # pragma: no cover
 
-    def _load(self, path: Path, reuse: Snapshot | None) -> Snapshot:
-        return load(path, self._payloads(), reuse, self._shards, self._figures)
+    def _load(self, path: Path, reuse: Snapshot | None, *, strict: bool = False) -> Snapshot:
+        return load(path, self._payloads(), reuse, self._shards, self._figures, strict=strict)
 
     def _check_paths(self, target: Path) -> None:
         if target.is_dir():
@@ -180,7 +180,7 @@ class DatabaseFile:
             Journal(target).discard(tx.merged)
             if marked:
                 payloads.end()
-            record_stamp(payloads, signature(st))
+            record_stamp(payloads, identity(signature(st), raw))
             if backup is not None:
                 self._say(
                     f"database {self.path} moved to layout {SCHEMA_VERSION} (runs, samples"
@@ -196,7 +196,7 @@ class DatabaseFile:
         other documents are kept still."""
         data = committed(raw, tx.tables.data, self.path)
         payloads = self._payloads()
-        snap = Snapshot(data, signature(st), payloads, self._shards, self._figures)
+        snap = Snapshot(data, signature(st), payloads, self._shards, self._figures, raw)
         with self._cache_lock:
             for project in tx.tables.changed("shards"):
                 entry = tx.snap.entries.get(project)

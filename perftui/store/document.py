@@ -33,6 +33,12 @@ LINED = ("projects", "shards")
 Check = Callable[[str, str, Any], Doc]
 """Given a table's name, a record's key and its value: the record, or an exception (it is
 not one)."""
+Load = Callable[[bytes, str], Any]
+"""JSON bytes and what they are -> their value, or an exception naming what is wrong."""
+
+
+def _json(text: bytes, what: str) -> Any:
+    return json.loads(text)
 
 
 def _opener(name: str) -> bytes:
@@ -48,7 +54,9 @@ class _Block:
     (``\n"key":{...}``, joined by ``,``; not copied) and those parsed, shared by the copies
     a write makes of the table."""
 
-    def __init__(self, name: str, whole: dict[str, Doc] | None, check: Check) -> None:
+    def __init__(
+        self, name: str, whole: dict[str, Doc] | None, check: Check, load: Load = _json
+    ) -> None:
         self.name = name
         self.raw = b""
         self.start = self.end = 0
@@ -56,16 +64,22 @@ class _Block:
         """Every record, once parsed (at once: a reader of all of them)."""
         self.read: dict[str, Doc] = {}
         self.check = check
+        self.load = load
 
     @classmethod
-    def within(cls, name: str, raw: bytes, start: int, end: int, check: Check) -> _Block:
-        block = cls(name, None, check)
-        block.raw, block.start, block.end = raw, start, end
+    def within(
+        cls, name: str, raw: bytes, span: tuple[int, int], check: Check, load: Load
+    ) -> _Block:
+        block = cls(name, None, check, load)
+        block.raw, (block.start, block.end) = raw, span
         return block
 
     def span(self, key: str) -> tuple[int, int] | None:
-        """Where the key's line is: from its newline to its end."""
-        start = self.raw.find(_line_key(key), self.start, self.end)
+        """Where the key's line is: from its newline to its end (None: it has none)."""
+        try:
+            start = self.raw.find(_line_key(key), self.start, self.end)
+        except UnicodeEncodeError:  # no key written is one (a lone surrogate)
+            return None
         if start < 0:
             return None
         end = self.raw.find(b",\n", start, self.end)
@@ -77,12 +91,14 @@ class _Block:
         doc = self.read.get(key)
         if doc is None and (span := self.span(key)):
             text = self.raw[span[0] + len(_line_key(key)) : span[1]]
-            doc = self.read[key] = self.check(self.name, key, json.loads(text))
+            value = self.load(text, f"record {key!r} of table {self.name!r}")
+            doc = self.read[key] = self.check(self.name, key, value)
         return doc
 
     def all(self) -> dict[str, Doc]:
         if self.whole is None:
-            parsed = json.loads(b"{" + self.raw[self.start : self.end] + b"}")
+            text = b"{" + self.raw[self.start : self.end] + b"}"
+            parsed = self.load(text, f"table {self.name!r}")
             self.whole = {key: self.check(self.name, key, doc) for key, doc in parsed.items()}
         return self.whole
 
@@ -204,9 +220,12 @@ def _lines(records: Iterable[tuple[str, Doc]]) -> list[bytes | memoryview]:
     return [_line(key, doc) for key, doc in records]
 
 
-def split(raw: bytes, check: Check) -> tuple[bytes, dict[str, LineTable]] | None:
+def split(
+    raw: bytes, check: Check, load: Load = _json
+) -> tuple[bytes, dict[str, LineTable]] | None:
     """The document's other tables (a JSON object's bytes) and its lined tables, their
-    records unparsed (`check`ed as they are), if `dump` wrote it; else None."""
+    records unparsed (`load`ed and `check`ed as they are asked for), if `dump` wrote it;
+    else None."""
     first = raw.find(_opener(LINED[0]) + b"\n")
     last = raw.find(b"\n}," + _opener(LINED[1]), first)
     if first < 1 or last < 0 or not raw.startswith(b"{") or not raw.endswith(b"\n}}"):
@@ -219,6 +238,6 @@ def split(raw: bytes, check: Check) -> tuple[bytes, dict[str, LineTable]] | None
         (last + 3 + len(_opener(LINED[1])), len(raw) - 3),
     )
     return head, {
-        name: LineTable(_Block.within(name, raw, start, end, check))
-        for name, (start, end) in zip(LINED, blocks, strict=True)
+        name: LineTable(_Block.within(name, raw, span, check, load))
+        for name, span in zip(LINED, blocks, strict=True)
     }

@@ -147,8 +147,8 @@ def parse(raw: bytes, shown: Path, *, lined: bool = False) -> dict[str, Any]:
     if not raw.strip():
         return {}  # an empty file holds nothing to lose
     check = record_check(shown)
-    pieces = split(raw, check) if lined else None
-    data = _loads(pieces[0] if pieces else raw, shown)
+    pieces = split(raw, check, lambda text, what: _loads(text, shown, what)) if lined else None
+    data = _tables(pieces[0] if pieces else raw, shown)
     for name, table in data.items():
         if not isinstance(table, dict) or not all(map(isinstance, table.values(), repeat(dict))):
             raise damaged(shown, f"table {name!r} is not a table of documents")
@@ -181,7 +181,7 @@ def parse(raw: bytes, shown: Path, *, lined: bool = False) -> dict[str, Any]:
 def committed(raw: bytes, data: dict[str, Any], shown: Path) -> dict[str, Any]:
     """The tables of the document `raw` this process just wrote from `data`: the others as
     they are, those keyed by project name read anew from the bytes."""
-    pieces = split(raw, record_check(shown))
+    pieces = split(raw, record_check(shown), lambda text, what: _loads(text, shown, what))
     if pieces is None:  # pragma: no cover (perftui.store.document.dump wrote it)
         return parse(raw, shown)
     return {**{name: t for name, t in data.items() if name not in LINED}, **pieces[1]}
@@ -216,15 +216,23 @@ def record_check(shown: Path) -> Check:
     return check
 
 
-def _loads(raw: bytes, shown: Path) -> dict[str, Any]:
+def _loads(raw: bytes, shown: Path, what: str = "") -> Any:
+    """The JSON value of the bytes (the document's, or `what` of it: one of its lines);
+    damage if they hold none."""
+    said = f"{what}: " if what else ""
     try:
-        data = json.loads(raw.decode("utf-8"))
+        return json.loads(raw.decode("utf-8"))
     except UnicodeDecodeError:
-        raise damaged(shown, "not UTF-8 text") from None
+        raise damaged(shown, f"{said}not UTF-8 text") from None
     except json.JSONDecodeError as exc:
-        raise damaged(shown, f"{exc.msg} at line {exc.lineno}, column {exc.colno}") from None
+        where = f"column {exc.colno}" if what else f"line {exc.lineno}, column {exc.colno}"
+        raise damaged(shown, f"{said}{exc.msg} at {where}") from None
     except RecursionError:
-        raise damaged(shown, "nested too deeply") from None
+        raise damaged(shown, f"{said}nested too deeply") from None
+
+
+def _tables(raw: bytes, shown: Path) -> dict[str, Any]:
+    data = _loads(raw, shown)
     if not isinstance(data, dict):
         raise damaged(shown, "the top level is not a JSON object")
     return data

@@ -28,6 +28,7 @@ import contextlib
 import json
 import os
 import time
+import zlib
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
@@ -47,6 +48,7 @@ __all__ = [
     "FOLDERS",
     "check_folder",
     "claim",
+    "identity",
     "record_stamp",
     "recover",
     "retire",
@@ -105,11 +107,21 @@ def unnamed(snap: Snapshot, payloads: Payloads) -> list[tuple[str, str]]:
     ]
 
 
-def _stamp(payloads: Payloads, document: Signature) -> bytes:
-    """The document's signature (its inode, size and times) and each folder of `FOLDERS` as
-    [inode, modification and change times in ns] (None if missing): a file made or removed
-    in a folder changes its stamp, an edit or a copy of the document changes its signature,
-    and so does a restore that sets its times back (the change time cannot be set)."""
+Identity = list[int]
+"""A document's signature (perftui.store.files) and the CRC-32 of its bytes."""
+
+
+def identity(sig: Signature, raw: bytes) -> Identity:
+    """What the stamp names a document by: an edit, a copy or a restore changes its inode or
+    times (the change time cannot be set back), and a change that keeps them (a file system
+    with times to the second, a flipped bit) its bytes' checksum."""
+    return [*sig, zlib.crc32(raw)]
+
+
+def _stamp(payloads: Payloads, document: Identity) -> bytes:
+    """The document's identity and each folder of `FOLDERS` as [inode, modification and
+    change times in ns] (None if missing): a file made or removed in a folder changes its
+    stamp, and so does a restore that sets its times back."""
     found: list[list[int] | None] = []
     for folder in FOLDERS:
         try:
@@ -117,21 +129,21 @@ def _stamp(payloads: Payloads, document: Signature) -> bytes:
             found.append([st.st_ino, st.st_mtime_ns, st.st_ctime_ns])
         except OSError:
             found.append(None)
-    return json.dumps([list(document), found]).encode("utf-8")
+    return json.dumps([document, found]).encode("utf-8")
 
 
-def record_stamp(payloads: Payloads, document: Signature) -> None:
-    """Record that the folders are as the write of the document of this signature left
+def record_stamp(payloads: Payloads, document: Identity) -> None:
+    """Record that the folders are as the write of the document of this identity left
     them (after its commit, under the lock; lost to a kill, they are listed again)."""
     with contextlib.suppress(OSError):
         atomic_write_bytes(payloads.stamp, _stamp(payloads, document), durable=False)
 
 
-def stamped_as(payloads: Payloads, document: Signature) -> bool:
-    """Whether the last write stamped the document of this signature (its bytes are as that
+def stamped_as(payloads: Payloads, document: Identity) -> bool:
+    """Whether the last write stamped the document of this identity (its bytes are as that
     write wrote them, whatever the folders since)."""
     try:
-        return json.loads(read_nofollow(payloads.stamp))[0] == list(document)
+        return json.loads(read_nofollow(payloads.stamp))[0] == document
     except (OSError, ValueError, TypeError, KeyError, IndexError, RecursionError):
         return False
 
@@ -139,7 +151,9 @@ def stamped_as(payloads: Payloads, document: Signature) -> bool:
 def _stamped(snap: Snapshot, payloads: Payloads) -> bool:
     """Whether the folders are as the write of `snap`'s document left them."""
     try:
-        return snap.sig is not None and read_nofollow(payloads.stamp) == _stamp(payloads, snap.sig)
+        return snap.sig is not None and read_nofollow(payloads.stamp) == _stamp(
+            payloads, identity(snap.sig, snap.raw)
+        )
     except OSError:
         return False
 

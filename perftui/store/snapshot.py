@@ -27,7 +27,7 @@ from perftui.store.layout import damaged, lined_tables, malformed, parse, record
 from perftui.store.legacy import convert
 from perftui.store.names import checked_file, read_nofollow
 from perftui.store.payloads import Payloads
-from perftui.store.recovery import retired_files, stamped_as
+from perftui.store.recovery import identity, retired_files, stamped_as
 from perftui.store.shards import HEADER, Shard
 
 if TYPE_CHECKING:
@@ -47,8 +47,11 @@ def load(
     reuse: Snapshot | None = None,
     shards: dict[str, Shard] | None = None,
     figures: dict[str, dict[str, Any]] | None = None,
+    *,
+    strict: bool = False,
 ) -> Snapshot:
-    """Read and validate the database file (an empty snapshot if it does not exist).
+    """Read and validate the database file (an empty snapshot if it does not exist); a
+    `strict` read checks every record, the stamp not trusted (perftui.store.recovery).
 
     `reuse` is returned instead of parsing again when the file is the one it was read from
     (its signature: perftui.store.files); `shards` and `figures` cache parsed shard and
@@ -58,14 +61,15 @@ def load(
     if got is None:
         return Snapshot({}, None, payloads, shards, figures)
     raw, sig = got
-    if reuse is not None and reuse.sig == sig:
+    if reuse is not None and reuse.sig == sig and reuse.raw == raw:
         return reuse
-    data = parse(raw, payloads.shown, lined=stamped_as(payloads, sig))
+    lined = not strict and stamped_as(payloads, identity(sig, raw))
+    data = parse(raw, payloads.shown, lined=lined)
     conversion = convert(data, raw, payloads)
     if conversion is not None:
         data = lined_tables(conversion.data, record_check(payloads.shown))
         payloads = conversion.held(payloads)
-    snap = Snapshot(data, sig, payloads, shards, figures)
+    snap = Snapshot(data, sig, payloads, shards, figures, raw)
     if conversion is not None:
         snap.conversion = conversion
         snap._shards.update(conversion.shards)
@@ -97,11 +101,14 @@ class Snapshot:
         payloads: Payloads,
         shards: dict[str, Shard] | None = None,
         figures: dict[str, dict[str, Any]] | None = None,
+        raw: bytes = b"",
     ) -> None:
         self.data = data
         self.shown = payloads.shown
         self.payloads = payloads
         self.sig = sig
+        self.raw = raw
+        """The bytes the document was read from."""
         self._shards = shards if shards is not None else {}
         self._figures = figures if figures is not None else {}
         self.conversion: Conversion | None = None
