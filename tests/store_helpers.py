@@ -343,7 +343,7 @@ def file_outside(path: Path, where: str) -> None:
 def restamp(path: Path) -> None:
     """The folders' stamp made to match the document as it is, as if a write had left them:
     the stamp trusted, a read checks only the names it uses."""
-    document = recovery.identity(signature(os.stat(path)), path.read_bytes())
+    document = recovery.document_identity(signature(os.stat(path)), path.read_bytes())
     recovery.record_stamp(Payloads(Path(os.path.realpath(path))), document)
 
 

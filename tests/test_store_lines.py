@@ -89,7 +89,7 @@ def test_a_line_that_is_not_json_is_damage_whatever_the_stamp(tmp_path: Path) ->
     path = build(tmp_path)
     line, before = _lines(path)[b'shards/"B"'], path.read_bytes()
     path.write_bytes(before.replace(line, line.replace(b'"count":', b'"count"=')))
-    stamp = recovery.identity(signature(os.stat(path)), before)  # the times kept, not the bytes
+    stamp = recovery.document_identity(signature(os.stat(path)), before)  # its old bytes
     recovery.record_stamp(Payloads(path.parent.resolve() / path.name), stamp)
     with pytest.raises(StoreError, match=r"damaged \(Expecting ':' delimiter at line 6"):
         Store(path).runs("A")  # not stamped as it is: read whole

@@ -30,7 +30,14 @@ from perftui.store.layout import SCHEMA_VERSION, committed, meta_doc
 from perftui.store.legacy import migrate
 from perftui.store.names import checked_folder as check_folder_of
 from perftui.store.payloads import Payloads
-from perftui.store.recovery import check_folder, claim, identity, record_stamp, recover, retire
+from perftui.store.recovery import (
+    check_folder,
+    claim,
+    document_identity,
+    record_stamp,
+    recover,
+    retire,
+)
 from perftui.store.shards import Shard, write_shard
 from perftui.store.snapshot import Snapshot, load
 from perftui.store.transaction import Transaction, cannot_write, write_shards
@@ -180,7 +187,8 @@ class DatabaseFile:
             Journal(target).discard(tx.merged)
             if marked:
                 payloads.end()
-            record_stamp(payloads, identity(signature(st), raw))
+            record_stamp(payloads, document_identity(signature(st), raw))
+            self._cache(tx, raw, st)
             if backup is not None:
                 self._say(
                     f"database {self.path} moved to layout {SCHEMA_VERSION} (runs, samples"
@@ -188,7 +196,6 @@ class DatabaseFile:
                     f" {backup}"
                     + (f"; {lost} unreadable payload file(s) were left out" if lost else "")
                 )
-            self._cache(tx, raw, st)
 
     def _cache(self, tx: Transaction, raw: bytes, st: os.stat_result) -> None:
         """Keep the committed document as the current snapshot, and the files it names: the

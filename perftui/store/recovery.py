@@ -48,7 +48,7 @@ __all__ = [
     "FOLDERS",
     "check_folder",
     "claim",
-    "identity",
+    "document_identity",
     "record_stamp",
     "recover",
     "retire",
@@ -111,7 +111,7 @@ Identity = list[int]
 """A document's signature (perftui.store.files) and the CRC-32 of its bytes."""
 
 
-def identity(sig: Signature, raw: bytes) -> Identity:
+def document_identity(sig: Signature, raw: bytes) -> Identity:
     """What the stamp names a document by: an edit, a copy or a restore changes its inode or
     times (the change time cannot be set back), and a change that keeps them (a file system
     with times to the second, a flipped bit) its bytes' checksum."""
@@ -151,8 +151,8 @@ def stamped_as(payloads: Payloads, document: Identity) -> bool:
 def _stamped(snap: Snapshot, payloads: Payloads) -> bool:
     """Whether the folders are as the write of `snap`'s document left them."""
     try:
-        return snap.sig is not None and read_nofollow(payloads.stamp) == _stamp(
-            payloads, identity(snap.sig, snap.raw)
+        return snap.identity is not None and read_nofollow(payloads.stamp) == _stamp(
+            payloads, snap.identity
         )
     except OSError:
         return False

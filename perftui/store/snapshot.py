@@ -27,7 +27,7 @@ from perftui.store.layout import damaged, lined_tables, malformed, parse, record
 from perftui.store.legacy import convert
 from perftui.store.names import checked_file, read_nofollow
 from perftui.store.payloads import Payloads
-from perftui.store.recovery import identity, retired_files, stamped_as
+from perftui.store.recovery import document_identity, retired_files, stamped_as
 from perftui.store.shards import HEADER, Shard
 
 if TYPE_CHECKING:
@@ -63,13 +63,14 @@ def load(
     raw, sig = got
     if reuse is not None and reuse.sig == sig and reuse.raw == raw:
         return reuse
-    lined = not strict and stamped_as(payloads, identity(sig, raw))
-    data = parse(raw, payloads.shown, lined=lined)
+    document = document_identity(sig, raw)
+    data = parse(raw, payloads.shown, lined=not strict and stamped_as(payloads, document))
     conversion = convert(data, raw, payloads)
     if conversion is not None:
         data = lined_tables(conversion.data, record_check(payloads.shown))
         payloads = conversion.held(payloads)
     snap = Snapshot(data, sig, payloads, shards, figures, raw)
+    snap.identity = document
     if conversion is not None:
         snap.conversion = conversion
         snap._shards.update(conversion.shards)
@@ -113,6 +114,11 @@ class Snapshot:
         self._figures = figures if figures is not None else {}
         self.conversion: Conversion | None = None
         """How an older layout's document was read (perftui.store.legacy), else None."""
+
+    @cached_property
+    def identity(self) -> list[int] | None:
+        """What the stamp names the document by (perftui.store.recovery); None without one."""
+        return None if self.sig is None else document_identity(self.sig, self.raw)
 
     def _table(self, name: str) -> dict[str, dict[str, Any]]:
         return self.data.get(name, {})
