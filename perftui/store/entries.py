@@ -23,6 +23,7 @@ import contextlib
 import json
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import asdict, dataclass, fields
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from perftui.domain.errors import StoreError
@@ -37,7 +38,7 @@ from perftui.domain.measurement.summary import (
 from perftui.domain.records import RunResult
 from perftui.store.codec import plain
 from perftui.store.figure_docs import METHOD, encoded, figures_from_doc
-from perftui.store.names import checked_files
+from perftui.store.names import checked_file, checked_files, read_nofollow
 from perftui.store.shards import Shard
 
 if TYPE_CHECKING:
@@ -58,6 +59,7 @@ __all__ = [
     "mentioned",
     "named_by",
     "project_figures",
+    "read_figures",
     "run_count",
     "shard_doc",
     "shard_key",
@@ -69,6 +71,16 @@ Heads = dict[str, list[float | None]]
 """Configuration key -> [combined throughput, median latency]."""
 
 SUMMARY_FIELDS = {f.name for f in fields(ProjectSummary)}
+
+
+def read_figures(folder: Path, name: str) -> dict[str, Any] | None:
+    """A project's figures file; None if it is missing or unreadable (the figures are then
+    computed from the project's runs)."""
+    try:
+        found = json.loads(read_nofollow(folder / checked_file(name)))
+    except (OSError, ValueError, RecursionError):
+        return None
+    return found if isinstance(found, dict) else None
 
 
 def run_count(entry: dict[str, Any]) -> int:

@@ -21,11 +21,11 @@ from perftui.domain.measurement.summary import ProjectSummary, summarize
 from perftui.domain.records import Project, RunResult
 from perftui.store import benchmark_file
 from perftui.store.codec import layers_from_blob, samples_from_blob
-from perftui.store.entries import figures_of, files_of, named_by, run_count, shard_key
+from perftui.store.entries import figures_of, files_of, named_by, read_figures, run_count, shard_key
 from perftui.store.files import Signature, read_bytes
 from perftui.store.layout import damaged, lined_tables, malformed, parse, record_check, time_key
 from perftui.store.legacy import convert
-from perftui.store.names import checked_file, read_nofollow
+from perftui.store.names import read_nofollow
 from perftui.store.payloads import Payloads
 from perftui.store.recovery import document_identity, retired_files, stamped_as
 from perftui.store.shards import HEADER, Shard
@@ -53,9 +53,9 @@ def load(
     """Read and validate the database file (an empty snapshot if it does not exist); a
     `strict` read checks every record, the stamp not trusted (perftui.store.recovery).
 
-    `reuse` is returned instead of parsing again when the file is the one it was read from
-    (its signature: perftui.store.files); `shards` and `figures` cache parsed shard and
-    figures files by name (they never change).
+    `reuse` is returned instead of parsing again when the file is still the one it was read
+    from (its signature and bytes); `shards` and `figures` cache parsed shard and figures
+    files by name (they never change).
     """
     got = read_bytes(path, payloads.shown)
     if got is None:
@@ -76,16 +76,6 @@ def load(
         snap._shards.update(conversion.shards)
         snap._figures.update(conversion.figures)
     return snap
-
-
-def read_figures(folder: Path, name: str) -> dict[str, Any] | None:
-    """A project's figures file (perftui.store.entries); None if it is missing or unreadable
-    (the figures are then computed from the project's runs)."""
-    try:
-        found = json.loads(read_nofollow(folder / checked_file(name)))
-    except (OSError, ValueError, RecursionError):
-        return None
-    return found if isinstance(found, dict) else None
 
 
 class Snapshot:
