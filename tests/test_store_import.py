@@ -18,7 +18,7 @@ from perftui.domain.records import Project
 from perftui.exchange import progress
 from perftui.exchange.documents import import_document, write_export
 from perftui.store.database import Store
-from perftui.store.inserts import Prepared, prepare, with_id
+from perftui.store.inserts import Prepared, insert_runs, prepare, with_id
 from tests.store_helpers import make_project, make_run, payload_at, tree
 
 
@@ -123,6 +123,19 @@ def test_figures_an_import_computes_as_each_project_ends_are_those_of_its_runs(
     assert figures_files(merged.path) == figures_files(one_by_one.path)
     assert figures_files(merged.path)["p"]["summary"]["runs"] == 3
     assert merged.precisions() == one_by_one.precisions() != {}
+
+
+def test_figures_settled_go_once_the_project_is_edited(tmp_path: Path) -> None:
+    """A project's runs edited after its figures were settled: the commit computes them from
+    the runs as stored, not the ones settled."""
+    store = Store(tmp_path / "db.json")
+    store.add_project(make_project("p"))
+    made = [prepare(with_id(make_run("p", throughput_fps=f)), np.ones(10)) for f in (1.0, 9.0)]
+    with store._transaction() as tx:
+        insert_runs(tx, made, skip_existing=False)
+        tx.settle("p")
+        tx.shard("p").remove([made[1].run.id])
+    assert figures_files(store.path)["p"]["summary"]["runs"] == 1
 
 
 def test_an_import_of_more_projects_than_open_files_allowed(tmp_path: Path) -> None:

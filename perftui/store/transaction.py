@@ -201,7 +201,9 @@ class Transaction:
             raise cannot_write(self.payloads.shown, exc) from None
 
     def shard(self, project: str) -> Shard:
-        """The project's runs, to edit (written at the commit), with those added so far."""
+        """The project's runs, to edit (written at the commit), with those added so far (its
+        settled figures let go)."""
+        self.settled.pop(project, None)
         if project not in self.shards:
             stored = self.snap.shard(project)
             shard = self.shards[project] = stored.copy() if stored is not None else Shard()
@@ -250,8 +252,8 @@ class Transaction:
     def settle(self, project: str) -> None:
         """Compute now the figures of a project without stored runs once all its runs of
         this write have come (an import's, while its workers prepare the next project's),
-        and let its records go: the commit takes the figures unless a run is added to the
-        project since, and then computes them from its runs as stored."""
+        and let its records go: the commit takes the figures unless the project's runs are
+        edited since (`add`, `shard`), and then computes them from its runs as stored."""
         if project in self.snap.entries or project not in self.lines:
             return
         shard = self.shard(project)
