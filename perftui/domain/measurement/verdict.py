@@ -67,13 +67,14 @@ def worst(statuses: Sequence[str]) -> str:
 
 
 def spread(values: Sequence[float]) -> float | None:
-    """Coefficient of variation; None for fewer than two values."""
-    import numpy as np
-
-    data = np.asarray(values, dtype=np.float64)
-    if data.size < 2 or data.mean() <= 0:
+    """Coefficient of variation; None for fewer than two values. In plain Python: they are
+    a few repetitions, for which numpy's calls cost more than the sums."""
+    data = [float(v) for v in values]
+    n = len(data)
+    mean = sum(data) / n if n >= 2 else 0.0
+    if mean <= 0:
         return None
-    return float(data.std(ddof=1) / data.mean())
+    return math.sqrt(sum((v - mean) ** 2 for v in data) / (n - 1)) / mean
 
 
 def spread_finding(cv: float | None, among: str) -> tuple[str, str] | None:
