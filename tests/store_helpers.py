@@ -130,11 +130,11 @@ def write_shard(path: Path, tables: dict[str, dict]) -> None:
 def stored_tables(path: Path) -> dict[str, dict]:
     """Every shard's runs, and the count of each run's samples and layers, merged."""
     merged: dict[str, dict] = {"runs": {}, "samples": {}, "layers": {}}
-    for shard in shard_paths(path).values():
-        data = read_shard(shard)
-        merged["runs"].update(data["runs"])
+    for raw in shard_bytes(path).values():
+        shard = Shard.parse(raw)
+        merged["runs"].update(shard.runs)
         for kind in KINDS:
-            merged[kind].update({i: ref[0] for i, ref in data[kind].items()})
+            merged[kind].update({i: ref.count for i, ref in shard.refs[kind].items()})
     return merged
 
 

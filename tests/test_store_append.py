@@ -5,6 +5,7 @@ version wrote are read and rewritten by the next write."""
 
 from __future__ import annotations
 
+import itertools
 import json
 from pathlib import Path
 
@@ -17,7 +18,7 @@ from perftui.store.database import Store
 from perftui.store.legacy import OLD_SUFFIX
 from perftui.store.payloads import Ref
 from perftui.store.shards import HEADER, Shard
-from perftui.store.transaction import MAX_TAIL
+from perftui.store.transaction import TAKEN_IN
 from tests.store_helpers import (
     as_layout4,
     entries_inlined,
@@ -35,7 +36,8 @@ def test_appending_copies_the_shard_file_and_parses_none_of_its_runs(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     path, store = store_with_project(tmp_path)
-    first = store.add_runs([(make_run("p"), np.ones(5)), (make_run("p", layers=None), None)])
+    others = [(make_run("p", layers=None), None) for _ in range(3)]  # outweighing a new run
+    first = store.add_runs([(make_run("p"), np.ones(5)), *others])
     before = shard_bytes(path)["p"]
 
     def parse(raw: bytes) -> Shard:
@@ -52,7 +54,7 @@ def test_appending_copies_the_shard_file_and_parses_none_of_its_runs(
     assert {r.id for r in fresh.runs("p")} == {added.id, *(r.id for r in first)}
     assert fresh.get_run(added.id) == added
     (summary,) = [s for _, s in fresh.summaries()]
-    assert summary.runs == 3 and summary.best_throughput_config == config_key(added)
+    assert summary.runs == 5 and summary.best_throughput_config == config_key(added)
     with pytest.raises(InputError, match="already stored"):
         fresh.add_run(added)
 
@@ -143,15 +145,21 @@ def test_a_shard_reads_back_what_it_was_given() -> None:
     assert again.figures == {"r0": {"n": 0}, "r2": {"n": 2}} and again.packs() == [pack]
 
 
-def test_segments_are_gathered_into_one_file_again(tmp_path: Path) -> None:
+def test_segments_take_in_the_smaller_ones_before_them(tmp_path: Path) -> None:
+    """Each append's segment takes in the last files no more than TAKEN_IN times its size:
+    sizes more than halve from the oldest file to the newest, so 40 appends leave a few
+    files, the base file rewritten only when the runs after it outweigh it."""
     path, store = store_with_project(tmp_path)
     ids = [store.add_run(make_run("p", layers=None)).id]  # written whole: the first
-    tails = []
-    for _ in range(MAX_TAIL + 1):
+    folder = path.with_name(path.name + ".d") / "runs"
+    bases = set()
+    for _ in range(40):
         ids.append(Store(path).add_run(make_run("p", layers=None)).id)
         (entry,) = read_json(path)["shards"].values()
-        tails.append(len(entry["tail"]))
-    assert tails == [*range(1, MAX_TAIL + 1), 0]
+        sizes = [(folder / name).stat().st_size for name in [entry["file"], *entry["tail"]]]
+        assert all(old > TAKEN_IN * new for old, new in itertools.pairwise(sizes)), sizes
+        bases.add(entry["file"])
+    assert len(sizes) <= 4 and 2 < len(bases) < 10
     assert sorted(r.id for r in Store(path).runs("p")) == sorted(ids)
     Store(path).delete_run(ids[3])
     (entry,) = read_json(path)["shards"].values()

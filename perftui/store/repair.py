@@ -66,6 +66,7 @@ def plan(snap: Snapshot, payloads: Payloads) -> Plan:
     """What a repair of `snap`'s document would do with the files it does not name."""
     found = Plan()
     known = set(snap.run_index)
+    strangers: set[str] = set()  # counted once, in however many files they are
     stray = sorted(unnamed(snap, payloads))
     for folder, name in stray:
         if folder == "figures":
@@ -86,7 +87,9 @@ def plan(snap: Snapshot, payloads: Payloads) -> Plan:
                 continue
             project = doc["project"]
             if project not in snap.projects:
-                found.strangers[project] = found.strangers.get(project, 0) + 1
+                if run_id not in strangers:
+                    strangers.add(run_id)
+                    found.strangers[project] = found.strangers.get(project, 0) + 1
                 whole = False
                 continue
             refs = shard.refs_of(run_id)

@@ -5,12 +5,14 @@ shards it edits, the pack files its runs' payloads go to as they come (perftui.s
 and the benchmarks it edits; perftui.store.database_file takes the lock, runs it and commits.
 
 At the commit a project whose runs were only added gets a segment of them beside its shard
-file and its figures extended (perftui.store.entries), reading none of its stored runs; any
-other edit writes its file whole. Either way its figures go to a new figures file.
+file (taking in the smaller files before it: `TAKEN_IN`) and its figures extended
+(perftui.store.entries), parsing none of its stored runs; any other edit writes its file
+whole. Either way its figures go to a new figures file.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterable, MutableMapping, Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -39,8 +41,8 @@ if TYPE_CHECKING:
     """A run added by a write: its document, payloads and figures."""
 
 __all__ = [
-    "MAX_TAIL",
     "OPEN_PACKS",
+    "TAKEN_IN",
     "Table",
     "Tables",
     "Transaction",
@@ -294,10 +296,12 @@ OPEN_PACKS = 64
 open-file limit. More packs than that make the commit sync the disk at once
 (perftui.store.database_file.BULK), the packs closed early included."""
 
-MAX_TAIL = 8
-"""Most segments a project's file gathers before an append writes them as one file again:
-appends write only their own runs, and one in this many copies the project's runs (bytes,
-not parsed), so reading a project opens a few files at most."""
+TAKEN_IN = 2
+"""An append's segment takes in each of the project's last files (bytes, not parsed) at
+most this many times as large as what it holds so far, its base file too (then written as
+the project's file again): the files' sizes more than halve from the oldest to the newest,
+so a project of n runs is in about log2(n) files and each run is copied about as often, at
+appends that write their own runs alone."""
 
 
 def write_shards(tx: Transaction, cache: dict[str, Shard], *, durable: bool) -> None:
@@ -349,14 +353,24 @@ def _append(
         if read_nofollow(folder / files[0], len(HEADER)) != HEADER:
             return False
         lines = b"".join(line(*item) for item in pending)
-        if len(files) <= MAX_TAIL:  # a segment of the new runs alone
-            name, tail = write_shard(folder, lines, tx.token, durable=durable), [*files[1:]]
-            tail.append(name)
-        else:  # the file and its segments as one file again
-            whole = b"".join(read_nofollow(folder / name) for name in files)
-            name, tail = write_shard(folder, whole + lines, tx.token, durable=durable), []
+        kept = list(files[: len(files) - _taken(folder, files, len(lines))])
+        taken = b"".join(read_nofollow(folder / name) for name in files[len(kept) :])
+        kept.append(write_shard(folder, taken + lines, tx.token, durable=durable))
     except (OSError, ValueError):
         return False  # written whole, which reports what is wrong
-    kept = _write_figures(tx, figures.part(), durable)
-    table.put(project, shard_doc(project, files[0] if tail else name, count, kept, tail))
+    figures_file = _write_figures(tx, figures.part(), durable)
+    table.put(project, shard_doc(project, kept[0], count, figures_file, kept[1:]))
     return True
+
+
+def _taken(folder: Path, files: Sequence[str], size: int) -> int:
+    """How many of the project's last `files` a new segment of `size` bytes takes in
+    (`TAKEN_IN`)."""
+    taken = 0
+    for name in reversed(files):
+        found = os.lstat(folder / name).st_size
+        if found > TAKEN_IN * size:
+            break
+        size += found
+        taken += 1
+    return taken
