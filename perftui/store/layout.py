@@ -202,14 +202,10 @@ def record_check(shown: Path) -> Check:
         if not isinstance(doc, dict):
             raise damaged(shown, f"table {table!r} is not a table of documents")
         if table == "projects":
-            name, model, engine = doc.get("name"), doc.get("model"), doc.get("engine")
-            if not (isinstance(name, str) and name == key and isinstance(model, str)) or not (
-                isinstance(engine, str)
-            ):
+            named = (doc.get("name"), doc.get("model"), doc.get("engine"))
+            if doc.get("name") != key or not all(isinstance(value, str) for value in named):
                 raise damaged(shown, f"project document {key!r} lacks name/model/engine")
-        elif (
-            doc.get("project") != key or not isinstance(doc.get("file"), str) or "count" not in doc
-        ):
+        elif doc.get("project") != key or not (isinstance(doc.get("file"), str) and "count" in doc):
             raise damaged(shown, f"shard document {key!r} lacks project/file/count")
         return doc
 

@@ -13,13 +13,13 @@ killed write of its own left.
 - A document that does not name the run files beside it (emptied, cut, edited, or an older
   copy restored beside a newer folder) is damage, reported and left in place
   (`check_folder`); a read never writes. After its commit a write records the document's
-  and its folders' inodes, modification and change times (``stamp``): folders found so beside
-  that document hold what it names, and are not listed again, nor are its records checked
-  all at once (a write checked them; a reader checks the names it uses, and reads the
-  document a line at a time: perftui.store.document). A document an
-  earlier version wrote did not name every file (it removed superseded ones by age): its
-  first write by this version records the unnamed ones as ``unclaimed`` (kept, never
-  removed) and marks it (`claim`).
+  and its folders' inodes, modification and change times, and the document's CRC-32
+  (``stamp``): folders found so beside that document hold what it names, and are not
+  listed again, nor are its records checked all at once (a write checked them; a reader
+  checks the names it uses, and reads the document a line at a time: perftui.store.
+  document). A document an earlier version wrote did not name every file (it removed
+  superseded ones by age): its first write by this version records the unnamed ones as
+  ``unclaimed`` (kept, never removed) and marks it (`claim`).
 """
 
 from __future__ import annotations
