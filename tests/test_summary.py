@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 from dataclasses import replace
 
 from perftui.domain.measurement.summary import (
@@ -48,6 +49,19 @@ def test_a_summary_extended_with_new_runs_is_the_summary_of_all_of_them() -> Non
     assert extend(summarize(old, heads), new, more) == summarize(old + new, more)
     assert extend(summarize(old, heads), [], heads) == summarize(old, heads)
     assert extend(summarize([]), new, more) == summarize(new, more)
+
+
+def test_the_best_found_among_the_changed_headlines_is_the_best_of_all() -> None:
+    """`extend` told which configurations changed looks at those and the best ones alone,
+    and finds what a look at every configuration finds, ties included."""
+    rng = random.Random(7)
+    values = [None, 1.0, 2.0, 3.0, 5.0, 8.0]
+    for _ in range(500):
+        heads = {f"k{i}": [rng.choice(values), rng.choice(values)] for i in range(8)}
+        summary = summarize([run(1)], heads)
+        changed = rng.sample(sorted(heads), rng.randint(0, 3)) + [f"n{i}" for i in range(2)]
+        now = {**heads, **{k: [rng.choice(values), rng.choice(values)] for k in changed}}
+        assert extend(summary, [run(2)], now, changed) == extend(summary, [run(2)], now)
 
 
 def test_the_best_is_the_best_configuration_combined() -> None:

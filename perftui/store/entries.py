@@ -299,8 +299,9 @@ def appended_figures(
     part, runs = _members(snap, project, keys) if keys else (Shard(), [])
     ids = {run.id for run in added}
     heads, docs = combined(snap, part, [r for r in runs if r.id not in ids] + list(added), fresh)
+    changed = set(heads)
     heads = {**stored.headlines, **heads}
-    summary = extend(stored.summary, added, heads)
+    summary = extend(stored.summary, added, heads, changed)
     best = best_docs(snap, project, summary, docs, stored.best.get("configs") or {})
     return ProjectFigures(summary, stored.source.extend(added), heads, best)
 

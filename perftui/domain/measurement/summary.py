@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
@@ -96,10 +96,15 @@ def with_best(summary: ProjectSummary, headlines: Headlines) -> ProjectSummary:
 
 
 def extend(
-    summary: ProjectSummary, added: Sequence[RunResult], headlines: Headlines
+    summary: ProjectSummary,
+    added: Sequence[RunResult],
+    headlines: Headlines,
+    changed: Collection[str] | None = None,
 ) -> ProjectSummary:
     """`summary` with the runs `added` since it was made and every configuration's
-    `headlines` as they now are: `summarize` of all the runs, reading only the new ones."""
+    `headlines` as they now are: `summarize` of all the runs, reading only the new ones. With
+    `changed`, the configurations whose headlines differ from those `summary` was made
+    from, only they and its best ones are looked at for the best."""
     new = summarize(added)
     result = replace(
         summary,
@@ -107,7 +112,17 @@ def extend(
         ok_runs=summary.ok_runs + new.ok_runs,
         last_run_at=max(filter(None, (summary.last_run_at, new.last_run_at)), default=None),
     )
-    return with_best(result, headlines)
+    return with_best(result, headlines if changed is None else _rivals(summary, headlines, changed))
+
+
+def _rivals(summary: ProjectSummary, headlines: Headlines, changed: Collection[str]) -> Headlines:
+    """The headlines that may hold the best when only the `changed` ones differ from those
+    `summary` was made from: those and its best ones, unless a best one changed. Any other
+    is no better than a best one, and a tie goes to the first key, which the best one is."""
+    best = {summary.best_throughput_config, summary.best_latency_config} - {None}
+    if not best.isdisjoint(changed):
+        return headlines
+    return {key: headlines[key] for key in {*changed, *best} if key in headlines}
 
 
 Mark = tuple[str, str | None]
