@@ -187,8 +187,9 @@ class DatabaseFile:
             Journal(target).discard(tx.merged)
             if marked:
                 payloads.end()
-            record_stamp(payloads, document_identity(signature(st), raw))
-            self._cache(tx, raw, st)
+            document = document_identity(signature(st), raw)
+            record_stamp(payloads, document)
+            self._cache(tx, raw, st, document)
             if backup is not None:
                 self._say(
                     f"database {self.path} moved to layout {SCHEMA_VERSION} (runs, samples"
@@ -197,13 +198,14 @@ class DatabaseFile:
                     + (f"; {lost} unreadable payload file(s) were left out" if lost else "")
                 )
 
-    def _cache(self, tx: Transaction, raw: bytes, st: os.stat_result) -> None:
-        """Keep the committed document as the current snapshot, and the files it names: the
-        entries the write replaced are forgotten, and the rest checked only if files of
-        other documents are kept still."""
+    def _cache(self, tx: Transaction, raw: bytes, st: os.stat_result, document: list[int]) -> None:
+        """Keep the committed document (of stamp identity `document`) as the current
+        snapshot, and the files it names: the entries the write replaced are forgotten, and
+        the rest checked only if files of other documents are kept still."""
         data = committed(raw, tx.tables.data, self.path)
         payloads = self._payloads()
         snap = Snapshot(data, signature(st), payloads, self._shards, self._figures, raw)
+        snap.identity = document
         with self._cache_lock:
             for project in tx.tables.changed("shards"):
                 entry = tx.snap.entries.get(project)

@@ -147,7 +147,7 @@ def parse(raw: bytes, shown: Path, *, lined: bool = False) -> dict[str, Any]:
     if not raw.strip():
         return {}  # an empty file holds nothing to lose
     check = record_check(shown)
-    pieces = split(raw, check, lambda text, what: _loads(text, shown, what)) if lined else None
+    pieces = _split(raw, shown, check) if lined else None
     data = _tables(pieces[0] if pieces else raw, shown)
     for name, table in data.items():
         if not isinstance(table, dict) or not all(map(isinstance, table.values(), repeat(dict))):
@@ -181,10 +181,15 @@ def parse(raw: bytes, shown: Path, *, lined: bool = False) -> dict[str, Any]:
 def committed(raw: bytes, data: dict[str, Any], shown: Path) -> dict[str, Any]:
     """The tables of the document `raw` this process just wrote from `data`: the others as
     they are, those keyed by project name read anew from the bytes."""
-    pieces = split(raw, record_check(shown), lambda text, what: _loads(text, shown, what))
+    pieces = _split(raw, shown, record_check(shown))
     if pieces is None:  # pragma: no cover (perftui.store.document.dump wrote it)
         return parse(raw, shown)
     return {**{name: t for name, t in data.items() if name not in LINED}, **pieces[1]}
+
+
+def _split(raw: bytes, shown: Path, check: Check) -> tuple[bytes, dict[str, LineTable]] | None:
+    """perftui.store.document.split, a line that is not JSON reported as damage."""
+    return split(raw, check, lambda text, what: _loads(text, shown, what))
 
 
 def lined_tables(data: dict[str, Any], check: Check) -> dict[str, Any]:

@@ -23,7 +23,7 @@ from perftui.store.codec import (
     samples_blob,
 )
 from perftui.store.files import atomic_write_bytes, open_new
-from perftui.store.names import checked_file, checked_folder, new_name
+from perftui.store.names import NOFOLLOW, checked_file, checked_folder, new_name
 
 if TYPE_CHECKING:
     import numpy as np
@@ -70,7 +70,7 @@ class Pack:
 
     def add(self, blob: bytes, count: int) -> Ref:
         if self.fd < 0:
-            self.fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | getattr(os, "O_NOFOLLOW", 0))
+            self.fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | NOFOLLOW)
         at, view = self.size, memoryview(blob)
         while view:
             view = view[os.write(self.fd, view) :]
@@ -113,9 +113,7 @@ class Payloads:
     def read(self, kind: str, run_id: str, ref: Ref) -> bytes:
         """The stored blob; ValueError if it is missing, unreadable or cut short."""
         try:
-            fd = os.open(
-                self.folder("packs") / ref.pack, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0)
-            )
+            fd = os.open(self.folder("packs") / ref.pack, os.O_RDONLY | NOFOLLOW)
             try:
                 blob = os.pread(fd, ref.size, ref.at)
             finally:
