@@ -173,6 +173,20 @@ def inlined_benchmarks(path: Path) -> dict:
     return data
 
 
+def as_layout6(path: Path, **meta: object) -> bytes:
+    """Rewrite the database's document as layout 6 kept it (projects and entries keyed by
+    counters), with `meta` in its meta record; its bytes."""
+    data = read_json(path)
+    old = {
+        **{name: table for name, table in data.items() if name not in ("projects", "shards")},
+        "meta": {"1": {**data["meta"]["1"], "schema_version": 6, **meta}},
+        "projects": {str(i): doc for i, doc in enumerate(data["projects"].values(), 1)},
+        "shards": {str(i): doc for i, doc in enumerate(data["shards"].values(), 1)},
+    }
+    path.write_text(json.dumps(old))
+    return path.read_bytes()
+
+
 def as_layout4(path: Path) -> dict[str, dict]:
     """Rewrite the database as layout 4 kept it: shards of JSON lines with payload counts
     (``{"perftui_shard":2}``), a payload file per run, no packs; every run's counts by kind."""

@@ -140,6 +140,51 @@ def test_no_import_cycle_between_packages():
     assert cycle is None, "import cycle: " + " -> ".join(cycle or [])
 
 
+def store_graph() -> dict[str, set[str]]:
+    """Module of perftui.store -> the modules of it that it imports when it runs (imports
+    for type hints alone left out)."""
+    graph: dict[str, set[str]] = {}
+    for path in sorted((PACKAGE / "store").glob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        hints = {
+            id(inner)
+            for node in ast.walk(tree)
+            if isinstance(node, ast.If) and ast.unparse(node.test).endswith("TYPE_CHECKING")
+            for statement in node.body
+            for inner in ast.walk(statement)
+        }
+        found = set()
+        for node in ast.walk(tree):
+            if id(node) in hints or not isinstance(node, ast.ImportFrom) or not node.module:
+                continue
+            if node.module == "perftui.store":
+                found.update(alias.name for alias in node.names)
+            elif node.module.startswith("perftui.store."):
+                found.add(node.module.split(".")[2])
+        graph[path.stem] = found - {path.stem}
+    return graph
+
+
+def test_the_store_s_modules_import_each_other_without_a_cycle():
+    graph = store_graph()
+    assert {"legacy", "recovery", "snapshot", "transaction"} <= set(graph)
+    cycle = find_cycle(graph)
+    assert cycle is None, "import cycle: " + " -> ".join(cycle or [])
+
+
+def test_older_layouts_are_known_to_the_converter_alone():
+    """perftui.store.legacy converts them at open (`load`) and has the next write store that
+    (`migrate`); no other module reads them."""
+    users = {name for name, imported in store_graph().items() if "legacy" in imported}
+    assert users == {"snapshot", "database_file"}
+    mentions = {
+        path.stem
+        for path in (PACKAGE / "store").glob("*.py")
+        if "schema_version" in path.read_text(encoding="utf-8")
+    }
+    assert mentions == {"legacy", "layout"}  # layout checks it is a version this one reads
+
+
 def test_domain_imports_no_other_layer():
     wrong = []
     for path in sorted((PACKAGE / "domain").rglob("*.py")):

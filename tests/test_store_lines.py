@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -16,7 +18,17 @@ from perftui.store import recovery
 from perftui.store.database import Store
 from perftui.store.files import signature
 from perftui.store.payloads import Payloads
-from tests.store_helpers import build, make_project, make_run, read_json, restamp
+from tests.store_helpers import (
+    REPO,
+    as_layout4,
+    as_layout6,
+    build,
+    make_project,
+    make_run,
+    read_json,
+    restamp,
+    shard_bytes,
+)
 
 
 def _lines(path: Path) -> dict[bytes, bytes]:
@@ -62,15 +74,7 @@ def test_a_damaged_line_of_a_stamped_document_is_found_when_read(tmp_path: Path)
 
 def test_a_layout6_document_is_converted_once_with_a_backup(tmp_path: Path) -> None:
     path = build(tmp_path)
-    data = read_json(path)
-    old = {
-        **{name: table for name, table in data.items() if name not in ("projects", "shards")},
-        "meta": {"1": {**data["meta"]["1"], "schema_version": 6}},
-        "projects": {str(i): doc for i, doc in enumerate(data["projects"].values(), 1)},
-        "shards": {str(i): doc for i, doc in enumerate(data["shards"].values(), 1)},
-    }
-    path.write_text(json.dumps(old))
-    original = path.read_bytes()
+    original = as_layout6(path, named_files=True)
     said: list[str] = []
     store = Store(path, notify=said.append)
     assert [p.name for p in store.projects()] == ["A", "B"]
@@ -119,3 +123,65 @@ def test_a_name_that_cannot_be_written_is_no_project(tmp_path: Path) -> None:
     assert store.get_project("\udcff") is None and store.runs("\udcff") == []
     with pytest.raises(InputError, match="not valid text"):
         store.ensure_project(make_project("\udcff"))
+
+
+def test_a_layout6_document_s_benchmarks_stay_in_their_file(tmp_path: Path) -> None:
+    """Layout 6 kept the benchmarks in a file of their own, as this one does: read from it
+    before the first write, and kept by a first write that edits them (a rename)."""
+    path = build(tmp_path)
+    (stored,) = Store(path).project_benchmarks("A")
+    as_layout6(path, named_files=True)
+    assert [b.id for b in Store(path).project_benchmarks("A")] == [stored.id]
+    Store(path).rename_project("A", "A2")
+    (renamed,) = Store(path).project_benchmarks("A2")
+    assert renamed.id == stored.id
+
+
+def _as_earlier_layout4(path: Path) -> None:
+    """The database as layout 4 kept it, written before documents named every file."""
+    as_layout4(path)
+    data = read_json(path)
+    for doc in data["meta"].values():
+        doc.pop("named_files", None)
+    path.write_text(json.dumps(data))
+
+
+KILLED_WRITE = """
+import os, sys
+import perftui.store.database_file as database_file
+from perftui.store.database import Store
+from tests.store_helpers import make_project
+database_file.dump = lambda data: os._exit(9)  # killed before its document is written
+Store(sys.argv[1]).add_project(make_project("C", "/m/c"))
+"""
+
+
+def test_a_killed_conversion_s_files_are_removed_by_the_next_write(tmp_path: Path) -> None:
+    """The files of a conversion killed before its commit are its token's, not files an
+    earlier version left unnamed: the next write removes them, none is kept as unclaimed."""
+    path = build(tmp_path)
+    _as_earlier_layout4(path)
+    killed = subprocess.run([sys.executable, "-c", KILLED_WRITE, str(path)], cwd=REPO)
+    assert killed.returncode == 9
+    packs = path.with_name("db.json.d") / "packs"
+    assert len(os.listdir(packs)) == 2  # the killed write's, one per project
+    Store(path).add_project(make_project("C", "/m/c"))
+    assert not read_json(path).get("unclaimed")
+    lines = b"".join(shard_bytes(path).values())
+    named = {name for name in os.listdir(packs) if name.encode() in lines}
+    assert set(os.listdir(packs)) == named and len(named) == 2
+
+
+@pytest.mark.parametrize("table", ["retired", "benchmark_file"])
+def test_an_earlier_document_s_malformed_file_record_is_damage_in_one_line(
+    tmp_path: Path, table: str
+) -> None:
+    path = build(tmp_path)
+    _as_earlier_layout4(path)
+    data = read_json(path)
+    data.setdefault(table, {})["99"] = {"folder": "runs", "name": ["x"], "at": 0}
+    path.write_text(json.dumps(data))
+    before = path.read_bytes()
+    with pytest.raises(StoreError, match=r"damaged \(.*is not a file (name )?of this database"):
+        Store(path).runs("A")
+    assert path.read_bytes() == before

@@ -22,6 +22,7 @@ from tests.process_helpers import read_line
 from tests.store_helpers import (
     MODEL,
     REPO,
+    as_layout6,
     braces,
     build,
     empty,
@@ -214,18 +215,16 @@ def test_a_document_an_earlier_version_wrote_keeps_the_files_it_left_unnamed(
     tmp_path: Path,
 ) -> None:
     path = build(tmp_path)
-    data = read_json(path)
-    for doc in data["meta"].values():
-        del doc["named_files"]  # as documents were written before
-    data.pop("retired", None)
-    path.write_text(json.dumps(data))
+    as_layout6(path)  # as documents were written before "named_files"
     left = folder(path, "figures") / ("e" * 32 + ".json")
     left.write_text("{}")  # superseded, not removed yet by that version
+    before = path.read_bytes()
     assert len(Store(path).runs("A")) == 3  # read as it is: it cannot tell
+    assert path.read_bytes() == before
     Store(path).add_project(make_project("C", "/m/c"))
     data = read_json(path)
     assert left.name in {d["name"] for d in data["unclaimed"].values()}
-    assert all(doc["named_files"] is True for doc in data["meta"].values())
+    assert all(doc["schema_version"] == 7 for doc in data["meta"].values())
     assert left.exists() and len(Store(path).runs("A")) == 3  # kept, never removed
     (folder(path, "runs") / ("d" * 32 + ".json")).write_text("{}")
     with pytest.raises(StoreError, match="is damaged"):  # now it can tell

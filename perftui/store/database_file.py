@@ -32,7 +32,6 @@ from perftui.store.names import checked_folder as check_folder_of
 from perftui.store.payloads import Payloads
 from perftui.store.recovery import (
     check_folder,
-    claim,
     document_identity,
     record_stamp,
     recover,
@@ -156,12 +155,8 @@ class DatabaseFile:
                 if tx.token:  # marked early, yet nothing to store (every run known)
                     self._undo(tx, payloads)
                 return
-            if snap.version and not snap.names_its_files:
-                claim(tx, snap, payloads)  # an earlier version's document, once
-            if snap.version != SCHEMA_VERSION:
-                meta = tx.table("meta")
-                meta.remove()
-                meta.insert([meta_doc()])
+            if not snap.data.get("meta"):  # the database's first write
+                tx.table("meta").insert([meta_doc()])
             remove_orphan_temps(target)
             marked = tx.touches_files or bool(tx.token)
             try:

@@ -3,9 +3,7 @@
 keys are counters (1, 2, ...: insertion order), and a record's public identity is its "id"
 field, a uuid4 hex string, never its key:
 
-- ``meta``: ``{"schema_version": 7, "created_at", "generator", "named_files": true}``, written
-  on the first write; ``named_files`` says the document names every shard and figures file
-  beside it (perftui.store.recovery), as documents written before it did not.
+- ``meta``: ``{"schema_version": 7, "created_at", "generator"}``, written on the first write.
 - ``projects``: ``Project.to_dict()`` by project name, the model as an absolute path.
 - ``benchmark_file``: ``{"name"}``, the file of every benchmark's request
   (``StoredBenchmark.to_dict()``: perftui.store.benchmark_file), which a run's write
@@ -18,8 +16,8 @@ field, a uuid4 hex string, never its key:
 - ``retired``: ``{"folder", "name", "at"}``, a shard, figures, benchmarks or pack file a write
   superseded, removed with its record by a write after the grace period
   (perftui.store.recovery).
-- ``unclaimed``: ``{"folder", "name"}``, a file no entry named when this version first wrote
-  a document written before ``named_files``; kept, never removed by perftui.
+- ``unclaimed``: ``{"folder", "name"}``, a file an older layout's document did not name when
+  it was converted (perftui.store.legacy); kept, never removed by perftui.
 
 The two tables keyed by project name are written a record per line (perftui.store.document).
 
@@ -75,7 +73,6 @@ def meta_doc() -> dict[str, Any]:
         "schema_version": SCHEMA_VERSION,
         "created_at": now_iso(),
         "generator": f"perftui {__version__}",
-        "named_files": True,
     }
 
 
@@ -143,11 +140,11 @@ def malformed(shown: Path, what: str, exc: Exception) -> StoreError:
 def parse(raw: bytes, shown: Path, *, lined: bool = False) -> dict[str, Any]:
     """The tables of the file's bytes; StoreError if they are not a perftui database. A
     `lined` document (its write stamped these bytes: perftui.store.recovery) has its
-    projects and entries read as they are asked for (perftui.store.document)."""
+    projects and entries read as they are asked for (perftui.store.document); those of
+    another are parsed whole (`lined_tables` checks them)."""
     if not raw.strip():
         return {}  # an empty file holds nothing to lose
-    check = record_check(shown)
-    pieces = _split(raw, shown, check) if lined else None
+    pieces = _split(raw, shown, record_check(shown)) if lined else None
     data = _tables(pieces[0] if pieces else raw, shown)
     for name, table in data.items():
         if not isinstance(table, dict) or not all(map(isinstance, table.values(), repeat(dict))):
@@ -169,21 +166,14 @@ def parse(raw: bytes, shown: Path, *, lined: bool = False) -> dict[str, Any]:
             f" reads schema {SCHEMA_VERSION}); it was left untouched"
             " — upgrade perftui or use --db PATH"
         )
-    if pieces:
-        return {**data, **pieces[1]}
-    if version < SCHEMA_VERSION:  # keyed by counters: perftui.store.legacy keys them by name
-        for doc in data.get("projects", {}).values():
-            check("projects", doc.get("name"), doc)
-        return data
-    return lined_tables(data, check)
+    return {**data, **pieces[1]} if pieces else data
 
 
 def committed(raw: bytes, data: dict[str, Any], shown: Path) -> dict[str, Any]:
     """The tables of the document `raw` this process just wrote from `data`: the others as
     they are, those keyed by project name read anew from the bytes."""
     pieces = _split(raw, shown, record_check(shown))
-    if pieces is None:  # pragma: no cover (perftui.store.document.dump wrote it)
-        return parse(raw, shown)
+    assert pieces is not None  # perftui.store.document.dump wrote it
     return {**{name: t for name, t in data.items() if name not in LINED}, **pieces[1]}
 
 
@@ -194,8 +184,15 @@ def _split(raw: bytes, shown: Path, check: Check) -> tuple[bytes, dict[str, Line
 
 def lined_tables(data: dict[str, Any], check: Check) -> dict[str, Any]:
     """`data` with its tables keyed by project name read as perftui.store.document's (every
-    record checked)."""
-    return {**data, **{name: LineTable.of(name, data.get(name, {}), check) for name in LINED}}
+    record of those parsed already checked)."""
+    found = {name: data.get(name, {}) for name in LINED}
+    return {
+        **data,
+        **{
+            name: table if isinstance(table, LineTable) else LineTable.of(name, table, check)
+            for name, table in found.items()
+        },
+    }
 
 
 def record_check(shown: Path) -> Check:

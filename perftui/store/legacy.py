@@ -24,18 +24,20 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from perftui.store.entries import files_of, shard_doc, shard_key
+from perftui.store import benchmark_file
+from perftui.store.entries import files_of, mentioned, shard_doc, shard_key
 from perftui.store.figure_docs import METHOD
-from perftui.store.layout import SCHEMA_VERSION, damaged, doc_key, split_environment
-from perftui.store.names import RUN_ID, read_nofollow
+from perftui.store.layout import SCHEMA_VERSION, damaged, doc_key, meta_doc, split_environment
+from perftui.store.names import checked_retired, read_nofollow
 from perftui.store.payloads import KINDS, Payloads, Ref
+from perftui.store.recovery import pending_token, unnamed
 from perftui.store.shards import Shard, checked_run
 
 if TYPE_CHECKING:
     from perftui.store.snapshot import Snapshot
     from perftui.store.transaction import Transaction
 
-__all__ = ["Conversion", "convert", "migrate", "old_payload"]
+__all__ = ["Conversion", "convert", "migrate"]
 
 OLD_TABLES = ("runs", *KINDS)
 """The tables layouts 1 and 2 kept runs and payloads in."""
@@ -48,23 +50,14 @@ FIGURES_FIELDS = ("summary", "precision", "precision_source", "headlines", "best
 """What layout-4 entries kept in themselves, in a figures file of its own since."""
 
 
-def old_payload(folder: object, name: object) -> bool:
-    """Whether `folder`/`name` is a payload file of layouts 2-4 (a bare name)."""
-    suffix = OLD_SUFFIX.get(folder) if isinstance(folder, str) else None
-    return (
-        suffix is not None
-        and isinstance(name, str)
-        and name.endswith(suffix)
-        and RUN_ID.fullmatch(name[: -len(suffix)]) is not None
-    )
-
-
 @dataclass
 class Conversion:
     """An older document as the current layout holds it, and the files it names that exist
     in memory alone until the next write stores them."""
 
     data: dict[str, Any]
+    version: int
+    """The layout it was written in."""
     shards: dict[str, Shard] = field(default_factory=dict)
     """Shard cache key (perftui.store.entries.shard_key) -> the project's runs."""
     figures: dict[str, dict[str, Any]] = field(default_factory=dict)
@@ -77,6 +70,15 @@ class Conversion:
     """The projects the next write writes anew."""
     benchmarks: list[dict[str, Any]] | None = None
     """The benchmark documents the document kept in itself, oldest first."""
+
+    def into(self, snap: Snapshot) -> None:
+        """Have `snap`, read from the converted document, find what this conversion holds
+        in memory alone."""
+        snap.conversion = self
+        snap._shards.update(self.shards)
+        snap._figures.update(self.figures)
+        if self.benchmarks is not None:
+            snap.__dict__["benchmark_list"] = self.benchmarks  # its cached_property, found
 
     def held(self, payloads: Payloads) -> Payloads:
         """`payloads`, reading a payload an older layout keeps from where it keeps it."""
@@ -96,8 +98,10 @@ class Conversion:
     ) -> None:
         """Give the run the payload file a layout 2-4 kept."""
         name = run_id + OLD_SUFFIX[kind]
-        if not old_payload(kind, name):
-            raise ValueError(f"run id {run_id[:60]!r} cannot name a file")
+        try:
+            checked_retired(kind, name)
+        except ValueError:
+            raise ValueError(f"run id {run_id[:60]!r} cannot name a file") from None
         self.hold(shard, kind, run_id, count, lambda: read_nofollow(payloads.folder(kind) / name))
         self.files.append((kind, name))
 
@@ -125,17 +129,24 @@ def convert(data: dict[str, Any], raw: bytes, payloads: Payloads) -> Conversion 
     """The document as the current layout (None if it is one); StoreError (damage) if its
     runs cannot be read."""
     meta = list(data.get("meta", {}).values())
-    entries = data.get("shards", {})
     if not meta or meta[0]["schema_version"] >= SCHEMA_VERSION:
         return None
     new = {name: dict(table) for name, table in data.items() if name not in OLD_TABLES}
     new.pop("benchmarks", None)  # in a file of their own since layout 6
-    conv = Conversion(new, benchmarks=_in_order(data.get("benchmarks", {})))
-    new["projects"] = {doc["name"]: doc for doc in _in_order(data.get("projects", {}))}
-    if meta[0]["schema_version"] >= 5:  # they differ from this one by their keys, and
-        new["shards"] = _by_project(entries, payloads)  # layout 5 by its benchmarks
-        return conv
+    kept = _in_order(data["benchmarks"]) if "benchmarks" in data else None  # up to layout 5
+    conv = Conversion(new, meta[0]["schema_version"], benchmarks=kept)
+    new["projects"] = _by_name(data, "projects", payloads)
+    if conv.version >= 5:  # they differ from this one by their keys (and
+        new["shards"] = _by_name(data, "shards", payloads)  # benchmarks)
+    else:
+        _convert_runs(data, raw, conv, payloads)
+    if meta[0].get("named_files") is not True:
+        new["unclaimed"] = _unclaimed(new, payloads)
+    return conv
 
+
+def _convert_runs(data: dict[str, Any], raw: bytes, conv: Conversion, payloads: Payloads) -> None:
+    """Layouts 1-4: each project's runs in a shard of the current layout, in memory."""
     hashed = hashlib.sha256(raw).digest()
 
     def made_up(kind: str, project: str) -> str:
@@ -151,15 +162,14 @@ def convert(data: dict[str, Any], raw: bytes, payloads: Payloads) -> Conversion 
         kept = shard_doc(project, file, len(shard.runs), figures, entry.get("tail", []))
         conv.shards[shard_key(kept)] = shard
         conv.projects.append(project)
-        new["shards"][project] = kept
+        conv.data["shards"][project] = kept
 
-    new["shards"] = {}
-    for shard_id, entry in entries.items():
+    conv.data["shards"] = {}
+    for shard_id, entry in data.get("shards", {}).items():
         add(entry.get("project"), _read_old(entry, shard_id, conv, payloads), entry)
     for project, shard in _runs_in_document(data, conv, payloads).items():
         add(project, shard, {})
     _split_environments(conv)
-    return conv
 
 
 def _in_order(table: dict[str, Any]) -> list[Any]:
@@ -167,14 +177,39 @@ def _in_order(table: dict[str, Any]) -> list[Any]:
     return [doc for _, doc in sorted(table.items(), key=lambda kv: doc_key(kv[0]))]
 
 
-def _by_project(entries: dict[str, Any], payloads: Payloads) -> dict[str, Any]:
-    """Layouts 5 and 6's entries by their project's name (they kept them by counter)."""
+def _by_name(data: dict[str, Any], table: str, payloads: Payloads) -> dict[str, Any]:
+    """A table of layouts up to 6, keyed by counters: its documents by their project's
+    name, oldest first."""
+    field, what = (
+        ("name", "project document") if table == "projects" else ("project", "shard document")
+    )
     found = {}
-    for shard_id, entry in sorted(entries.items(), key=lambda kv: doc_key(kv[0])):
-        if not isinstance(entry.get("project"), str):
-            raise damaged(payloads.shown, f"shard document {shard_id} lacks project/file/count")
-        found[entry["project"]] = entry
+    for key, doc in sorted(data.get(table, {}).items(), key=lambda kv: doc_key(kv[0])):
+        if not isinstance(doc.get(field), str):
+            raise damaged(payloads.shown, f"{what} {key!r} names no project")
+        found[doc[field]] = doc
     return found
+
+
+def _unclaimed(data: dict[str, Any], payloads: Payloads) -> dict[str, dict[str, str]]:
+    """The files beside a document of an earlier version that did not name them all (it
+    removed superseded ones by age): kept, never removed, since it cannot tell whose; but
+    those of a killed write of this version (named with its token), which the next write
+    removes (perftui.store.recovery)."""
+    retired = data.get("retired", {}).values()
+    own = data.get(benchmark_file.TABLE, {}).values()
+    named = mentioned(data["shards"].values()) | {
+        pair
+        for pair in (
+            *((doc.get("folder"), doc.get("name")) for doc in retired),
+            *((benchmark_file.FOLDER, doc.get("name")) for doc in own),
+        )
+        if all(isinstance(part, str) for part in pair)  # the others are damage: kept_files
+    }
+    stray = unnamed(named, payloads)
+    token = pending_token(payloads)  # after the listing: a write marks before its files
+    kept = [(f, name) for f, name in stray if not (token and name.startswith(token))]
+    return {str(n): {"folder": f, "name": name} for n, (f, name) in enumerate(kept, 1)}
 
 
 def _read_old(entry: dict[str, Any], shard_id: str, conv: Conversion, payloads: Payloads) -> Shard:
@@ -305,4 +340,7 @@ def migrate(tx: Transaction, snap: Snapshot, target: Path) -> tuple[Path | None,
     root = tx.payloads.root
     old = [(k, n) for k, n in conv.files if os.path.lexists(root / k / n)]
     tx.table("retired").insert({"folder": k, "name": n, "at": now} for k, n in old)
-    return target.with_name(f"{target.name}.layout{snap.version}.bak"), lost
+    meta = tx.table("meta")
+    meta.remove()
+    meta.insert([meta_doc()])
+    return target.with_name(f"{target.name}.layout{conv.version}.bak"), lost

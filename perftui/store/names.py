@@ -26,6 +26,7 @@ __all__ = [
     "checked_file",
     "checked_files",
     "checked_folder",
+    "checked_retired",
     "is_temp",
     "new_name",
     "read_nofollow",
@@ -37,6 +38,13 @@ FILE_NAME = re.compile(r"[0-9a-f]{32}\.(?:json|pack)")
 """A shard, figures or pack file's name, as `new_name` makes them."""
 RUN_ID = re.compile(r"[0-9A-Za-z_-]{1,64}")
 """A run's id (as the import schema allows them)."""
+RETIRED_NAMES = {
+    **dict.fromkeys(("runs", "figures", "benchmarks", "packs"), FILE_NAME),
+    "samples": re.compile(RUN_ID.pattern + r"\.f32\.z"),
+    "layers": re.compile(RUN_ID.pattern + r"\.json\.z"),
+}
+"""Folder -> the names of the files a write may retire there: those this store writes, and
+the payload files of layouts 2-4, which their conversion retires (perftui.store.legacy)."""
 TEMP = re.compile(r"\.(?:[0-9a-f]{32}\.json|pending|stamp)\.[a-z0-9_]{8}\.tmp")
 """A temporary file `perftui.store.files.atomic_write_bytes` makes for a file of the folder
 (``.<name>.<8 random characters>.tmp``; `tempfile.mkstemp`'s names)."""
@@ -61,6 +69,15 @@ def checked_file(name: object) -> str:
 
 _FILE_NAMES: set[str] = set()
 """The names `checked_file` found good: a write checks each entry's files several times."""
+
+
+def checked_retired(folder: object, name: object) -> str:
+    """`name` if it is a file of `folder` a write may retire (`RETIRED_NAMES`); else
+    ValueError."""
+    pattern = RETIRED_NAMES.get(folder) if isinstance(folder, str) else None
+    if pattern is None or not isinstance(name, str) or not pattern.fullmatch(name):
+        raise ValueError(f"{_shown(folder)}/{_shown(name)} is not a file of this database")
+    return name
 
 
 def checked_files(names: tuple[Any, ...]) -> tuple[str, ...]:

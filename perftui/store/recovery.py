@@ -17,9 +17,7 @@ killed write of its own left.
   (``stamp``): folders found so beside that document hold what it names, and are not
   listed again, nor are its records checked all at once (a write checked them; a reader
   checks the names it uses, and reads the document a line at a time: perftui.store.
-  document). A document an earlier version wrote did not name every file (it removed
-  superseded ones by age): its first write by this version records the unnamed ones as
-  ``unclaimed`` (kept, never removed) and marks it (`claim`).
+  document).
 """
 
 from __future__ import annotations
@@ -35,8 +33,7 @@ from typing import TYPE_CHECKING, Any
 from perftui.domain.errors import StoreError
 from perftui.store.entries import mentioned, named_by
 from perftui.store.files import Signature, atomic_write_bytes
-from perftui.store.legacy import old_payload
-from perftui.store.names import FILE_NAME, checked_file, is_temp, read_nofollow
+from perftui.store.names import FILE_NAME, checked_retired, is_temp, read_nofollow
 from perftui.store.payloads import Payloads
 from perftui.store.shards import GRACE_S
 
@@ -47,8 +44,8 @@ if TYPE_CHECKING:
 __all__ = [
     "FOLDERS",
     "check_folder",
-    "claim",
     "document_identity",
+    "pending_token",
     "record_stamp",
     "recover",
     "retire",
@@ -71,17 +68,8 @@ def retired_files(docs: Iterable[dict[str, Any]]) -> Named:
     for doc in docs:
         if not isinstance(doc.get("at", 0), (int, float)):
             raise ValueError("a retired file's record lacks its time")
-        named.add((doc.get("folder"), _checked(doc.get("folder"), doc.get("name"))))
+        named.add((doc.get("folder"), checked_retired(doc.get("folder"), doc.get("name"))))
     return named
-
-
-def _checked(folder: object, name: object) -> str:
-    """`name` if it is a name of a file of `folder` that this store writes; else ValueError."""
-    if folder in RETIRABLE:
-        return checked_file(name)
-    if old_payload(folder, name):  # an older layout's, retired by its migration
-        return str(name)
-    raise ValueError(f"{str(folder)[:20]!r}/{str(name)[:60]!r} is not a file of this database")
 
 
 def _listed(payloads: Payloads, folder: str) -> list[str]:
@@ -96,9 +84,8 @@ def _listed(payloads: Payloads, folder: str) -> list[str]:
         ) from None
 
 
-def unnamed(snap: Snapshot, payloads: Payloads) -> list[tuple[str, str]]:
-    """The shard and figures files on disk that `snap`'s document does not name."""
-    named = snap.named_files
+def unnamed(named: Named, payloads: Payloads) -> list[tuple[str, str]]:
+    """The shard and figures files on disk that are not among the `named` ones."""
     return [
         (folder, name)
         for folder in FOLDERS
@@ -158,7 +145,7 @@ def _stamped(snap: Snapshot, payloads: Payloads) -> bool:
         return False
 
 
-def _mark(payloads: Payloads) -> str | None:
+def pending_token(payloads: Payloads) -> str | None:
     """A killed (or running) write's token; None without a mark; "" for a mark that names
     none (an earlier version's)."""
     try:
@@ -189,9 +176,7 @@ def check_folder(
     snap.named_files  # noqa: B018 (raises on a malformed record, whatever is on disk)
     if not os.path.lexists(payloads.root):
         return
-    if snap.version and not snap.names_its_files:
-        return  # an earlier version's document: it did not name them all (see `claim`)
-    stray = unnamed(snap, payloads)
+    stray = unnamed(snap.named_files, payloads)
     if not stray:
         return
     if not locked and payloads.pending.exists():
@@ -207,12 +192,12 @@ def check_folder(
 def recover(snap: Snapshot, payloads: Payloads) -> None:
     """Remove what a killed write left, then its mark (call under the lock)."""
     _remove_temps(payloads, "")  # a mark being written
-    token = _mark(payloads)
+    token = pending_token(payloads)
     if token is None:
         return
     for folder in RETIRABLE:
         _remove_temps(payloads, folder)
-    stray = unnamed(snap, payloads)
+    stray = unnamed(snap.named_files, payloads)
     if any(not token or not name.startswith(token) for _, name in stray):
         return  # not this write's alone: check_folder reports it, nothing is removed
     committed = any(name.startswith(token) for _, name in snap.named_files)
@@ -236,16 +221,6 @@ def _root_names(payloads: Payloads) -> list[str]:
         return os.listdir(payloads.root) if payloads.folder("runs") else []
     except OSError:
         return []
-
-
-def claim(tx: Transaction, snap: Snapshot, payloads: Payloads) -> None:
-    """Mark the document as naming every file beside it, recording (never removing) those
-    an earlier version's document left unnamed (superseded files it had not removed yet, or
-    files of its killed writes: it cannot tell which)."""
-    tx.table("meta").update({"named_files": True}, lambda doc: True)
-    stray = unnamed(snap, payloads)
-    if stray:
-        tx.table("unclaimed").insert({"folder": f, "name": n} for f, n in stray)
 
 
 def retire(tx: Transaction, replaced: Named, payloads: Payloads, packs: Iterable[str] = ()) -> None:
@@ -276,5 +251,5 @@ def retire(tx: Transaction, replaced: Named, payloads: Payloads, packs: Iterable
 
     for doc in filter(due, table.all()):
         with contextlib.suppress(OSError, ValueError):
-            os.unlink(payloads.folder(doc["folder"]) / _checked(doc["folder"], doc["name"]))
+            os.unlink(payloads.folder(doc["folder"]) / checked_retired(doc["folder"], doc["name"]))
     table.remove(due)

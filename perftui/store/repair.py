@@ -67,7 +67,7 @@ def plan(snap: Snapshot, payloads: Payloads) -> Plan:
     found = Plan()
     known = set(snap.run_index)
     strangers: set[str] = set()  # counted once, in however many files they are
-    stray = sorted(unnamed(snap, payloads))
+    stray = sorted(unnamed(snap.named_files, payloads))
     for folder, name in stray:
         if folder == "figures":
             found.retire.append((folder, name))  # computed again from the runs

@@ -67,14 +67,12 @@ def load(
     data = parse(raw, payloads.shown, lined=not strict and stamped_as(payloads, document))
     conversion = convert(data, raw, payloads)
     if conversion is not None:
-        data = lined_tables(conversion.data, record_check(payloads.shown))
-        payloads = conversion.held(payloads)
+        data, payloads = conversion.data, conversion.held(payloads)
+    data = lined_tables(data, record_check(payloads.shown))
     snap = Snapshot(data, sig, payloads, shards, figures, raw)
     snap.identity = document
     if conversion is not None:
-        snap.conversion = conversion
-        snap._shards.update(conversion.shards)
-        snap._figures.update(conversion.figures)
+        conversion.into(snap)
     return snap
 
 
@@ -112,21 +110,6 @@ class Snapshot:
 
     def _table(self, name: str) -> dict[str, dict[str, Any]]:
         return self.data.get(name, {})
-
-    @property
-    def _meta(self) -> dict[str, Any] | None:
-        return next(iter(self._table("meta").values()), None)
-
-    @property
-    def version(self) -> int:
-        """The layout's schema version (0 for an empty database)."""
-        return self._meta["schema_version"] if self._meta else 0
-
-    @property
-    def names_its_files(self) -> bool:
-        """Whether the document names every shard and figures file beside it (a document
-        an earlier version wrote may not: perftui.store.recovery)."""
-        return bool(self._meta and self._meta.get("named_files") is True)
 
     # ------------------------------------------------------------------ shards
 
@@ -365,8 +348,6 @@ class Snapshot:
     @cached_property
     def benchmark_list(self) -> list[dict[str, Any]]:
         """The benchmark documents, oldest first (read from their file only when asked)."""
-        if self.conversion is not None and self.conversion.benchmarks is not None:
-            return self.conversion.benchmarks
         name = self.benchmark_file
         if name is None:
             return []
