@@ -14,6 +14,7 @@ import textwrap
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from perftui.domain.records import LayerProfile
 from perftui.store.codec import layers_blob, samples_blob, samples_to_document
@@ -26,6 +27,7 @@ from tests.store_helpers import (
     read_json,
     shard_bytes,
     shard_paths,
+    store_with_project,
     stored_tables,
 )
 from tests.test_store_lock import HOLDER, release
@@ -239,3 +241,16 @@ def test_eight_concurrent_writers_lose_nothing(tmp_path: Path) -> None:
     runs = store.runs("p")
     assert len(runs) == 48 and len({r.id for r in runs}) == 48
     assert all(store.latency_samples(r.id).size == 2000 for r in runs)
+
+
+@pytest.mark.parametrize("text", ["[" * 100_000 + "]" * 100_000, '{"runs": [1]}'])
+def test_a_parked_entry_that_does_not_decode_is_left_for_a_person(
+    tmp_path: Path, text: str
+) -> None:
+    path, store = store_with_project(tmp_path)
+    journal = path.with_name(path.name + ".journal")
+    journal.mkdir()
+    (journal / f"{'a' * 32}.json").write_text(text)
+    store.add_project(make_project("q", "/m/q"))  # the write goes on
+    assert os.listdir(journal) == [f"{'a' * 32}.json"]
+    assert [p.name for p in Store(path).projects()] == ["p", "q"]

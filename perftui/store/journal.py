@@ -65,7 +65,7 @@ class Journal:
                     )
                     for doc in entry["runs"]
                 ]
-            except (OSError, KeyError, TypeError, ValueError):
+            except (OSError, KeyError, TypeError, ValueError, AttributeError, RecursionError):
                 continue
             found.append((path, runs))
         return found
