@@ -191,11 +191,11 @@ def parse_export(text: str | bytes, source: str = "the input") -> dict[str, Any]
         first = text.lstrip()[:200].splitlines()[0] if text.strip() else ""
         hint = (
             "; it looks like CSV — import reads the JSON that `perftui export` writes"
-            if first.startswith("project,") or first.count(",") >= 3
+            if not first.startswith(("{", "[")) and first.count(",") >= 3
             else ""
         )
         raise InputError(
-            f"{source} is not JSON ({exc.msg} at line {exc.lineno}, column {exc.colno}){hint}"
+            f"{source} is not JSON ({exc.msg}: line {exc.lineno}, column {exc.colno}){hint}"
         ) from None
     except UnicodeDecodeError:
         raise InputError(f"{source} is not UTF-8 text") from None

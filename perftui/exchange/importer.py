@@ -44,18 +44,25 @@ def _not_export(reason: str) -> InputError:
     return InputError(f"not a perftui export: {reason}")
 
 
-class _SampleBudget:
-    """Refuses samples that claim much more than all the import's data can hold (each run's
-    claim is checked before it is inflated: perftui.exchange.prepare)."""
+class _Admission:
+    """Refuses a run whose id an earlier run of the import has, and samples that claim much
+    more than all the import's data can hold (each run's claim is checked before it is
+    inflated: perftui.exchange.prepare)."""
 
     def __init__(self) -> None:
         self.claimed = 0
         self.encoded = 0
+        self.ids: set[str] = set()
 
     def admit(self, ready: Ready) -> Prepared:
+        run_id = ready.prepared.run.id
+        if run_id in self.ids:
+            raise _not_export(f"{ready.where}: run id '{run_id}' appears twice")
+        self.ids.add(run_id)
         self.claimed += ready.claimed
         self.encoded += ready.encoded
-        error = refused(self.claimed, self.encoded, ready.claimed // 4, ready.where)
+        at = f"{ready.where}.latency_samples"
+        error = refused(self.claimed, self.encoded, ready.claimed // 4, at)
         if error is not None:
             raise error
         return ready.prepared
@@ -120,9 +127,9 @@ def records(
     found = items()
     if workers is not None:
         found = ordered(batched(found, workers), workers.count * AHEAD)
-    budget = _SampleBudget()
+    admission = _Admission()
     for item in found:
-        yield budget.admit(item) if isinstance(item, Ready) else item
+        yield admission.admit(item) if isinstance(item, Ready) else item
 
 
 def import_document(store: Store, document: dict[str, Any]) -> tuple[int, int]:

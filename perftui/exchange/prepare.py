@@ -55,7 +55,7 @@ class Ready(NamedTuple):
     claimed: int
     encoded: int
     where: str
-    """Its samples' place in the export, for errors."""
+    """Its place in the export, for errors."""
 
 
 class Line(NamedTuple):
@@ -101,7 +101,7 @@ def ready_run(data: Any, where: str, project: str) -> Ready:
         prepared = prepare(run, samples, layer_rows(checked.get("layers")))
     except ValueError as exc:  # a profile larger than a stored one may be
         raise InputError(f"{where}.layers: {exc}") from None
-    return Ready(prepared, claimed, encoded, at)
+    return Ready(prepared, claimed, encoded, where)
 
 
 def layer_rows(rows: list[dict[str, Any]] | None) -> list[dict[str, Any]] | None:

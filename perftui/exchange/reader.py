@@ -120,12 +120,10 @@ def read_events(
                 yield "project", project, 0, one_record(decoder, line + "]}", number, source)
             else:
                 project += 1
-                yield (
-                    "project",
-                    project,
-                    0,
-                    one_record(decoder, line.removesuffix(","), number, source),
-                )
+                whole = one_record(decoder, line.removesuffix(","), number, source)
+                if whole.get("runs"):  # not as export writes it: read whole, runs and all
+                    raise NotStreamable(f"line {number}: a project with its runs on one line")
+                yield "project", project, 0, whole
     if not ended:
         raise NotStreamable("the file ends before the export does")
     yield "end", 0, 0, None

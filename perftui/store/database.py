@@ -277,10 +277,10 @@ class Store(DatabaseFile):
             table = db.table("projects")
             stored = {doc["name"]: Project.from_dict(doc) for doc in table.all()}
             known = {doc["id"] for doc in db.snap.benchmark_list}
-            projects, benchmarks = 0, []
+            projects, given, benchmarks = 0, 0, []
 
             def runs() -> Iterator[Prepared]:
-                nonlocal projects
+                nonlocal projects, given
                 last = ""
                 for record in records:
                     if isinstance(record, Project):
@@ -293,11 +293,14 @@ class Store(DatabaseFile):
                             known.add(record.id)
                             benchmarks.append(plain(record.to_dict()))
                     else:
+                        given += 1
                         yield record
 
             added = insert_runs(db, runs(), skip_existing=True)
             if benchmarks:
                 db.edit_benchmarks().extend(benchmarks)
+        if given > added:
+            self._say(f"skipped {given - added} run(s) stored already (each run is stored once)")
         return projects, added
 
     @staticmethod
@@ -312,9 +315,9 @@ class Store(DatabaseFile):
         if not same_target(existing, project):
             raise InputError(
                 f"project '{project.name}' already exists with model {existing.model}"
-                f" on {existing.engine}/{existing.device}, but the import has"
-                f" {project.model} on {project.engine}/{project.device};"
-                " rename one of them first"
+                f" on {existing.engine}/{existing.device} (target {existing.target}), but the"
+                f" import has {project.model} on {project.engine}/{project.device} (target"
+                f" {project.target}); rename one of them first"
             )
         return 0
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from perftui.domain.errors import InputError
-from perftui.domain.records import RunResult
+from perftui.domain.records import LayerProfile, RunResult
 from perftui.store.codec import SamplesBlob
 from perftui.store.figure_docs import figures_doc
 from perftui.store.layout import now_iso, run_doc
@@ -61,10 +61,13 @@ def prepare(
     run = with_id(run)
     array = samples.array() if isinstance(samples, SamplesBlob) else samples
     doc, environment = run_doc(run)
+    judged = run  # its verdict weighs its profile, however it came
     if run.layers is not None:
         layers = [layer.to_dict() for layer in run.layers]
+    elif layers is not None:
+        judged = replace(run, layers=tuple(map(LayerProfile.from_dict, layers)))
     blobs = encode(layers, samples)
-    figures = figures_doc(run, array)
+    figures = figures_doc(judged, array)
     return Prepared(
         replace(run, layers=None) if run.layers else run, doc, environment, blobs, figures
     )
