@@ -11,8 +11,13 @@ import numpy as np
 import pytest
 
 from perftui.domain.measurement.summary import config_key
+from perftui.domain.model.profile import runtime_precision
+from perftui.domain.records import LayerProfile
 from perftui.store import snapshot
 from perftui.store.database import Store
+from perftui.store.entries import computed
+from perftui.store.inserts import with_id
+from perftui.store.journal import Journal
 from perftui.store.shards import Shard
 from tests.store_helpers import (
     as_layout4,
@@ -135,3 +140,62 @@ def retired_figures(data: dict) -> list[str]:
     """The figures files the document records as retired (its runs files aside: an append
     may take in the project's smaller files)."""
     return [d["name"] for d in data["retired"].values() if d["folder"] == "figures"]
+
+
+def _recomputed(path: Path, project: str) -> dict:
+    """The project's figures as stored, and as computed again from its runs."""
+    store = Store(path)
+    snap = store._read()
+    shard = snap.shard(project)
+    assert shard is not None
+    return {
+        "stored": json.loads(snap.entry_figures(project)["headlines"]),
+        "computed": json.loads(computed(snap, project, shard).part()["headlines"]),
+        "precision": (store.precisions()[project], runtime_precision(store.runs(project))),
+    }
+
+
+def test_an_append_finds_its_configuration_s_runs_whatever_the_benchmark_id(
+    tmp_path: Path,
+) -> None:
+    """Shard lines keep text as it is: a benchmark id outside ASCII is looked for so."""
+    path, _ = store_with_project(tmp_path)
+    for fps in (100.0, 300.0):  # a fresh Store each: no runs cached
+        Store(path).add_run(make_run("p", benchmark_id="bé", throughput_fps=fps))
+    found = _recomputed(path, "p")
+    assert found["stored"] == found["computed"] and next(iter(found["stored"].values()))[0] == 200
+
+
+I8 = (LayerProfile("c", "Convolution", "jit_I8", "I8", "executed", 0.2),)
+
+
+@pytest.mark.parametrize("one_write", [True, False])
+def test_an_empty_profile_names_no_precision(tmp_path: Path, one_write: bool) -> None:
+    """A run whose profile holds no layer (an engine may give one) leaves the precision to
+    the newest profile that holds some, however the runs came and after a rename."""
+    path, store = store_with_project(tmp_path)
+    runs = [
+        make_run("p", started_at="2024-01-01T00:00:00+00:00", layers=I8),
+        make_run("p", started_at="2024-01-02T00:00:00+00:00", layers=()),
+    ]
+    if one_write:
+        store.add_runs([(run, None) for run in runs])
+    else:
+        for run in runs:
+            store.add_run(run)
+    assert _recomputed(path, "p")["precision"] == ("I8", "I8")
+    Store(path).rename_project("p", "q")
+    assert _recomputed(path, "q")["precision"] == ("I8", "I8")
+
+
+def test_a_deleted_project_takes_the_runs_its_write_merged(tmp_path: Path) -> None:
+    """Runs parked while the lock was taken are merged by the next write: when that write
+    deletes their project, no file of theirs is left that the document does not name."""
+    path, store = store_with_project(tmp_path)
+    store.add_run(make_run("p"), np.ones(10))
+    Journal(path).park([(with_id(make_run("p")), np.ones(10))])
+    store.delete_project("p")
+    assert Store(path).diagnose()[0] == ""  # trusts no stamp: lists every folder
+    packs = path.with_name(path.name + ".d") / "packs"
+    retired = {doc["name"] for doc in read_json(path)["retired"].values()}
+    assert {p.name for p in packs.iterdir()} <= retired

@@ -210,6 +210,7 @@ class Store(DatabaseFile):
         with self._transaction() as db:
             if not db.table("projects").drop(name):
                 raise InputError(f"no project named '{name}'")
+            db.lines.pop(name, None)  # runs this write merged (parked) go with it
             db.shards[name] = Shard()
             benchmarks = db.edit_benchmarks()
             benchmarks[:] = [doc for doc in benchmarks if doc.get("project_name") != name]

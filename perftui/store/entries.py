@@ -324,7 +324,8 @@ def computed(
         at = {i: doc.get("started_at") or "" for i, doc in shard.runs.items()}
         newest = None
         for run_id in shard.runs:  # the newest profiled; a tie goes to the one stored later
-            if run_id in shard.refs["layers"] and (newest is None or at[run_id] >= at[newest]):
+            layers = shard.refs["layers"].get(run_id)
+            if layers is not None and layers.count and (newest is None or at[run_id] >= at[newest]):
                 newest = run_id
         runs = [snap.record(shard, i, with_layers=i == newest) for i in shard.runs]
     heads, docs = combined(snap, shard, runs)

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import contextlib
 import copy
-import json
 from collections.abc import Callable, Collection, Mapping, Sequence
 from functools import cached_property
 from pathlib import Path
@@ -20,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 from perftui.domain.measurement.summary import ProjectSummary, summarize
 from perftui.domain.records import Project, RunResult
 from perftui.store import benchmark_file
-from perftui.store.codec import layers_from_blob, samples_from_blob
+from perftui.store.codec import dump_json, layers_from_blob, samples_from_blob
 from perftui.store.entries import figures_of, files_of, named_by, read_figures, run_count, shard_key
 from perftui.store.files import Signature, read_bytes
 from perftui.store.layout import damaged, lined_tables, malformed, parse, record_check, time_key
@@ -208,7 +207,7 @@ class Snapshot:
         cached = self._shards.get(self._key(entry))
         if cached is not None:
             return cached
-        needles = [b'"benchmark_id":' + json.dumps(i).encode() for i in benchmark_ids]
+        needles = [b'"benchmark_id":' + dump_json(i) for i in benchmark_ids]  # as lines are
         return self._parsed(project, files_of(entry), lambda line: any(n in line for n in needles))
 
     def _parsed(

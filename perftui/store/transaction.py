@@ -223,7 +223,7 @@ class Transaction:
             self.lines.setdefault(run.project, []).append(item)
         runs = self.appended.setdefault(run.project, [])
         ref = item[1].get("layers")
-        if ref is not None:  # only the newest profile names the project's precision
+        if ref is not None and ref.count:  # the newest profile names the project's precision
             kept = self._profiled.get(run.project)
             if kept is None or (runs[kept[0]].started_at or "") <= (run.started_at or ""):
                 self._profiled[run.project] = (len(runs), ref)
@@ -264,13 +264,15 @@ class Transaction:
         self._profiled.pop(project, None)
 
     def dropped_packs(self) -> set[str]:
-        """The packs the projects this write rewrites used and no longer use (a deleted
-        run's or project's; a renamed project's runs keep theirs)."""
+        """The packs the projects this write rewrites used, or it wrote, and no longer use
+        (a deleted run's or project's; a renamed project's runs keep theirs)."""
         before: set[str] = set()
         after: set[str] = set()
         for project, shard in self.shards.items():
             stored = self.snap.shard(project)
             before.update(stored.packs() if stored is not None else ())
+            if project in self.packs:
+                before.add(self.packs[project].name)
             after.update(shard.packs())
         return before - after
 
