@@ -113,3 +113,10 @@ def test_a_project_of_the_same_name_elsewhere_names_both_targets(tmp_path: Path)
         import_file(target, export, "x")
     assert "(target box), but the import has" in str(info.value)
     assert "(target local); rename one of them first" in str(info.value)
+
+
+def test_project_for_an_export_is_refused_not_ignored(tmp_path: Path) -> None:
+    _, export = filled(tmp_path)
+    done = perftui("--db", str(tmp_path / "t.json"), "import", str(export), "--project", "x")
+    assert "--project names the project of a benchmark_app report" in one_error_line(done)
+    assert not (tmp_path / "t.json").exists()

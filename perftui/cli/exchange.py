@@ -76,6 +76,7 @@ def cmd_import(args: argparse.Namespace) -> int:
     except OSError as error:
         raise CliError(f"cannot read {path}: {error.strerror or error}") from None
     if laid_out:  # as `perftui export` wrote it: read a run at a time
+        _no_project_for_an_export(args)
         with contextlib.suppress(NotStreamable):
             projects, runs = import_file(open_store(args), path, str(path))
             return _imported(projects, runs, path)
@@ -112,7 +113,16 @@ def _import_whole(args: argparse.Namespace, path: Path) -> int:
         hint = " (CSV is for spreadsheets; import the JSON export)" if path.suffix == ".csv" else ""
         raise CliError(f"{error}{hint}") from None
     del raw
+    _no_project_for_an_export(args)
     return _imported(*import_document(open_store(args), document), path)
+
+
+def _no_project_for_an_export(args: argparse.Namespace) -> None:
+    if args.project is not None:
+        raise CliError(
+            "--project names the project of a benchmark_app report's run; an export's"
+            " projects keep their own names (rename one after the import)"
+        )
 
 
 def _benchmark_app_report(raw: bytes) -> dict | None:
