@@ -17,13 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from perftui.domain.errors import InputError, StoreError
 from perftui.domain.measurement.summary import Headline, ProjectSummary
-from perftui.domain.records import (
-    BenchmarkRequest,
-    Project,
-    RunConfig,
-    RunResult,
-    StoredBenchmark,
-)
+from perftui.domain.records import BenchmarkRequest, Project, RunConfig, RunResult, StoredBenchmark
 from perftui.store.codec import plain, samples_blob_document
 from perftui.store.database_file import DatabaseFile
 from perftui.store.entries import headline_doc, stored_best
