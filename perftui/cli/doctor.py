@@ -25,7 +25,11 @@ def _confirmed(args: argparse.Namespace) -> bool:
         return True
     if not sys.stdin.isatty():
         raise CliError("doctor --repair asks first; give --yes to repair without asking")
-    return input("repair? [y/N] ").strip().lower() in ("y", "yes")
+    try:
+        return input("repair? [y/N] ").strip().lower() in ("y", "yes")
+    except EOFError:  # Ctrl-D: no answer
+        print()
+        return False
 
 
 def cmd_doctor(args: argparse.Namespace) -> int:
@@ -38,7 +42,10 @@ def cmd_doctor(args: argparse.Namespace) -> int:
         return Exit.OK
     print(problem)
     if found is None:
-        print("no repair rebuilds a document that cannot be read: restore it from a copy")
+        print(
+            "a repair adds back runs the document does not name; it cannot rebuild the"
+            " document or a file it names: restore the database from a copy"
+        )
         return Exit.RUN_FAILED
     lines = found.lines()
     print("a repair would:")

@@ -28,7 +28,7 @@ from perftui.store.journal import Journal
 from perftui.store.layout import now_iso
 from perftui.store.paths import normalize_model_path, same_target
 from perftui.store.recovery import check_folder
-from perftui.store.repair import Plan, apply, plan
+from perftui.store.repair import Plan, apply, check_named, plan
 from perftui.store.shards import Shard
 from perftui.store.transaction import Table
 
@@ -62,10 +62,14 @@ class Store(DatabaseFile):
 
     def diagnose(self) -> tuple[str, Plan | None]:
         """What is wrong with the database ('' if nothing) and what a repair would do (None
-        when the document itself cannot be read: no repair rebuilds it)."""
+        when the document or a file it names cannot be read: no repair rebuilds them)."""
         payloads = self._payloads()
         try:
             snap = self._load(self._target, None, strict=True)  # every record checked
+        except StoreError as exc:
+            return str(exc), None
+        try:
+            check_named(snap, payloads)
         except StoreError as exc:
             return str(exc), None
         try:

@@ -179,6 +179,10 @@ class DatabaseFile:
                 if _unchanged(target, snap):  # else the next write removes them
                     self._undo(tx, payloads)
                 raise cannot_write(self.path, exc) from None
+            except StoreError:  # damage met while committing (a pack it reads back)
+                if _unchanged(target, snap):
+                    self._undo(tx, payloads)
+                raise
             Journal(target).discard(tx.merged)
             if marked:
                 payloads.end()

@@ -165,22 +165,25 @@ def check_folder(
     snap: Snapshot, payloads: Payloads, *, locked: bool = False, thorough: bool = False
 ) -> None:
     """StoreError (damage) if the folder holds shard, figures or pack files the document
-    does not name and no write is under way (`locked`: none can be, and `recover` has run):
-    the document is older than its folder; a malformed entry or record of the files it
-    names is damage too, whatever is on disk. Unless `thorough` (`perftui doctor`), folders
-    stamped as the write of this document left them are not listed, nor its entries checked
-    all at once: the write that read its entries unstamped checked them, and a write adds
-    only entries of names it made."""
+    does not name but those of a write under way or killed (`locked`: none can be, and
+    `recover` has run): the document is older than its folder; a malformed entry or record
+    of the files it names is damage too, whatever is on disk. Unless `thorough` (`perftui
+    doctor`), folders stamped as the write of this document left them are not listed, nor
+    its entries checked all at once: the write that read its entries unstamped checked them,
+    and a write adds only entries of names it made."""
     if not thorough and _stamped(snap, payloads):
         return
     snap.named_files  # noqa: B018 (raises on a malformed record, whatever is on disk)
     if not os.path.lexists(payloads.root):
         return
     stray = unnamed(snap.named_files, payloads)
+    token = None if locked or not stray else pending_token(payloads)  # after the listing:
+    if token == "":  # a write marks the folder before its first file
+        return  # a mark that names no write (an earlier version's): its files are not told
+    if token:  # a write under way, or killed: its files are named with its token
+        stray = [(folder, name) for folder, name in stray if not name.startswith(token)]
     if not stray:
         return
-    if not locked and payloads.pending.exists():
-        return  # looked for after the files: a write that made them marked itself first
     raise StoreError(
         f"database {snap.shown} is damaged: it does not name the {len(stray)} run and"
         f" figures file(s) in {payloads.root.name}/ beside it (it was"

@@ -1,0 +1,105 @@
+"""`perftui doctor` reads every file the document names, a killed write's mark hides no
+damage from it, and a repair adds back a run whose pack is gone without its payloads."""
+
+from __future__ import annotations
+
+import builtins
+import json
+from pathlib import Path
+
+import pytest
+
+from perftui.store.database import Store
+from tests.cli_helpers import perftui
+from tests.store_helpers import build, entry, folder, older_copy, payload_at, tree
+
+MARK = json.dumps({"token": "0123456789abcdef"})
+"""What a write killed before its first file leaves (its token names none of them)."""
+
+
+def _garbage(path: Path) -> None:
+    _, found = entry(path, "A")
+    (folder(path, "runs") / found["file"]).write_bytes(b"garbage")
+
+
+def _missing(path: Path) -> None:
+    _, found = entry(path, "A")
+    (folder(path, "runs") / found["file"]).unlink()
+
+
+def _pack_gone(path: Path) -> None:
+    run = Store(path).runs("A")[0]
+    payload_at(path, run.id)[0].unlink()
+
+
+@pytest.mark.parametrize("damage", [_garbage, _missing, _pack_gone])
+def test_doctor_reads_every_file_the_document_names(tmp_path: Path, damage) -> None:
+    path = build(tmp_path)
+    damage(path)
+    before = tree(tmp_path)
+    shown = perftui("doctor", db=path)
+    assert shown.returncode == 1, shown.stdout
+    first, second = shown.stdout.splitlines()
+    assert ("is damaged (" in first and "project 'A'" in first) or "pack file" in first
+    assert "restore the database from a copy" in second
+    assert tree(tmp_path) == before
+
+
+def test_a_killed_write_s_mark_hides_no_damage(tmp_path: Path) -> None:
+    """An older document restored where a write was killed: doctor shows the runs it would
+    add back, and the repair adds them."""
+    path = build(tmp_path)
+    older_copy(path)
+    (folder(path) / "pending").write_text(MARK)
+    shown = perftui("doctor", db=path)
+    assert shown.returncode == 1 and "add 1 run(s) back to project 'A'" in shown.stdout
+    done = perftui("doctor", "--repair", "--yes", db=path)
+    assert done.returncode == 0 and done.stdout.strip().endswith(": sound"), done.stdout
+    assert len(Store(path).runs("A")) == 4
+
+
+def test_a_run_whose_pack_is_gone_comes_back_without_its_payloads(tmp_path: Path) -> None:
+    path = build(tmp_path)
+    kept = {run.id for name in "AB" for run in Store(path).runs(name)}
+    older_copy(path)  # A's newer run in a file the restored document does not name
+    (line,) = [x for x in _stray_runs(path) if x["run"]["id"] not in kept]
+    (folder(path, "packs") / line["samples"][1]).unlink()
+    shown = perftui("doctor", db=path)
+    assert "leave out 2 payload(s)" in shown.stdout, shown.stdout  # samples, layers
+    done = perftui("doctor", "--repair", "--yes", db=path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    store = Store(path)
+    assert {run.id for name in "AB" for run in store.runs(name)} == {*kept, line["run"]["id"]}
+    assert store.latency_samples(line["run"]["id"]) is None
+    assert all(store.latency_samples(run_id) is not None for run_id in kept)
+    assert not (folder(path) / "pending").exists()
+
+
+def _stray_runs(path: Path) -> list[dict]:
+    """The runs of the files the entries do not name (retired ones too)."""
+    named = {entry(path, p)[1]["file"] for p in "AB"}
+    named |= {n for p in "AB" for n in entry(path, p)[1].get("tail", [])}
+    lines = []
+    for file in folder(path, "runs").iterdir():
+        if file.name not in named:
+            lines += [json.loads(x) for x in file.read_text().splitlines()[1:]]
+    return lines
+
+
+def test_ctrl_d_at_the_question_changes_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from perftui.cli.entry import main
+
+    path = build(tmp_path)
+    older_copy(path)
+    before = tree(tmp_path)
+    monkeypatch.setattr("sys.stdin.isatty", lambda: True)
+
+    def no_answer(prompt: str = "") -> str:
+        raise EOFError
+
+    monkeypatch.setattr(builtins, "input", no_answer)
+    assert main(["--db", str(path), "doctor", "--repair"]) == 1
+    assert capsys.readouterr().out.strip().endswith("nothing was changed")
+    assert tree(tmp_path) == before
