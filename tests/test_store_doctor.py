@@ -1,17 +1,33 @@
 """`perftui doctor` reads every file the document names, a killed write's mark hides no
-damage from it, and a repair adds back a run whose pack is gone without its payloads."""
+damage from it, and a repair adds back a run whose pack is gone without its payloads; a
+parked run waits for its project, a killed write's temporaries go, a hard-linked lock is
+refused."""
 
 from __future__ import annotations
 
 import builtins
 import json
+import os
 from pathlib import Path
 
+import numpy as np
 import pytest
 
+from perftui.domain.errors import StoreError
 from perftui.store.database import Store
+from perftui.store.inserts import with_id
+from perftui.store.journal import Journal
 from tests.cli_helpers import perftui
-from tests.store_helpers import build, entry, folder, older_copy, payload_at, tree
+from tests.store_helpers import (
+    build,
+    entry,
+    folder,
+    make_project,
+    make_run,
+    older_copy,
+    payload_at,
+    tree,
+)
 
 MARK = json.dumps({"token": "0123456789abcdef"})
 """What a write killed before its first file leaves (its token names none of them)."""
@@ -103,3 +119,46 @@ def test_ctrl_d_at_the_question_changes_nothing(
     assert main(["--db", str(path), "doctor", "--repair"]) == 1
     assert capsys.readouterr().out.strip().endswith("nothing was changed")
     assert tree(tmp_path) == before
+
+
+def test_a_parked_run_whose_project_is_gone_stays_parked_and_is_said(tmp_path: Path) -> None:
+    """A run parked for a project renamed meanwhile is not dropped: it waits in the journal,
+    and the next write after its project exists again adds it."""
+    path = build(tmp_path)
+    run = with_id(make_run("A"))
+    Store(path).rename_project("A", "A2")
+    Journal(path).park([(run, np.ones(5, np.float32))])
+    said: list[str] = []
+    Store(path, notify=said.append).add_project(make_project("C", "/m/c"))
+    assert any("1 parked run(s)" in line and "does not exist now" in line for line in said)
+    assert Store(path).get_run(run.id) is None and Journal(path).entries()
+    Store(path).rename_project("A2", "A")  # merged before it renames: still waiting
+    Store(path).add_project(make_project("D", "/m/d"))
+    assert Store(path).get_run(run.id) is not None and not Journal(path).entries()
+
+
+def test_a_write_removes_the_temporary_files_a_killed_one_left(tmp_path: Path) -> None:
+    """Beside the database and, once older than a park takes, in its journal; even a
+    write that stores nothing."""
+    path = build(tmp_path)
+    journal = Journal(path).root
+    journal.mkdir()
+    left = [path.with_name(f".{path.name}.abcd1234.tmp"), journal / f".{'a' * 32}.json.x1.tmp"]
+    parking = journal / f".{'b' * 32}.json.x2.tmp"  # a park being written: no lock taken
+    for file in [*left, parking]:
+        file.write_text("{}")
+    os.utime(left[1], (0, 0))  # a killed park's, long ago
+    Store(path).upkeep()
+    assert not [file for file in left if file.exists()] and parking.exists()
+
+
+def test_a_lock_file_hard_linked_to_another_file_is_refused(tmp_path: Path) -> None:
+    path = build(tmp_path)
+    victim = tmp_path / "victim.txt"
+    victim.write_text("precious")
+    lock = path.with_name(path.name + ".lock")
+    lock.unlink()
+    os.link(victim, lock)
+    with pytest.raises(StoreError, match="not a regular file of its own"):
+        Store(path).add_project(make_project("C", "/m/c"))
+    assert victim.read_text() == "precious"

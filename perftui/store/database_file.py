@@ -150,6 +150,7 @@ class DatabaseFile:
                 if tx.token:  # files written as runs came: no document names them
                     self._undo(tx, payloads)
                 raise
+            remove_orphan_temps(target, Journal(target).root)
             edited = tx.benchmarks is not None
             if not (tables.dirty or tx.shards or tx.lines or tx.merged or backup or edited):
                 if tx.token:  # marked early, yet nothing to store (every run known)
@@ -157,7 +158,6 @@ class DatabaseFile:
                 return
             if not snap.data.get("meta"):  # the database's first write
                 tx.table("meta").insert([meta_doc()])
-            remove_orphan_temps(target)
             marked = tx.touches_files or bool(tx.token)
             try:
                 if backup is not None:
@@ -231,13 +231,26 @@ class DatabaseFile:
         payloads.unmake()
 
     def _merge_parked(self, tx: Transaction) -> None:
-        entries = Journal(self._target).entries()
-        runs = [item for _, parked in entries for item in parked]
+        """Add the runs parked beside the database; an entry with a run whose project does
+        not exist now (renamed or deleted since) stays parked, and is said to."""
+        journal = Journal(self._target)
+        projects = tx.table("projects")
+        runs, waiting = [], 0
+        for path, parked in journal.entries():
+            homeless = sum(projects.get(run.project) is None for run, _ in parked)
+            runs += [item for item in parked if projects.get(item[0].project) is not None]
+            waiting += homeless
+            if not homeless:
+                tx.merged.append(path)
         if runs:
             prepared = (prepare(run, samples) for run, samples in runs)
-            added = insert_runs(tx, prepared, skip_existing=True, missing_project_ok=True)
-            tx.merged = [path for path, _ in entries]
+            added = insert_runs(tx, prepared, skip_existing=True)
             self._say(f"merged {added} parked run(s) into database {self.path}")
+        if waiting:
+            self._say(
+                f"{waiting} parked run(s) in {journal.root} belong to a project that does not"
+                " exist now; they stay there, and a write adds them once it exists again"
+            )
 
 
 def _write_benchmarks(

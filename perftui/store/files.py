@@ -93,14 +93,25 @@ def _temp_prefix(target: Path) -> str:
     return f".{target.name}."
 
 
-def remove_orphan_temps(target: Path) -> None:
-    """Delete temp files a killed writer left behind (call only while holding the lock)."""
-    with contextlib.suppress(OSError):
-        for entry in target.parent.iterdir():
-            name = entry.name
-            if name.startswith(_temp_prefix(target)) and name.endswith(".tmp"):
-                with contextlib.suppress(OSError):
-                    entry.unlink()
+PARK_S = 60.0
+"""A temporary file in the journal older than this is a killed park's: runs are parked
+without the lock (it was taken), so a younger one may be being written."""
+
+
+def remove_orphan_temps(target: Path, journal: Path) -> None:
+    """Delete temp files a killed writer left behind beside the database, and a killed
+    park's in its `journal` folder (call only while holding the lock)."""
+    settled = time.time() - PARK_S
+    for folder, prefix, before in (
+        (target.parent, _temp_prefix(target), float("inf")),
+        (journal, ".", settled),
+    ):
+        with contextlib.suppress(OSError):
+            for entry in folder.iterdir():
+                if entry.name.startswith(prefix) and entry.name.endswith(".tmp"):
+                    with contextlib.suppress(OSError):
+                        if entry.lstat().st_mtime < before:
+                            entry.unlink()
 
 
 def _umask() -> int:
@@ -197,10 +208,11 @@ def open_lock(lock_path: Path, shown: Path) -> int:
             f"cannot lock database {shown} ({exc.strerror or exc} on {lock_path});"
             " use --db PATH in a writable directory"
         ) from None
-    if not stat.S_ISREG(os.fstat(fd).st_mode):
+    st = os.fstat(fd)
+    if not stat.S_ISREG(st.st_mode) or st.st_nlink > 1:  # a hard link: another file's bytes
         os.close(fd)
         raise StoreError(
-            f"database {shown}: its lock file {lock_path} is not a regular file;"
+            f"database {shown}: its lock file {lock_path} is not a regular file of its own;"
             " nothing was written — move it aside or use --db PATH"
         )
     return fd

@@ -78,11 +78,9 @@ def insert_runs(
     prepared: Iterable[Prepared],
     *,
     skip_existing: bool,
-    missing_project_ok: bool = False,
     fresh: Collection[str] = (),
 ) -> int:
-    """Insert runs with their payloads; a run of an unknown project is an InputError, or
-    skipped with `missing_project_ok` (a parked run whose project was deleted since). Runs
+    """Insert runs with their payloads; a run of an unknown project is an InputError. Runs
     whose ids are `fresh` (just made by `with_id`) are not looked for among the stored
     ones, which could read every project."""
     projects = tx.table("projects")
@@ -92,8 +90,6 @@ def insert_runs(
     for item in prepared:
         run = item.run
         if projects.get(run.project) is None:  # or added since, by the caller (an import)
-            if missing_project_ok:
-                continue
             raise InputError(f"no project named '{run.project}'; create it before storing runs")
         if run.id not in fresh and tx.known(run.id):
             if skip_existing:

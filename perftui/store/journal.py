@@ -2,7 +2,8 @@
 
 A measured run is never dropped because another process held the database: it is written
 (atomically, under a name of its own, so no lock is needed) to ``<db>.journal/`` and merged
-by the next write or start-up, which then removes the entry.
+by the next write, which then removes the entry; an entry with a run whose project does not
+exist now stays (perftui.store.database_file).
 """
 
 from __future__ import annotations
