@@ -114,6 +114,15 @@ class HeldPayloads(Payloads):
         self.__dict__.update(base.__dict__)
         self.blobs = blobs
 
+    def holds(self, kind: str, run_id: str, ref: Ref, sizes: dict[str, int]) -> bool:
+        if ref.pack:
+            return super().holds(kind, run_id, ref, sizes)
+        try:
+            self.read(kind, run_id, ref)
+        except ValueError:
+            return False
+        return True
+
     def read(self, kind: str, run_id: str, ref: Ref) -> bytes:
         if ref.pack:
             return super().read(kind, run_id, ref)

@@ -124,6 +124,16 @@ class Payloads:
             raise ValueError(f"pack file {ref.pack} is cut short")
         return blob
 
+    def holds(self, kind: str, run_id: str, ref: Ref, sizes: dict[str, int]) -> bool:
+        """Whether the run's payload is where `ref` says: its pack there and that long
+        (`sizes` keeps each pack's size once looked up)."""
+        if ref.pack not in sizes:
+            try:
+                sizes[ref.pack] = os.lstat(self.folder("packs") / ref.pack).st_size
+            except OSError:
+                sizes[ref.pack] = -1
+        return ref.at + ref.size <= sizes[ref.pack]
+
     def open_pack(self, token: str) -> Pack:
         """A new pack file of the write marked with `token`."""
         folder = self.folder("packs")

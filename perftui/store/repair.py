@@ -11,14 +11,13 @@ runs being stored anew) when every run in them was adopted or known, else kept a
 
 from __future__ import annotations
 
-import os
 import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from perftui.store.layout import damaged
 from perftui.store.names import read_nofollow
-from perftui.store.payloads import Payloads, Ref
+from perftui.store.payloads import Payloads
 from perftui.store.recovery import unnamed
 from perftui.store.shards import HEADER, Shard
 
@@ -68,39 +67,15 @@ class Plan:
         return found
 
 
-class _Packs:
-    """Whether a payload is in its pack: the pack is there and as long as it says (sizes
-    looked up once a pack)."""
-
-    def __init__(self, payloads: Payloads) -> None:
-        self.payloads = payloads
-        self.folder = payloads.folder("packs")
-        self.sizes: dict[str, int] = {}
-
-    def hold(self, kind: str, run_id: str, ref: Ref) -> bool:
-        if not ref.pack:  # an older layout's, in no pack yet: read where it is
-            try:
-                self.payloads.read(kind, run_id, ref)
-            except ValueError:
-                return False
-            return True
-        if ref.pack not in self.sizes:
-            try:
-                self.sizes[ref.pack] = os.lstat(self.folder / ref.pack).st_size
-            except OSError:
-                self.sizes[ref.pack] = -1
-        return ref.at + ref.size <= self.sizes[ref.pack]
-
-
 def check_named(snap: Snapshot, payloads: Payloads) -> None:
     """StoreError (damage) if a file the document names cannot be read: a project's runs
     files, or a pack its runs' payloads are in."""
-    packs = _Packs(snap.payloads)  # an older layout's conversion reads its own
+    sizes: dict[str, int] = {}
     for project in snap.entries:
         shard = snap.shard(project, keep=False) or Shard()
         for kind, table in shard.refs.items():
             for run_id, ref in table.items():
-                if not packs.hold(kind, run_id, ref):
+                if not snap.payloads.holds(kind, run_id, ref, sizes):
                     reason = f"{kind} of run {run_id}: pack file {ref.pack} missing or cut short"
                     raise damaged(payloads.shown, reason)
 
@@ -108,7 +83,7 @@ def check_named(snap: Snapshot, payloads: Payloads) -> None:
 def plan(snap: Snapshot, payloads: Payloads) -> Plan:
     """What a repair of `snap`'s document would do with the files it does not name."""
     found = Plan()
-    packs = _Packs(payloads)
+    sizes: dict[str, int] = {}
     known = set(snap.run_index)
     strangers: set[str] = set()  # counted once, in however many files they are
     stray = sorted(unnamed(snap.named_files, payloads))
@@ -137,7 +112,9 @@ def plan(snap: Snapshot, payloads: Payloads) -> Plan:
                 whole = False
                 continue
             refs = {
-                k: ref for k, ref in shard.refs_of(run_id).items() if packs.hold(k, run_id, ref)
+                k: ref
+                for k, ref in shard.refs_of(run_id).items()
+                if payloads.holds(k, run_id, ref, sizes)
             }
             found.lost += len(shard.refs_of(run_id)) - len(refs)
             found.adopt.setdefault(project, []).append((doc, refs, shard.figures.get(run_id)))
