@@ -155,17 +155,6 @@ def _recomputed(path: Path, project: str) -> dict:
     }
 
 
-def test_an_append_finds_its_configuration_s_runs_whatever_the_benchmark_id(
-    tmp_path: Path,
-) -> None:
-    """Shard lines keep text as it is: a benchmark id outside ASCII is looked for so."""
-    path, _ = store_with_project(tmp_path)
-    for fps in (100.0, 300.0):  # a fresh Store each: no runs cached
-        Store(path).add_run(make_run("p", benchmark_id="bé", throughput_fps=fps))
-    found = _recomputed(path, "p")
-    assert found["stored"] == found["computed"] and next(iter(found["stored"].values()))[0] == 200
-
-
 I8 = (LayerProfile("c", "Convolution", "jit_I8", "I8", "executed", 0.2),)
 
 

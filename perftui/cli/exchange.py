@@ -7,6 +7,7 @@ import contextlib
 import json
 import os
 import sys
+import tempfile
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
@@ -21,6 +22,7 @@ from perftui.cli.common import (
     open_store,
     output_path,
 )
+from perftui.store.files import NEW_FILE_MODE
 
 
 def add_parsers(command: CommandFactory) -> None:
@@ -45,12 +47,21 @@ def _output(name: str | None) -> Iterator[TextIO]:
         yield sys.stdout
         return
     path = output_path(name)
-    try:
-        handle = path.open("w", encoding="utf-8")
+    try:  # written beside it, then renamed: a failed export leaves an older file as it was
+        handle = tempfile.NamedTemporaryFile(  # noqa: SIM115 (closed below, then renamed)
+            "w", encoding="utf-8", dir=path.parent, prefix=f".{path.name}.", delete=False
+        )
+        os.chmod(handle.name, NEW_FILE_MODE)
     except OSError as error:
         raise CliError(f"cannot write {path}: {error.strerror or error}") from None
-    with handle:
-        yield handle
+    try:
+        with handle:
+            yield handle
+        os.replace(handle.name, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(handle.name)
+        raise
 
 
 def cmd_export(args: argparse.Namespace) -> int:

@@ -97,9 +97,10 @@ def export_chunks(
 ) -> Iterator[str]:
     """The export document as JSON text, one run per line: the chosen projects (all by
     default) with their runs, newest first. One run is held at a time (Store.stream_runs)."""
+    selected = _selected(store, projects)  # an unknown name refused before a byte is written
     head = {"perftui_export": EXPORT_FORMAT, "exported_at": now_iso()}
     yield _dumps({**head, "generator": f"perftui {__version__}"})[:-1] + ',"projects":['
-    for p, project in enumerate(_selected(store, projects)):
+    for p, project in enumerate(selected):
         benchmarks = [b.to_dict() for b in store.project_benchmarks(project.name)]
         fields = _dumps({**project.to_dict(), "benchmarks": benchmarks})
         yield ("," if p else "") + "\n" + fields[:-1] + ',"runs":['
@@ -126,6 +127,9 @@ def write_export(
 
 
 def _cell(value: Any) -> Any:
+    """A CSV cell: text a spreadsheet would take for a formula is quoted with a leading '."""
+    if isinstance(value, str) and value.startswith(("=", "+", "-", "@", "\t", "\r")):
+        return "'" + value
     return "" if value is None else value
 
 

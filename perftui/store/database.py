@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from perftui.domain.errors import InputError, StoreError
 from perftui.domain.measurement.summary import Headline, ProjectSummary
+from perftui.domain.names import check_project_name
 from perftui.domain.records import BenchmarkRequest, Project, RunConfig, RunResult, StoredBenchmark
 from perftui.store.codec import plain, samples_blob_document
 from perftui.store.database_file import DatabaseFile
@@ -114,13 +115,7 @@ class Store(DatabaseFile):
     def _prepared(project: Project) -> Project:
         if not isinstance(project.name, str) or not project.name.strip():
             raise InputError("a project needs a name; use --project NAME")
-        try:
-            project.name.encode("utf-8")
-        except UnicodeEncodeError:
-            raise InputError(
-                f"project name {project.name!r} is not valid text (a lone surrogate);"
-                " use --project NAME"
-            ) from None
+        check_project_name(project.name)
         if not project.model:
             raise InputError(f"project '{project.name}' needs a model path")
         if not project.engine:
@@ -170,8 +165,7 @@ class Store(DatabaseFile):
 
     def rename_project(self, old: str, new: str) -> None:
         """Rename a project; its runs, benchmarks and derived projects follow."""
-        if not new or not new.strip():
-            raise InputError("the new project name is empty")
+        check_project_name(new, "new project name")
         self._read().shard(old)  # damage is refused before the lock is taken
         with self._transaction() as db:
             projects = db.table("projects")
@@ -225,6 +219,8 @@ class Store(DatabaseFile):
         )
         self._read().shard(request.project.name)  # refused before anything is measured
         with self._transaction() as db:
+            if db.table("projects").get(request.project.name) is None:
+                raise InputError(f"no project named {request.project.name!r}; create it first")
             db.snap.shard(request.project.name)
             db.snap.entry_figures(request.project.name)
             db.edit_benchmarks().append(plain(stored.to_dict()))

@@ -15,6 +15,7 @@ from perftui.domain.records import LayerProfile, RunResult
 from perftui.store.codec import SamplesBlob
 from perftui.store.figure_docs import figures_doc
 from perftui.store.layout import now_iso, run_doc
+from perftui.store.names import RUN_ID
 from perftui.store.payloads import encode
 
 if TYPE_CHECKING:
@@ -47,6 +48,10 @@ def with_id(run: RunResult) -> RunResult:
     """The run as it will be stored: its project checked, an id and start time assigned."""
     if not run.project:
         raise InputError("a run must name its project before it is stored")
+    for what, value in (("run id", run.id), ("benchmark id", run.benchmark_id)):
+        if not isinstance(value, str) or (value and RUN_ID.fullmatch(value) is None):
+            shown = repr(value) if len(repr(value)) <= 40 else repr(value)[:37] + "..."
+            raise InputError(f"a {what} is 1-64 letters, digits, '_' or '-', not {shown}")
     if run.id and run.started_at:
         return run
     return replace(run, id=run.id or uuid.uuid4().hex, started_at=run.started_at or now_iso())
