@@ -162,3 +162,22 @@ def test_a_lock_file_hard_linked_to_another_file_is_refused(tmp_path: Path) -> N
     with pytest.raises(StoreError, match="not a regular file of its own"):
         Store(path).add_project(make_project("C", "/m/c"))
     assert victim.read_text() == "precious"
+
+
+def test_a_park_whose_entry_is_merged_at_once_does_not_fail(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A write that takes the lock the moment a run is parked may merge and remove its entry
+    before the park returns: the run is stored, and the park must not call that an error."""
+    from perftui.store import files
+
+    path = build(tmp_path)
+    replace = os.replace
+
+    def merged_at_once(source: str, target: str) -> None:
+        replace(source, target)
+        if str(target).endswith(".json") and ".journal" in str(target):
+            os.unlink(target)  # as Journal.discard does, in another process
+
+    monkeypatch.setattr(files.os, "replace", merged_at_once)
+    Journal(path).park([(with_id(make_run("A")), None)])

@@ -174,7 +174,8 @@ class DatabaseFile:
                     os.sync()  # the packs and shards, made durable at once
                 retire(tx, replaced, payloads, tx.dropped_packs())
                 raw = dump(tables.data)
-                st = atomic_write_bytes(target, raw)
+                atomic_write_bytes(target, raw)
+                st = os.stat(target)  # under the lock: no other write replaces it
             except OSError as exc:
                 if _unchanged(target, snap):  # else the next write removes them
                     self._undo(tx, payloads)

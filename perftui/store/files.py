@@ -140,11 +140,10 @@ def check_writable(target: Path, shown: Path) -> None:
         )
 
 
-def atomic_write_bytes(target: Path, payload: bytes, *, durable: bool = True) -> os.stat_result:
+def atomic_write_bytes(target: Path, payload: bytes, *, durable: bool = True) -> None:
     """Write `payload` to `target` so that a crash leaves the old or the new file, whole (see
     the module's docstring), with the old file's mode. `durable=False` leaves the syncs to
-    the caller (one sync for many files). The new file's stat; OSError (temp file removed).
-    """
+    the caller (one sync for many files). OSError (temp file removed)."""
     fd, tmp = tempfile.mkstemp(prefix=_temp_prefix(target), suffix=".tmp", dir=target.parent)
     try:
         with os.fdopen(fd, "wb") as handle:
@@ -164,7 +163,6 @@ def atomic_write_bytes(target: Path, payload: bytes, *, durable: bool = True) ->
         raise
     if durable:
         _fsync_dir(target.parent)
-    return os.stat(target)
 
 
 def open_new(target: Path) -> int:
