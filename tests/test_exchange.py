@@ -286,3 +286,30 @@ def test_samples_that_inflate_far_beyond_their_size_are_refused_first(
         with pytest.raises(InputError, match="latency_samples"):
             import_document(target, document)
         assert not target.path.exists()
+
+
+def test_csv_carries_each_run_s_intervals_and_verdict(filled: Store) -> None:
+    """As the store keeps them (and `show` prints them): no figure without its interval."""
+    rows = list(csv.DictReader(io.StringIO(export_csv(filled))))
+
+    def cells(interval) -> list[float | None]:
+        return [None, None] if interval is None else interval.as_list()
+
+    bounded = 0
+    for row in rows:
+        figures = filled.figures(row["run_id"])
+        assert figures is not None
+        assert row["verdict"] == figures.verdict.status
+        assert row["verdict_reasons"] == "; ".join(figures.verdict.reasons)
+        found = [
+            float(row[name]) if row[name] else None
+            for name in (
+                "throughput_ci_low",
+                "throughput_ci_high",
+                "latency_median_ci_low_ms",
+                "latency_median_ci_high_ms",
+            )
+        ]
+        assert found == cells(figures.throughput) + cells(figures.latency.get("median"))
+        bounded += None not in found
+    assert bounded  # a row with both intervals bounded

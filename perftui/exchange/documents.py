@@ -58,6 +58,12 @@ CSV_COLUMNS = (
     "iterations",
     "duration_s",
     "throughput_fps",
+    "throughput_ci_low",
+    "throughput_ci_high",
+    "verdict",
+    "verdict_reasons",
+    "latency_median_ci_low_ms",
+    "latency_median_ci_high_ms",
     "latency_min_ms",
     "latency_mean_ms",
     "latency_median_ms",
@@ -70,7 +76,9 @@ CSV_COLUMNS = (
     "peak_window_mib",
     "peak_compile_mib",
 )
-"""The peaks are resident MiB (the timed window's, the compile's), empty where not measured."""
+"""The intervals are 95 % (empty for an end too few samples bound), with the run's verdict
+and its reasons joined by "; ", as the store keeps them; the peaks are resident MiB (the
+timed window's, the compile's), empty where not measured."""
 
 
 def _selected(store: Store, names: Sequence[str] | None) -> list[Project]:
@@ -138,8 +146,9 @@ def _mib(value: float | None) -> float | None:
 
 
 def export_csv(store: Store, projects: Sequence[str] | None = None) -> str:
-    """One row per run (header first): identity, settings, outcome, latency figures in ms
-    and the memory peaks in MiB."""
+    """One row per run (header first): identity, settings, outcome, throughput and median
+    latency with their intervals and the run's verdict, latency figures in ms and the memory
+    peaks in MiB."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(CSV_COLUMNS)
@@ -153,6 +162,8 @@ def export_csv(store: Store, projects: Sequence[str] | None = None) -> str:
                 else (None,) * 7
             )
             memory = run.memory
+            figures = store.figures(run.id)
+            median = figures.latency.get("median") if figures else None
             row = (
                 project.name,
                 project.model,
@@ -174,6 +185,10 @@ def export_csv(store: Store, projects: Sequence[str] | None = None) -> str:
                 run.iterations,
                 run.duration_s,
                 run.throughput_fps,
+                *(figures.throughput.as_list() if figures and figures.throughput else (None,) * 2),
+                figures.verdict.status if figures else None,
+                "; ".join(figures.verdict.reasons) if figures else None,
+                *(median.as_list() if median else (None, None)),
                 *stats,
                 run.first_inference_ms,
                 run.compile_ms,
