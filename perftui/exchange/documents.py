@@ -153,7 +153,7 @@ def export_csv(store: Store, projects: Sequence[str] | None = None) -> str:
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(CSV_COLUMNS)
     for project in _selected(store, projects):
-        for run, _, _ in store.stream_runs(project.name, with_layers=False, with_samples=False):
+        for run, figures in store.stream_figures(project.name):
             c = run.config
             lat = run.latency_ms
             stats = (
@@ -162,8 +162,7 @@ def export_csv(store: Store, projects: Sequence[str] | None = None) -> str:
                 else (None,) * 7
             )
             memory = run.memory
-            figures = store.figures(run.id)
-            median = figures.latency.get("median") if figures else None
+            median = figures.latency.get("median")
             row = (
                 project.name,
                 project.model,
@@ -185,9 +184,9 @@ def export_csv(store: Store, projects: Sequence[str] | None = None) -> str:
                 run.iterations,
                 run.duration_s,
                 run.throughput_fps,
-                *(figures.throughput.as_list() if figures and figures.throughput else (None,) * 2),
-                figures.verdict.status if figures else None,
-                "; ".join(figures.verdict.reasons) if figures else None,
+                *(figures.throughput.as_list() if figures.throughput else (None, None)),
+                figures.verdict.status,
+                "; ".join(figures.verdict.reasons),
                 *(median.as_list() if median else (None, None)),
                 *stats,
                 run.first_inference_ms,

@@ -361,16 +361,16 @@ class Store(DatabaseFile):
         as kept when it was stored, else computed from the run and its samples."""
         snap = self._read()
         shard = snap.shard_of(run_id)
-        if shard is None:
-            return None
-        doc = shard.figures.get(run_id)
-        if doc is not None:
-            with contextlib.suppress(KeyError, TypeError, ValueError):
-                return figures_from_doc(doc)
-        from perftui.domain.measurement.figures import run_figures
+        return None if shard is None else snap.run_figures(shard, run_id)
 
-        run = snap.record(shard, run_id, with_layers=False)
-        return run_figures(run, snap.latency_samples(run_id))
+    def stream_figures(self, project: str) -> Iterator[tuple[RunResult, Figures]]:
+        """The runs of a project with their figures, newest first, one at a time and kept
+        nowhere (as `stream_runs`, for a CSV export)."""
+        snap = self._read()
+        shard = snap.shard(project, keep=False) or Shard()
+        for run_id in snap.newest_first(shard):
+            run = snap.record(shard, run_id, with_layers=False, keep=False)
+            yield run, snap.run_figures(shard, run_id)
 
     def headline(self, project: str, key: str | None) -> Headline | None:
         """The combined figures of the project's configuration `key` (a summary's best

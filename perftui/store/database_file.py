@@ -176,14 +176,12 @@ class DatabaseFile:
                 raw = dump(tables.data)
                 atomic_write_bytes(target, raw)
                 st = os.stat(target)  # under the lock: no other write replaces it
-            except OSError as exc:
+            except (OSError, StoreError) as exc:  # or damage met committing (a pack read back)
                 if _unchanged(target, snap):  # else the next write removes them
                     self._undo(tx, payloads)
+                if isinstance(exc, StoreError):
+                    raise
                 raise cannot_write(self.path, exc) from None
-            except StoreError:  # damage met while committing (a pack it reads back)
-                if _unchanged(target, snap):
-                    self._undo(tx, payloads)
-                raise
             Journal(target).discard(tx.merged)
             if marked:
                 payloads.end()
@@ -238,10 +236,10 @@ class DatabaseFile:
         projects = tx.table("projects")
         runs, waiting = [], 0
         for path, parked in journal.entries():
-            homeless = sum(projects.get(run.project) is None for run, _ in parked)
-            runs += [item for item in parked if projects.get(item[0].project) is not None]
-            waiting += homeless
-            if not homeless:
+            housed = [item for item in parked if projects.get(item[0].project) is not None]
+            runs += housed
+            waiting += len(parked) - len(housed)
+            if len(housed) == len(parked):
                 tx.merged.append(path)
         if runs:
             prepared = (prepare(run, samples) for run, samples in runs)

@@ -72,7 +72,7 @@ def check_named(snap: Snapshot, payloads: Payloads) -> None:
     files, or a pack its runs' payloads are in."""
     sizes: dict[str, int] = {}
     for project in snap.entries:
-        shard = snap.shard(project, keep=False) or Shard()
+        shard = snap.shard(project) or Shard()  # kept: `plan` reads every one again
         for kind, table in shard.refs.items():
             for run_id, ref in table.items():
                 if not snap.payloads.holds(kind, run_id, ref, sizes):
@@ -111,12 +111,9 @@ def plan(snap: Snapshot, payloads: Payloads) -> Plan:
                     found.strangers[project] = found.strangers.get(project, 0) + 1
                 whole = False
                 continue
-            refs = {
-                k: ref
-                for k, ref in shard.refs_of(run_id).items()
-                if payloads.holds(k, run_id, ref, sizes)
-            }
-            found.lost += len(shard.refs_of(run_id)) - len(refs)
+            stored = shard.refs_of(run_id)
+            refs = {k: ref for k, ref in stored.items() if payloads.holds(k, run_id, ref, sizes)}
+            found.lost += len(stored) - len(refs)
             found.adopt.setdefault(project, []).append((doc, refs, shard.figures.get(run_id)))
             known.add(run_id)
         (found.retire if whole else found.keep).append((folder, name))

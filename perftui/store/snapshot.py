@@ -21,6 +21,7 @@ from perftui.domain.records import Project, RunResult
 from perftui.store import benchmark_file
 from perftui.store.codec import dump_json, layers_from_blob, samples_from_blob
 from perftui.store.entries import figures_of, files_of, named_by, read_figures, run_count, shard_key
+from perftui.store.figure_docs import figures_from_doc
 from perftui.store.files import Signature, read_bytes
 from perftui.store.layout import damaged, lined_tables, malformed, parse, record_check, time_key
 from perftui.store.legacy import convert
@@ -32,6 +33,7 @@ from perftui.store.shards import HEADER, Shard
 if TYPE_CHECKING:
     import numpy as np
 
+    from perftui.domain.measurement.figures import Figures
     from perftui.store.legacy import Conversion
 
 __all__ = ["Snapshot", "load"]
@@ -269,6 +271,18 @@ class Snapshot:
             return decode(self.payloads.read(kind, run_id, ref), ref.count)
         except (KeyError, TypeError, ValueError) as exc:
             raise damaged(self.shown, f"{kind} of run {run_id}: {exc}") from None
+
+    def run_figures(self, shard: Shard, run_id: str) -> Figures:
+        """The run's figures with their intervals and verdict: as kept when it was stored,
+        else computed from the run and its samples."""
+        doc = shard.figures.get(run_id)
+        if doc is not None:
+            with contextlib.suppress(KeyError, TypeError, ValueError):
+                return figures_from_doc(doc)
+        from perftui.domain.measurement.figures import run_figures
+
+        run = self.record(shard, run_id, with_layers=False, keep=False)
+        return run_figures(run, self.payload(shard, "samples", run_id))
 
     def shard_of(self, run_id: str) -> Shard | None:
         """The shard that holds the run (None if none does)."""
