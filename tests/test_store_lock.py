@@ -5,6 +5,7 @@ is released goes through. The lock is held by a real second process (a flock on
 
 from __future__ import annotations
 
+import contextlib
 import subprocess
 import sys
 import textwrap
@@ -15,11 +16,12 @@ from pathlib import Path
 
 import pytest
 
-from perftui.domain.errors import StoreError
+from perftui.domain.errors import InputError, StoreError
 from perftui.domain.records import Project
 from perftui.store.database import Store
 from tests.cli_helpers import one_error_line
 from tests.process_helpers import read_line
+from tests.store_helpers import make_run
 
 HOLDER = textwrap.dedent(
     """
@@ -136,3 +138,55 @@ def test_the_cli_reports_a_locked_database_in_one_line(db: Path, held, tmp_path:
     line = one_error_line(result)
     assert "is locked by pid" in line, line
     assert db.read_bytes() == before
+
+
+def test_a_refused_first_write_leaves_neither_lock_nor_folder(tmp_path: Path):
+    path = tmp_path / "new" / "deeper" / "perftui.json"
+    with pytest.raises(InputError):
+        Store(path).add_run(make_run("no-such-project"))
+    assert list(tmp_path.iterdir()) == []  # the folders it made are gone with the lock file
+
+
+def test_a_refused_import_into_a_new_database_writes_nothing(tmp_path: Path):
+    cut = tmp_path / "cut.json"
+    cut.write_text('{"perftui_export": 1, "projects": [{"name": "a"\n')
+    new = tmp_path / "new" / "db.json"
+    result = subprocess.run(
+        [sys.executable, "-m", "perftui", "--db", str(new), "import", str(cut)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert "cut.json" in one_error_line(result)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["cut.json"]
+
+
+def test_a_waiter_on_a_removed_lock_file_locks_the_file_made_again(tmp_path: Path):
+    path = tmp_path / "new" / "perftui.json"
+    first, second = Store(path), Store(path)
+    second.LOCK_TIMEOUT_S = 60.0
+    inside, refuse = threading.Event(), threading.Event()
+    wrote: list[str] = []
+
+    def refused_write() -> None:
+        with contextlib.suppress(InputError), first._transaction():
+            inside.set()
+            refuse.wait(30)
+            raise InputError("refused")
+
+    def waiting_write() -> None:
+        second.add_project(Project("q", "/models/q.onnx", "openvino"))
+        wrote.append("q")
+
+    holder = threading.Thread(target=refused_write, daemon=True)
+    holder.start()
+    assert inside.wait(30)
+    waiter = threading.Thread(target=waiting_write, daemon=True)
+    waiter.start()
+    waiter.join(0.3)
+    assert waiter.is_alive()  # waiting on the lock file the refused write removes
+    refuse.set()
+    holder.join(30)
+    waiter.join(60)
+    assert wrote == ["q"] and [p.name for p in Store(path).projects()] == ["q"]
+    assert (tmp_path / "new" / "perftui.json.lock").exists()

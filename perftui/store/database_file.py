@@ -125,6 +125,7 @@ class DatabaseFile:
         self._check_paths(target)
         if not repair:
             self._read()  # damage is refused before the lock file is even touched
+        made = [d for d in (target.parent, *target.parent.parents) if not os.path.lexists(d)]
         try:
             target.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
@@ -133,68 +134,79 @@ class DatabaseFile:
                 f" ({exc.strerror or exc}); use --db PATH"
             ) from None
         lock_path = target.with_name(target.name + ".lock")
+        with exclusive_lock(lock_path, self.path, self.LOCK_TIMEOUT_S, self.notify) as forget:
+            try:
+                yield from self._locked(target, repair)
+            finally:
+                if not os.path.lexists(target):  # a new database's write that stored nothing
+                    forget()
+                    for folder in made:
+                        with contextlib.suppress(OSError):
+                            folder.rmdir()
+
+    def _locked(self, target: Path, repair: bool) -> Iterator[Transaction]:
+        """The write of `_transaction`, under the lock."""
         payloads = self._payloads()
-        with exclusive_lock(lock_path, self.path, self.LOCK_TIMEOUT_S, self.notify):
-            snap = self._load(target, self._snapshot)
-            recover(snap, payloads)
-            if not repair:
-                check_folder(snap, payloads, locked=True)
-            snap.kept_files  # noqa: B018 (the records `retire` acts on, checked)
-            tx = Transaction(snap, payloads)
-            tables = tx.tables
-            backup, lost = migrate(tx, snap, target)
-            self._merge_parked(tx)
-            try:
-                yield tx
-            except BaseException:
-                if tx.token:  # files written as runs came: no document names them
-                    self._undo(tx, payloads)
-                raise
-            remove_orphan_temps(target, Journal(target).root)
-            edited = tx.benchmarks is not None
-            if not (tables.dirty or tx.shards or tx.lines or tx.merged or backup or edited):
-                if tx.token:  # marked early, yet nothing to store (every run known)
-                    self._undo(tx, payloads)
-                return
-            if not snap.data.get("meta"):  # the database's first write
-                tx.table("meta").insert([meta_doc()])
-            marked = tx.touches_files or bool(tx.token)
-            try:
-                if backup is not None:
-                    atomic_write_bytes(backup, (read_bytes(target, self.path) or (b"",))[0])
-                if marked:
-                    tx.mark()
-                bulk = len(tx.packs) + len(tx.shards) + len(tx.lines) > BULK
-                for pack in tx.packs.values():
-                    pack.close(durable=not bulk)
-                tx.with_profiles()
-                write_shards(tx, self._shards, durable=not bulk)
-                replaced = _write_benchmarks(tx, payloads, durable=not bulk) if edited else set()
-                if bulk:
-                    os.sync()  # the packs and shards, made durable at once
-                retire(tx, replaced, payloads, tx.dropped_packs())
-                raw = dump(tables.data)
-                atomic_write_bytes(target, raw)
-                st = os.stat(target)  # under the lock: no other write replaces it
-            except (OSError, StoreError) as exc:  # or damage met committing (a pack read back)
-                if _unchanged(target, snap):  # else the next write removes them
-                    self._undo(tx, payloads)
-                if isinstance(exc, StoreError):
-                    raise
-                raise cannot_write(self.path, exc) from None
-            Journal(target).discard(tx.merged)
-            if marked:
-                payloads.end()
-            document = document_identity(signature(st), raw)
-            record_stamp(payloads, document)
-            self._cache(tx, raw, st, document)
+        snap = self._load(target, self._snapshot)
+        recover(snap, payloads)
+        if not repair:
+            check_folder(snap, payloads, locked=True)
+        snap.kept_files  # noqa: B018 (the records `retire` acts on, checked)
+        tx = Transaction(snap, payloads)
+        tables = tx.tables
+        backup, lost = migrate(tx, snap, target)
+        self._merge_parked(tx)
+        try:
+            yield tx
+        except BaseException:
+            if tx.token:  # files written as runs came: no document names them
+                self._undo(tx, payloads)
+            raise
+        remove_orphan_temps(target, Journal(target).root)
+        edited = tx.benchmarks is not None
+        if not (tables.dirty or tx.shards or tx.lines or tx.merged or backup or edited):
+            if tx.token:  # marked early, yet nothing to store (every run known)
+                self._undo(tx, payloads)
+            return
+        if not snap.data.get("meta"):  # the database's first write
+            tx.table("meta").insert([meta_doc()])
+        marked = tx.touches_files or bool(tx.token)
+        try:
             if backup is not None:
-                self._say(
-                    f"database {self.path} moved to layout {SCHEMA_VERSION} (runs, samples"
-                    f" and profiles in {payloads.root.name}/); the old file is kept as"
-                    f" {backup}"
-                    + (f"; {lost} unreadable payload file(s) were left out" if lost else "")
-                )
+                atomic_write_bytes(backup, (read_bytes(target, self.path) or (b"",))[0])
+            if marked:
+                tx.mark()
+            bulk = len(tx.packs) + len(tx.shards) + len(tx.lines) > BULK
+            for pack in tx.packs.values():
+                pack.close(durable=not bulk)
+            tx.with_profiles()
+            write_shards(tx, self._shards, durable=not bulk)
+            replaced = _write_benchmarks(tx, payloads, durable=not bulk) if edited else set()
+            if bulk:
+                os.sync()  # the packs and shards, made durable at once
+            retire(tx, replaced, payloads, tx.dropped_packs())
+            raw = dump(tables.data)
+            atomic_write_bytes(target, raw)
+            st = os.stat(target)  # under the lock: no other write replaces it
+        except (OSError, StoreError) as exc:  # or damage met committing (a pack read back)
+            if _unchanged(target, snap):  # else the next write removes them
+                self._undo(tx, payloads)
+            if isinstance(exc, StoreError):
+                raise
+            raise cannot_write(self.path, exc) from None
+        Journal(target).discard(tx.merged)
+        if marked:
+            payloads.end()
+        document = document_identity(signature(st), raw)
+        record_stamp(payloads, document)
+        self._cache(tx, raw, st, document)
+        if backup is not None:
+            self._say(
+                f"database {self.path} moved to layout {SCHEMA_VERSION} (runs, samples"
+                f" and profiles in {payloads.root.name}/); the old file is kept as"
+                f" {backup}"
+                + (f"; {lost} unreadable payload file(s) were left out" if lost else "")
+            )
 
     def _cache(self, tx: Transaction, raw: bytes, st: os.stat_result, document: list[int]) -> None:
         """Keep the committed document (of stamp identity `document`) as the current

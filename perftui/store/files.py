@@ -222,34 +222,69 @@ def exclusive_lock(
     shown: Path,
     patience_s: float,
     on_wait: Callable[[str], None] | None = None,
-) -> Iterator[None]:
+) -> Iterator[Callable[[], None]]:
     """Hold an exclusive ``flock`` on `lock_path`, which then names this process (pid and
     command) for the others. After `WAIT_NOTICE_S` of waiting `on_wait` gets one line naming
-    the holder; after `patience_s`, LockBusy."""
-    fd = open_lock(lock_path, shown)
+    the holder; after `patience_s`, LockBusy. Yields `forget`, which removes the lock file (a
+    new database's write that stored nothing): a waiter that then gets the lock of the removed
+    file locks the file at its path again."""
+    start = time.monotonic()
+    while True:
+        with contextlib.suppress(OSError):  # removed with the lock file it held: made again
+            lock_path.parent.mkdir(parents=True, exist_ok=True)
+        fd = open_lock(lock_path, shown)
+        try:
+            _wait_for(fd, shown, start, patience_s, on_wait)
+        except BaseException:
+            os.close(fd)
+            raise
+        if _names(lock_path, fd):
+            break
+        os.close(fd)
     try:
-        if fcntl is not None:
-            start = time.monotonic()
-            noticed = False
-            while True:
-                try:
-                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                    break
-                except BlockingIOError:
-                    waited = time.monotonic() - start
-                    if waited >= patience_s:
-                        raise LockBusy(
-                            f"database {shown} is locked by {_holder(fd)}"
-                            f" (waited {waited:.0f} s); try again"
-                        ) from None
-                    if not noticed and waited >= WAIT_NOTICE_S and on_wait is not None:
-                        on_wait(f"waiting for database {shown}, in use by {_holder(fd)}")
-                        noticed = True
-                    time.sleep(LOCK_POLL_S)
-            with contextlib.suppress(OSError):
-                command = " ".join(os.path.basename(a) for a in sys.argv[:3])
-                os.ftruncate(fd, 0)
-                os.pwrite(fd, f"pid {os.getpid()} ({command})".encode(), 0)
-        yield
+        with contextlib.suppress(OSError):
+            command = " ".join(os.path.basename(a) for a in sys.argv[:3])
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, f"pid {os.getpid()} ({command})".encode(), 0)
+        yield lambda: _forget(lock_path)
     finally:
         os.close(fd)  # releases the flock
+
+
+def _wait_for(
+    fd: int, shown: Path, start: float, patience_s: float, on_wait: Callable[[str], None] | None
+) -> None:
+    """Take the flock of `fd`, polling (`LOCK_POLL_S`) until `patience_s` since `start`."""
+    if fcntl is None:  # pragma: no cover
+        return
+    noticed = False
+    while True:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return
+        except BlockingIOError:
+            waited = time.monotonic() - start
+            if waited >= patience_s:
+                raise LockBusy(
+                    f"database {shown} is locked by {_holder(fd)}"
+                    f" (waited {waited:.0f} s); try again"
+                ) from None
+            if not noticed and waited >= WAIT_NOTICE_S and on_wait is not None:
+                on_wait(f"waiting for database {shown}, in use by {_holder(fd)}")
+                noticed = True
+            time.sleep(LOCK_POLL_S)
+
+
+def _names(lock_path: Path, fd: int) -> bool:
+    """Whether `lock_path` is still the file `fd` locked (not removed by `forget` since)."""
+    try:
+        st = os.lstat(lock_path)
+    except OSError:
+        return False
+    own = os.fstat(fd)
+    return (st.st_dev, st.st_ino) == (own.st_dev, own.st_ino)
+
+
+def _forget(lock_path: Path) -> None:
+    with contextlib.suppress(OSError):
+        lock_path.unlink()
