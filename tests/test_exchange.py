@@ -71,7 +71,7 @@ def test_export_shape(filled: Store) -> None:
     fp32 = doc["projects"][1]
     assert fp32["notes"] == {"tag": "baseline"} and len(fp32["runs"]) == 3
     run = fp32["runs"][0]
-    assert run["started_at"].startswith("2025-01-03")  # newest first
+    assert run["started_at"].startswith("2025-01-01")  # as stored: the oldest first here
     for key in ("config", "status", "latency_ms", "layers", "throughput_fps", "resolved"):
         assert key in run
     assert run["latency_samples"]["count"] == 500
@@ -108,6 +108,18 @@ def test_export_import_round_trip(filled: Store, tmp_path: Path) -> None:
     # a partial overlap adds only the new runs
     filled.add_run(make_run("fp32"))
     assert import_document(target, export_document(filled)) == (0, 1)
+
+
+def test_runs_of_one_second_keep_their_order_through_a_round_trip(tmp_path: Path) -> None:
+    source = Store(tmp_path / "a.json")
+    source.add_project(make_project("p"))
+    for n in range(3):  # a matrix's runs, each under a second
+        source.add_run(make_run("p", id=f"r{n}", started_at="2026-01-01T00:00:00+00:00"))
+    target = Store(tmp_path / "b.json")
+    import_document(target, json.loads(json.dumps(export_document(source))))
+    assert (
+        [r.id for r in target.runs("p")] == [r.id for r in source.runs("p")] == ["r2", "r1", "r0"]
+    )
 
 
 def test_import_into_existing_projects(filled: Store, tmp_path: Path) -> None:

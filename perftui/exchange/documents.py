@@ -104,7 +104,7 @@ def export_chunks(
     store: Store, projects: Sequence[str] | None = None, *, include_samples: bool = True
 ) -> Iterator[str]:
     """The export document as JSON text, one run per line: the chosen projects (all by
-    default) with their runs, newest first. One run is held at a time (Store.stream_runs)."""
+    default) with their runs as stored. One run is held at a time (Store.stream_runs)."""
     selected = _selected(store, projects)  # an unknown name refused before a byte is written
     head = {"perftui_export": EXPORT_FORMAT, "exported_at": now_iso()}
     yield _dumps({**head, "generator": f"perftui {__version__}"})[:-1] + ',"projects":['

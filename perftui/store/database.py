@@ -323,15 +323,16 @@ class Store(DatabaseFile):
     def stream_runs(
         self, project: str, *, with_layers: bool = True, with_samples: bool = True
     ) -> Iterator[tuple[RunResult, Rows | None, dict[str, Any] | None]]:
-        """The runs of a project, newest first, one at a time and kept nowhere (for a pass
-        over the whole database, as export makes): each without its layers, with its layer
-        rows as stored and its samples in the export's encoding (perftui.store.codec),
+        """The runs of a project in the order they were stored, one at a time and kept
+        nowhere (for a pass over the whole database, as export makes; an import stores them
+        in that order, so runs of one second keep theirs): each without its layers, with its
+        layer rows as stored and its samples in the export's encoding (perftui.store.codec),
         neither decoded nor compressed again."""
         snap = self._read()
         shard = snap.shard(project, keep=False)
         if shard is None:
             return
-        for run_id in snap.newest_first(shard):
+        for run_id in shard.runs:
             run = snap.record(shard, run_id, with_layers=False, keep=False)
             rows = snap.payload(shard, "layers", run_id) if with_layers else None
             samples = (
