@@ -220,19 +220,22 @@ BAD_BENCH = {
 
 
 def refusals(folder: Path, hostile: dict[str, Path]) -> tuple[int, int, int]:
-    """(clean refusals, wrong exit codes, data written) over hostile imports and bad input."""
+    """(clean refusals, wrong exit codes, data written) over hostile imports and bad input,
+    into a database not made yet (any file or folder a refusal leaves counts as written)."""
     clean = wrong = written = 0
-    db = folder / "refusals.json"
+    area = folder / "refusals"
+    area.mkdir()
+    db = area / "new" / "db.json"
     commands = [["import", str(path)] for path in hostile.values()]
     commands += [["bench", str(MODEL), "--time", "0.1", *args] for args in BAD_BENCH.values()]
     for args in commands:
-        before = db.read_bytes() if db.exists() else None
+        before = cases.tree(area)
         result = subprocess.run(
             [sys.executable, "-m", "perftui", "--db", str(db), *args],
             capture_output=True,
             env=ENV,
         )
-        after = db.read_bytes() if db.exists() else None
+        after = cases.tree(area)
         lines = [x for x in result.stderr.splitlines() if x.strip()]
         ok = result.returncode == 2 and len(lines) == 1 and b"Traceback" not in result.stderr
         clean += ok
