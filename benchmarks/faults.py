@@ -6,8 +6,9 @@ In a temporary folder:
    after a random delay; after the next write (which removes what a killed one left and
    merges parked runs) the database must open, every run the writer had reported stored
    must be there, and no temporary file may be left.
-2. `--writers` processes each store `--runs` runs at once on one database (impatient lock
-   waits, so the journal is exercised); every run must be there after the next write.
+2. `--writers` processes each store `--runs` runs at once on a new database (impatient lock
+   waits, so the journal is exercised) while as many refused imports race them for its
+   lock; every run must be there after the next write.
 3. Hostile import files and bad `bench` inputs through the real CLI: each must exit 2 with
    one line on stderr and leave the database unchanged.
 4. Tampering (issue 23): a damaged or hand-edited database, links inside its folder, names
@@ -131,13 +132,19 @@ def kills(folder: Path, count: int, export: Path) -> tuple[int, int, int]:
 
 
 def contention(folder: Path, writers: int, runs: int) -> tuple[int, int]:
-    """(damaged, runs lost) with `writers` processes storing `runs` runs each at once."""
-    db = folder / "contention.json"
+    """(damaged, runs lost) with `writers` processes storing `runs` runs each at once into a
+    new database, while as many imports of a cut export are refused there (each removing
+    the lock file and folders it made, if it wrote first)."""
+    db = folder / "contention" / "new" / "db.json"
+    cut = folder / "cut-export.json"
+    cut.write_text('{"perftui_export": 1, "projects": [{"name": "a"\n')
+    refused = [sys.executable, "-m", "perftui", "--db", str(db), "import", str(cut)]
     procs = [writer(db, runs, "c", 0.2) for _ in range(writers)]
+    procs += [subprocess.Popen(refused, stderr=subprocess.DEVNULL, env=ENV) for _ in range(writers)]
     reported: set[str] = set()
     for proc in procs:
         out, _ = proc.communicate()
-        reported |= set(out.split())
+        reported |= set((out or "").split())
     ids = stored_ids(db)  # the next write merges what was parked
     if ids is None:
         return 1, len(reported)

@@ -18,6 +18,7 @@ import pytest
 
 from perftui.domain.errors import InputError, StoreError
 from perftui.domain.records import Project
+from perftui.store import lock
 from perftui.store.database import Store
 from tests.cli_helpers import one_error_line
 from tests.process_helpers import read_line
@@ -140,10 +141,14 @@ def test_the_cli_reports_a_locked_database_in_one_line(db: Path, held, tmp_path:
     assert db.read_bytes() == before
 
 
+NAMELESS = Project("", "/models/p.onnx", "openvino")
+"""An import's project refused inside its write (the lock taken, the folders made)."""
+
+
 def test_a_refused_first_write_leaves_neither_lock_nor_folder(tmp_path: Path):
     path = tmp_path / "new" / "deeper" / "perftui.json"
-    with pytest.raises(InputError):
-        Store(path).add_run(make_run("no-such-project"))
+    with pytest.raises(InputError, match="needs a name"):
+        Store(path).merge([NAMELESS])
     assert list(tmp_path.iterdir()) == []  # the folders it made are gone with the lock file
 
 
@@ -190,3 +195,77 @@ def test_a_waiter_on_a_removed_lock_file_locks_the_file_made_again(tmp_path: Pat
     waiter.join(60)
     assert wrote == ["q"] and [p.name for p in Store(path).projects()] == ["q"]
     assert (tmp_path / "new" / "perftui.json.lock").exists()
+
+
+def refused_write_holding(path: Path, refuse: threading.Event) -> threading.Thread:
+    """A thread inside a first write of `path` (the lock held) until `refuse` is set, which
+    it then refuses."""
+    inside = threading.Event()
+
+    def write() -> None:
+        with contextlib.suppress(InputError), Store(path)._transaction():
+            inside.set()
+            refuse.wait(30)
+            raise InputError("refused")
+
+    holder = threading.Thread(target=write, daemon=True)
+    holder.start()
+    assert inside.wait(30)
+    return holder
+
+
+def test_two_refused_first_writes_in_turn_leave_no_folder(tmp_path: Path):
+    path = tmp_path / "new" / "deeper" / "perftui.json"
+    refuse = threading.Event()
+    holder = refused_write_holding(path, refuse)
+    refused: list[str] = []
+
+    def refused_run() -> None:
+        try:
+            Store(path).merge([NAMELESS])
+        except InputError as exc:
+            refused.append(str(exc))
+
+    waiter = threading.Thread(target=refused_run, daemon=True)
+    waiter.start()
+    waiter.join(0.3)
+    assert waiter.is_alive()  # waiting for the lock, its folders made by the first
+    refuse.set()
+    holder.join(30)
+    waiter.join(30)
+    assert len(refused) == 1 and "needs a name" in refused[0]
+    assert list(tmp_path.iterdir()) == []  # the second made them again, and removed them
+
+
+def test_a_write_whose_folder_a_refused_write_removes_before_it_locks_goes_through(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    path = tmp_path / "new" / "perftui.json"
+    refuse, gone = threading.Event(), threading.Event()
+    opened = lock._open
+
+    def late_open(lock_path: Path, shown: Path) -> int:
+        if threading.current_thread().name == "late":  # its folder found, not yet its lock
+            refuse.set()
+            assert gone.wait(30)
+        return opened(lock_path, shown)
+
+    holder = refused_write_holding(path, refuse)
+    monkeypatch.setattr(lock, "_open", late_open)
+    late = threading.Thread(
+        target=lambda: Store(path).add_project(Project("q", "/q.onnx", "openvino")), name="late"
+    )
+    late.start()
+    holder.join(30)
+    assert not path.parent.exists()  # the refused write removed the folder the late one found
+    gone.set()
+    late.join(30)
+    assert [p.name for p in Store(path).projects()] == ["q"]
+
+
+def test_a_run_of_no_project_is_refused_not_parked_while_the_lock_is_held(db: Path, held):
+    store = Store(db)
+    store.LOCK_TIMEOUT_S = SHORT_TIMEOUT_S
+    with pytest.raises(InputError, match="no project named 'nope'"):
+        store.add_run(make_run("nope"))
+    assert not db.with_name(db.name + ".journal").exists()  # nothing parked for later

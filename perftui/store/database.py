@@ -23,10 +23,10 @@ from perftui.store.codec import plain, samples_blob_document
 from perftui.store.database_file import DatabaseFile
 from perftui.store.entries import headline_doc, stored_best
 from perftui.store.figure_docs import figures_from_doc
-from perftui.store.files import LockBusy
-from perftui.store.inserts import Prepared, insert_runs, prepare, with_id
+from perftui.store.inserts import Prepared, insert_runs, prepare, unknown_project, with_id
 from perftui.store.journal import Journal
 from perftui.store.layout import now_iso
+from perftui.store.lock import LockBusy
 from perftui.store.paths import normalize_model_path, same_target
 from perftui.store.recovery import check_folder
 from perftui.store.repair import Plan, apply, check_named, plan
@@ -67,9 +67,6 @@ class Store(DatabaseFile):
         payloads = self._payloads()
         try:
             snap = self._load(self._target, None, strict=True)  # every record checked
-        except StoreError as exc:
-            return str(exc), None
-        try:
             check_named(snap, payloads)
         except StoreError as exc:
             return str(exc), None
@@ -252,6 +249,10 @@ class Store(DatabaseFile):
         stored = [(with_id(run), samples) for run, samples in given]
         if not stored:
             return []
+        snap = self._read()  # refused before a wait for the lock could park them
+        for project in {run.project for run, _ in stored}:
+            if snap.project(project) is None:
+                raise unknown_project(project)
         fresh = {new.id for (new, _), (run, _) in zip(stored, given, strict=True) if not run.id}
         prepared = [prepare(run, samples) for run, samples in stored]
         try:

@@ -19,7 +19,6 @@ from perftui.store.entries import shard_key
 from perftui.store.files import (
     atomic_write_bytes,
     check_writable,
-    exclusive_lock,
     read_bytes,
     remove_orphan_temps,
     signature,
@@ -28,6 +27,7 @@ from perftui.store.inserts import insert_runs, prepare
 from perftui.store.journal import Journal
 from perftui.store.layout import SCHEMA_VERSION, committed, meta_doc
 from perftui.store.legacy import migrate
+from perftui.store.lock import exclusive_lock
 from perftui.store.names import checked_folder as check_folder_of
 from perftui.store.payloads import Payloads
 from perftui.store.recovery import (
@@ -125,14 +125,6 @@ class DatabaseFile:
         self._check_paths(target)
         if not repair:
             self._read()  # damage is refused before the lock file is even touched
-        made = [d for d in (target.parent, *target.parent.parents) if not os.path.lexists(d)]
-        try:
-            target.parent.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            raise StoreError(
-                f"cannot create the directory of database {self.path}"
-                f" ({exc.strerror or exc}); use --db PATH"
-            ) from None
         lock_path = target.with_name(target.name + ".lock")
         with exclusive_lock(lock_path, self.path, self.LOCK_TIMEOUT_S, self.notify) as forget:
             try:
@@ -140,9 +132,6 @@ class DatabaseFile:
             finally:
                 if not os.path.lexists(target):  # a new database's write that stored nothing
                     forget()
-                    for folder in made:
-                        with contextlib.suppress(OSError):
-                            folder.rmdir()
 
     def _locked(self, target: Path, repair: bool) -> Iterator[Transaction]:
         """The write of `_transaction`, under the lock."""

@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     Samples = np.ndarray | SamplesBlob | None
     """A run's latency samples: an array, or a blob stored as it is (an import)."""
 
-__all__ = ["Prepared", "insert_runs", "prepare", "with_id"]
+__all__ = ["Prepared", "insert_runs", "prepare", "unknown_project", "with_id"]
 
 
 @dataclass(frozen=True)
@@ -78,6 +78,10 @@ def prepare(
     )
 
 
+def unknown_project(name: str) -> InputError:
+    return InputError(f"no project named '{name}'; create it before storing runs")
+
+
 def insert_runs(
     tx: Transaction,
     prepared: Iterable[Prepared],
@@ -95,7 +99,7 @@ def insert_runs(
     for item in prepared:
         run = item.run
         if projects.get(run.project) is None:  # or added since, by the caller (an import)
-            raise InputError(f"no project named '{run.project}'; create it before storing runs")
+            raise unknown_project(run.project)
         if run.id not in fresh and tx.known(run.id):
             if skip_existing:
                 continue
