@@ -170,6 +170,33 @@ def test_unreadable_file_as_root_without_file_capabilities(tmp_path: Path) -> No
     assert path.read_bytes() == before
 
 
+@pytest.mark.skipif(
+    os.geteuid() != 0 or shutil.which("setpriv") is None, reason="needs root and setpriv"
+)
+def test_a_folder_it_cannot_search_is_one_line_as_root_without_file_capabilities(
+    tmp_path: Path,
+) -> None:
+    """A write into a folder without search permission (x): refused in one line."""
+    folder = tmp_path / "no-search"
+    folder.mkdir()
+    folder.chmod(0o666)
+    try:
+        result = subprocess.run(
+            [*DROP_FILE_CAPS, sys.executable, "-c", UNREADABLE, str(folder / "new" / "db.json")],
+            env={**os.environ, "PYTHONPATH": str(REPO)},
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+    finally:
+        folder.chmod(0o755)
+    if result.returncode != 0 and "setpriv" in result.stderr:
+        pytest.skip(f"setpriv cannot drop capabilities here: {result.stderr.strip()}")
+    assert result.returncode == 0, result.stderr  # a StoreError, not a PermissionError
+    assert "Permission denied" in result.stdout.splitlines()[-1]
+    assert list(folder.iterdir()) == []
+
+
 def test_permission_denied_is_one_line(tmp_path: Path, monkeypatch) -> None:
     """The same path as chmod 000, simulated so that it also runs as root."""
     path = tmp_path / "db.json"

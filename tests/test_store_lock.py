@@ -22,7 +22,7 @@ from perftui.store import lock
 from perftui.store.database import Store
 from tests.cli_helpers import one_error_line
 from tests.process_helpers import read_line
-from tests.store_helpers import make_run
+from tests.store_helpers import make_project, make_run
 
 HOLDER = textwrap.dedent(
     """
@@ -269,3 +269,15 @@ def test_a_run_of_no_project_is_refused_not_parked_while_the_lock_is_held(db: Pa
     with pytest.raises(InputError, match="no project named 'nope'"):
         store.add_run(make_run("nope"))
     assert not db.with_name(db.name + ".journal").exists()  # nothing parked for later
+
+
+def test_a_lock_that_cannot_be_taken_leaves_no_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    def full(lock_path: Path, shown: Path) -> int:  # as a full disk refuses the lock file
+        raise StoreError(f"cannot lock database {shown} (No space left on device)")
+
+    monkeypatch.setattr(lock, "_open", full)
+    with pytest.raises(StoreError, match="No space left"):
+        Store(tmp_path / "new" / "deeper" / "perftui.json").add_project(make_project("q"))
+    assert list(tmp_path.iterdir()) == []

@@ -107,7 +107,7 @@ class DatabaseFile:
         return load(path, self._payloads(), reuse, self._shards, self._figures, strict=strict)
 
     def _check_paths(self, target: Path) -> None:
-        if target.is_dir():
+        if os.path.isdir(target):  # never raises: a folder it cannot search is met below
             raise StoreError(
                 f"database path {self.path} is a directory, not a file — use --db PATH/perftui.json"
             )

@@ -2,8 +2,10 @@
 
 The lock file is never followed (a link, or a hard link to another file, is refused: its
 bytes would be replaced). A new database's write that stores nothing removes the lock file
-and the folders it made (`forget`), so a refusal leaves no file: a waiter that then holds the
-removed file's lock, or meets its folder gone, locks the file made again at the path.
+and the folders it made (`forget`; a lock not taken removes the folders too), so a refusal
+leaves no file: a waiter that then holds the removed file's lock, or meets its folder gone,
+locks the file made again at the path. A folder another write made is left to it, even
+when that write is refused too (two new databases in one new folder, at once).
 """
 
 from __future__ import annotations
@@ -50,32 +52,18 @@ def exclusive_lock(
     names this process (pid and command) for the others. After `WAIT_NOTICE_S` of waiting
     `on_wait` gets one line naming the holder; after `patience_s`, LockBusy. Yields
     `forget`: remove the lock file and the folders made for it (see the module's docstring)."""
-    start = time.monotonic()
     made: list[Path] = []
-    while True:
-        try:
-            made += _made_folders(lock_path.parent, shown)
-            fd = _open(lock_path, shown)
-        except FileNotFoundError:  # its folder removed meanwhile, by a refused first write
-            if time.monotonic() - start < patience_s:
-                continue
-            raise _cannot_lock(shown, lock_path, "its folder keeps being removed") from None
-        try:
-            _wait_for(fd, shown, start, patience_s, on_wait)
-        except BaseException:
-            os.close(fd)
-            raise
-        if _names(lock_path, fd):
-            break
-        os.close(fd)  # a file `forget` removed meanwhile
+    try:
+        fd = _locked(lock_path, shown, patience_s, on_wait, made)
+    except BaseException:  # refused, busy or interrupted: the folders it made go
+        _remove(made)
+        raise
 
     def forget() -> None:
         if _names(lock_path, fd):  # not a lock file made since this one was removed by hand
             with contextlib.suppress(OSError):
                 lock_path.unlink()
-        for folder in sorted(set(made), key=lambda path: len(path.parts), reverse=True):
-            with contextlib.suppress(OSError):  # left if another write put a file there
-                folder.rmdir()
+        _remove(made)
 
     try:
         with contextlib.suppress(OSError):
@@ -87,14 +75,44 @@ def exclusive_lock(
         os.close(fd)  # releases the flock
 
 
-def _made_folders(folder: Path, shown: Path) -> list[Path]:
-    """Make `folder` and its missing parents; those this call made. StoreError if one cannot
-    be made; FileNotFoundError if a parent was removed meanwhile."""
+def _locked(
+    lock_path: Path,
+    shown: Path,
+    patience_s: float,
+    on_wait: Callable[[str], None] | None,
+    made: list[Path],
+) -> int:
+    """The descriptor of the lock file at `lock_path`, its flock taken (the folders it made
+    added to `made`)."""
+    start = time.monotonic()
+    while True:
+        try:
+            _make_folders(lock_path.parent, shown, made)
+            fd = _open(lock_path, shown)
+        except FileNotFoundError:  # its folder removed meanwhile, by a refused first write
+            if not os.path.isdir(lock_path.parent) and os.path.lexists(lock_path.parent):
+                raise _cannot_lock(shown, lock_path, "not a folder") from None
+            if time.monotonic() - start >= patience_s:
+                raise _cannot_lock(shown, lock_path, "its folder keeps being removed") from None
+            time.sleep(LOCK_POLL_S)
+            continue
+        try:
+            _wait_for(fd, shown, start, patience_s, on_wait)
+        except BaseException:
+            os.close(fd)
+            raise
+        if _names(lock_path, fd):
+            return fd
+        os.close(fd)  # a file `forget` removed meanwhile
+
+
+def _make_folders(folder: Path, shown: Path, made: list[Path]) -> None:
+    """Make `folder` and its missing parents, adding those made to `made`. StoreError if one
+    cannot be made; FileNotFoundError if a parent was removed meanwhile."""
     missing = []
     while not os.path.lexists(folder):
         missing.append(folder)
         folder = folder.parent
-    made = []
     for path in reversed(missing):
         try:
             os.mkdir(path)
@@ -102,18 +120,19 @@ def _made_folders(folder: Path, shown: Path) -> list[Path]:
         except FileExistsError:
             continue  # made meanwhile by another write
         except FileNotFoundError:
-            if not (os.path.islink(path.parent) and not os.path.exists(path.parent)):
-                raise  # removed meanwhile
-            raise StoreError(  # a link to nowhere
-                f"cannot create the directory of database {shown} (no folder {path.parent});"
-                " use --db PATH"
-            ) from None
+            raise
         except OSError as exc:
             raise StoreError(
                 f"cannot create the directory of database {shown} ({exc.strerror or exc});"
                 " use --db PATH"
             ) from None
-    return made
+
+
+def _remove(made: list[Path]) -> None:
+    """Remove the folders made for the lock, the deepest first, while they are empty."""
+    for folder in sorted(set(made), key=lambda path: len(path.parts), reverse=True):
+        with contextlib.suppress(OSError):  # left if another write put a file there
+            folder.rmdir()
 
 
 def _open(lock_path: Path, shown: Path) -> int:
