@@ -7,6 +7,10 @@ from __future__ import annotations
 
 import csv
 import io
+import json
+import os
+import stat
+import threading
 from pathlib import Path
 
 import numpy as np
@@ -73,6 +77,27 @@ def test_an_export_of_an_unknown_project_writes_nothing(tmp_path: Path) -> None:
     assert sorted(p.name for p in tmp_path.iterdir()) == ["db", "kept.json", "outside"]
     done = perftui("--db", str(path), "export", "--project", "nope")
     assert "no project named 'nope'" in one_error_line(done) and done.stdout == ""
+
+
+def test_an_export_to_a_pipe_or_a_link_is_written_through_them(tmp_path: Path) -> None:
+    """What is not a regular file (a pipe, a link, /dev/null) is written in place, as a
+    shell's redirection would: replaced by a renamed file, /dev/null became a plain file."""
+    path = build(tmp_path)
+    real = tmp_path / "real.json"
+    real.write_text("an older export")
+    link = tmp_path / "link.json"
+    link.symlink_to(real)
+    assert perftui("--db", str(path), "export", "-o", str(link)).returncode == 0
+    assert link.is_symlink() and json.loads(real.read_text())["projects"]
+    pipe = tmp_path / "pipe"
+    os.mkfifo(pipe)
+    read: list[bytes] = []
+    reader = threading.Thread(target=lambda: read.append(pipe.read_bytes()), daemon=True)
+    reader.start()
+    assert perftui("--db", str(path), "export", "-o", str(pipe)).returncode == 0
+    reader.join(30)
+    assert stat.S_ISFIFO(os.lstat(pipe).st_mode) and json.loads(read[0])["projects"]
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]  # no temporary left
 
 
 def test_csv_cells_are_never_formulas(tmp_path: Path) -> None:

@@ -6,6 +6,7 @@ import argparse
 import contextlib
 import json
 import os
+import stat
 import sys
 import tempfile
 from collections.abc import Iterator
@@ -42,25 +43,39 @@ def add_parsers(command: CommandFactory) -> None:
 
 @contextlib.contextmanager
 def _output(name: str | None) -> Iterator[TextIO]:
-    """stdout, or the file named by -o (CliError if it cannot be created)."""
+    """stdout, or the file named by -o (CliError if it cannot be written). A regular file is
+    written beside it and renamed over it at the end, so a failed export leaves an older one
+    as it was; anything else (/dev/null, a pipe, a link) is written in place, as a shell's
+    redirection would, never replaced."""
     if not name:
         yield sys.stdout
         return
     path = output_path(name)
-    try:  # written beside it, then renamed: a failed export leaves an older file as it was
-        handle = tempfile.NamedTemporaryFile(  # noqa: SIM115 (closed below, then renamed)
-            "w", encoding="utf-8", dir=path.parent, prefix=f".{path.name}.", delete=False
-        )
-        os.chmod(handle.name, NEW_FILE_MODE)
+    try:
+        mode = os.lstat(path).st_mode
+    except FileNotFoundError:
+        mode = stat.S_IFREG | NEW_FILE_MODE
+    except OSError as error:
+        raise CliError(f"cannot write {path}: {error.strerror or error}") from None
+    try:
+        if not stat.S_ISREG(mode):
+            handle = open(path, "w", encoding="utf-8")  # noqa: SIM115 (closed below)
+        else:
+            handle = tempfile.NamedTemporaryFile(  # noqa: SIM115 (closed below, then renamed)
+                "w", encoding="utf-8", dir=path.parent, prefix=f".{path.name}.", delete=False
+            )
+            os.chmod(handle.name, stat.S_IMODE(mode))
     except OSError as error:
         raise CliError(f"cannot write {path}: {error.strerror or error}") from None
     try:
         with handle:
             yield handle
-        os.replace(handle.name, path)
+        if stat.S_ISREG(mode):
+            os.replace(handle.name, path)
     except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(handle.name)
+        if stat.S_ISREG(mode):
+            with contextlib.suppress(OSError):
+                os.unlink(handle.name)
         raise
 
 

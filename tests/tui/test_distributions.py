@@ -75,3 +75,19 @@ async def test_the_compare_summary_lays_the_two_cdfs_over_each_other(db, app):
         assert chart.has_data()
         drawn = str(chart.render())
         assert "●" in drawn or "◆" in drawn
+
+
+@pytest.mark.timeout(60)
+async def test_the_histogram_of_equal_samples_is_drawn(db, app):
+    """Equal samples make one bin a microsecond wide; drawn as one bar a unit wide over that
+    range, plotext never finished and the dashboard froze (not even q answered)."""
+    Store(db).add_run(make_run("net-int8", 2, 1, 700.0, 30), np.full(50, 1.0))
+    async with app.run_test(size=(80, 24)) as pilot:
+        app.open_project("net-int8")
+        await pilot.pause()
+        await pilot.press("7")
+        await pilot.pause(0.3)
+        hist = app.screen.query_one(LatencyHistogram)
+        assert hist.data is not None and sum(hist.data.counts) == 50
+        drawn = str(hist.render())
+        assert "█" in drawn and "1.00" in drawn

@@ -22,10 +22,6 @@ class Histogram:
     beyond: int
     """Samples slower than the last edge (the tail left out)."""
 
-    @property
-    def centers(self) -> tuple[float, ...]:
-        return tuple((lo + hi) / 2 for lo, hi in zip(self.edges, self.edges[1:], strict=False))
-
 
 def histogram(samples: Sequence[float] | np.ndarray, bins: int = 30) -> Histogram | None:
     """Equal bins from the fastest sample to the TAIL percentile; None without samples."""

@@ -37,17 +37,19 @@ class LatencyHistogram(DataChart[Histogram]):
         rows = self.size.height - 3 - labelled
         axis = fit_y(plt, max(data.counts, default=0), rows)
         row = axis.top / max(1, rows - 1)  # the requests one row of the chart stands for
-        bins = list(zip(data.centers, data.counts, strict=True))
+        # bars at the bins' indices, labelled in ms: plotext fills a lone bar one unit wide
+        # point by point, which never ends over a range of a microsecond (equal samples)
+        bins = list(enumerate(data.counts))
         many = [(x, n) for x, n in bins if n >= row]
         few = [(x, n) for x, n in bins if 0 < n < row]
         for drawn, marker in ((many, BAR), (few, FEW)):
             if drawn:
                 xs, ns = zip(*drawn, strict=True)
                 plt.bar(list(xs), list(ns), marker=marker, color="cyan", width=1.0)
-        lo, hi = data.edges[0], data.edges[-1]
-        plt.xlim(lo, hi)
-        ticks = [lo + (hi - lo) * n / 4 for n in range(5)]
-        plt.xticks(ticks, [fmt.ms(tick) for tick in ticks])
+        last = len(data.counts)
+        plt.xlim(-0.5, last - 0.5)
+        edges = [round(last * n / 4) for n in range(5)]
+        plt.xticks([edge - 0.5 for edge in edges], [fmt.ms(data.edges[edge]) for edge in edges])
         if labelled:
             tail = f"; {data.beyond} slower not shown" if data.beyond else ""
             thin = f"; {FEW} under {row:,.0f}" if few else ""
