@@ -223,7 +223,10 @@ class Snapshot:
                 raw = HEADER + b"".join(kept) if kept else b""
             return Shard.parse(raw) if raw or keep is None else Shard()
         except OSError as exc:
-            raise damaged(self.shown, f"runs of project {project!r}: {exc.strerror}") from None
+            where = f"runs/{Path(exc.filename).name}" if exc.filename else "its runs file"
+            raise damaged(
+                self.shown, f"runs of project {project!r}: {where}: {exc.strerror}"
+            ) from None
         except (KeyError, TypeError, ValueError, RecursionError) as exc:
             raise malformed(self.shown, f"runs file of project {project!r}", exc) from None
 

@@ -100,6 +100,7 @@ class PerftuiApp(App[None]):
         try:
             store = Store(self.db_path)
             store.check()
+            store.summaries()  # the home screen's data: damage there is the whole list's
         except (StoreError, OSError) as error:
             self.push_screen(StoreErrorScreen(one_line(error), str(self.db_path)))
             return

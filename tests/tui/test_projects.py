@@ -15,6 +15,7 @@ from perftui.tui.detail.screen import ProjectDetailScreen
 from perftui.tui.kit.dialogs import ConfirmScreen, HelpScreen, PromptScreen, StoreErrorScreen
 from perftui.tui.projects.new_project import NewProjectScreen
 from perftui.tui.projects.screen import ProjectsScreen
+from tests.store_helpers import build, file_outside, missing_shard, restamp, tree
 from tests.tui.waiting import wait_for
 
 pytestmark = pytest.mark.tui
@@ -188,6 +189,38 @@ async def test_a_damaged_database_gets_a_message_and_is_left_alone(tmp_path: Pat
         assert "damaged" in app.screen.message
         await pilot.press("q")
     assert path.read_text(encoding="utf-8") == "{ this is not json"
+
+
+async def test_a_damaged_entry_behind_a_trusted_stamp_gets_the_message(tmp_path: Path, services):
+    """A stamped document whose entry names a figures file outside: found when the home
+    screen's data is read, it is the whole list's damage, not an empty database (whose `s`
+    would have written into it)."""
+    path = build(tmp_path)
+    file_outside(path, "figures")
+    restamp(path)
+    before = tree(path.parent)
+    app = create_app(path, services)
+    async with app.run_test() as pilot:
+        await pilot.pause()
+        assert isinstance(app.screen, StoreErrorScreen)
+        assert "is not a file name of this database" in app.screen.message
+        await pilot.press("s")
+        await pilot.press("q")
+    assert tree(path.parent) == before
+
+
+async def test_a_project_whose_runs_cannot_be_read_is_not_shown_as_empty(tmp_path: Path, services):
+    path = build(tmp_path)
+    missing_shard(path)  # A's runs file gone; its figures file still lists its best
+    app = create_app(path, services)
+    async with app.run_test() as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, ProjectsScreen))
+        app.open_project("A")
+        said = lambda: [n.message for n in app._notifications]  # noqa: E731
+        await wait_for(pilot, lambda: any("runs of project 'A'" in line for line in said()))
+        await wait_for(pilot, lambda: isinstance(app.screen, ProjectsScreen))
+        assert not app.screen.query("#tabs")  # back, not a detail of "no runs yet"
+        assert len([line for line in said() if "runs of project 'A'" in line]) == 1
 
 
 async def test_a_database_path_that_is_a_directory(tmp_path: Path, services):

@@ -134,6 +134,8 @@ class ProjectDetailScreen(TabbedScreen, InspectingScreen):
         self.sub_title = f"Project {name}"
         self.project_name = name
         self.state = DetailState(Project(name=name, model="", engine=""))
+        self.loaded = False
+        """Whether the project and its runs were read once (else nothing true is shown)."""
         self._inspecting: tuple[dict[str, tuple[int, ...]] | None] | None = None
         """The shapes of the inspection under way (None: none is)."""
 
@@ -193,13 +195,18 @@ class ProjectDetailScreen(TabbedScreen, InspectingScreen):
             derived = derived_projects(self.project_name, self.store.projects())
             gate = find_gate(self.store, self.project_name, runs) if project else None
         except StoreError as error:
-            self.report(error, "Database")
+            if self.loaded:
+                self.report(error, "Database")
+            elif self.is_current:  # nothing read: no tab may say "no runs yet" (said once:
+                self.report(error, "Database")  # both mounting and showing it load)
+                self.app.pop_screen()
             return False
         if project is None:
             self.app.notify(f"project '{self.project_name}' no longer exists", severity="warning")
             self.app.pop_screen()
             return False
         s = self.state
+        self.loaded = True
         s.project, s.runs = project, runs
         s.optimization, s.derived = optimization_of(project), derived
         s.gate = gate

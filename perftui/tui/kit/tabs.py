@@ -118,6 +118,8 @@ class TabbedScreen(PerftuiScreen):
 
     def focus_table(self) -> None:
         """Put the keyboard on the tab's table so the arrows move its cursor at once."""
+        if not self.is_current:  # left meanwhile (its project could not be read)
+            return
         pane = self.query_one(f"#{self.active_tab}", TabPane)
         tables = [t for t in pane.query(DataTable) if t.display]
         if tables:

@@ -17,6 +17,12 @@ class StoreErrorScreen(Screen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("q,escape", "app.quit", "Quit", id="quit"),
     ]
+    TITLE_TEXT = "the database cannot be opened"
+    HELP = (
+        "The results database cannot be used as it is, and nothing was changed. The message"
+        " says what is wrong and what to do; `perftui doctor --db PATH` says whether a repair"
+        " can mend it."
+    )
 
     def __init__(self, message: str, path: str) -> None:
         super().__init__()
@@ -28,8 +34,9 @@ class StoreErrorScreen(Screen[None]):
             yield Label("The results database cannot be opened", classes="dialog-title")
             yield Static(self.message, markup=False, id="store-error-message")
             yield Static(
-                "Nothing was changed. Move the file aside, fix its permissions, or start perftui "
-                "with another database: perftui --db PATH (or PERFTUI_DB=PATH).",
+                "Nothing was changed. `perftui doctor --db PATH` says whether a repair can mend"
+                " it; or start perftui with another database: perftui --db PATH (or"
+                " PERFTUI_DB=PATH).",
                 classes="dialog-detail",
             )
         yield Footer()
