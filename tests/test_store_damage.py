@@ -7,6 +7,7 @@ import json
 import os
 import shutil
 import signal
+import stat
 import subprocess
 import sys
 import textwrap
@@ -143,15 +144,13 @@ UNREADABLE = textwrap.dedent(
 DROP_FILE_CAPS = ("setpriv", "--bounding-set", "-dac_override,-dac_read_search")
 
 
-@pytest.mark.skipif(
-    os.geteuid() != 0 or shutil.which("setpriv") is None, reason="needs root and setpriv"
-)
-def test_unreadable_file_as_root_without_file_capabilities(tmp_path: Path) -> None:
-    """Root reads anything; drop CAP_DAC_OVERRIDE/CAP_DAC_READ_SEARCH to see chmod 000."""
-    path = tmp_path / "db.json"
-    Store(path).ensure_project(make_project())
-    before = path.read_bytes()
-    path.chmod(0)
+def read_and_write_without_file_capabilities(
+    path: Path, denied: Path
+) -> subprocess.CompletedProcess[str]:
+    """`UNREADABLE` on the database `path` without root's file capabilities, while `denied`
+    cannot be read (a file: mode 000) or searched (a folder: mode 666)."""
+    mode = stat.S_IMODE(denied.stat().st_mode)
+    denied.chmod(0o666 if denied.is_dir() else 0)
     try:
         result = subprocess.run(
             [*DROP_FILE_CAPS, sys.executable, "-c", UNREADABLE, str(path)],
@@ -161,9 +160,21 @@ def test_unreadable_file_as_root_without_file_capabilities(tmp_path: Path) -> No
             timeout=60,
         )
     finally:
-        path.chmod(0o644)
+        denied.chmod(mode)
     if result.returncode != 0 and "setpriv" in result.stderr:
         pytest.skip(f"setpriv cannot drop capabilities here: {result.stderr.strip()}")
+    return result
+
+
+@pytest.mark.skipif(
+    os.geteuid() != 0 or shutil.which("setpriv") is None, reason="needs root and setpriv"
+)
+def test_unreadable_file_as_root_without_file_capabilities(tmp_path: Path) -> None:
+    """Root reads anything; drop CAP_DAC_OVERRIDE/CAP_DAC_READ_SEARCH to see chmod 000."""
+    path = tmp_path / "db.json"
+    Store(path).ensure_project(make_project())
+    before = path.read_bytes()
+    result = read_and_write_without_file_capabilities(path, path)
     lines = result.stdout.splitlines()
     assert result.returncode == 0, result.stderr
     assert len(lines) == 2 and all("cannot be read (permission denied)" in x for x in lines)
@@ -179,19 +190,7 @@ def test_a_folder_it_cannot_search_is_one_line_as_root_without_file_capabilities
     """A write into a folder without search permission (x): refused in one line."""
     folder = tmp_path / "no-search"
     folder.mkdir()
-    folder.chmod(0o666)
-    try:
-        result = subprocess.run(
-            [*DROP_FILE_CAPS, sys.executable, "-c", UNREADABLE, str(folder / "new" / "db.json")],
-            env={**os.environ, "PYTHONPATH": str(REPO)},
-            capture_output=True,
-            text=True,
-            timeout=60,
-        )
-    finally:
-        folder.chmod(0o755)
-    if result.returncode != 0 and "setpriv" in result.stderr:
-        pytest.skip(f"setpriv cannot drop capabilities here: {result.stderr.strip()}")
+    result = read_and_write_without_file_capabilities(folder / "new" / "db.json", folder)
     assert result.returncode == 0, result.stderr  # a StoreError, not a PermissionError
     assert "Permission denied" in result.stdout.splitlines()[-1]
     assert list(folder.iterdir()) == []
