@@ -20,6 +20,7 @@ from perftui.tui.compare.charts import (
 )
 from perftui.tui.compare.setup import CompareScreen
 from perftui.tui.compare.summary import CompareSummaryScreen
+from tests.store_helpers import build, missing_shard
 from tests.tui.compare_data import FP32_RUNS, INT8_RUNS, fill_compare_store, run
 from tests.tui.waiting import wait_for
 
@@ -381,3 +382,18 @@ async def test_projects_c_and_the_command_palette_open_the_comparison(cmp_app):
         assert "sweet spot" in cmp_app.screen.text
         keys = {ident for _, _, ident in cmp_app.screen.keys}
         assert {"compare", "toggle", "pin", "threshold", "stat", "check_all", "swap"} <= keys
+
+
+async def test_a_side_whose_runs_cannot_be_read_says_so(tmp_path: Path, services):
+    """Not "no successful run yet; benchmark it": its runs are there, the database is
+    damaged (A's runs file gone)."""
+    path = build(tmp_path)
+    missing_shard(path)
+    app = create_app(path, services)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        app.compare_projects("A", "B")
+        await wait_for(pilot, lambda: isinstance(app.screen, CompareScreen))
+        await wait_for(pilot, lambda: "A A: its runs" in text(app.screen, "#cmp-sweet"))
+        assert "cannot be read" in text(app.screen, "#cmp-sweet")
+        assert not app.screen.state.sides[Side.B].unreadable

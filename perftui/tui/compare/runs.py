@@ -71,12 +71,14 @@ def sweet_text(state: SetupState, c: Comparison | None) -> Text:
     if c is not None:
         for side in Side:
             if c.run(side) is None:
-                has_runs = bool(state.sides[side].ok_ids(state.stat))
+                runs = state.sides[side]
                 lines.append(
                     Text.assemble(
                         side_text(side, f"{side} {c.name(side)}", bold=True),
-                        ": no run checked (space checks one)"
-                        if has_runs
+                        ": its runs cannot be read (the database is damaged: perftui doctor)"
+                        if runs.unreadable
+                        else ": no run checked (space checks one)"
+                        if runs.ok_ids(state.stat)
                         else ": no successful run yet; benchmark it (b on Projects)",
                     )
                 )

@@ -186,13 +186,13 @@ class CompareScreen(PerftuiScreen):
         self.refresh_view()
         return True
 
-    def runs_of(self, name: str | None) -> list[RunResult]:
-        """A project's runs from the store (none when it cannot be read)."""
+    def runs_of(self, name: str | None) -> list[RunResult] | None:
+        """A project's runs from the store (None when they cannot be read)."""
         try:
             return self.store.runs(name) if name else []
         except StoreError as error:
             self.report(error, "Database")
-            return []
+            return None
 
     def on_screen_resume(self) -> None:
         """Back from elsewhere (a benchmark, say): new runs come in checked, the rest keep

@@ -41,22 +41,24 @@ class SideRuns:
     runs: list[RunResult] = field(default_factory=list)
     checked: set[str] = field(default_factory=set)
     pinned: str | None = None
+    unreadable: bool = False
+    """Whether its runs could not be read (the database is damaged): not "no runs"."""
 
     def ok_ids(self, stat: str) -> set[str]:
         return {r.id for r in self.runs if run_latency(r, stat) is not None}
 
-    def load(self, runs: list[RunResult], stat: str) -> None:
-        """New runs: every successful one checked, no pin."""
-        self.runs, self.pinned = runs, None
+    def load(self, runs: list[RunResult] | None, stat: str) -> None:
+        """New runs (None: they could not be read): every successful one checked, no pin."""
+        self.runs, self.pinned, self.unreadable = runs or [], None, runs is None
         self.checked = self.ok_ids(stat)
 
-    def reload(self, runs: list[RunResult], stat: str) -> None:
+    def reload(self, runs: list[RunResult] | None, stat: str) -> None:
         """The same project's runs again: new ones come in checked, the rest keep their check
         boxes and the pin."""
         known = {r.id for r in self.runs}
         checked, pinned = self.checked, self.pinned
         self.load(runs, stat)
-        ids = {r.id for r in runs}
+        ids = {r.id for r in self.runs}
         self.checked = (checked & ids) | (self.checked - known)
         self.pinned = pinned if pinned in self.checked else None
 
