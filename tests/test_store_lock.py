@@ -281,3 +281,21 @@ def test_a_lock_that_cannot_be_taken_leaves_no_folder(
     with pytest.raises(StoreError, match="No space left"):
         Store(tmp_path / "new" / "deeper" / "perftui.json").add_project(make_project("q"))
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_refused_write_leaves_a_lock_file_made_after_its_own_was_deleted(tmp_path: Path):
+    """A user deleted the lock file while a write held it, and another write locked a new
+    one: the first, refused, must not remove that one (a third would get in beside it)."""
+    path = tmp_path / "new" / "perftui.json"
+    lock_file = path.with_name(path.name + ".lock")
+    first_refuse, second_refuse = threading.Event(), threading.Event()
+    first = refused_write_holding(path, first_refuse)
+    lock_file.unlink()
+    second = refused_write_holding(path, second_refuse)
+    held = lock_file.stat().st_ino
+    first_refuse.set()
+    first.join(30)
+    assert lock_file.stat().st_ino == held  # the second's, still there while it holds it
+    second_refuse.set()
+    second.join(30)
+    assert not lock_file.exists()  # its own, removed by the second
