@@ -57,23 +57,24 @@ def _output(name: str | None) -> Iterator[TextIO]:
         mode = stat.S_IFREG | NEW_FILE_MODE
     except OSError as error:
         raise CliError(f"cannot write {path}: {error.strerror or error}") from None
+    renamed = stat.S_ISREG(mode)  # else written in place
     try:
-        if not stat.S_ISREG(mode):
-            handle = open(path, "w", encoding="utf-8")  # noqa: SIM115 (closed below)
-        else:
+        if renamed:
             handle = tempfile.NamedTemporaryFile(  # noqa: SIM115 (closed below, then renamed)
                 "w", encoding="utf-8", dir=path.parent, prefix=f".{path.name}.", delete=False
             )
             os.chmod(handle.name, stat.S_IMODE(mode))
+        else:
+            handle = open(path, "w", encoding="utf-8")  # noqa: SIM115 (closed below)
     except OSError as error:
         raise CliError(f"cannot write {path}: {error.strerror or error}") from None
     try:
         with handle:
             yield handle
-        if stat.S_ISREG(mode):
+        if renamed:
             os.replace(handle.name, path)
     except BaseException:
-        if stat.S_ISREG(mode):
+        if renamed:
             with contextlib.suppress(OSError):
                 os.unlink(handle.name)
         raise

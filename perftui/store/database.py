@@ -67,7 +67,7 @@ class Store(DatabaseFile):
         payloads = self._payloads()
         try:
             snap = self._load(self._target, None, strict=True)  # every record checked
-            check_named(snap, payloads)
+            check_named(snap)
         except StoreError as exc:
             return str(exc), None
         try:

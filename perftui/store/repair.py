@@ -67,7 +67,7 @@ class Plan:
         return found
 
 
-def check_named(snap: Snapshot, payloads: Payloads) -> None:
+def check_named(snap: Snapshot) -> None:
     """StoreError (damage) if a file the document names cannot be read: a project's runs
     files, or a pack its runs' payloads are in."""
     sizes: dict[str, int] = {}
@@ -77,7 +77,7 @@ def check_named(snap: Snapshot, payloads: Payloads) -> None:
             for run_id, ref in table.items():
                 if not snap.payloads.holds(kind, run_id, ref, sizes):
                     reason = f"{kind} of run {run_id}: pack file {ref.pack} missing or cut short"
-                    raise damaged(payloads.shown, reason)
+                    raise damaged(snap.shown, reason)
 
 
 def plan(snap: Snapshot, payloads: Payloads) -> Plan:
