@@ -151,3 +151,12 @@ def test_a_plain_comparison_shows_the_latest_alternated_measurement():
     assert under.a is not None and under.a.id == "fast"
     one_side = compare_projects("a", [apart, *a], "b", older_b[:1])
     assert one_side.a is not None and one_side.a.id == "fast"  # no shared alternation
+
+
+def test_no_difference_decided_by_the_noise_floor_says_so():
+    floor = difference("throughput", Interval(100, 99.5, 100.5, 3), Interval(99, 98.5, 99.5, 3))
+    assert not floor.significant and floor.ratio is not None and floor.ratio.hi < 1
+    assert NO_DIFFERENCE in floor.text
+    assert floor.text.endswith("(it excludes 1; the 2 % noise floor decided it)")
+    within = difference("throughput", Interval(100, 90, 110, 3), Interval(101, 91, 111, 3))
+    assert "floor" not in within.text  # an interval holding 1 needs no floor to say so

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from perftui.domain.measurement.figures import ConfigGroup, Figures, Samples, group_runs
-from perftui.domain.measurement.uncertainty import Interval, Ratio, ratio_interval
+from perftui.domain.measurement.uncertainty import NOISE_FLOOR, Interval, Ratio, ratio_interval
 from perftui.domain.records import RunResult
 
 NO_DIFFERENCE = "no difference beyond noise"
@@ -54,7 +54,8 @@ def difference(metric: str, a: Interval | None, b: Interval | None) -> Differenc
 def judged(metric: str, ratio: Ratio) -> Difference:
     """B/A with its interval in words: which side is better, or no difference."""
     if not ratio.significant:
-        return Difference(metric, ratio, f"{metric}: {NO_DIFFERENCE}, B/A {_times(*_r(ratio))}")
+        text = f"{metric}: {NO_DIFFERENCE}, B/A {_times(*_r(ratio))}"
+        return Difference(metric, ratio, text + _floor_said(ratio))
     if metric == "throughput":
         better = ratio.value > 1
         value, lo, hi = _r(ratio) if better else _r(_inverse(ratio))
@@ -64,6 +65,13 @@ def judged(metric: str, ratio: Ratio) -> Difference:
     value, lo, hi = _r(_inverse(ratio)) if better else _r(ratio)
     word = "lower" if better else "higher"
     return Difference(metric, ratio, f"B's {metric} latency is {_times(value, lo, hi, word)}")
+
+
+def _floor_said(ratio: Ratio) -> str:
+    """Why an interval that excludes 1 is still no difference: it is within the noise floor."""
+    if ratio.lo <= 1.0 <= ratio.hi:
+        return ""
+    return f" (it excludes 1; the {NOISE_FLOOR * 100:g} % noise floor decided it)"
 
 
 def _unjudged(a: Interval | None, b: Interval | None) -> str:
