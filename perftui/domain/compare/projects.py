@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from perftui.domain.compare.layers import (
     LayerPair,
@@ -15,7 +15,9 @@ from perftui.domain.compare.layers import (
     sort_pairs,
 )
 from perftui.domain.compare.pairing import (
+    Paired,
     latest_alternation,
+    latest_paired,
     paired_differences,
     paired_note,
     paired_runs,
@@ -140,6 +142,9 @@ class Comparison:
     """The sweet spot's memory limit, beside the latency threshold (None: none)."""
     rank: str = THROUGHPUT
     """What the sweet spot ranks by (perftui.domain.compare.ranking)."""
+    alternated: Paired | None = None
+    """Where B/A above was judged from runs measured apart: the verdict of the latest
+    measurement of the compared configurations alternately (`M`, `compare --measure`)."""
 
     @property
     def memory(self) -> MemoryRatio | None:
@@ -252,7 +257,7 @@ def compare_projects(
     layers_a = list(a.layers or ()) if a else []
     layers_b = list(b.layers or ()) if b else []
     profiled = bool(layers_a and layers_b)
-    return Comparison(
+    comparison = Comparison(
         a_name=a_name,
         b_name=b_name,
         a=a,
@@ -272,6 +277,23 @@ def compare_projects(
         max_memory_mib=max_memory_mib,
         rank=rank,
     )
+    return with_alternated(comparison, a_runs, b_runs)
+
+
+def with_alternated(
+    c: Comparison, a_runs: Sequence[RunResult], b_runs: Sequence[RunResult]
+) -> Comparison:
+    """`c` with the latest alternated measurement of its compared configurations among the
+    runs, where its own B/A was judged from runs measured apart; the advice to measure them
+    so is then dropped."""
+    if c.paired_rounds or c.a is None or c.b is None:
+        return c
+    found = latest_paired(a_runs, b_runs, c.a, c.b, c.stat)
+    if found is None:
+        return c
+    notes = [note for note in c.notes if note != SINGLE_RUNS]
+    kept = tuple(note for note in c.measurement_notes if note != SINGLE_RUNS)
+    return replace(c, alternated=found, notes=notes, measurement_notes=kept)
 
 
 def default_projects(

@@ -9,6 +9,7 @@ from textual.widgets import DataTable, Static
 
 from perftui.domain.charts.series import short_label
 from perftui.domain.compare import Comparison, Side, distribution, inference_time, sort_layer_types
+from perftui.domain.compare.pairing import APART
 from perftui.domain.labels import config_labels
 from perftui.domain.model.profile import LayerTypeRow, precision_mix
 from perftui.tui.compare.charts import DistributionBars, InferenceChart, side_text
@@ -185,9 +186,16 @@ class InferencePane(Pane[SummaryState]):
         )
         if tput is not None and lat is not None and not judged:  # else the verdicts say B/A
             lines.append(f"B/A: throughput {tput:.2f}x, {c.stat} latency {lat:.2f}x (no interval)")
-        lines += [fmt.said(found.text) for found in (c.throughput, c.latency) if found]
+        verdicts = [found.text for found in (c.throughput, c.latency) if found]
+        if c.alternated is not None:  # the verdict to trust first, each said what it is of
+            lines.append(c.alternated.text)
+            verdicts = [f"{APART}: " + "; ".join(verdicts)] if verdicts else []
+        lines += [fmt.said(text) for text in verdicts]
+        lines += [f"note: {fmt.said(c.settings_note)}"] if c.settings_note else []
         lines += [c.memory.text] if c.memory is not None else []
-        lines += [f"note: {fmt.said(note)}" for note in c.measurement_notes]
+        lines += [
+            f"note: {fmt.said(note)}" for note in c.measurement_notes if note != c.settings_note
+        ]
         self.query_one("#inference-figures", Static).update(
             Text("\n").join(Text(line) if isinstance(line, str) else line for line in lines)
         )

@@ -13,6 +13,8 @@ from textual.widgets import DataTable, Footer, Header, Input, Static, TabPane
 
 from perftui.domain.charts.series import short_label
 from perftui.domain.compare import Comparison, Side
+from perftui.domain.compare.projects import with_alternated
+from perftui.domain.errors import StoreError
 from perftui.tui.compare.charts import SWEET, SWEET_STYLE, side_text, threshold_text
 from perftui.tui.compare.distribution import LatencyDistributionPane
 from perftui.tui.compare.environment import EnvironmentPane
@@ -148,6 +150,8 @@ class CompareSummaryScreen(TabbedScreen):
     def __init__(self, comparison: Comparison, tab: str = "summary") -> None:
         super().__init__(tab, default="summary")
         self.state = SummaryState(comparison)
+        self.measured = False
+        """Whether `M` was pressed: back from it, the summary shows its paired verdict."""
         self.sub_title = f"Summary: {comparison.a_name} vs {comparison.b_name}"
 
     @property
@@ -175,6 +179,19 @@ class CompareSummaryScreen(TabbedScreen):
         self.query_one(LatencyDistributionPane).redraw()
         self.fit_tab_titles()
         self.call_after_refresh(self.focus_table)
+
+    def on_screen_resume(self) -> None:
+        """Back from `M`: the latest alternated measurement of the compared runs, judged."""
+        if not self.measured:
+            return
+        c = self.comparison
+        try:
+            runs = [self.store.runs(c.name(side)) for side in Side]
+        except StoreError as error:
+            self.report(error, "Database")
+            return
+        self.state.comparison = with_alternated(c, *runs)
+        self.redraw_panes()
 
     def on_resize(self) -> None:
         self.fit_tab_titles()
@@ -231,6 +248,7 @@ class CompareSummaryScreen(TabbedScreen):
         if c.a is None or c.b is None:
             self.app.notify("A and B each need a successful run to measure again.")
             return
+        self.measured = True
         self.perftui.measure_alternately(c)
 
     def action_filter(self) -> None:
