@@ -4,17 +4,41 @@ JUnit file read by an XML parser, the Markdown summary, the stored runs and bad 
 from __future__ import annotations
 
 import json
+import re
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
 
-from tests.cli_helpers import long_and_short, one_error_line, perftui
-from tests.conftest import ENCODER
+from tests.cli_helpers import bench_json, long_and_short, one_error_line, perftui
+from tests.conftest import ENCODER, SAMPLES
 
 pytestmark = pytest.mark.engine
 
 SHORT = ["--rounds", "5", "--time", "0.2"]
+
+
+def shallow_and_deep(db: Path) -> None:
+    """Projects `shallow` (the shipped 2-layer encoder) and `deep` (the same architecture,
+    8 layers), measured alike (ONNX Runtime, one thread, seq=32): at one configuration,
+    `deep` is far slower (a gate measures one configuration on both sides)."""
+    import importlib.util
+
+    import numpy as np
+    import onnx
+
+    spec = importlib.util.spec_from_file_location("architectures", SAMPLES / "architectures.py")
+    assert spec is not None and spec.loader is not None
+    architectures = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(architectures)
+    architectures.LAYERS = 8
+    deep = db.parent / "encoder_deep.onnx"
+    onnx.save(architectures.build_encoder(np.random.default_rng(7)), str(deep))
+    for name, model in (("shallow", ENCODER), ("deep", deep)):
+        bench_json(
+            str(model), "--engine", "onnxruntime", "--threads", "1", "--shape", "seq=32",
+            "--project", name, db=db,
+        )  # fmt: skip
 
 
 def stored(db: Path) -> tuple[int, int]:
@@ -30,12 +54,12 @@ def test_a_slower_candidate_fails_and_a_faster_one_passes(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ):
     db = tmp_path / "db.json"
-    long_and_short(db)
+    shallow_and_deep(db)
     summary = tmp_path / "summary.md"
     monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
     junit, markdown = tmp_path / "gate.xml", tmp_path / "gate.md"
     failed = perftui(
-        "gate", "short", "long", *SHORT, "--stat", "median,throughput",
+        "gate", "shallow", "deep", *SHORT, "--stat", "median,throughput",
         "--junit", str(junit), "--markdown", str(markdown), db=db,
     )  # fmt: skip
     assert failed.returncode == 1, failed.stderr
@@ -45,19 +69,21 @@ def test_a_slower_candidate_fails_and_a_faster_one_passes(
     assert {c.get("name") for c in suite.iter("testcase")} == {"median", "throughput"}
     text = markdown.read_text()
     assert text.splitlines()[0] == "## perftui gate: FAIL"
-    assert "| median |" in text and "| ONNX RT |" in text and "perftui gate short long" in text
+    assert "| median |" in text and "| ONNX RT |" in text and "perftui gate shallow deep" in text
+    assert re.search(r"^Settings: b1 t1 .*seq=32, both sides$", text, re.MULTILINE), text
     assert summary.read_text().strip() == text.strip()
     # the gate's rounds are stored in each project, labelled as the gate's
-    shown = json.loads(perftui("show", "long", "--json", db=db).stdout)
+    shown = json.loads(perftui("show", "deep", "--json", db=db).stdout)
     labels = [r["resolved"].get("label", "") for r in shown["runs"]]
     assert sum(label.startswith("gate ") for label in labels) == 5
-    compared = perftui("compare", "short", "long", db=db).stdout  # the gate's rounds, judged
-    assert "FAIL, long against short at 5 % slower, 5 rounds" in compared
+    compared = perftui("compare", "shallow", "deep", db=db).stdout  # the gate's rounds, judged
+    assert "FAIL, deep against shallow at 5 % slower, 5 rounds" in compared
 
-    passed = perftui("gate", "long", "short", *SHORT, "--json", "--no-save", db=db)
+    passed = perftui("gate", "deep", "shallow", *SHORT, "--json", "--no-save", db=db)
     assert passed.returncode == 0, passed.stderr
     found = json.loads(passed.stdout)
     assert found["verdict"] == "pass" and found["rounds"] == 5 and not found["stored"]
+    assert re.fullmatch(r"b1 t1 .*seq=32, both sides", found["settings"])
     assert found["statistics"][0]["interval"][1] < 1.05
     assert stored(db) == (2, 12)  # --no-save kept nothing of the second gate
 
@@ -82,6 +108,7 @@ def test_two_model_files_gate_with_bench_flags(tmp_path: Path):
     ("args", "words"),
     [
         (["long", "long"], "same project"),
+        (["long", "short"], "share no measured configuration (their fastest runs differ in dims"),
         (["long", "short", "--max-slowdown", "-5"], "--max-slowdown"),
         (["long", "short", "--max-slowdown", "200%"], "out of range"),
         (["long", "nowhere/model.onnx"], "does not exist"),
@@ -112,10 +139,10 @@ def test_ctrl_c_stops_the_gate_with_130_and_keeps_the_rounds(tmp_path: Path):
     import time
 
     db = tmp_path / "db.json"
-    long_and_short(db)
+    shallow_and_deep(db)
     junit = tmp_path / "gate.xml"
     env = {**os.environ, "PERFTUI_DB": str(db)}
-    command = [sys.executable, "-m", "perftui", "gate", "short", "long", "--rounds", "20",
+    command = [sys.executable, "-m", "perftui", "gate", "shallow", "deep", "--rounds", "20",
                "--time", "0.5", "--junit", str(junit)]  # fmt: skip
     process = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                text=True)  # fmt: skip

@@ -16,7 +16,7 @@ from perftui.domain.forms.bench import DEFAULTS
 from perftui.domain.records import LOCAL
 
 if TYPE_CHECKING:
-    from perftui.domain.records import BenchmarkRequest, Project
+    from perftui.domain.records import BenchmarkRequest, Project, RunResult
     from perftui.store import Store
 
 GATE_TIME_S = 1.0
@@ -80,7 +80,7 @@ def gate_requests(
     """Both sides' requests, each `rounds` runs of `time_s` under the gate's label."""
     from perftui.bench.alternate import measure_side
     from perftui.cli.bench import request_from_args
-    from perftui.domain.compare import compare_projects, pick_run
+    from perftui.domain.compare import pick_run
     from perftui.domain.limits import pair_host
     from perftui.domain.records import Project
 
@@ -102,9 +102,7 @@ def gate_requests(
             "gating two model files"
         )
     if len(projects) == 2:
-        a, b = projects
-        comparison = compare_projects(a.name, store.runs(a.name), b.name, store.runs(b.name))
-        runs = {a.name: comparison.a, b.name: comparison.b}
+        runs = _alike(store, projects[0], projects[1])
     else:
         runs = {p.name: pick_run(store.runs(p.name), None, "median") for p in projects}
     token = label.split()[1]
@@ -134,6 +132,29 @@ def gate_requests(
     a, b = pair
     assert a is not None and b is not None
     return _named(store, a, b, host)
+
+
+def _alike(store: Store, a: Project, b: Project) -> dict[str, RunResult | None]:
+    """Each project's run of one configuration, chosen as `compare` chooses (its compared
+    runs where they ran alike, else A's fastest configuration measured on both sides);
+    CliError when the two share none: a gate measures one configuration on both sides."""
+    from perftui.domain.compare import compare_projects
+    from perftui.domain.compare.projects import shared_pair
+    from perftui.domain.compare.settings import differing_settings
+
+    runs = store.runs(a.name), store.runs(b.name)
+    c = compare_projects(a.name, runs[0], b.name, runs[1])
+    pair = c.a, c.b
+    if c.a is not None and c.b is not None and c.a.config != c.b.config:
+        pair = shared_pair(*runs) or (None, None)
+        if pair[0] is None:
+            raise CliError(
+                f"the baseline ({a.name}) and the candidate ({b.name}) share no measured "
+                f"configuration (their fastest runs differ in "
+                f"{', '.join(differing_settings(c.a, c.b))}): a gate measures one on both "
+                "sides; benchmark one with the other's settings first"
+            )
+    return {a.name: pair[0], b.name: pair[1]}
 
 
 def _name(path: Path, engine: str, device: str) -> str:

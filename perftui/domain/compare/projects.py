@@ -93,15 +93,13 @@ def like_for_like(
     run is then compared, and the settings note names what differs)."""
     ok_a = [r for r in a_runs if run_latency(r, stat) is not None]
     ok_b = [r for r in b_runs if run_latency(r, stat) is not None]
-    shared = {r.config for r in ok_a} & {r.config for r in ok_b}
     if not ok_a or not ok_b:
         return None, None, ""
-    if not shared:
+    found = shared_pair(ok_a, ok_b, stat)
+    if found is None:
         return None, None, "no configuration was measured on both sides: each side's fastest run"
-    best_a = max((r for r in ok_a if r.config in shared), key=lambda r: (r.throughput_fps, r.id))
-    best_b = max(
-        (r for r in ok_b if r.config == best_a.config), key=lambda r: (r.throughput_fps, r.id)
-    )
+    best_a, best_b = found
+    shared = {r.config for r in ok_a} & {r.config for r in ok_b}
     return (
         best_a.id,
         best_b.id,
@@ -110,6 +108,24 @@ def like_for_like(
             f" A's fastest of the {len(shared)} measured on both"
         ),
     )
+
+
+def shared_pair(
+    a_runs: Sequence[RunResult], b_runs: Sequence[RunResult], stat: str = "median"
+) -> tuple[RunResult, RunResult] | None:
+    """Of the configurations measured on both sides, the one A ran fastest: its fastest run
+    on each side; None when no configuration was measured on both."""
+    ok_a = [r for r in a_runs if run_latency(r, stat) is not None]
+    ok_b = [r for r in b_runs if run_latency(r, stat) is not None]
+    shared = {r.config for r in ok_a} & {r.config for r in ok_b}
+    if not shared:
+        return None
+    best_a = max((r for r in ok_a if r.config in shared), key=lambda r: (r.throughput_fps, r.id))
+    best_b = max(
+        (r for r in ok_b if r.config == best_a.config), key=lambda r: (r.throughput_fps, r.id)
+    )
+    return best_a, best_b
+
 
 
 @dataclass(frozen=True)

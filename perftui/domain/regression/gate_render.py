@@ -45,6 +45,12 @@ class GateReport:
     def outcome(self) -> str:
         return INTERRUPTED if self.interrupted else self.decision.outcome
 
+    @property
+    def settings(self) -> str:
+        """The one configuration both sides were measured with."""
+        a, b = self.baseline.config, self.candidate.config
+        return f"{a}, both sides" if a == b else f"{a} (baseline) vs {b} (candidate)"
+
 
 def _pct(x: float) -> str:
     return f"{x * 100:g} %"
@@ -101,7 +107,7 @@ def gate_text(report: GateReport) -> str:
     """The table on stdout."""
     rows = [("statistic", "B/A (interval)", "limit", "pairs", "verdict"), *_stat_rows(report)]
     widths = [max(len(row[i]) for row in rows) for i in range(5)]
-    lines = [headline(report), ""]
+    lines = [headline(report), f"settings: {report.settings}", ""]
     lines += ["  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)) for row in rows]
     lines += ["", f"A (baseline):  {_side_line(report.baseline)}"]
     lines += [f"B (candidate): {_side_line(report.candidate)}", _looks_text(report)]
@@ -122,6 +128,7 @@ def gate_document(report: GateReport) -> dict[str, Any]:
     return {
         "verdict": report.outcome,
         "headline": headline(report),
+        "settings": report.settings,
         "max_slowdown": d.max_slowdown,
         "rounds": d.rounds,
         "looks": list(report.schedule.looks),
@@ -169,6 +176,7 @@ def gate_markdown(report: GateReport) -> str:
     their environments, the rounds and the command that reproduces it."""
     a, b = report.baseline, report.candidate
     lines = [f"## perftui gate: {report.outcome.upper()}", "", f"**{_md(headline(report))}**", ""]
+    lines += [f"Settings: {_md(report.settings)}", ""]
     lines += ["| statistic | B/A (interval) | limit | pairs | verdict |", "|---|---|---|---|---|"]
     lines += [f"| {' | '.join(_md(c) for c in row)} |" for row in _stat_rows(report)]
     if report.decision.advice:
@@ -210,6 +218,7 @@ def gate_junit(report: GateReport) -> str:
         ("verdict", report.outcome),
         ("max_slowdown", str(report.decision.max_slowdown)),
         ("rounds", str(report.decision.rounds)),
+        ("settings", report.settings),
         ("baseline", _side_line(report.baseline)),
         ("candidate", _side_line(report.candidate)),
         ("command", report.command),
