@@ -3,7 +3,6 @@ from dataclasses import replace
 import pytest
 
 from perftui.domain.compare import (
-    Candidate,
     Side,
     compare_chart,
     compare_layer_types,
@@ -23,6 +22,7 @@ from perftui.domain.compare import (
     sort_pairs,
     sweet_spot,
 )
+from perftui.domain.compare.ranking import candidates
 from perftui.domain.errors import InputError
 from perftui.domain.measurement.summary import ProjectSummary
 from perftui.domain.records import LatencyStats, LayerProfile, Project, RunConfig, RunResult
@@ -35,6 +35,7 @@ def run(id: str, fps: float, median: float, p99: float | None = None, status: st
         config=RunConfig(),
         status=status,
         id=id,
+        benchmark_id=id,  # each run a configuration of its own
         throughput_fps=fps,
         latency_ms=stats if status == "ok" else None,
     )
@@ -44,8 +45,8 @@ def layer(name, type="Convolution", ms=1.0, precision="FP32", status="executed",
     return LayerProfile(name, type, f"jit_{precision}", precision, status, ms, tuple(originals))
 
 
-A_RUNS = [Candidate("A", run("a1", 100, 5)), Candidate("A", run("a2", 300, 12))]
-B_RUNS = [Candidate("B", run("b1", 250, 4)), Candidate("B", run("b2", 500, 20, p99=60))]
+A_RUNS = candidates(Side.A, [run("a1", 100, 5), run("a2", 300, 12)])
+B_RUNS = candidates(Side.B, [run("b1", 250, 4), run("b2", 500, 20, p99=60)])
 
 
 def test_sweet_spot_is_the_fastest_run_under_the_threshold():
@@ -66,13 +67,13 @@ def test_threshold_is_inclusive_and_statistic_selectable():
 def test_no_run_qualifies():
     assert sweet_spot(A_RUNS + B_RUNS, 3.9) is None
     assert sweet_spot([], 100) is None
-    assert sweet_spot([Candidate("A", run("f", 900, 1, status="failed"))], 100) is None
+    assert sweet_spot(candidates(Side.A, [run("f", 900, 1, status="failed")]), 100) is None
 
 
 def test_ties_go_to_lower_latency_then_deterministically():
-    tie = [Candidate("B", run("x", 200, 9)), Candidate("A", run("y", 200, 7))]
+    tie = candidates(Side.B, [run("x", 200, 9)]) + candidates(Side.A, [run("y", 200, 7)])
     assert sweet_spot(tie, 10).run.id == "y"
-    same = [Candidate("B", run("p", 200, 7)), Candidate("A", run("q", 200, 7))]
+    same = candidates(Side.B, [run("p", 200, 7)]) + candidates(Side.A, [run("q", 200, 7)])
     assert sweet_spot(same, 10).side == "A"
     assert sweet_spot(list(reversed(same)), 10).side == "A"
 
@@ -234,7 +235,7 @@ def test_default_threshold_lets_every_run_qualify():
     assert default_threshold([run("c", 10, 0.1234)]) == pytest.approx(0.13)
     assert default_threshold(runs, "p99") == pytest.approx(21)  # p99 is twice the median
     assert default_threshold([]) is None
-    spot = sweet_spot([Candidate("A", r) for r in runs], default_threshold(runs))
+    spot = sweet_spot(candidates(Side.A, runs), default_threshold(runs))
     assert spot is not None and spot.run.id == "a"
 
 

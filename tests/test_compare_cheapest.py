@@ -29,7 +29,7 @@ def test_the_cheapest_pick_names_the_runs_within_noise_of_it(isolated_db: Path):
     assert text.returncode == 0, text.stderr
     lines = text.stdout.splitlines()
     at = next(n for n, line in enumerate(lines) if line.startswith("cheapest per inference"))
-    assert "A here" in lines[at] and "0.0926 per million" in lines[at]
+    assert "A here" in lines[at] and "0.0926 (0.092" in lines[at] and "per million" in lines[at]
     assert lines[at + 1].startswith("  within noise of it (cost intervals overlap): B box")
     assert "0.0932" in lines[at + 1] and "0.231" not in lines[at + 1]
     done = perftui("compare", "here", "box", "--threshold", "20", "--json")
@@ -42,4 +42,4 @@ def test_a_cheapest_pick_apart_from_the_rest_says_so(tmp_path: Path):
     fill(tmp_path / "apart.json", close=False)
     text = perftui("compare", "here", "box", "--threshold", "20", db=tmp_path / "apart.json")
     assert text.returncode == 0, text.stderr
-    assert "  no other priced run's cost interval overlaps it" in text.stdout.splitlines()
+    assert "  no other priced configuration's cost interval overlaps it" in text.stdout.splitlines()

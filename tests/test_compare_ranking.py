@@ -6,7 +6,14 @@ from __future__ import annotations
 from dataclasses import replace
 
 from perftui.domain.compare import Side, compare_projects
-from perftui.domain.compare.ranking import COST, THROUGHPUT, Candidate, priced, sweet_spot
+from perftui.domain.compare.ranking import (
+    COST,
+    THROUGHPUT,
+    Candidate,
+    candidates,
+    priced,
+    sweet_spot,
+)
 from tests.tui.compare_data import run
 
 
@@ -21,24 +28,24 @@ BOX = [at_price(run("box", 3, 1, 0, 500.0), 0.50), at_price(run("box", 4, 8, 0, 
 """500/s at 2 ms and 600/s at 13 ms, both at 0.50 per hour (0.28 and 0.23 per million)."""
 
 
-def candidates() -> list[Candidate]:
-    return [Candidate(Side.A, r) for r in HERE] + [Candidate(Side.B, r) for r in BOX]
+def offered() -> list[Candidate]:
+    return candidates(Side.A, HERE) + candidates(Side.B, BOX)
 
 
 def test_cost_ranks_the_cheapest_priced_run_under_the_limit():
-    fastest = sweet_spot(candidates(), 10.0, "median", rank=THROUGHPUT)
-    cheapest = sweet_spot(candidates(), 10.0, "median", rank=COST)
+    fastest = sweet_spot(offered(), 10.0, "median", rank=THROUGHPUT)
+    cheapest = sweet_spot(offered(), 10.0, "median", rank=COST)
     assert fastest is not None and fastest.run.id == "here-2"  # unpriced, but the fastest
     assert cheapest is not None and cheapest.run.id == "here-1"
     # the box's cheaper run is over the limit: without a limit it is in the running
-    assert sweet_spot(candidates(), None, "median", rank=COST).run.id == "here-1"  # type: ignore[union-attr]
-    box_only = [c for c in candidates() if c.side is Side.B]
+    assert sweet_spot(offered(), None, "median", rank=COST).run.id == "here-1"  # type: ignore[union-attr]
+    box_only = [c for c in offered() if c.side is Side.B]
     assert sweet_spot(box_only, 10.0, "median", rank=COST).run.id == "box-3"  # type: ignore[union-attr]
     assert sweet_spot(box_only, None, "median", rank=COST).run.id == "box-4"  # type: ignore[union-attr]
 
 
 def test_no_priced_run_no_cost_sweet_spot():
-    unpriced = [Candidate(Side.A, run("a", 1, 1, 0, 300.0))]
+    unpriced = candidates(Side.A, [run("a", 1, 1, 0, 300.0)])
     assert sweet_spot(unpriced, 10.0, "median", rank=COST) is None
     assert not priced([c.run for c in unpriced]) and priced(HERE)
 
@@ -47,7 +54,7 @@ def test_the_comparison_says_its_ranking_and_picks_each_sides_run_by_it():
     by_cost = compare_projects("here", HERE, "box", BOX, 20.0, rank=COST)
     assert by_cost.rank == COST and by_cost.sweet is not None
     assert (by_cost.a.id, by_cost.b.id) == ("here-1", "box-4")  # type: ignore[union-attr]
-    assert any("cheapest run at or under 20 ms" in note for note in by_cost.notes)
+    assert any("cheapest configuration at or under 20 ms" in note for note in by_cost.notes)
     by_fps = compare_projects("here", HERE, "box", BOX, 20.0)
     assert by_fps.rank == THROUGHPUT and (by_fps.a.id, by_fps.b.id) == ("here-2", "box-4")  # type: ignore[union-attr]
 

@@ -57,7 +57,8 @@ def test_compare_projects_judges_the_repetitions_combined():
     assert [len(g.runs) for g in c.groups if g] == [3, 3]
     same = compare_projects("a", a, "b", [run(100.5, id="x", windows_spread=0.2)])
     assert NO_DIFFERENCE in same.throughput.text
-    assert any("one run per side" in note for note in same.notes)
+    assert any(note.startswith("B (b) is one run: its interval") for note in same.notes)
+    assert not any("one run per side" in note for note in same.notes)  # A has 3
 
 
 def test_the_sweet_spot_lists_the_runs_within_noise_of_it():

@@ -19,6 +19,7 @@ from perftui.domain.forms.bench import MEASURE_ROUNDS, MEASURE_TIME_S
 if TYPE_CHECKING:
     import numpy as np
 
+    from perftui.domain.measurement.figures import Figures
     from perftui.domain.records import RunResult
 
 
@@ -90,6 +91,9 @@ def cmd_compare(args: argparse.Namespace) -> int:
     def samples(run: RunResult) -> np.ndarray | None:
         return store.latency_samples(run.id)
 
+    def known(run: RunResult) -> Figures | None:
+        return store.figures(run.id)
+
     def compared() -> Comparison:
         return compare_projects(
             args.a,
@@ -100,6 +104,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
             stat,
             samples=samples,
             max_memory_mib=max_memory,
+            known=known,
         )
 
     comparison = compared()
@@ -116,10 +121,11 @@ def cmd_compare(args: argparse.Namespace) -> int:
         measured = measure_alternately(store, comparison, rounds, time_s)
         runs[args.a], runs[args.b], cancelled = measured
         comparison = compared()
-    limits = (threshold, stat, samples, max_memory, COST)  # the sweet spot by cost, too
+    limits = (threshold, stat, samples, max_memory, COST, known)  # the sweet spot by cost, too
     spot = ranked_sweet_spot(runs[args.a], runs[args.b], *limits)
     if args.json:
-        print_json({**comparison_document(comparison), "cheapest": cheapest_document(spot)})
+        cheapest = cheapest_document(comparison, spot)
+        print_json({**comparison_document(comparison), "cheapest": cheapest})
     else:
         print(comparison_text(comparison))
         if spot is not None:

@@ -7,18 +7,17 @@ from typing import Any
 from perftui.cli.textfmt import ms_with_interval, table, with_interval
 from perftui.domain.compare import Comparison, Difference, LayerPair, LayerTypeComparison
 from perftui.domain.compare.environments import EnvRow, environment_differences
-from perftui.domain.compare.ranking import SweetSpot
-from perftui.domain.compare.sides import Side
+from perftui.domain.compare.pairing import APART
+from perftui.domain.compare.ranking import Candidate, SweetSpot, cost_interval
 from perftui.domain.measurement.context import ran_precision, ran_precisions
 from perftui.domain.measurement.cost import (
     COST_HEADER,
     cost_text,
     group_cost,
-    run_cost,
     runs_price,
 )
 from perftui.domain.measurement.figures import ConfigGroup
-from perftui.domain.measurement.memory import mib_text, run_peak
+from perftui.domain.measurement.memory import mib_text, runs_peak_text
 from perftui.domain.model.profile import LayerTypeRow, precision_mix
 from perftui.domain.records import RunResult
 from perftui.domain.units import ms
@@ -76,19 +75,28 @@ def _layer_side(pair: LayerPair, side: str) -> dict[str, Any] | None:
     return None if found is None else found.to_dict()
 
 
+def _configuration(c: Comparison, found: Candidate) -> dict[str, Any]:
+    """A configuration the sweet spot ranks: its combined figures with their intervals, and
+    the run that stands for it (with its repetitions' figures)."""
+    return {
+        "project": c.name(found.side),
+        "side": found.side,
+        "config": found.group.config.label(),
+        "repeats": len(found.group.runs),
+        "throughput_fps": found.throughput_fps,
+        "throughput_ci": found.throughput.as_list() if found.throughput else None,
+        "latency_ms": found.latency_ms(c.stat),
+        "latency_ci_ms": (latency.as_list() if (latency := found.latency(c.stat)) else None),
+        "run": _run(found.run, found.group),
+    }
+
+
 def comparison_document(c: Comparison) -> dict[str, Any]:
     sweet = None
     if c.sweet is not None:
-        project = c.a_name if c.sweet.side == "A" else c.b_name
         sweet = {
-            "project": project,
-            "side": c.sweet.side,
-            "latency_ms": c.sweet.latency_ms,
-            "run": _run(c.sweet.run),
-            "within_noise": [
-                {"project": c.name(x.side), "side": x.side, "run": _run(x.run)}
-                for x in c.sweet.within_noise
-            ],
+            **_configuration(c, c.sweet.best),
+            "within_noise": [_configuration(c, x) for x in c.sweet.within_noise],
         }
     return {
         "threshold_ms": c.threshold_ms,
@@ -104,6 +112,7 @@ def comparison_document(c: Comparison) -> dict[str, Any]:
             {"property": row.label, "a": row.a, "b": row.b} for row in _env_differences(c)
         ],
         "paired_rounds": c.paired_rounds,
+        "alternated": _alternated(c),
         "layer_types": [
             {
                 "type": r.type,
@@ -129,6 +138,29 @@ def comparison_document(c: Comparison) -> dict[str, Any]:
     }
 
 
+def _alternated(c: Comparison) -> dict[str, Any] | None:
+    """The latest alternated measurement of the compared configurations, where B/A above
+    was judged from runs measured apart."""
+    found = c.alternated
+    if found is None:
+        return None
+    return {
+        "rounds": found.rounds,
+        "throughput": _difference(found.throughput),
+        "latency": _difference(found.latency),
+    }
+
+
+def _figures_text(found: Candidate, stat: str) -> str:
+    """'2,707 ±5% fps, 14.9 ±3% ms (median), 5 repeats'."""
+    repeats = len(found.group.runs)
+    return (
+        f"{with_interval(found.throughput_fps, found.throughput)} fps, "
+        f"{ms_with_interval(found.latency_ms(stat), found.latency(stat))} ms ({stat})"
+        + (f", {repeats} repeats combined" if repeats > 1 else "")
+    )
+
+
 def comparison_text(c: Comparison) -> str:
     lines = []
     if c.threshold_ms is not None or c.max_memory_mib is not None:
@@ -136,17 +168,16 @@ def comparison_text(c: Comparison) -> str:
         if c.sweet is None:
             lines.append(f"sweet spot: none {limits}")
         else:
-            name = c.a_name if c.sweet.side == "A" else c.b_name
-            peak = run_peak(c.sweet.run)
+            spot = c.sweet.best
+            peak = runs_peak_text(r.memory for r in spot.group.ok_runs)
             lines.append(
-                f"sweet spot {limits}: {c.sweet.side} {name} "
-                f"{c.sweet.run.config.label()}: {c.sweet.run.throughput_fps:,.1f} fps, "
-                f"{ms(c.sweet.latency_ms)} ms"
-                + (f", peak {mib_text(peak)} MiB" if peak is not None else "")
+                f"sweet spot {limits}: {spot.side} {c.name(spot.side)} "
+                f"{spot.group.config.label()}: {_figures_text(spot, c.stat)}"
+                + (f", peak {peak} MiB" if "?" not in peak else "")
             )
             lines += [
-                f"  within noise of it: {x.side} {c.name(x.side)} {x.run.config.label()}: "
-                f"{x.run.throughput_fps:,.1f} fps"
+                f"  within noise of it: {x.side} {c.name(x.side)} {x.group.config.label()}: "
+                f"{_figures_text(x, c.stat)}"
                 for x in c.sweet.within_noise
             ]
         lines.append("")
@@ -161,7 +192,11 @@ def comparison_text(c: Comparison) -> str:
             row.insert(7, cost_text(group_cost(group)) if group is not None else "-")
     lines.append("inference time:")
     lines += ["  " + x for x in table(headers, rows, right=right).splitlines()]
-    lines += [f"  {found.text}" for found in (c.throughput, c.latency) if found is not None]
+    verdicts = [found.text for found in (c.throughput, c.latency) if found is not None]
+    if c.alternated is not None:  # the verdict to trust first, each said what it is of
+        lines.append(f"  {c.alternated.text}")
+        verdicts = [f"{APART}: " + "; ".join(verdicts)] if verdicts else []
+    lines += [f"  {text}" for text in verdicts]
     if differences := _env_differences(c):  # beside the verdict: what else differed
         lines.append("  on different machines; B/A is theirs, not the model's alone:")
         lines += [f"    {row.label}: A {row.a} | B {row.b}" for row in differences]
@@ -238,39 +273,49 @@ def _side_row(side: str, name: str, group: ConfigGroup | None, stat: str) -> lis
 
 
 def cheapest_line(spot: SweetSpot, c: Comparison, threshold: float | None, stat: str) -> str:
-    """'cheapest per inference under 5 ms (median): B NAME CONFIG: 0.23 per million ...', then
-    the runs within noise of it (their cost intervals overlap)."""
-    run = spot.run
+    """'cheapest per inference under 5 ms (median): B NAME CONFIG: 0.23 (0.22-0.24) per
+    million inferences, ...', then the configurations within noise of it (their cost
+    intervals overlap); each a configuration's repetitions combined."""
     under = f" under {threshold:g} ms ({stat})" if threshold is not None else ""
     close = ", ".join(
-        f"{x.side} {c.name(x.side)} {x.run.config.label()} {cost_text(run_cost(x.run))}"
+        f"{x.side} {c.name(x.side)} {x.group.config.label()} {_cost_text(x)}"
         for x in spot.within_noise
     )
     return (
-        f"cheapest per inference{under}: {spot.side} {c.name(spot.side)} {run.config.label()}: "
-        f"{cost_text(run_cost(run))} per million inferences, {run.throughput_fps:,.1f} fps\n"
+        f"cheapest per inference{under}: {spot.side} {c.name(spot.side)} "
+        f"{spot.group.config.label()}: {_cost_text(spot.best)} per million inferences, "
+        f"{_figures_text(spot.best, stat)}\n"
         + (
             f"  within noise of it (cost intervals overlap): {close}"
             if close
-            else "  no other priced run's cost interval overlaps it"
+            else "  no other priced configuration's cost interval overlaps it"
         )
     )
 
 
-def cheapest_document(spot: SweetSpot | None) -> dict[str, Any] | None:
-    """The cheapest run and those within noise of it (their cost intervals overlap)."""
+def _cost_text(found: Candidate) -> str:
+    """'0.0926 (0.0917-0.0935)': a configuration's cost with its interval."""
+    interval = cost_interval(found.group)
+    around = f" ({cost_text(interval[0])}-{cost_text(interval[1])})" if interval else ""
+    return cost_text(found.cost) + around
+
+
+def cheapest_document(c: Comparison, spot: SweetSpot | None) -> dict[str, Any] | None:
+    """The cheapest configuration and those within noise of it (their cost intervals
+    overlap), each with its combined figures."""
     if spot is None:
         return None
     return {
-        **_cost_entry(spot.side, spot.run),
-        "within_noise": [_cost_entry(x.side, x.run) for x in spot.within_noise],
+        **_cost_entry(c, spot.best),
+        "within_noise": [_cost_entry(c, x) for x in spot.within_noise],
     }
 
 
-def _cost_entry(side: Side, run: RunResult) -> dict[str, Any]:
+def _cost_entry(c: Comparison, found: Candidate) -> dict[str, Any]:
+    interval = cost_interval(found.group)
     return {
-        "side": str(side),
-        "run_id": run.id,
-        "config": run.config.label(),
-        "cost_per_million": run_cost(run),
+        **_configuration(c, found),
+        "run_id": found.run.id,
+        "cost_per_million": found.cost,
+        "cost_ci": list(interval) if interval else None,
     }

@@ -27,19 +27,20 @@ from perftui.domain.compare.ranking import (
     THROUGHPUT,
     Candidate,
     SweetSpot,
+    candidates,
     memory_limit_notes,
     memory_picked_note,
-    ranked_sweet_spot,
+    spot_with_noise,
     sweet_spot,
 )
 from perftui.domain.compare.settings import settings_note
 from perftui.domain.compare.sides import Side, run_latency
 from perftui.domain.compare.verdicts import (
-    SINGLE_RUNS,
+    MEASURE_AGAIN,
     Difference,
     difference,
-    group_of,
     profile_contradiction,
+    single_runs,
 )
 from perftui.domain.measurement.context import (
     LOWER_PRECISIONS,
@@ -49,10 +50,10 @@ from perftui.domain.measurement.context import (
     ran_precision,
     run_isa,
 )
-from perftui.domain.measurement.figures import ConfigGroup, Samples
+from perftui.domain.measurement.figures import ConfigGroup, Known, Samples
 from perftui.domain.measurement.memory import MemoryRatio, memory_ratio
 from perftui.domain.measurement.summary import ProjectSummary
-from perftui.domain.records import Project, RunResult
+from perftui.domain.records import Project, RunConfig, RunResult
 from perftui.domain.regression.gate_stored import gate_notes
 
 
@@ -65,23 +66,46 @@ def pick_run(
     rank: str = THROUGHPUT,
 ) -> RunResult | None:
     """A side's representative run: the pinned run (by id) when it is among the successful
-    runs, else its own sweet spot under the limits by `rank`, else (no run under them, or no
-    limit) its highest-throughput successful run."""
-    ok = [r for r in runs if run_latency(r, stat) is not None]
+    runs, else the run that stands for its own sweet spot under the limits by `rank`, else
+    (no configuration under them, or no limit) for its highest combined throughput."""
+    return _pick(candidates(Side.A, runs), runs, threshold_ms, stat, pinned, max_memory_mib, rank)
+
+
+def _pick(
+    found: Sequence[Candidate],
+    runs: Sequence[RunResult],
+    threshold_ms: float | None,
+    stat: str,
+    pinned: str | None,
+    max_memory_mib: float | None,
+    rank: str,
+) -> RunResult | None:
+    """`pick_run` among a side's configurations, `found`."""
     if pinned is not None:
-        found = next((r for r in ok if r.id == pinned), None)
-        if found is not None:
-            return found
+        run = next((r for r in runs if r.id == pinned and run_latency(r, stat) is not None), None)
+        if run is not None:
+            return run
     if threshold_ms is not None or max_memory_mib is not None:
-        ok_a = (Candidate(Side.A, r) for r in ok)
-        spot = sweet_spot(ok_a, threshold_ms, stat, max_memory_mib, rank)
+        spot = sweet_spot(found, threshold_ms, stat, max_memory_mib, rank)
         if spot is not None:
             return spot.run
-    return max(ok, key=lambda r: (r.throughput_fps, r.id), default=None)
+    measured = [c for c in found if c.latency_ms(stat) is not None]
+    best = max(measured, key=lambda c: (c.throughput_fps, c.run.id), default=None)
+    return None if best is None else best.run
+
+
+def _group(run: RunResult | None, found: Sequence[Candidate]) -> ConfigGroup | None:
+    """The configuration `run` is a repetition of, among `found`."""
+    if run is None:
+        return None
+    return next((c.group for c in found if any(r is run for r in c.group.runs)), None)
 
 
 def _any_under(runs: Sequence[RunResult], threshold_ms: float, stat: str) -> bool:
     return any((v := run_latency(r, stat)) is not None and v <= threshold_ms for r in runs)
+
+
+NONE_SHARED = "no configuration was measured on both sides: each side's fastest configuration"
 
 
 def like_for_like(
@@ -97,7 +121,7 @@ def like_for_like(
         return None, None, ""
     found = shared_pair(ok_a, ok_b, stat)
     if found is None:
-        return None, None, "no configuration was measured on both sides: each side's fastest run"
+        return None, None, NONE_SHARED
     best_a, best_b = found
     shared = {r.config for r in ok_a} & {r.config for r in ok_b}
     return (
@@ -113,19 +137,25 @@ def like_for_like(
 def shared_pair(
     a_runs: Sequence[RunResult], b_runs: Sequence[RunResult], stat: str = "median"
 ) -> tuple[RunResult, RunResult] | None:
-    """Of the configurations measured on both sides, the one A ran fastest: its fastest run
-    on each side; None when no configuration was measured on both."""
-    ok_a = [r for r in a_runs if run_latency(r, stat) is not None]
-    ok_b = [r for r in b_runs if run_latency(r, stat) is not None]
-    shared = {r.config for r in ok_a} & {r.config for r in ok_b}
+    """Of the configurations measured on both sides, the one with A's highest combined
+    throughput: the run that stands for it on each side (of its benchmark with the highest
+    combined throughput there); None when no configuration was measured on both."""
+    found = [
+        [c for c in candidates(side, runs) if c.latency_ms(stat) is not None]
+        for side, runs in zip(Side, (a_runs, b_runs), strict=True)
+    ]
+    shared = {c.group.config for c in found[0]} & {c.group.config for c in found[1]}
     if not shared:
         return None
-    best_a = max((r for r in ok_a if r.config in shared), key=lambda r: (r.throughput_fps, r.id))
-    best_b = max(
-        (r for r in ok_b if r.config == best_a.config), key=lambda r: (r.throughput_fps, r.id)
-    )
-    return best_a, best_b
 
+    def fastest(side: Sequence[Candidate], configs: set[RunConfig]) -> Candidate:
+        return max(
+            (c for c in side if c.group.config in configs),
+            key=lambda c: (c.throughput_fps, c.run.id),
+        )
+
+    best_a = fastest(found[0], shared)
+    return best_a.run, fastest(found[1], {best_a.group.config}).run
 
 
 @dataclass(frozen=True)
@@ -190,19 +220,25 @@ def compare_projects(
     samples: Samples = lambda _run: None,
     max_memory_mib: float | None = None,
     rank: str = THROUGHPUT,
+    known: Known = lambda _run: None,
 ) -> Comparison:
     """Everything `perftui compare` and the compare screen show, from the selected runs.
 
     A pinned run id makes that run its side's compared run; the sweet spot never depends on
     pins (it is searched among all the given runs). With no pins and no threshold, the
     latest measurement of A and B alternated (`compare --measure`) is compared, if any.
-    `samples` gives a run's raw latencies, for the latency intervals; `rank`: what the sweet
-    spot and each side's pick rank by."""
+    `samples` gives a run's raw latencies, for the latency intervals (`known`: a run's
+    figures where already known); `rank`: what the sweet spot and each side's pick rank
+    by. Both rank configurations, their repetitions combined."""
     limited = threshold_ms is not None or max_memory_mib is not None
+    offered = {
+        side: candidates(side, runs, samples, known)
+        for side, runs in zip(Side, (a_runs, b_runs), strict=True)
+    }
     sweet = None
     if limited:
-        limits = (threshold_ms, stat, samples, max_memory_mib, rank)
-        sweet = ranked_sweet_spot(a_runs, b_runs, *limits)
+        both = offered[Side.A] + offered[Side.B]
+        sweet = spot_with_noise(both, threshold_ms, stat, max_memory_mib, rank)
     side_runs = {Side.A: a_runs, Side.B: b_runs}
     picked = ""
     if not limited and a_pinned is None and b_pinned is None:
@@ -211,12 +247,13 @@ def compare_projects(
             a_pinned, b_pinned, picked = like_for_like(a_runs, b_runs, stat)
     elif threshold_ms is not None and a_pinned is None and b_pinned is None:
         best = "cheapest" if rank == COST else "fastest"
-        picked = f"each side's {best} run at or under {threshold_ms:g} ms ({stat})"
+        picked = f"each side's {best} configuration at or under {threshold_ms:g} ms ({stat})"
     if max_memory_mib is not None and a_pinned is None and b_pinned is None:
         picked = memory_picked_note(picked, max_memory_mib)
-    a = pick_run(a_runs, threshold_ms, stat, a_pinned, max_memory_mib, rank)
-    b = pick_run(b_runs, threshold_ms, stat, b_pinned, max_memory_mib, rank)
-    groups = (group_of(a, a_runs, samples), group_of(b, b_runs, samples))
+    limits = (threshold_ms, stat)
+    a = _pick(offered[Side.A], a_runs, *limits, a_pinned, max_memory_mib, rank)
+    b = _pick(offered[Side.B], b_runs, *limits, b_pinned, max_memory_mib, rank)
+    groups = (_group(a, offered[Side.A]), _group(b, offered[Side.B]))
     fig_a, fig_b = (g.figures if g else None for g in groups)
     throughput = latency = None
     pairs: list[tuple[RunResult, RunResult]] = []
@@ -231,8 +268,13 @@ def compare_projects(
         else:
             throughput = difference("throughput", fig_a.throughput, fig_b.throughput)
             latency = difference(stat, fig_a.latency.get(stat), fig_b.latency.get(stat))
-            if any(len(g.ok_runs) < 2 for g in groups if g is not None):
-                notes.append(SINGLE_RUNS)
+            single = [
+                f"{side} ({name})"
+                for side, name, g in zip(Side, (a_name, b_name), groups, strict=True)
+                if g is not None and len(g.ok_runs) < 2
+            ]
+            if single:
+                notes.append(single_runs(single))
         differs = settings_note(a, b) if a is not None and b is not None else None
         if differs:
             notes.append(differs)
@@ -245,7 +287,7 @@ def compare_projects(
     if threshold_ms is not None:
         notes += [
             f"{side} ({name}) has no run at or under {threshold_ms:g} ms ({stat}): its"
-            " fastest run is compared"
+            " fastest configuration is compared"
             for side, name, runs in ((Side.A, a_name, a_runs), (Side.B, b_name, b_runs))
             if runs and not _any_under(runs, threshold_ms, stat)
         ]
@@ -307,8 +349,8 @@ def with_alternated(
     found = latest_paired(a_runs, b_runs, c.a, c.b, c.stat)
     if found is None:
         return c
-    notes = [note for note in c.notes if note != SINGLE_RUNS]
-    kept = tuple(note for note in c.measurement_notes if note != SINGLE_RUNS)
+    notes = [note for note in c.notes if not note.endswith(MEASURE_AGAIN)]
+    kept = tuple(note for note in c.measurement_notes if not note.endswith(MEASURE_AGAIN))
     return replace(c, alternated=found, notes=notes, measurement_notes=kept)
 
 

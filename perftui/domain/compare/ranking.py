@@ -1,19 +1,22 @@
-"""The sweet spot: the best run under the latency and memory limits, ranked by the highest
-throughput or by the lowest cost per million inferences at each run's recorded price (runs
-measured without a price then take no part), the runs within noise of it, and the notes on
-the memory limit. The CLI's `compare` and the compare screen rank with this one rule."""
+"""The sweet spot: the best configuration under the latency and memory limits, its
+repetitions combined (domain.measurement.figures.group_runs, as the projects list combines
+them), ranked by the highest throughput or by the lowest cost per million inferences at its
+runs' recorded price (configurations measured without a price then take no part), those
+within noise of it, and the notes on the memory limit. The CLI's `compare`, the compare
+screen and the report rank with this one rule."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 
-from perftui.domain.compare.sides import Side, run_latency
-from perftui.domain.compare.verdicts import group_of, within_noise
-from perftui.domain.measurement.cost import cost_per_million, run_cost, runs_price
-from perftui.domain.measurement.figures import ConfigGroup, Samples
+from perftui.domain.compare.sides import LATENCY_STATS, Side
+from perftui.domain.compare.verdicts import within_noise
+from perftui.domain.measurement.cost import cost_per_million, group_cost, run_cost, runs_price
+from perftui.domain.measurement.figures import ConfigGroup, Known, Samples, group_runs
 from perftui.domain.measurement.memory import fits_memory, mib_text
-from perftui.domain.records import RunConfig, RunResult
+from perftui.domain.measurement.uncertainty import Interval
+from perftui.domain.records import RunResult
 
 THROUGHPUT, COST = "throughput", "cost"
 RANKS = (THROUGHPUT, COST)
@@ -21,11 +24,58 @@ RANK_WORDS = {THROUGHPUT: "best throughput", COST: "lowest cost per million infe
 """How a headline names each ranking."""
 
 
-def rank_key(run: RunResult, rank: str) -> float | None:
-    """Lower ranks first: the negated throughput, or the cost (None: the run has no cost)."""
+def _none(_run: RunResult) -> None:
+    return None
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A configuration offered to the sweet-spot search, with its side: one benchmark's runs
+    of it, their figures combined (domain.measurement.figures.group_runs, as the projects
+    list combines them), never one lucky repetition's."""
+
+    side: Side
+    group: ConfigGroup
+
+    @property
+    def run(self) -> RunResult:
+        """The run that stands for the configuration (its first successful repetition):
+        the one a chart or a table marks."""
+        return (self.group.ok_runs or self.group.runs)[0]
+
+    @property
+    def throughput(self) -> Interval | None:
+        return self.group.figures.throughput
+
+    @property
+    def throughput_fps(self) -> float:
+        return self.group.figures.throughput_fps
+
+    @property
+    def cost(self) -> float | None:
+        """Cost per million inferences at the configuration's combined throughput."""
+        return group_cost(self.group)
+
+    def latency_ms(self, stat: str) -> float | None:
+        """The configuration's `stat` latency: its successful repetitions' mean."""
+        return self.group.latency_ms(stat)
+
+    def latency(self, stat: str) -> Interval | None:
+        return self.group.figures.latency.get(stat)
+
+
+def candidates(
+    side: Side, runs: Sequence[RunResult], samples: Samples = _none, known: Known = _none
+) -> list[Candidate]:
+    """The side's configurations with a successful run, their repetitions combined."""
+    return [Candidate(side, g) for g in group_runs(runs, samples, known) if g.ok_runs]
+
+
+def rank_key(candidate: Candidate, rank: str) -> float | None:
+    """Lower ranks first: the negated throughput, or the cost (None: it has no cost)."""
     if rank == COST:
-        return run_cost(run)
-    return -run.throughput_fps
+        return candidate.cost
+    return -candidate.throughput_fps
 
 
 def cost_interval(group: ConfigGroup) -> tuple[float, float] | None:
@@ -38,20 +88,18 @@ def cost_interval(group: ConfigGroup) -> tuple[float, float] | None:
     return None if low is None or high is None else (low, high)
 
 
-def close_runs(
-    best: ConfigGroup, others: Sequence[tuple[RunResult, ConfigGroup]], rank: str
-) -> list[RunResult]:
-    """The runs the intervals cannot tell from the best's: by throughput (a difference that
-    is not significant), by cost (their cost intervals overlap)."""
+def close_candidates(best: Candidate, others: Sequence[Candidate], rank: str) -> list[Candidate]:
+    """The configurations the intervals cannot tell from the best's: by throughput (a
+    difference that is not significant), by cost (their cost intervals overlap)."""
     if rank == THROUGHPUT:
-        return within_noise(best.figures, [(run, group.figures) for run, group in others])
-    spot = cost_interval(best)
+        return within_noise(best.group.figures, [(c, c.group.figures) for c in others])
+    spot = cost_interval(best.group)
     if spot is None:
         return []
     return [
-        run
-        for run, group in others
-        if (found := cost_interval(group)) is not None
+        c
+        for c in others
+        if (found := cost_interval(c.group)) is not None
         and found[0] <= spot[1]
         and spot[0] <= found[1]
     ]
@@ -63,50 +111,85 @@ def priced(runs: Iterable[RunResult]) -> bool:
 
 
 @dataclass(frozen=True)
-class Candidate:
-    """A run offered to the sweet-spot search, with the side it belongs to."""
-
-    side: Side
-    run: RunResult
-
-
-@dataclass(frozen=True)
 class SweetSpot:
-    side: Side
-    run: RunResult
+    """The best configuration under the limits, its repetitions combined."""
+
+    best: Candidate
     latency_ms: float
+    """Its `stat` latency, the repetitions' mean: the figure held to the threshold."""
     stat: str
     within_noise: tuple[Candidate, ...] = ()
-    """Other runs under the threshold whose throughput is within noise of this one's: the
-    sweet spot is any of them as much as it is this one."""
+    """The other configurations under the limits that the intervals cannot tell from this
+    one: the sweet spot is any of them as much as it is this one."""
+
+    @property
+    def side(self) -> Side:
+        return self.best.side
+
+    @property
+    def run(self) -> RunResult:
+        return self.best.run
+
+    @property
+    def group(self) -> ConfigGroup:
+        return self.best.group
+
+    @property
+    def throughput_fps(self) -> float:
+        return self.best.throughput_fps
+
+    @property
+    def throughput(self) -> Interval | None:
+        return self.best.throughput
+
+    @property
+    def latency(self) -> Interval | None:
+        """The interval of `latency_ms`."""
+        return self.best.latency(self.stat)
+
+    @property
+    def cost(self) -> float | None:
+        return self.best.cost
+
+
+def _fits(
+    candidate: Candidate, threshold_ms: float | None, stat: str, max_memory_mib: float | None
+) -> float | None:
+    """The candidate's `stat` latency when it is at or under the threshold (None: no
+    limit) and each successful repetition's memory peak at or under `max_memory_mib`;
+    None when it does not fit."""
+    latency = candidate.latency_ms(stat)
+    if latency is None or (threshold_ms is not None and latency > threshold_ms):
+        return None
+    if not all(fits_memory(run, max_memory_mib) for run in candidate.group.ok_runs):
+        return None
+    return latency
 
 
 def sweet_spot(
-    candidates: Iterable[Candidate],
+    found: Iterable[Candidate],
     threshold_ms: float | None,
     stat: str = "median",
     max_memory_mib: float | None = None,
     rank: str = THROUGHPUT,
 ) -> SweetSpot | None:
-    """The run with the highest throughput (`rank` COST: the lowest cost) whose latency is at
-    or under the threshold (None: no latency limit) and whose memory peak is at or under
-    `max_memory_mib` (None: no limit).
+    """The configuration with the highest combined throughput (`rank` COST: the lowest
+    cost) whose combined latency is at or under the threshold (None: no latency limit) and
+    that fits `max_memory_mib` (None: no limit).
 
     Ties go to the lower latency, then to side A, then to the smaller run id, so the answer
-    never depends on the order of the input. None when no run qualifies."""
+    never depends on the order of the input. None when no configuration qualifies."""
+    if stat not in LATENCY_STATS:
+        raise ValueError(f"unknown latency statistic {stat!r}; one of {', '.join(LATENCY_STATS)}")
     best: tuple[tuple[float, float, str, str], SweetSpot] | None = None
-    for candidate in candidates:
-        latency = run_latency(candidate.run, stat)
-        if latency is None or (threshold_ms is not None and latency > threshold_ms):
-            continue
-        if not fits_memory(candidate.run, max_memory_mib):
-            continue
-        ranked = rank_key(candidate.run, rank)
-        if ranked is None:
+    for candidate in found:
+        latency = _fits(candidate, threshold_ms, stat, max_memory_mib)
+        ranked = rank_key(candidate, rank) if latency is not None else None
+        if latency is None or ranked is None:
             continue
         key = (ranked, latency, candidate.side, candidate.run.id)
         if best is None or key < best[0]:
-            best = (key, SweetSpot(candidate.side, candidate.run, latency, stat))
+            best = (key, SweetSpot(candidate, latency, stat))
     return best[1] if best else None
 
 
@@ -118,62 +201,40 @@ def ranked_sweet_spot(
     samples: Samples,
     max_memory_mib: float | None = None,
     rank: str = THROUGHPUT,
+    known: Known = _none,
 ) -> SweetSpot | None:
-    """The sweet spot of A's and B's runs by `rank`, with the runs within noise of it (the
-    compare screen's, and `perftui compare`'s cheapest with rank COST)."""
-    candidates = [Candidate(Side.A, r) for r in a_runs] + [Candidate(Side.B, r) for r in b_runs]
-    spot = sweet_spot(candidates, threshold_ms, stat, max_memory_mib, rank)
-    if spot is None:
-        return None
-    side_runs = {Side.A: a_runs, Side.B: b_runs}
-    noise = (threshold_ms, samples, max_memory_mib, rank)
-    return _with_noise(spot, candidates, side_runs, *noise)
+    """The sweet spot of A's and B's configurations by `rank` (`perftui compare`'s cheapest
+    with rank COST), with the configurations within noise of it."""
+    found = candidates(Side.A, a_runs, samples, known) + candidates(Side.B, b_runs, samples, known)
+    return spot_with_noise(found, threshold_ms, stat, max_memory_mib, rank)
 
 
-def _with_noise(
-    spot: SweetSpot,
-    candidates: Sequence[Candidate],
-    side_runs: dict[Side, Sequence[RunResult]],
+def spot_with_noise(
+    found: Sequence[Candidate],
     threshold_ms: float | None,
-    samples: Samples,
+    stat: str,
     max_memory_mib: float | None = None,
     rank: str = THROUGHPUT,
-) -> SweetSpot:
-    """The sweet spot with the other candidates under the threshold that are within noise
-    of it by `rank` (each judged by its configuration's repetitions combined)."""
-
-    def figures(candidate: Candidate) -> ConfigGroup | None:
-        return group_of(candidate.run, side_runs[candidate.side], samples)
-
-    best = figures(Candidate(spot.side, spot.run))
-    if best is None:
-        return spot
-    seen = {_config_key(spot.side, spot.run)}
-    under = []
-    for c in candidates:  # one per configuration, the best's own repetitions left out
-        latency = run_latency(c.run, spot.stat)
-        if latency is None or (threshold_ms is not None and latency > threshold_ms):
-            continue
-        if not fits_memory(c.run, max_memory_mib) or _config_key(c.side, c.run) in seen:
-            continue
-        seen.add(_config_key(c.side, c.run))
-        found = figures(c)
-        if found is not None:
-            under.append((c, found))
-    close = {id(run) for run in close_runs(best, [(c.run, f) for c, f in under], rank)}
-    found = [c for c, _ in under if id(c.run) in close]
-    found.sort(key=lambda c: (c.side, -c.run.throughput_fps, c.run.id))  # not the input's order
-    return replace(spot, within_noise=tuple(found))
-
-
-def _config_key(side: Side, run: RunResult) -> tuple[Side, str, RunConfig]:
-    return side, run.benchmark_id, run.config
+) -> SweetSpot | None:
+    """`sweet_spot` with the other candidates under the limits that are within noise of it
+    by `rank` (the compare screen's, and `perftui compare`'s)."""
+    spot = sweet_spot(found, threshold_ms, stat, max_memory_mib, rank)
+    if spot is None:
+        return None
+    under = [
+        c
+        for c in found
+        if c.group is not spot.group and _fits(c, threshold_ms, stat, max_memory_mib) is not None
+    ]
+    close = close_candidates(spot.best, under, rank)
+    close.sort(key=lambda c: (c.side, -c.throughput_fps, c.run.id))  # not the input's order
+    return replace(spot, within_noise=tuple(close))
 
 
 def memory_picked_note(picked: str, max_memory_mib: float) -> str:
     """How the compared runs were picked, with the memory limit."""
     limit = f"with a memory peak at or under {mib_text(max_memory_mib)} MiB"
-    return f"{picked}, {limit}" if picked else f"each side's fastest run {limit}"
+    return f"{picked}, {limit}" if picked else f"each side's fastest configuration {limit}"
 
 
 def memory_limit_notes(
@@ -188,6 +249,6 @@ def memory_limit_notes(
             why = "its runs' memory is unknown" if unknown else "none fits"
             notes.append(
                 f"{side} ({name}) has no run with a memory peak at or under "
-                f"{mib_text(max_memory_mib)} MiB ({why}): its fastest run is compared"
+                f"{mib_text(max_memory_mib)} MiB ({why}): its fastest configuration is compared"
             )
     return notes

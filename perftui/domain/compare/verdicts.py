@@ -10,17 +10,33 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TypeVar
 
-from perftui.domain.measurement.figures import ConfigGroup, Figures, Samples, group_runs
+from perftui.domain.measurement.figures import Figures
 from perftui.domain.measurement.uncertainty import NOISE_FLOOR, Interval, Ratio, ratio_interval
 from perftui.domain.records import RunResult
 
+T = TypeVar("T")
 NO_DIFFERENCE = "no difference beyond noise"
-SINGLE_RUNS = (
-    "one run per side: the intervals hold the noise within each run only; measure both "
-    "again with `perftui compare A B --measure` (alternately, judged round by round) to "
-    "compare across processes and moments"
+MEASURE_AGAIN = (
+    "measure both again with `perftui compare A B --measure` (alternately, judged round by "
+    "round) to compare across processes and moments"
 )
+"""The advice that ends every note on runs measured apart."""
+SINGLE_RUNS = (
+    "one run per side: the intervals hold the noise within each run only; " + MEASURE_AGAIN
+)
+
+
+def single_runs(sides: Sequence[str]) -> str:
+    """The note on the compared configurations that are one run each ('A (fp32)'): both,
+    or the one side's (the other's interval holds its repetitions' spread)."""
+    if len(sides) != 1:
+        return SINGLE_RUNS
+    return (
+        f"{sides[0]} is one run: its interval holds the noise within that run only; "
+        + MEASURE_AGAIN
+    )
 
 
 @dataclass(frozen=True)
@@ -89,24 +105,14 @@ def _inverse(ratio: Ratio) -> Ratio:
     return Ratio(1.0 / ratio.value, 1.0 / ratio.hi, 1.0 / ratio.lo)
 
 
-def group_of(
-    run: RunResult | None, runs: Sequence[RunResult], samples: Samples
-) -> ConfigGroup | None:
-    """The compared run's configuration with its repetitions among `runs`."""
-    if run is None:
-        return None
-    mates = [r for r in runs if r.benchmark_id == run.benchmark_id and r.config == run.config]
-    return next((g for g in group_runs(mates, samples) if any(r is run for r in g.runs)), None)
-
-
-def within_noise(best: Figures, others: Sequence[tuple[RunResult, Figures]]) -> list[RunResult]:
-    """The runs whose throughput the intervals cannot tell from the best's (a run without
-    an interval is not among them: nothing says it is close)."""
+def within_noise(best: Figures, others: Sequence[tuple[T, Figures]]) -> list[T]:
+    """Those of `others` whose throughput the intervals cannot tell from the best's (one
+    without an interval is not among them: nothing says it is close)."""
     close = []
-    for run, figures in others:
+    for item, figures in others:
         found = difference("throughput", best.throughput, figures.throughput)
         if found.ratio is not None and not found.significant:
-            close.append(run)
+            close.append(item)
     return close
 
 

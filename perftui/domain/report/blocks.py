@@ -20,7 +20,8 @@ from perftui.domain.records import RunResult
 from perftui.domain.report.parts import Bar, Bars, Point, Section, Table
 
 
-def _ci(interval: Interval | None, fmt: str = "{:.1f}") -> str:
+def ci_text(interval: Interval | None, fmt: str = "{:.1f}") -> str:
+    """' (12.1–13.4)': an interval as a report writes it after its figure."""
     if interval is None:
         return ""
     return f" ({fmt.format(interval.lo)}–{fmt.format(interval.hi)})"
@@ -78,8 +79,8 @@ def _group_row(group: ConfigGroup, settings: str, label: str) -> tuple[str, ...]
         settings,
         "/".join(statuses),
         str(len(group.runs)),
-        fps_text(f.throughput_fps if group.ok_runs else None) + _ci(f.throughput),
-        units.ms(median, missing="—") + _ci(f.latency.get("median"), "{:.3g}"),
+        fps_text(f.throughput_fps if group.ok_runs else None) + ci_text(f.throughput),
+        units.ms(median, missing="—") + ci_text(f.latency.get("median"), "{:.3g}"),
         units.ms(p99, missing="—"),
         runs_peak_text(r.memory for r in group.ok_runs).replace("?", "—"),
         f.verdict.status + (f": {'; '.join(f.verdict.reasons)}" if f.verdict.reasons else ""),

@@ -14,10 +14,12 @@ from collections.abc import Mapping, Sequence
 from perftui.domain.charts.series import short_label
 from perftui.domain.compare import Comparison, Side
 from perftui.domain.compare.environments import environment_differences
+from perftui.domain.compare.pairing import APART
 from perftui.domain.measurement.cost import cost_text, group_cost, runs_price
 from perftui.domain.measurement.figures import Samples, group_runs
 from perftui.domain.records import Project, RunResult
 from perftui.domain.report.blocks import (
+    ci_text,
     configurations,
     environment_section,
     fps_text,
@@ -108,24 +110,33 @@ def comparison_report(
         f"A: {c.a_name} ({projects[Side.A].engine} on {projects[Side.A].device}), "
         f"B: {c.b_name} ({projects[Side.B].engine} on {projects[Side.B].device})",
     ]
-    for side in Side:
+    for side, group in zip(Side, c.groups, strict=True):
         run = c.run(side)
         if run is not None:
-            lines.append(f"{side.value} compared: {short_label(run.config)} (run {run.id[:8]})")
-    for found in (c.throughput, c.latency):
-        if found is not None:
-            lines.append(found.text)
+            repeats = len(group.runs) if group is not None else 1
+            combined = f", {repeats} repetitions combined" if repeats > 1 else ""
+            lines.append(
+                f"{side.value} compared: {short_label(run.config)} (run {run.id[:8]}{combined})"
+            )
+    verdicts = [found.text for found in (c.throughput, c.latency) if found is not None]
+    if c.alternated is not None:  # the verdict to trust first, each said what it is of
+        lines.append(c.alternated.text)
+        verdicts = [f"{APART}: " + "; ".join(verdicts)] if verdicts else []
+    lines += verdicts
     lines += _machines_lines(c)
     if c.memory is not None:
         lines.append(c.memory.text)
     if c.max_memory_mib is not None:
         lines.append(f"Memory limit for the sweet spot: peak ≤ {c.max_memory_mib:g} MiB")
     if c.threshold_ms is not None:
-        if c.sweet is not None:
+        if (best := c.sweet) is not None:
+            repeats = len(best.group.runs)
             lines.append(
                 f"Sweet spot at {c.stat} latency ≤ {c.threshold_ms:g} ms: "
-                f"{c.name(c.sweet.side)} {short_label(c.sweet.run.config)}, "
-                f"{fps_text(c.sweet.run.throughput_fps)} items/s at {c.sweet.latency_ms:.3g} ms"
+                f"{c.name(best.side)} {short_label(best.group.config)}, "
+                f"{fps_text(best.throughput_fps)}{ci_text(best.throughput)} items/s at "
+                f"{best.latency_ms:.3g}{ci_text(best.latency, '{:.3g}')} ms ({c.stat})"
+                + (f", {repeats} repetitions combined" if repeats > 1 else "")
             )
         else:
             lines.append(f"No run has a {c.stat} latency ≤ {c.threshold_ms:g} ms.")

@@ -10,11 +10,10 @@ from textual.widgets import DataTable
 
 from perftui.domain.charts.series import short_label
 from perftui.domain.compare import Comparison, Side, run_latency, run_marks
-from perftui.domain.compare.ranking import THROUGHPUT
+from perftui.domain.compare.ranking import THROUGHPUT, Candidate, SweetSpot
 from perftui.domain.labels import config_labels
 from perftui.domain.measurement.context import ran_precision
 from perftui.domain.measurement.cost import COST_HEADER, cost_text, run_cost, run_price
-from perftui.domain.records import RunResult
 from perftui.tui.compare.charts import (
     STYLES,
     SWEET,
@@ -49,12 +48,13 @@ def sweet_text(state: SetupState, c: Comparison | None) -> Text:
                     Text(f"{SWEET} Sweet spot", style=SWEET_STYLE),
                     f" ({c.stat} ≤ {ms}{memory_limit}): ",
                     side_text(spot.side, f"{spot.side} {c.name(spot.side)}", bold=True),
-                    f" {short_label(spot.run.config)}  {fmt.fps(spot.run.throughput_fps)} "
-                    f"items/s at {fmt.ms(spot.latency_ms)} ms{_cost(spot.run, c.rank)}",
+                    f" {short_label(spot.group.config)}{_repeats(spot.best)}"
+                    f"  {fmt.fps_ci(spot.throughput_fps, spot.throughput)} items/s at "
+                    f"{fmt.ms_ci(spot.latency_ms, spot.latency)} ms{_cost(spot, c.rank)}",
                 )
             )
-            # each configuration once, with how many of its runs are within noise
-            counted = Counter((x.side, x.run.config) for x in spot.within_noise)
+            # each configuration once, with in how many benchmarks it is within noise
+            counted = Counter((x.side, x.group.config) for x in spot.within_noise)
             close = [
                 Text.assemble(
                     side_text(side, f"{side}"),
@@ -66,7 +66,7 @@ def sweet_text(state: SetupState, c: Comparison | None) -> Text:
             lines.append(
                 Text.assemble(f"  within noise of {of}: ", Text(", ").join(close))
                 if close
-                else Text(f"  no other checked run is within noise of {of}")
+                else Text(f"  no other checked configuration is within noise of {of}")
             )
     if c is not None:
         for side in Side:
@@ -85,9 +85,14 @@ def sweet_text(state: SetupState, c: Comparison | None) -> Text:
     return Text("\n").join(lines)
 
 
-def _cost(run: RunResult, rank: str) -> str:
+def _cost(spot: SweetSpot, rank: str) -> str:
     """The sweet spot's cost when it was ranked by cost."""
-    return "" if rank == THROUGHPUT else f", {cost_text(run_cost(run))} {COST_HEADER}"
+    return "" if rank == THROUGHPUT else f", {cost_text(spot.cost)} {COST_HEADER}"
+
+
+def _repeats(found: Candidate) -> str:
+    """' x5': the repetitions a configuration's figures combine."""
+    return f" x{len(found.group.runs)}" if len(found.group.runs) > 1 else ""
 
 
 def runs_table(

@@ -188,6 +188,7 @@ class SetupState:
             samples=self.samples,
             max_memory_mib=self.max_memory,
             rank=self.ranking(),
+            known=self.figures,
         )
 
 
