@@ -184,6 +184,7 @@ class CompareSummaryScreen(TabbedScreen):
         """Back from `M`: the latest alternated measurement of the compared runs, judged."""
         if not self.measured:
             return
+        self.measured = False
         c = self.comparison
         try:
             runs = [self.store.runs(c.name(side)) for side in Side]
