@@ -8,7 +8,7 @@ from perftui.cli.textfmt import ms_with_interval, table, with_interval
 from perftui.domain.compare import Comparison, Difference, LayerPair, LayerTypeComparison
 from perftui.domain.compare.environments import EnvRow, environment_differences
 from perftui.domain.compare.pairing import APART
-from perftui.domain.compare.ranking import Candidate, SweetSpot, cost_interval
+from perftui.domain.compare.ranking import Candidate, SweetSpot, cost_interval, cost_with_interval
 from perftui.domain.measurement.context import ran_precision, ran_precisions
 from perftui.domain.measurement.cost import (
     COST_HEADER,
@@ -278,12 +278,12 @@ def cheapest_line(spot: SweetSpot, c: Comparison, threshold: float | None, stat:
     intervals overlap); each a configuration's repetitions combined."""
     under = f" under {threshold:g} ms ({stat})" if threshold is not None else ""
     close = ", ".join(
-        f"{x.side} {c.name(x.side)} {x.group.config.label()} {_cost_text(x)}"
+        f"{x.side} {c.name(x.side)} {x.group.config.label()} {cost_with_interval(x)}"
         for x in spot.within_noise
     )
     return (
         f"cheapest per inference{under}: {spot.side} {c.name(spot.side)} "
-        f"{spot.group.config.label()}: {_cost_text(spot.best)} per million inferences, "
+        f"{spot.group.config.label()}: {cost_with_interval(spot.best)} per million inferences, "
         f"{_figures_text(spot.best, stat)}\n"
         + (
             f"  within noise of it (cost intervals overlap): {close}"
@@ -291,13 +291,6 @@ def cheapest_line(spot: SweetSpot, c: Comparison, threshold: float | None, stat:
             else "  no other priced configuration's cost interval overlaps it"
         )
     )
-
-
-def _cost_text(found: Candidate) -> str:
-    """'0.0926 (0.0917-0.0935)': a configuration's cost with its interval."""
-    interval = cost_interval(found.group)
-    around = f" ({cost_text(interval[0])}-{cost_text(interval[1])})" if interval else ""
-    return cost_text(found.cost) + around
 
 
 def cheapest_document(c: Comparison, spot: SweetSpot | None) -> dict[str, Any] | None:

@@ -29,6 +29,11 @@ async def test_the_sweet_spot_is_a_configuration_combined(tmp_path: Path, servic
         await wait_for(pilot, lambda: "Sweet spot (median ≤ 10 ms)" in str(sweet.render()))
         text = str(sweet.render())
         spot = screen.comparison.sweet
+        screen.query_one("#cmp-runs").focus()
+        await pilot.press("r")  # by cost: the same configuration, its cost with its interval
+        await wait_for(pilot, lambda: "$/M inf" in str(sweet.render()))
+        by_cost = str(sweet.render())
+    assert "A fp32 b2 t:auto x5" in by_cost and "0.0505 (0.0504-0.0506) $/M inf" in by_cost
     assert "A fp32 b2 t:auto x5  2,750 ±" in text, text  # combined, with its interval
     assert "5,000" not in text and "2,809" not in text  # no lucky repetition
     assert spot is not None and spot.latency_ms <= THRESHOLD

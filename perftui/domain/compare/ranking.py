@@ -12,7 +12,13 @@ from dataclasses import dataclass, replace
 
 from perftui.domain.compare.sides import LATENCY_STATS, Side
 from perftui.domain.compare.verdicts import within_noise
-from perftui.domain.measurement.cost import cost_per_million, group_cost, run_cost, runs_price
+from perftui.domain.measurement.cost import (
+    cost_per_million,
+    cost_text,
+    group_cost,
+    run_cost,
+    runs_price,
+)
 from perftui.domain.measurement.figures import ConfigGroup, Known, Samples, group_runs
 from perftui.domain.measurement.memory import fits_memory, mib_text
 from perftui.domain.measurement.uncertainty import Interval
@@ -86,6 +92,14 @@ def cost_interval(group: ConfigGroup) -> tuple[float, float] | None:
         return None
     low, high = cost_per_million(interval.hi, price), cost_per_million(interval.lo, price)
     return None if low is None or high is None else (low, high)
+
+
+def cost_with_interval(found: Candidate) -> str:
+    """'0.0926 (0.0917-0.0935)': a configuration's cost per million inferences with its
+    interval, as every front end writes it."""
+    interval = cost_interval(found.group)
+    around = f" ({cost_text(interval[0])}-{cost_text(interval[1])})" if interval else ""
+    return cost_text(found.cost) + around
 
 
 def close_candidates(best: Candidate, others: Sequence[Candidate], rank: str) -> list[Candidate]:

@@ -10,7 +10,7 @@ from textual.widgets import DataTable
 
 from perftui.domain.charts.series import short_label
 from perftui.domain.compare import Comparison, Side, run_latency, run_marks
-from perftui.domain.compare.ranking import THROUGHPUT, Candidate, SweetSpot
+from perftui.domain.compare.ranking import THROUGHPUT, Candidate, SweetSpot, cost_with_interval
 from perftui.domain.labels import config_labels
 from perftui.domain.measurement.context import ran_precision
 from perftui.domain.measurement.cost import COST_HEADER, cost_text, run_cost, run_price
@@ -87,7 +87,7 @@ def sweet_text(state: SetupState, c: Comparison | None) -> Text:
 
 def _cost(spot: SweetSpot, rank: str) -> str:
     """The sweet spot's cost when it was ranked by cost."""
-    return "" if rank == THROUGHPUT else f", {cost_text(spot.cost)} {COST_HEADER}"
+    return "" if rank == THROUGHPUT else f", {cost_with_interval(spot.best)} {COST_HEADER}"
 
 
 def _repeats(found: Candidate) -> str:
