@@ -43,6 +43,7 @@ from perftui.tui.compare.summary import CompareSummaryScreen
 from perftui.tui.detail.screen import ProjectDetailScreen
 from perftui.tui.kit.dialogs import HelpScreen, PromptScreen, StoreErrorScreen, help_for
 from perftui.tui.kit.format import written
+from perftui.tui.kit.keyorder import OrderedKeys
 from perftui.tui.kit.requests import last_request
 from perftui.tui.kit.screen import PerftuiScreen, one_line
 from perftui.tui.measure.screen import MeasureScreen
@@ -66,8 +67,8 @@ NARROW_NOTE_S = 5.0
 SEVERITIES = ("information", "warning", "error")
 
 
-class PerftuiApp(App[None]):
-    """Keyboard-driven workbench for inference performance."""
+class PerftuiApp(OrderedKeys):
+    """Keyboard-driven workbench for inference performance (keys handled in the order typed)."""
 
     CSS_PATH: ClassVar[list[str | PurePath]] = [  # type: ignore[misc]
         "perftui.tcss",
