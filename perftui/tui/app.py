@@ -33,7 +33,7 @@ from perftui.domain.report.render import FORMATS, render
 from perftui.optimize.notes import optimization_of
 from perftui.optimize.runner import OptimizeOptions
 from perftui.store import Store, default_db_path
-from perftui.targets.registry import Target
+from perftui.targets.probe import Probe
 from perftui.tui.benchmark.configure import BenchmarkConfigScreen
 from perftui.tui.benchmark.fleet import FleetRunScreen
 from perftui.tui.benchmark.live import LiveRunScreen
@@ -205,9 +205,10 @@ class PerftuiApp(OrderedKeys):
         if self.store is not None:
             self.push_screen(TargetsScreen())
 
-    def add_target(self, taken: list[str], done: Callable[[Target | None], None]) -> None:
-        """The form that names a new target (`taken`: names in use); `done` gets it."""
-        self.push_screen(AddTargetDialog(taken), done)
+    def add_target(self, taken: list[str], done: Callable[[Probe | None], None]) -> None:
+        """The form that names a new target (`taken`: names in use) and probes it; `done`
+        gets the probe of a reachable host."""
+        self.push_screen(AddTargetDialog(taken, self.services.probe_target), done)
 
     def configure_benchmark(
         self,
