@@ -1,12 +1,13 @@
-"""Keys that arrive together (a paste, a burst over SSH) give exactly what was typed: the
-bytes a terminal sends are parsed as the Linux driver parses them and handed to the app in
-one go, with no pause between them (Pilot's `press` waits for the app between keys)."""
+"""Forms show and keep what was typed. Keys that arrive together (a paste, a burst over SSH)
+give exactly what was typed: the bytes a terminal sends are parsed as the Linux driver
+parses them and handed to the app in one go, with no pause between them (Pilot's `press`
+waits for the app between keys)."""
 
 from __future__ import annotations
 
 import pytest
 from textual._xterm_parser import XTermParser
-from textual.widgets import Input
+from textual.widgets import Checkbox, Input
 
 from perftui.tui.tune.form import TuneForm
 from tests.tui.test_configure import open_config
@@ -55,3 +56,17 @@ async def test_a_burst_on_the_tune_form_fills_each_field_in_turn(app, tunings): 
         await burst(pilot, typed, lambda: stat.value == "p99")
         assert latency.value == "15"
         assert form.query_one("#t-max_memory", Input).value == "512"
+
+
+async def test_the_profile_box_reads_without_colour(app):
+    """NO_COLOR=1: Textual's mark is there on and off (told by colour); ours only when on."""
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_config(app, pilot)
+        box = screen.query_one("#profile", Checkbox)
+        box.value = False
+        await pilot.pause()
+        assert "X" not in str(box.render()) and "off" in str(box.render())
+        box.focus()
+        await pilot.press("space")
+        await wait_for(pilot, lambda: box.value)
+        assert "X" in str(box.render()) and "on" in str(box.render())
