@@ -35,6 +35,8 @@ async def test_a_burst_on_the_benchmark_form_types_what_was_sent(app):
         batch.value = "1"
         batch.cursor_position = 0
         await burst(pilot, END + BACKSPACE + "1,2,4,8", lambda: batch.value == "1,2,4,8")
+        pasted = BACKSPACE * 4 + "\x1b[200~,4\x1b[201~" + ",16"  # a paste among the keys
+        await burst(pilot, pasted, lambda: batch.value == "1,2,4,16")
         screen.query_one("#f-hint", Input).focus()
         await pilot.pause()
         precision = screen.query_one("#f-precision", Input)

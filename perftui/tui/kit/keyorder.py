@@ -5,8 +5,8 @@ Textual hands a key to the focused widget's queue and resolves the key's ordinar
 the app, through one queue per widget. Keys that arrive together (a paste, a burst over SSH)
 overtake one another: the next letters are typed before the Backspace deletes, and a Tab
 moves the focus after the following keys went to the field it leaves. `OrderedKeys` holds
-each key until the one before has finished its journey, and is otherwise Textual's own
-delivery."""
+each key (and a paste among them) until the one before has finished its journey, and is
+otherwise Textual's own delivery."""
 
 from __future__ import annotations
 
@@ -43,24 +43,26 @@ class OrderedKeys(App[None]):
 
     def __init__(self, *args: object, **kwargs: object) -> None:
         super().__init__(*args, **kwargs)  # type: ignore[arg-type]
-        self._keys: deque[_Followed] = deque()
-        """The key on its way (first), then those waiting for it."""
+        self._keys: deque[_Followed | events.Paste] = deque()
+        """The key (or paste) on its way (first), then those waiting for it."""
 
     async def on_event(self, event: events.Event) -> None:
-        if isinstance(event, events.Key) and not event.is_forwarded:
-            self._keys.append(_Followed(event))
+        if isinstance(event, events.Key | events.Paste) and not event.is_forwarded:
+            self._keys.append(_Followed(event) if isinstance(event, events.Key) else event)
             if len(self._keys) == 1:
                 await self._send(self._keys[0])
             return
         await super().on_event(event)
 
-    async def _send(self, key: _Followed) -> None:
+    async def _send(self, key: _Followed | events.Paste) -> None:
         if not self.screen_stack:  # closing
             self._keys.clear()
             return
         target = self.focused or self.screen
         await super().on_event(key)  # a priority binding, else on to the focused widget
-        if key.is_forwarded:
+        if isinstance(key, events.Paste):  # handled where it went, before what follows it
+            self._done(key)
+        elif key.is_forwarded:
             self._follow(key, target)
         else:
             self._done(key)
@@ -87,7 +89,7 @@ class OrderedKeys(App[None]):
         else:
             self.set_timer(STUCK_S, lambda: self._check_stuck(key, holder))
 
-    def _done(self, key: _Followed) -> None:
+    def _done(self, key: _Followed | events.Paste) -> None:
         if not self._keys or self._keys[0] is not key:
             return
         self._keys.popleft()
