@@ -27,7 +27,8 @@ def field_row(
     `text` that never changes), which says what the field takes or what is wrong with it. A
     wide field's note goes on a row of its own below it (`note_below`). Yield the rows:
     `yield from field_row(...)`; `id` names the field's row."""
-    written = Static(text, id=note, classes="field-note") if note or text else None
+    classes = "field-note below" if note_below else "field-note"  # below: under the text
+    written = Static(text, id=note, classes=classes) if note or text else None
     beside = [written] if written is not None and not note_below else []
     rows = [
         Horizontal(Label(label, classes="form-label"), field, *beside, classes="form-row", id=id)

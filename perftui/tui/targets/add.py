@@ -19,6 +19,7 @@ from perftui.targets.registry import DEFAULT_PYTHON, Target, check_target
 from perftui.tui.kit.format import escape
 from perftui.tui.kit.forms import field_row
 
+DESTINATION_NOTE = "probed over SSH before it is added"
 FIELDS = (
     ("name", "Name", "", "e.g. xeon"),
     ("destination", "Destination", "", "ssh alias, host or user@host"),
@@ -66,7 +67,9 @@ class AddTargetDialog(ModalScreen[Probe | None]):
             for key, label, value, hint in FIELDS:
                 field = Input(value, id=key, placeholder=hint, compact=True)
                 if key == "destination":  # where an unreachable host is said
-                    yield from field_row(label, field, "destination-note", note_below=True)
+                    yield from field_row(
+                        label, field, "destination-note", text=DESTINATION_NOTE, note_below=True
+                    )
                 else:
                     yield from field_row(label, field)
             yield Static("", id="add-error", classes="field-error", markup=False)
@@ -88,7 +91,7 @@ class AddTargetDialog(ModalScreen[Probe | None]):
     def action_add(self) -> None:
         if self.probing:
             return
-        self._say("destination-note", "")
+        self._say("destination-note", DESTINATION_NOTE)
         try:
             target = form_target(self.values(), self.taken)
         except InputError as error:
