@@ -4,8 +4,9 @@ and the one way to cut a long text to a width (names in tables, values echoed in
 import re
 
 ELLIPSIS = "…"
-ECHO_MAX = 80
-"""The most characters of one word (a value echoed in an error) a one-line error shows."""
+ECHO_MAX = 256
+"""The most characters of one word (a value echoed in an error) a one-line error shows: a
+path or a 200-character project name whole, a 10,000-character value cut."""
 
 
 class InputError(ValueError):
@@ -35,7 +36,7 @@ _LONG_WORD = re.compile(rf"\S{{{ECHO_MAX + 1},}}")
 
 def cut_echoes(line: str) -> str:
     """`line` with every word longer than ECHO_MAX cut in the middle: a 10,000-character
-    name echoed in an error keeps the error one readable line."""
+    name echoed in an error keeps the error one line of a readable length."""
     return _LONG_WORD.sub(lambda word: cut(word.group(), ECHO_MAX, middle=True), line)
 
 
