@@ -60,7 +60,10 @@ class Parser(argparse.ArgumentParser):
     """argparse that reports a bad argument in one line and exits 2."""
 
     def error(self, message: str) -> NoReturn:
-        self.exit(Exit.BAD_INPUT, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+        from perftui.domain.errors import cut_echoes
+
+        line = cut_echoes(terminal_safe(message))
+        self.exit(Exit.BAD_INPUT, f"{self.prog}: error: {line} (see {self.prog} --help)\n")
 
 
 def build_parser() -> Parser:
@@ -118,7 +121,7 @@ def terminal_safe_stdout() -> Iterator[None]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    from perftui.domain.errors import InputError, StoreError
+    from perftui.domain.errors import InputError, StoreError, cut_echoes
 
     try:
         if args.command is None:
@@ -126,7 +129,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         with terminal_safe_stdout():
             return COMMANDS[args.command](args)
     except (CliError, InputError, StoreError) as error:
-        print(f"perftui: error: {terminal_safe(str(error))}", file=sys.stderr)
+        print(f"perftui: error: {cut_echoes(terminal_safe(str(error)))}", file=sys.stderr)
         return Exit.BAD_INPUT
     except BrokenPipeError:
         return Exit.OK
@@ -137,7 +140,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if os.environ.get("PERFTUI_DEBUG"):
             raise
         print(
-            f"perftui: internal error: {type(error).__name__}: {terminal_safe(str(error))} "
+            f"perftui: internal error: {type(error).__name__}: "
+            f"{cut_echoes(terminal_safe(str(error)))} "
             "(set PERFTUI_DEBUG=1 for the traceback)",
             file=sys.stderr,
         )

@@ -6,13 +6,14 @@ import argparse
 import contextlib
 import json
 import os
+import shutil
 import stat
 import sys
 import tempfile
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
-from typing import TextIO
+from typing import TextIO, cast
 
 from perftui.cli.common import (
     CliError,
@@ -41,14 +42,30 @@ def add_parsers(command: CommandFactory) -> None:
     imp.add_argument("--project", help="project of a benchmark_app report's run")
 
 
+SPOOL_BYTES = 8 * 2**20
+"""An export to stdout is held in memory up to this size, then in a temporary file."""
+COPY_CHARS = 2**20
+
+
+@contextlib.contextmanager
+def _spooled_stdout() -> Iterator[TextIO]:
+    """A spool that goes to stdout once the export is whole: a failed export (a damaged
+    run half way) writes nothing there, never part of a document."""
+    with tempfile.SpooledTemporaryFile(SPOOL_BYTES, "w+", encoding="utf-8") as spool:
+        yield cast(TextIO, spool)
+        spool.seek(0)
+        shutil.copyfileobj(spool, sys.stdout, COPY_CHARS)
+
+
 @contextlib.contextmanager
 def _output(name: str | None) -> Iterator[TextIO]:
-    """stdout, or the file named by -o (CliError if it cannot be written). A regular file is
-    written beside it and renamed over it at the end, so a failed export leaves an older one
-    as it was; anything else (/dev/null, a pipe, a link) is written in place, as a shell's
-    redirection would, never replaced."""
+    """stdout (whole documents only: `_spooled_stdout`), or the file named by -o (CliError
+    if it cannot be written). A regular file is written beside it and renamed over it at the
+    end, so a failed export leaves an older one as it was; anything else (/dev/null, a pipe,
+    a link) is written in place, as a shell's redirection would, never replaced."""
     if not name:
-        yield sys.stdout
+        with _spooled_stdout() as spool:
+            yield spool
         return
     path = output_path(name)
     try:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import shutil
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -59,7 +61,6 @@ def cmd_projects(args: argparse.Namespace) -> int:
     if not summaries:
         print("no projects yet: run `perftui bench MODEL` or open the dashboard with `perftui`")
         return Exit.OK
-    from perftui.cli.textfmt import table
     from perftui.domain.charts.series import short_label
 
     cells = [
@@ -95,8 +96,44 @@ def cmd_projects(args: argparse.Namespace) -> int:
         "at",
         "last run",
     )
-    print(table(headers, cells, right={5, 6, 9}))
+    print(fitted_table(headers, cells, {5, 6, 9}, shutil.get_terminal_size((UNLIMITED, 0))[0]))
     return Exit.OK
+
+
+UNLIMITED = 10**6
+"""The width of a table printed to a pipe or a file: every column, nothing cut."""
+DROPPED_FIRST = (11, 1, 5, 3, 4, 2)
+"""What the projects table leaves out, in turn, until it fits the terminal: last run, model,
+runs, device, ran, engine (the figures, their verdict and configurations always stay)."""
+NAME_MIN = 20
+
+
+def fitted_table(headers: Sequence[str], rows: list[list[str]], right: set[int], width: int) -> str:
+    """The table of `perftui projects` on one line per project within `width` columns: the
+    project's name cut in the middle (to NAME_MIN at least), else the columns of
+    DROPPED_FIRST left out in turn."""
+    from perftui.cli.textfmt import table
+    from perftui.domain.errors import cut
+
+    kept = list(range(len(headers)))
+    longest = max(len(row[0]) for row in rows)
+
+    def render(name_width: int) -> str:
+        picked = [
+            [cut(row[0], name_width, middle=True)] + [row[i] for i in kept[1:]] for row in rows
+        ]
+        aligned = {kept.index(i) for i in right if i in kept}
+        return table([headers[i] for i in kept], picked, aligned)
+
+    def over(text: str) -> int:
+        return max(len(line) for line in text.splitlines()) - width
+
+    for column in DROPPED_FIRST:
+        if over(render(NAME_MIN)) <= 0:
+            break
+        kept.remove(column)
+    whole = render(longest)
+    return render(max(NAME_MIN, longest - over(whole))) if over(whole) > 0 else whole
 
 
 def _project_json(

@@ -7,7 +7,9 @@ result: it is never exported, and `targets add` must work while a benchmark hold
 from __future__ import annotations
 
 import json
+import os
 import re
+import stat
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
@@ -104,8 +106,29 @@ class TargetBook:
         document: dict[str, object] = {"targets": [asdict(t) for t in targets]}
         if local_price is not None:
             document["local"] = {"price_per_hour": local_price}
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        atomic_write_bytes(self.path, json.dumps(document, indent=2).encode("utf-8"))
+        refused = InputError(
+            f"the targets file {self.path} is read-only; it was left untouched"
+            " — make it and its folder writable (chmod u+w) or use --db PATH"
+        )
+        existing = self.path if self.path.exists() else self.path.parent
+        if existing.exists() and not _writable(existing):
+            raise refused  # root's writes pass the permissions: refused as the database is
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            atomic_write_bytes(self.path, json.dumps(document, indent=2).encode("utf-8"))
+        except PermissionError:
+            raise refused from None
+        except OSError as error:
+            raise InputError(
+                f"cannot write the targets file {self.path}: {error.strerror or error};"
+                " it was left untouched"
+            ) from None
+
+
+def _writable(path: Path) -> bool:
+    """Whether we may write `path` (a file, or the folder a new file goes in): its
+    permissions, and for root (whom they do not stop) its owner's write bit."""
+    return os.access(path, os.W_OK) and bool(path.stat().st_mode & stat.S_IWUSR)
 
 
 def check_name(name: str) -> None:

@@ -33,7 +33,7 @@ from perftui.domain.report.render import FORMATS, render
 from perftui.optimize.notes import optimization_of
 from perftui.optimize.runner import OptimizeOptions
 from perftui.store import Store, default_db_path
-from perftui.targets.registry import Target
+from perftui.targets.probe import Probe
 from perftui.tui.benchmark.configure import BenchmarkConfigScreen
 from perftui.tui.benchmark.fleet import FleetRunScreen
 from perftui.tui.benchmark.live import LiveRunScreen
@@ -43,6 +43,7 @@ from perftui.tui.compare.summary import CompareSummaryScreen
 from perftui.tui.detail.screen import ProjectDetailScreen
 from perftui.tui.kit.dialogs import HelpScreen, PromptScreen, StoreErrorScreen, help_for
 from perftui.tui.kit.format import written
+from perftui.tui.kit.keyorder import OrderedKeys
 from perftui.tui.kit.requests import last_request
 from perftui.tui.kit.screen import PerftuiScreen, one_line
 from perftui.tui.measure.screen import MeasureScreen
@@ -66,8 +67,8 @@ NARROW_NOTE_S = 5.0
 SEVERITIES = ("information", "warning", "error")
 
 
-class PerftuiApp(App[None]):
-    """Keyboard-driven workbench for inference performance."""
+class PerftuiApp(OrderedKeys):
+    """Keyboard-driven workbench for inference performance (keys handled in the order typed)."""
 
     CSS_PATH: ClassVar[list[str | PurePath]] = [  # type: ignore[misc]
         "perftui.tcss",
@@ -204,9 +205,10 @@ class PerftuiApp(App[None]):
         if self.store is not None:
             self.push_screen(TargetsScreen())
 
-    def add_target(self, taken: list[str], done: Callable[[Target | None], None]) -> None:
-        """The form that names a new target (`taken`: names in use); `done` gets it."""
-        self.push_screen(AddTargetDialog(taken), done)
+    def add_target(self, taken: list[str], done: Callable[[Probe | None], None]) -> None:
+        """The form that names a new target (`taken`: names in use) and probes it; `done`
+        gets the probe of a reachable host."""
+        self.push_screen(AddTargetDialog(taken, self.services.probe_target), done)
 
     def configure_benchmark(
         self,

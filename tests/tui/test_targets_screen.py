@@ -76,10 +76,23 @@ async def test_targets_screen_add_test_setup_remove(app, db: Path, services):
         row = [str(cell) for cell in table.get_row_at(1)]
         assert row[1] == "0.34" and row[5] == "vnni512 amx"  # 80 columns: no destination
 
-        await pilot.press("a")  # an unreachable host is not stored
-        await type_into(pilot, app.screen, {"name": "gone", "destination": "nowhere"})
-        await wait_for(pilot, lambda: app.screen is screen and not screen.progress)
+        await pilot.press("a")  # an unreachable host: refused in the form, nothing stored
+        dialog = app.screen
+        typed = {"name": "gone", "destination": "nowhere", "python": "py3", "price": "0.2"}
+        await type_into(pilot, dialog, typed)
+        note = dialog.query_one("#destination-note", Static)
+        await wait_for(pilot, lambda: "unreachable" in str(note.render()))
+        assert app.screen is dialog and note.has_class("error")
+        assert dialog.values() == typed  # every field kept
+        assert app.focused is dialog.query_one("#destination", Input)
         assert [t.name for t in TargetBook(db).all()] == ["xeon"]
+        await type_into(pilot, dialog, {"destination": "lab-gone"})  # mended: added
+        await wait_for(pilot, lambda: app.screen is screen and table.row_count == 3)
+        assert TargetBook(db).get("gone") == Target("gone", "lab-gone", "py3", 0.2)
+        table.move_cursor(row=2)
+        await pilot.press("d")
+        await pilot.press("y")
+        await wait_for(pilot, lambda: table.row_count == 2)
 
         table.move_cursor(row=1)
         await pilot.press("t")

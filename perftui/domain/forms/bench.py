@@ -255,11 +255,15 @@ TARGETS_HINT = "this machine (local) and/or targets, e.g. local,box: each at onc
 
 
 def parse_targets(text: str, known: Sequence[str] | None = None) -> list[str]:
-    """The hosts of a targets list (`local,box`), in order, each once (the CLI's --target and
-    the form's Targets); InputError for an empty name or, given `known`, one not in it."""
-    hosts = list(dict.fromkeys(host.strip() for host in text.split(",")))
+    """The hosts of a targets list (`local,box`), in order (the CLI's --target and the form's
+    Targets); InputError for an empty name, a name given twice or, given `known`, one not
+    in it."""
+    hosts = [host.strip() for host in text.split(",")]
     if not all(hosts):
         raise InputError(f"{text!r}: give target names separated by commas, e.g. local,box")
+    twice = next((host for i, host in enumerate(hosts) if host in hosts[:i]), None)
+    if twice is not None:
+        raise InputError(f"target {twice!r} is named twice in {text!r}; name each host once")
     unknown = [host for host in hosts if known is not None and host not in known]
     if unknown:
         raise InputError(f"no target named {unknown[0]!r}; known: {', '.join(known or [])}")

@@ -30,7 +30,7 @@ from perftui.targets.registry import LOCAL
 from perftui.tui.kit import format as fmt
 from perftui.tui.kit.fit import fit_parts
 from perftui.tui.kit.format import escape
-from perftui.tui.kit.forms import field_row
+from perftui.tui.kit.forms import OnOff, field_row
 from perftui.tui.kit.inspection import InspectingScreen
 from perftui.tui.kit.requests import last_request
 from perftui.tui.kit.screen import one_line
@@ -99,7 +99,7 @@ class BenchmarkConfigScreen(InspectingScreen):
                 if spec.name == "warmup":
                     yield from field_row(
                         "Profile",
-                        Checkbox("off", id="profile", compact=True),
+                        OnOff(id="profile", compact=True),
                         text="per-layer times, a separate pass (space toggles)",
                     )
             targets = Input(self.project.target, id="targets", compact=True, classes="field")
@@ -250,7 +250,6 @@ class BenchmarkConfigScreen(InspectingScreen):
 
     @on(Checkbox.Changed, "#profile")
     def _profile_changed(self, event: Checkbox.Changed) -> None:
-        event.checkbox.label = "on" if event.value else "off"  # readable without colour
         self._update_plan(self.values())
 
     @on(Input.Submitted, ".field")

@@ -10,22 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-ELLIPSIS = "…"
-
-
-def cut(text: str, width: int, *, middle: bool = False) -> str:
-    """`text` if it fits in `width` cells, else its start and an ellipsis (width >= 1).
-
-    With `middle`, the ellipsis goes in the middle and the end stays: names of one family
-    ('mobilenet-fp32-ov', 'mobilenet-fp32-ort') differ at the end."""
-    width = max(1, width)
-    if len(text) <= width:
-        return text
-    if not middle or width < 5:
-        return text[: width - 1] + ELLIPSIS
-    tail = (width - 1) // 2
-    return text[: width - 1 - tail] + ELLIPSIS + text[-tail:]
-
+from perftui.domain.errors import ELLIPSIS, cut
 
 SEPARATORS = "-_. "
 

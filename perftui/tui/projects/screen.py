@@ -62,9 +62,16 @@ class ProjectsScreen(PerftuiScreen):
         Binding("r", "rename", "Rename", id="rename"),
         TUNE,
         Binding("d", "delete", "Delete", id="delete"),
-        Binding("s", "samples", "Samples", id="samples"),
+        Binding(
+            "s",
+            "samples",
+            "Samples",
+            id="samples",
+            show=False,  # the empty table says it; 80 columns hold the other keys and q
+            tooltip="Samples: add the shipped sample models and measure them",
+        ),
         TARGETS,
-        Binding("q", "app.quit", "Quit", id="quit", show=False),
+        Binding("q", "app.quit", "Quit", id="quit"),
     ]
 
     def __init__(self) -> None:

@@ -188,26 +188,15 @@ class TargetsScreen(PerftuiScreen):
     # ------------------------------------------------------------------ verbs
 
     def action_add(self) -> None:
-        def done(target: Target | None) -> None:
-            if target is not None:
-                self.progress = f"probing {target.destination}…"
-                self.show_detail()
-                self._add(target)
+        def done(found: Probe | None) -> None:
+            if found is not None:
+                self._added(found)
 
         self.perftui.add_target([t.name for t in self.targets], done)
 
-    @work(thread=True, exit_on_error=False, name="add", group="add")
-    def _add(self, target: Target) -> None:
-        found = self.perftui.services.probe_target(target)
-        self.app.call_from_thread(self._added, found)
-
     def _added(self, found: Probe) -> None:
-        self.progress = ""
+        """Store a target the add form probed and found reachable."""
         target = found.target
-        if not found.reachable:  # as `targets add`: nothing stored for a host out of reach
-            self.app.notify(found.error or "unreachable", severity="error", title="Add")
-            self.show_detail()
-            return
         try:
             self.book.add(target)
         except InputError as error:
