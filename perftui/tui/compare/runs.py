@@ -142,7 +142,7 @@ def runs_table(
                 right(fmt.fps_ci(run.throughput_fps, figures.throughput))
                 if ok
                 else Text(run.status),
-                right(cost_text(run_cost(run))),
+                right(fmt.run_cost_ci(run, figures.throughput)),
                 right(fmt.ms_ci(latency, figures.latency.get(state.stat))),
                 fmt.verdict_mark(figures.verdict.status) if run.status == "ok" else "",
                 "yes" if run.layers else "",

@@ -21,7 +21,7 @@ from perftui.domain.charts.series import (
 )
 from perftui.domain.labels import config_labels
 from perftui.domain.measurement.context import UNSAID, model_is_int8, ran_precision, run_notes
-from perftui.domain.measurement.cost import COST_HEADER, cost_text, run_cost, run_price
+from perftui.domain.measurement.cost import COST_HEADER, run_price
 from perftui.domain.measurement.memory import mib_text, runs_peak_text
 from perftui.domain.measurement.uncertainty import Interval
 from perftui.domain.model.profile import precision_counts, precision_mix
@@ -79,10 +79,10 @@ class SummaryPane(Pane[DetailState]):
                 f"ms/batch (median)   {fmt.fps_ci(s.items_per_s, figures.throughput)} items/s",
                 f"[b]Verdict[/]   {verdict_notice(d)}",
             ]
-            if (cost := run_cost(run)) is not None:  # the machine's price, recorded with the run
+            if (price := run_price(run)) is not None:  # the machine's, recorded with the run
                 lines.append(
-                    f"[b]Cost[/]      {cost_text(cost)} per million inferences"
-                    f" (at {run_price(run):g} per hour)"
+                    f"[b]Cost[/]      {fmt.run_cost_ci(run, figures.throughput)} per million"
+                    f" inferences (at {price:g} per hour)"
                 )
             lines.append(f"[b]Precision[/] {escape(_ran(run))}")
             int8 = model_is_int8(d.runs, p.notes)
@@ -90,9 +90,13 @@ class SummaryPane(Pane[DetailState]):
             lines += [f"[b]Note[/]      {escape(fmt.said(note))}" for note in notes]
             if run.latency_ms is not None:
                 st = run.latency_ms
+                p90, p99 = (
+                    fmt.ms_ci(getattr(st, k), figures.latency.get(k)) for k in ("p90", "p99")
+                )
                 lines.append(
-                    f"[b]Latency[/]   min {fmt.ms(st.min)}  p90 {fmt.ms(st.p90)}  "
-                    f"p99 {fmt.ms(st.p99)}  max {fmt.ms(st.max)}  cv {fmt.pct(st.cv)}"
+                    f"[b]Latency[/]   ms: min {fmt.ms(st.min)}  p90 {p90}  p99 {p99}"
+                    f"  max {fmt.ms(st.max)}"
+                    f"  cv {fmt.pct(st.cv)}"
                 )
             if run.memory is not None:
                 lines.append(
@@ -197,7 +201,7 @@ class RunsPane(Pane[DetailState]):
                 label,
                 fmt.verdict_or_status(run.status, figures.verdict.status),
                 right(fmt.fps_ci(run.throughput_fps, figures.throughput) if measured else fmt.DASH),
-                right(cost_text(run_cost(run))),
+                right(fmt.run_cost_ci(run, figures.throughput)),
                 right(fmt.ms_ci(st.median if st else None, figures.latency.get("median"))),
                 right(fmt.ms_ci(st.p99 if st else None, figures.latency.get("p99"))),
                 right(runs_peak_text([run.memory]) if measured else fmt.DASH),

@@ -8,8 +8,10 @@ from pathlib import Path
 from perftui.domain import units
 from perftui.domain.forms.bench import LABELS
 from perftui.domain.forms.fields import in_form
+from perftui.domain.measurement.cost import cost_ci, cost_text, run_cost, run_price
 from perftui.domain.measurement.uncertainty import Interval
 from perftui.domain.measurement.verdict import INVALID, NOISY, STABLE
+from perftui.domain.records import RunResult
 from perftui.tui.kit.fit import cut
 
 DASH = "—"
@@ -211,3 +213,12 @@ def fps_ci(value: float | None, interval: Interval | None) -> str:
 def ms_ci(value: float | None, interval: Interval | None) -> str:
     """Milliseconds with the 95 % interval: '4.12 ±2%'."""
     return DASH if value is None else ms(value) + units.spread_text(interval)
+
+
+def run_cost_ci(run: RunResult, throughput: Interval | None) -> str:
+    """A run's cost per million inferences with the 95 % interval its `throughput`'s gives:
+    '0.412 ±3%' ('-' where the run has no price)."""
+    cost = run_cost(run)
+    if cost is None:
+        return cost_text(cost)
+    return cost_text(cost) + units.spread_text(cost_ci(throughput, run_price(run)))
