@@ -61,6 +61,7 @@ def cmd_projects(args: argparse.Namespace) -> int:
         return Exit.OK
     from perftui.cli.textfmt import table
     from perftui.domain.charts.series import short_label
+    from perftui.domain.measurement.context import model_is_int8, precision_text
 
     cells = [
         [
@@ -68,7 +69,7 @@ def cmd_projects(args: argparse.Namespace) -> int:
             Path(p.model).name,
             p.engine,
             p.device,
-            precisions.get(p.name, "-"),
+            precision_text(precisions.get(p.name, "-"), model_is_int8([], p.notes)),
             str(s.runs),
             with_interval(s.best_throughput_fps, fastest and fastest.figures.throughput),
             fastest.figures.verdict.status if fastest else "-",

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from perftui.domain.measurement.context import model_is_int8, ran_precisions, runs_notes
+from perftui.domain.measurement.context import model_is_int8, precision_run, runs_notes
 from perftui.domain.measurement.memory import runs_peak_text
 from perftui.domain.model.shapes import shapes_text
 from perftui.domain.records import Project, RunResult
@@ -78,8 +78,9 @@ def _status(group: ConfigGroup) -> str:
     return f"{len(group.ok_runs)}/{len(statuses)} ok"
 
 
-def group_row(index: int, group: ConfigGroup) -> list[str]:
-    """One configuration: a single run, or its repetitions combined."""
+def group_row(index: int, group: ConfigGroup, int8: bool = False) -> list[str]:
+    """One configuration: a single run, or its repetitions combined (of an INT8 model when
+    `int8`)."""
     figures = group.figures
 
     def stat(name: str) -> str:
@@ -88,7 +89,7 @@ def group_row(index: int, group: ConfigGroup) -> list[str]:
     return [
         str(index),
         group.config.label(),
-        ran_precisions(group.runs),
+        precision_run(group.runs, int8),
         f"{len(group.runs)}x" if len(group.runs) > 1 else "1",
         _status(group),
         figures.verdict.status,
@@ -117,7 +118,8 @@ def runs_table(
     from perftui.domain.measurement.verdict import STABLE
 
     groups = group_runs(runs, samples, known)
-    rows = [group_row(i, group) for i, group in enumerate(groups, 1)]
+    int8 = model_is_int8(runs, project.notes if project else {})
+    rows = [group_row(i, group, int8) for i, group in enumerate(groups, 1)]
     headers, right = RUN_HEADERS, {0, 3, 6, 7, 8, 9, 10, 11, 12, 13}
     if runs_price(runs) is not None:  # a priced machine: the cost beside the throughput
         headers = (*RUN_HEADERS[:8], COST_HEADER, *RUN_HEADERS[8:])
@@ -125,7 +127,6 @@ def runs_table(
         rows = [[*row[:8], cost, *row[8:]] for row, cost in zip(rows, costs, strict=True)]
         right = {0, 3, *range(6, 15)}
     text = table(headers, rows, right=right)
-    int8 = model_is_int8(runs, project.notes if project else {})
     lines = []
     for i, group in enumerate(groups, 1):
         verdict = group.figures.verdict

@@ -10,7 +10,7 @@ from typing import Any
 
 from perftui.domain import units
 from perftui.domain.charts.series import short_label
-from perftui.domain.measurement.context import ran_precisions
+from perftui.domain.measurement.context import precision_run
 from perftui.domain.measurement.cost import COST_HEADER, cost_text, group_cost, runs_price
 from perftui.domain.measurement.figures import ConfigGroup, Figures
 from perftui.domain.measurement.memory import runs_peak_text
@@ -103,7 +103,7 @@ def _settings(group: ConfigGroup) -> str:
     parts = [f"{c.api}", f"hint {c.hint}", f"streams {c.streams}", f"requests {c.requests}"]
     if c.precision:
         parts.append(f"asked {c.precision}")
-    parts.append(f"ran {ran_precisions(group.runs)}")
+    parts.append(f"ran {precision_run(group.runs)}")
     parts += [f"{name} {value}" for name, value in c.dims]
     return ", ".join(parts)
 

@@ -20,7 +20,7 @@ from perftui.domain.charts.series import (
     throughput_bars,
 )
 from perftui.domain.labels import config_labels
-from perftui.domain.measurement.context import UNSAID, model_is_int8, ran_precision, run_notes
+from perftui.domain.measurement.context import UNSAID, model_is_int8, precision_run, run_notes
 from perftui.domain.measurement.cost import COST_HEADER, run_price
 from perftui.domain.measurement.memory import mib_text, runs_peak_text
 from perftui.domain.measurement.uncertainty import Interval
@@ -84,8 +84,8 @@ class SummaryPane(Pane[DetailState]):
                     f"[b]Cost[/]      {fmt.run_cost_ci(run, figures.throughput)} per million"
                     f" inferences (at {price:g} per hour)"
                 )
-            lines.append(f"[b]Precision[/] {escape(_ran(run))}")
             int8 = model_is_int8(d.runs, p.notes)
+            lines.append(f"[b]Precision[/] {escape(_ran(run, int8))}")
             notes = run_notes(run, int8)
             lines += [f"[b]Note[/]      {escape(fmt.said(note))}" for note in notes]
             if run.latency_ms is not None:
@@ -124,10 +124,10 @@ class SummaryPane(Pane[DetailState]):
         self.query_one("#summary-text", Static).update("\n".join(lines))
 
 
-def _ran(run: RunResult) -> str:
-    """'bf16 (56 BF16 2 FP32 layers)': what the engine ran, with the profile's mix."""
+def _ran(run: RunResult, int8: bool) -> str:
+    """'BF16/FP32 (56 BF16 2 FP32 layers)': what the engine ran, with the profile's mix."""
     mix = precision_mix(precision_counts(run.layers)) if run.layers else ""
-    said = ran_precision(run)
+    said = precision_run([run], int8)
     if said == UNSAID:
         return f"{mix} layers (the engine did not say)" if mix else "not reported by the engine"
     return f"ran {said}" + (f" ({mix} layers)" if mix else "")
@@ -181,7 +181,8 @@ class RunsPane(Pane[DetailState]):
     def populate(self) -> None:
         d = self.state
         table = self.query_one("#runs", DataTable)
-        ran = [ran_precision(run) for run in d.runs]
+        int8 = model_is_int8(d.runs, d.project.notes)
+        ran = [precision_run([run], int8) for run in d.runs]
         labels = config_labels([run.config for run in d.runs], ran)
         days = sorted({(run.started_at or "")[:10] for run in d.runs} - {""})
         day = f"on {days[0]}  " if len(days) == 1 else ""

@@ -80,15 +80,6 @@ def ms(value: float | None) -> str:
     return units.ms(value, missing=DASH, whole_from_100=True)
 
 
-ENGINE_PRECISIONS = {"f32": "FP32", "f16": "FP16", "bf16": "BF16", "i8": "I8"}
-
-
-def precision(text: str) -> str:
-    """Precisions in the profiles' words ('FP32', 'I8/FP32'), whether they came from a profile
-    or from the engine's setting ('f32')."""
-    return "/".join(ENGINE_PRECISIONS.get(part, part) for part in text.split("/"))
-
-
 def pct(share: float | None) -> str:
     return DASH if share is None else f"{share * 100:.1f}%"
 
