@@ -110,13 +110,16 @@ def runs_table(
     project: Project | None = None,
     known: Known = lambda _run: None,
 ) -> str:
-    """The runs, one row per configuration (repetitions combined), each figure with its
-    95 % interval (`known`'s, else computed from `samples`); under a run, one line of
-    reasons when it is not stable and one per note on its measurement context."""
+    """The runs, one row per configuration (repetitions combined), numbered in the order
+    they were measured whatever order `runs` come in (`bench` hands them over as they ran,
+    the store newest first), each figure with its 95 % interval (`known`'s, else computed
+    from `samples`); under a run, one line of reasons when it is not stable and one per
+    note on its measurement context."""
     from perftui.domain.measurement.cost import COST_HEADER, cost_text, group_cost, runs_price
     from perftui.domain.measurement.figures import group_runs
     from perftui.domain.measurement.verdict import STABLE
 
+    runs = sorted(runs, key=lambda run: run.started_at or "")
     groups = group_runs(runs, samples, known)
     int8 = model_is_int8(runs, project.notes if project else {})
     rows = [group_row(i, group, int8) for i, group in enumerate(groups, 1)]

@@ -19,7 +19,6 @@ from perftui.domain.charts.series import (
     threads_label,
     throughput_bars,
 )
-from perftui.domain.labels import config_labels
 from perftui.domain.measurement.context import UNSAID, model_is_int8, precision_run, run_notes
 from perftui.domain.measurement.cost import COST_HEADER, run_price
 from perftui.domain.measurement.memory import mib_text, runs_peak_text
@@ -181,9 +180,7 @@ class RunsPane(Pane[DetailState]):
     def populate(self) -> None:
         d = self.state
         table = self.query_one("#runs", DataTable)
-        int8 = model_is_int8(d.runs, d.project.notes)
-        ran = [precision_run([run], int8) for run in d.runs]
-        labels = config_labels([run.config for run in d.runs], ran)
+        labels = d.labels()
         days = sorted({(run.started_at or "")[:10] for run in d.runs} - {""})
         day = f"on {days[0]}  " if len(days) == 1 else ""
         shared = f"every run: {labels.common}" if labels.common else ""
@@ -291,7 +288,7 @@ class ChartsPane(Pane[DetailState]):
             intervals = [latency.get(name) for name, _ in stats]
             bars.set_bars(stats, title="latency (ms)", intervals=intervals)
         elif view == "memory":
-            data = memory_bars(d.runs, TOP_BARS)
+            data = memory_bars(d.runs, TOP_BARS, d.label_of)
             unknown = "" if data else ": unknown for these runs (measured before memory was)"
             head.update(
                 f"[b]memory by run[/]: peak resident MiB in the timed window, oldest first "
@@ -299,7 +296,7 @@ class ChartsPane(Pane[DetailState]):
             )
             bars.set_bars(data, title="peak resident memory (MiB)")
         else:
-            data = throughput_bars(d.runs, TOP_BARS)
+            data = throughput_bars(d.runs, TOP_BARS, d.label_of)
             head.update(f"[b]throughput by run[/], oldest first (last {len(data)}){keys}")
             shown = [run.id for run in bar_runs(d.runs, TOP_BARS)]
             intervals = _throughput_intervals(d, shown)
