@@ -125,7 +125,7 @@ def runs_table(title: str, groups: Sequence[ConfigGroup]) -> Table:
         headers, right = (*headers[:5], COST_HEADER, *headers[5:]), frozenset(range(3, 9))
         costs = [cost_text(group_cost(g)).replace("-", "—") for g in groups]
         rows = tuple((*row[:5], cost, *row[5:]) for row, cost in zip(rows, costs, strict=True))
-    return Table(title, headers, rows, right)
+    return Table(title, headers, rows, right, frozenset({len(headers) - 1}))
 
 
 def throughput_bars(title: str, groups: Sequence[tuple[int, str, ConfigGroup]]) -> Bars:
