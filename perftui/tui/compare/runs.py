@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping
-from typing import Any
 
 from rich.text import Text
 from textual.widgets import DataTable
@@ -16,7 +15,7 @@ from perftui.domain.compare.ranking import THROUGHPUT
 from perftui.domain.labels import config_labels
 from perftui.domain.measurement.context import model_is_int8, precision_run
 from perftui.domain.measurement.cost import COST_HEADER, cost_text, run_cost, run_price
-from perftui.domain.records import RunResult
+from perftui.domain.records import Project, RunResult
 from perftui.tui.compare.charts import (
     STYLES,
     SWEET,
@@ -32,8 +31,6 @@ from perftui.tui.kit.tables import CHECKED, UNCHECKED, Cell, fill_table, right
 
 RunKey = tuple[Side, str]
 """A row of the runs table: the side and the run id."""
-ProjectNotes = Mapping[Side, Mapping[str, Any]]
-"""Each side's project notes (what made it: an INT8 project's optimization)."""
 
 
 def sweet_text(state: SetupState, c: Comparison | None) -> Text:
@@ -95,10 +92,14 @@ def _cost(run: RunResult, rank: str) -> str:
 
 
 def runs_table(
-    state: SetupState, c: Comparison | None, *, wide: bool, notes: ProjectNotes | None = None
+    state: SetupState,
+    c: Comparison | None,
+    *,
+    wide: bool,
+    projects: Mapping[str, Project] | None = None,
 ) -> tuple[list[tuple[str, str]], list[tuple[RunKey, list[Cell]]]]:
     """Both projects' runs, A's first: check box, project, settings, the precision run (an
-    INT8 project told by its `notes` or its profiles), figures with their
+    INT8 project told by its notes in `projects` or its profiles), figures with their
     95 % intervals, the cost per million inferences (where a run has a price), verdict mark,
     profile (where a run has one), mark (and the start time when `wide`). Failed runs cannot
     be checked."""
@@ -131,7 +132,8 @@ def runs_table(
     )
     for side, name in zip(Side, names, strict=True):
         runs = state.sides[side]
-        int8 = model_is_int8(runs.runs, (notes or {}).get(side, {}))
+        project = (projects or {}).get(runs.name or "")
+        int8 = model_is_int8(runs.runs, project.notes if project else {})
         for run in runs.runs:
             latency = run_latency(run, state.stat)
             ok = latency is not None
@@ -175,11 +177,11 @@ def fill_runs(
     c: Comparison | None,
     *,
     wide: bool,
-    notes: ProjectNotes | None = None,
+    projects: Mapping[str, Project] | None = None,
 ) -> list[RunKey]:
     """`runs_table` in `table`, fitted to its width (the settings take what the other columns
     leave); the rows' keys, in order."""
-    columns, rows = runs_table(state, c, wide=wide, notes=notes)
+    columns, rows = runs_table(state, c, wide=wide, projects=projects)
     keyed = [(f"{side}:{run_id}", cells) for (side, run_id), cells in rows]
     width = table.size.width or table.app.size.width
     fill_table(table, columns, keyed, width=width, height=table.size.height or 8, flex=2)
