@@ -15,6 +15,7 @@ from collections.abc import Collection
 from pathlib import PurePath
 
 from perftui.domain.errors import InputError
+from perftui.domain.records import LOCAL
 
 __all__ = [
     "MAX_NAME",
@@ -73,12 +74,13 @@ def check_project_name(name: object, what: str = "project name") -> str:
     return name
 
 
-def default_project_name(model: str, engine: str, device: str) -> str:
+def default_project_name(model: str, engine: str, device: str, target: str = LOCAL) -> str:
     """The name a model's project gets where none is given, on every way in (`bench`, a
     model side of `gate`, the New project screen): 'minilm_l6-openvino-CPU', the model
     file's stem, the engine and the device, so one model measured from the CLI and from the
-    dashboard lands in one project."""
-    return f"{PurePath(model).stem}-{engine}-{device}"
+    dashboard lands in one project; on a target, '...@box' (as `bench --target` adds it)."""
+    name = f"{PurePath(model).stem}-{engine}-{device}"
+    return name if target == LOCAL else f"{name}@{target}"
 
 
 def name_problem(name: str, what: str = "project name") -> str | None:

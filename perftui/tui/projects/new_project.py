@@ -254,8 +254,9 @@ class NewProjectScreen(InspectingScreen):
             return
         engine = str(self.query_one("#engine", Select).value)
         device = self.query_one("#device", Select).value
+        target = str(self.query_one("#target", Select).value or LOCAL)
         name = default_project_name(
-            self.model_path, engine, str(device) if device != Select.BLANK else "CPU"
+            self.model_path, engine, str(device) if device != Select.BLANK else "CPU", target
         )
         existing = {p.name for p in self.perftui.safe_projects()}
         candidate, n = name, 2
