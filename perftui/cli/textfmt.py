@@ -115,7 +115,7 @@ def runs_table(
     the store newest first), each figure with its 95 % interval (`known`'s, else computed
     from `samples`); under a run, one line of reasons when it is not stable and one per
     note on its measurement context."""
-    from perftui.domain.measurement.cost import COST_HEADER, cost_text, group_cost, runs_price
+    from perftui.domain.measurement.cost import COST_HEADER, cost_ci_text, group_cost, runs_price
     from perftui.domain.measurement.figures import group_runs
     from perftui.domain.measurement.verdict import STABLE
 
@@ -126,7 +126,9 @@ def runs_table(
     headers, right = RUN_HEADERS, {0, 3, 6, 7, 8, 9, 10, 11, 12, 13}
     if runs_price(runs) is not None:  # a priced machine: the cost beside the throughput
         headers = (*RUN_HEADERS[:8], COST_HEADER, *RUN_HEADERS[8:])
-        costs = [cost_text(group_cost(group)) for group in groups]
+        costs = [
+            cost_ci_text(group_cost(g), g.figures.throughput, runs_price(g.ok_runs)) for g in groups
+        ]
         rows = [[*row[:8], cost, *row[8:]] for row, cost in zip(rows, costs, strict=True)]
         right = {0, 3, *range(6, 15)}
     text = table(headers, rows, right=right)

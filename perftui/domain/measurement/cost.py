@@ -10,6 +10,8 @@ import math
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
+from perftui.domain.units import spread_text
+
 if TYPE_CHECKING:
     from perftui.domain.measurement.figures import ConfigGroup
     from perftui.domain.measurement.uncertainty import Interval
@@ -80,6 +82,16 @@ def cost_ci(throughput: Interval | None, price_per_hour: float | None) -> Interv
     high = cost_per_million(throughput.lo, price_per_hour) or math.inf
     ends = (throughput.open_ends[1], throughput.open_ends[0])
     return replace(throughput, value=value, lo=low, hi=high, open_ends=ends)
+
+
+def cost_ci_text(
+    cost: float | None, throughput: Interval | None, price_per_hour: float | None
+) -> str:
+    """A cost per million inferences with the 95 % interval its `throughput`'s interval
+    gives at `price_per_hour`: '0.412 ±3%' ('-' for no cost)."""
+    if cost is None:
+        return cost_text(cost)
+    return cost_text(cost) + spread_text(cost_ci(throughput, price_per_hour))
 
 
 def cost_text(cost: float | None) -> str:

@@ -8,7 +8,7 @@ from pathlib import Path
 from perftui.domain import units
 from perftui.domain.forms.bench import LABELS
 from perftui.domain.forms.fields import in_form
-from perftui.domain.measurement.cost import cost_ci, cost_text, run_cost, run_price
+from perftui.domain.measurement.cost import cost_ci_text, run_cost, run_price
 from perftui.domain.measurement.uncertainty import Interval
 from perftui.domain.measurement.verdict import INVALID, NOISY, STABLE
 from perftui.domain.records import RunResult
@@ -209,7 +209,4 @@ def ms_ci(value: float | None, interval: Interval | None) -> str:
 def run_cost_ci(run: RunResult, throughput: Interval | None) -> str:
     """A run's cost per million inferences with the 95 % interval its `throughput`'s gives:
     '0.412 ±3%' ('-' where the run has no price)."""
-    cost = run_cost(run)
-    if cost is None:
-        return cost_text(cost)
-    return cost_text(cost) + units.spread_text(cost_ci(throughput, run_price(run)))
+    return cost_ci_text(run_cost(run), throughput, run_price(run))
