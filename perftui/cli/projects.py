@@ -155,7 +155,9 @@ def cmd_show(args: argparse.Namespace) -> int:
     if not runs:
         print("no runs yet")
         return Exit.OK
-    print(runs_table(runs, samples, project, known))
+    # the store gives the newest first: reversed, runs started in one second keep the order
+    # they were measured in, as `bench` prints them
+    print(runs_table(runs[::-1], samples, project, known))
     return Exit.OK
 
 

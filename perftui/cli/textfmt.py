@@ -111,10 +111,9 @@ def runs_table(
     known: Known = lambda _run: None,
 ) -> str:
     """The runs, one row per configuration (repetitions combined), numbered in the order
-    they were measured whatever order `runs` come in (`bench` hands them over as they ran,
-    the store newest first), each figure with its 95 % interval (`known`'s, else computed
-    from `samples`); under a run, one line of reasons when it is not stable and one per
-    note on its measurement context."""
+    they started (runs of one second in the order given: as measured), each figure with its
+    95 % interval (`known`'s, else computed from `samples`); under a run, one line of
+    reasons when it is not stable and one per note on its measurement context."""
     from perftui.domain.measurement.cost import COST_HEADER, cost_ci_text, group_cost, runs_price
     from perftui.domain.measurement.figures import group_runs
     from perftui.domain.measurement.verdict import STABLE

@@ -19,6 +19,7 @@ from perftui.tui.app import create_app
 from perftui.tui.benchmark.live import LiveRunScreen
 from perftui.tui.detail.charts import BarChart
 from perftui.tui.projects.new_project import NewProjectScreen
+from tests.cli_helpers import perftui
 from tests.tui.conftest import make_run
 from tests.tui.test_detail import cells, open_detail
 from tests.tui.test_live import request, table_rows
@@ -96,3 +97,20 @@ async def test_the_dashboard_and_bench_give_a_model_one_engine_and_one_name(app,
         await wait_for(pilot, lambda: screen.info is not None)
         assert screen.query_one("#engine", Select).value == bench.engine == "openvino"
         assert screen.query_one("#name", Input).value == bench.name == "minilm_l6-openvino-CPU"
+
+
+def test_show_numbers_runs_of_one_second_as_bench_did(tmp_path: Path) -> None:
+    path = tmp_path / "db.json"
+    store = Store(path)
+    project = store.add_project(Project("p", "/models/m.onnx", "openvino", "CPU"))
+    measured = [
+        replace(make_run("p", 1, 1, 100.0, 1), config=config, id="")
+        for config in SYNC_ASYNC  # both started in one second, sync first
+    ]
+    for run in measured:
+        store.add_run(run)
+    shown = perftui("show", "p", db=path)
+    assert shown.returncode == 0, shown.stderr
+    rows = [line for line in shown.stdout.splitlines() if line[:2] in ("1 ", "2 ")]
+    assert [" sync " in rows[0], " async " in rows[1]] == [True, True], shown.stdout
+    assert runs_table(measured, project=project).splitlines()[2:4] == rows
