@@ -32,9 +32,11 @@ async def test_the_compare_chart_says_its_axes_with_a_long_runs_list(tmp_path: P
         assert "latency (ms)" in drawn and "items/s" in drawn, drawn
 
 
+@pytest.mark.parametrize("unit", ["items/s", ""])  # the memory chart has no x label
+@pytest.mark.parametrize("title", ["throughput by run", ""])
 @pytest.mark.parametrize("height", [11, 14, 17, 20])
-async def test_each_bar_sits_on_the_row_of_its_label(height: int):
-    chart = BarChart("throughput by run", "items/s")
+async def test_each_bar_sits_on_the_row_of_its_label(height: int, title: str, unit: str):
+    chart = BarChart(title, unit)
     bars = [(f"b{n} t{n}", 100.0 + 10 * n) for n in range(1, 9)]
     async with ChartApp(chart).run_test(size=(78, height)) as pilot:
         chart.set_bars(bars)

@@ -94,9 +94,13 @@ class BarChart(Chart):
 
     def plot(self) -> None:
         plt = self.plt
-        # one row a bar, its label on it: the plot's rows (the widget's less the title, the
-        # frame, the x ticks and label) hold the first bars; the title says when some are left
-        rows = max(1, self.size.height - 4 - (not self.narrow))
+        # one row a bar, its label on it: the plot's rows (the widget's less the frame, the x
+        # ticks, and the title and the x label where drawn) hold the first bars; the title
+        # says when some are left
+        legend = f"   {INTERVAL_LEGEND}" if any(self.intervals) else ""
+        xlabel = "" if self.narrow else (self.unit + legend).strip()
+        rows = self.size.height - 3 - bool(xlabel) - bool(self.chart_title)
+        rows = max(1, rows - (len(self.bars) > rows and not self.chart_title))
         bars, title = self.bars[:rows], self.chart_title
         if len(bars) < len(self.bars):
             title = f"{title} (first {len(bars)} of {len(self.bars)}: make the terminal taller)"
@@ -119,6 +123,4 @@ class BarChart(Chart):
         fit_x(plt, top, self.size.width - max(len(label) for label in labels) - 4)
         plt.ylim(len(bars) - (rows - 1), len(bars))  # the rows' centres: the bars at the top
         plt.title(title)
-        if not self.narrow:
-            legend = f"   {INTERVAL_LEGEND}" if known else ""
-            plt.xlabel((self.unit + legend).strip())
+        plt.xlabel(xlabel)
