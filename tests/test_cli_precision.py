@@ -8,6 +8,7 @@ import json
 
 import pytest
 
+from perftui.domain.measurement.context import precision_text
 from tests.cli_helpers import bench_json, perftui, table_column
 from tests.conftest import MOBILENET, openvino_cpu_precision
 
@@ -32,11 +33,12 @@ def test_bench_show_and_projects_say_the_precision_run():
     shown = perftui("show", "m")
     assert shown.returncode == 0, shown.stderr
     table = shown.stdout.splitlines()[1:5]  # under the project's line: the two runs
-    assert set(table_column(table, "ran")) == {default, "f32"}
+    # tables write it in the profiles' words (JSON keeps the engine's)
+    assert set(table_column(table, "ran")) == {precision_text(default), "FP32"}
     listed = json.loads(perftui("projects", "--json").stdout)["projects"]
     assert listed[0]["precision_run"]
     text = perftui("projects").stdout.splitlines()
-    assert table_column(text, "ran") == [listed[0]["precision_run"]]
+    assert table_column(text, "ran") == [precision_text(listed[0]["precision_run"])]
 
 
 def test_show_layers_gives_flops_at_the_runs_shapes_and_the_gflops_achieved():

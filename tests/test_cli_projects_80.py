@@ -1,8 +1,16 @@
 """`perftui projects` fits the terminal: one line per project at 80 columns, the figures with
-their intervals, verdict and configurations kept; every column when printed to a pipe."""
+their intervals, verdict and configurations kept; every column when printed to a pipe,
+whatever COLUMNS says."""
 
 from __future__ import annotations
 
+import fcntl
+import os
+import pty
+import struct
+import subprocess
+import sys
+import termios
 from pathlib import Path
 
 from perftui.domain.records import Project
@@ -20,15 +28,36 @@ def store_with_a_long_name(db: Path) -> None:
     store.add_run(make_run("resnet50-imagenet-int8-openvino-CPU", 16, 4, 2345.6, 9))
 
 
-def test_projects_fit_80_columns_one_line_each(tmp_path: Path, monkeypatch) -> None:
+def in_a_terminal(db: Path, columns: int) -> str:
+    """What `perftui projects` prints to a terminal `columns` wide (a pseudo-terminal)."""
+    main, side = pty.openpty()
+    fcntl.ioctl(side, termios.TIOCSWINSZ, struct.pack("HHHH", 24, columns, 0, 0))
+    env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES")}
+    env["PERFTUI_DB"] = str(db)
+    child = subprocess.Popen(
+        [sys.executable, "-m", "perftui", "projects"], stdout=side, stderr=side, env=env
+    )
+    os.close(side)
+    chunks = []
+    while True:
+        try:
+            chunk = os.read(main, 65536)
+        except OSError:  # the child closed its end
+            break
+        if not chunk:
+            break
+        chunks.append(chunk)
+    os.close(main)
+    assert child.wait(timeout=120) == 0
+    return b"".join(chunks).decode().replace("\r\n", "\n")
+
+
+def test_projects_fit_80_columns_one_line_each(tmp_path: Path) -> None:
     db = tmp_path / "db"
     store_with_a_long_name(db)
-    monkeypatch.setenv("COLUMNS", "80")
-    result = perftui("projects", db=db)
-    assert result.returncode == 0, result.stderr
-    lines = result.stdout.splitlines()
+    lines = in_a_terminal(db, 80).splitlines()
     assert len(lines) == 2 + 4  # header, dashes, one line per project
-    assert max(len(line) for line in lines) <= 80, result.stdout
+    assert max(len(line) for line in lines) <= 80, lines
     header = lines[0].split()
     assert header[:1] == ["project"] and {"fps", "verdict", "at", "ms"} <= set(header)
     resnet = next(line for line in lines if line.startswith("resnet50"))
@@ -38,7 +67,7 @@ def test_projects_fit_80_columns_one_line_each(tmp_path: Path, monkeypatch) -> N
 def test_projects_in_a_pipe_keep_every_column(tmp_path: Path, monkeypatch) -> None:
     db = tmp_path / "db"
     store_with_a_long_name(db)
-    monkeypatch.delenv("COLUMNS", raising=False)
+    monkeypatch.setenv("COLUMNS", "80")  # as pytest-xdist's workers have it: a pipe still
     result = perftui("projects", db=db)
     header = result.stdout.splitlines()[0].split()
     assert {"model", "engine", "device", "runs", "last"} <= set(header)

@@ -129,7 +129,7 @@ def test_the_precision_run_is_a_column_of_every_runs_table():
     lines = runs_table([make_run(None, "bf16"), make_run("f32", "f32")], project=project)
     header, dashes, first, second, *notes = lines.splitlines()
     assert header.split()[:3] == ["#", "config", "ran"]
-    assert table_column([header, dashes, first, second], "ran") == ["bf16", "f32"]
+    assert table_column([header, dashes, first, second], "ran") == ["BF16", "FP32"]
     assert "p:f32" in second
     assert any("#1 note: ran in bf16" in note for note in notes)
     assert not any(note.startswith("  #2 note: ran in") for note in notes)

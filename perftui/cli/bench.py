@@ -31,6 +31,7 @@ from perftui.domain.forms.bench import (
     REPEAT_SUGGESTED,
     long_warning,
 )
+from perftui.domain.records import DEFAULT_ENGINE
 
 if TYPE_CHECKING:
     import numpy as np
@@ -47,7 +48,7 @@ FLAGS = {name: "--" + name.replace("_", "-") for name in FIELD_NAMES} | {
 def add_parsers(command: CommandFactory) -> None:
     bench = command("bench", "measure a model over a matrix of settings")
     bench.add_argument("model", help="ONNX (.onnx) or OpenVINO IR (.xml) model file")
-    bench.add_argument("--engine", default="openvino", help="openvino | onnxruntime")
+    bench.add_argument("--engine", default=DEFAULT_ENGINE, help="openvino | onnxruntime")
     bench.add_argument("--device", default="CPU", help="device as the engine names it")
 
     def setting(name: str, help: str) -> None:
@@ -103,7 +104,7 @@ def request_from_args(args: argparse.Namespace) -> BenchmarkRequest:
     from perftui.domain.forms.bench import build_request
     from perftui.domain.forms.fields import FieldError
     from perftui.domain.limits import check_seed
-    from perftui.domain.names import check_project_name
+    from perftui.domain.names import check_project_name, default_project_name
     from perftui.domain.records import ENGINES, Project
 
     model = Path(args.model).expanduser().absolute()
@@ -111,7 +112,7 @@ def request_from_args(args: argparse.Namespace) -> BenchmarkRequest:
     if len(engines) != 1:
         raise CliError("give one --engine; benchmark each engine as its own project")
     engine = engines[0]
-    name = args.project or f"{model.stem}-{engine}-{args.device}"
+    name = args.project or default_project_name(str(model), engine, args.device)
     flag = "--project" if args.project else "the default project name (give --project)"
     checked_flag(flag, check_project_name, name)
     project = Project(

@@ -9,7 +9,7 @@ from perftui.domain.compare import Comparison, Difference, LayerPair, LayerTypeC
 from perftui.domain.compare.environments import EnvRow, environment_differences
 from perftui.domain.compare.pairing import APART
 from perftui.domain.compare.ranking import Candidate, SweetSpot, cost_interval, cost_with_interval
-from perftui.domain.measurement.context import ran_precision, ran_precisions
+from perftui.domain.measurement.context import precision_run, ran_precision, ran_precisions
 from perftui.domain.measurement.cost import (
     COST_HEADER,
     cost_text,
@@ -264,7 +264,7 @@ def _side_row(side: str, name: str, group: ConfigGroup | None, stat: str) -> lis
         side,
         name,
         group.config.label(),
-        ran_precisions(group.runs),
+        precision_run(group.runs),
         str(len(group.runs)),
         figures.verdict.status,
         with_interval(figures.throughput_fps, figures.throughput),

@@ -159,7 +159,9 @@ def _alike(store: Store, a: Project, b: Project) -> dict[str, RunResult | None]:
 
 def _name(path: Path, engine: str, device: str) -> str:
     """A model file's project name, as bench names it."""
-    return f"{path.stem}-{engine}-{device}"
+    from perftui.domain.names import default_project_name
+
+    return default_project_name(str(path), engine, device)
 
 
 def _named(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import shutil
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -62,6 +63,7 @@ def cmd_projects(args: argparse.Namespace) -> int:
         print("no projects yet: run `perftui bench MODEL` or open the dashboard with `perftui`")
         return Exit.OK
     from perftui.domain.charts.series import short_label
+    from perftui.domain.measurement.context import model_is_int8, precision_text
 
     cells = [
         [
@@ -69,7 +71,7 @@ def cmd_projects(args: argparse.Namespace) -> int:
             Path(p.model).name,
             p.engine,
             p.device,
-            precisions.get(p.name, "-"),
+            precision_text(precisions.get(p.name, "-"), model_is_int8([], p.notes)),
             str(s.runs),
             with_interval(s.best_throughput_fps, fastest and fastest.figures.throughput),
             fastest.figures.verdict.status if fastest else "-",
@@ -96,12 +98,14 @@ def cmd_projects(args: argparse.Namespace) -> int:
         "at",
         "last run",
     )
-    print(fitted_table(headers, cells, {5, 6, 9}, shutil.get_terminal_size((UNLIMITED, 0))[0]))
+    width = shutil.get_terminal_size((UNLIMITED, 0))[0] if sys.stdout.isatty() else UNLIMITED
+    print(fitted_table(headers, cells, {5, 6, 9}, width))
     return Exit.OK
 
 
 UNLIMITED = 10**6
-"""The width of a table printed to a pipe or a file: every column, nothing cut."""
+"""The width of a table printed to a pipe or a file (whatever COLUMNS says, as `ls` does):
+every column, nothing cut."""
 DROPPED_FIRST = (11, 1, 5, 3, 4, 2)
 """What the projects table leaves out, in turn, until it fits the terminal: last run, model,
 runs, device, ran, engine (the figures, their verdict and configurations always stay)."""
@@ -191,7 +195,9 @@ def cmd_show(args: argparse.Namespace) -> int:
     if not runs:
         print("no runs yet")
         return Exit.OK
-    print(runs_table(runs, samples, project, known))
+    # the store gives the newest first: reversed, runs started in one second keep the order
+    # they were measured in, as `bench` prints them
+    print(runs_table(runs[::-1], samples, project, known))
     return Exit.OK
 
 

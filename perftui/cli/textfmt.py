@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from perftui.domain.measurement.context import model_is_int8, ran_precisions, runs_notes
+from perftui.domain.measurement.context import model_is_int8, precision_run, runs_notes
 from perftui.domain.measurement.memory import runs_peak_text
 from perftui.domain.model.shapes import shapes_text
 from perftui.domain.records import Project, RunResult
@@ -78,8 +78,9 @@ def _status(group: ConfigGroup) -> str:
     return f"{len(group.ok_runs)}/{len(statuses)} ok"
 
 
-def group_row(index: int, group: ConfigGroup) -> list[str]:
-    """One configuration: a single run, or its repetitions combined."""
+def group_row(index: int, group: ConfigGroup, int8: bool = False) -> list[str]:
+    """One configuration: a single run, or its repetitions combined (of an INT8 model when
+    `int8`)."""
     figures = group.figures
 
     def stat(name: str) -> str:
@@ -88,7 +89,7 @@ def group_row(index: int, group: ConfigGroup) -> list[str]:
     return [
         str(index),
         group.config.label(),
-        ran_precisions(group.runs),
+        precision_run(group.runs, int8),
         f"{len(group.runs)}x" if len(group.runs) > 1 else "1",
         _status(group),
         figures.verdict.status,
@@ -109,23 +110,27 @@ def runs_table(
     project: Project | None = None,
     known: Known = lambda _run: None,
 ) -> str:
-    """The runs, one row per configuration (repetitions combined), each figure with its
+    """The runs, one row per configuration (repetitions combined), numbered in the order
+    they started (runs of one second in the order given: as measured), each figure with its
     95 % interval (`known`'s, else computed from `samples`); under a run, one line of
     reasons when it is not stable and one per note on its measurement context."""
-    from perftui.domain.measurement.cost import COST_HEADER, cost_text, group_cost, runs_price
+    from perftui.domain.measurement.cost import COST_HEADER, cost_ci_text, group_cost, runs_price
     from perftui.domain.measurement.figures import group_runs
     from perftui.domain.measurement.verdict import STABLE
 
+    runs = sorted(runs, key=lambda run: run.started_at or "")
     groups = group_runs(runs, samples, known)
-    rows = [group_row(i, group) for i, group in enumerate(groups, 1)]
+    int8 = model_is_int8(runs, project.notes if project else {})
+    rows = [group_row(i, group, int8) for i, group in enumerate(groups, 1)]
     headers, right = RUN_HEADERS, {0, 3, 6, 7, 8, 9, 10, 11, 12, 13}
     if runs_price(runs) is not None:  # a priced machine: the cost beside the throughput
         headers = (*RUN_HEADERS[:8], COST_HEADER, *RUN_HEADERS[8:])
-        costs = [cost_text(group_cost(group)) for group in groups]
+        costs = [
+            cost_ci_text(group_cost(g), g.figures.throughput, runs_price(g.ok_runs)) for g in groups
+        ]
         rows = [[*row[:8], cost, *row[8:]] for row, cost in zip(rows, costs, strict=True)]
         right = {0, 3, *range(6, 15)}
     text = table(headers, rows, right=right)
-    int8 = model_is_int8(runs, project.notes if project else {})
     lines = []
     for i, group in enumerate(groups, 1):
         verdict = group.figures.verdict

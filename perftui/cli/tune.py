@@ -165,7 +165,7 @@ def _report(outcome: Outcome) -> None:
         print(trial_line(trial))
     best = outcome.best
     print(
-        f"stopped: {outcome.reason} after {len(outcome.trials)} trials, {outcome.elapsed_s:.0f} s"
+        f"stopped: {outcome.reason} after {len(outcome.trials)} trials in {outcome.elapsed_s:.0f} s"
     )
     if best is None:
         print(no_best_text(outcome))

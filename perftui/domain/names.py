@@ -12,12 +12,15 @@ from __future__ import annotations
 
 import re
 from collections.abc import Collection
+from pathlib import PurePath
 
 from perftui.domain.errors import InputError
+from perftui.domain.records import LOCAL
 
 __all__ = [
     "MAX_NAME",
     "check_project_name",
+    "default_project_name",
     "int8_name",
     "name_problem",
     "terminal_safe",
@@ -69,6 +72,15 @@ def check_project_name(name: object, what: str = "project name") -> str:
     except UnicodeEncodeError:
         raise InputError(f"{what} {name!r} is not valid text (a lone surrogate)") from None
     return name
+
+
+def default_project_name(model: str, engine: str, device: str, target: str = LOCAL) -> str:
+    """The name a model's project gets where none is given, on every way in (`bench`, a
+    model side of `gate`, the New project screen): 'minilm_l6-openvino-CPU', the model
+    file's stem, the engine and the device, so one model measured from the CLI and from the
+    dashboard lands in one project; on a target, '...@box' (as `bench --target` adds it)."""
+    name = f"{PurePath(model).stem}-{engine}-{device}"
+    return name if target == LOCAL else f"{name}@{target}"
 
 
 def name_problem(name: str, what: str = "project name") -> str | None:

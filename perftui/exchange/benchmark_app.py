@@ -22,6 +22,7 @@ from typing import Any
 
 from perftui.domain.errors import InputError
 from perftui.domain.model.profile import precision_from_exec_type
+from perftui.domain.names import default_project_name
 from perftui.domain.records import (
     HINTS,
     OPTIONAL_STATS,
@@ -154,7 +155,7 @@ def records(
         raise InputError(f"{source}: the benchmark_app report names no model (-m)")
     device = str(setup.get("target device") or options.get("-d") or "CPU")
     project = Project(
-        name=project_name or f"{Path(model).stem}-openvino-{device}-benchmark_app",
+        name=project_name or default_project_name(model, "openvino", device) + "-benchmark_app",
         model=model,
         engine="openvino",
         device=device,

@@ -60,6 +60,7 @@ class TuneProcess:
         self._process: subprocess.Popen[str] | None = None
         self._lock = threading.RLock()  # cancel() may come from a signal handler
         self._stderr: collections.deque[str] = collections.deque(maxlen=STDERR_LINES)
+        self._started = time.monotonic()
 
     def cancel(self) -> None:
         """End the search; the trials already finished are kept (and stored)."""
@@ -78,7 +79,7 @@ class TuneProcess:
     def trials(self) -> Iterator[Trial]:
         """Run the search; yield each trial as it is judged (a repeated one again). Sets
         `outcome` at the end; InputError when the search cannot run (nothing stored)."""
-        started = time.monotonic()
+        self._started = time.monotonic()
         process = spawn_piped(self.command)
         assert process.stdin and process.stdout and process.stderr
         threading.Thread(target=self._drain, args=(process,), daemon=True).start()
@@ -100,7 +101,7 @@ class TuneProcess:
         if self.outcome is None:
             last = self._stderr[-1] if self._stderr else "no message"
             if self.cancelled:
-                self.outcome = self._outcome("cancelled", time.monotonic() - started, True)
+                self.outcome = self._outcome("cancelled", True)
             else:
                 raise RuntimeError(f"the tune worker died ({exit_description(returncode)}): {last}")
 
@@ -124,12 +125,14 @@ class TuneProcess:
             self._trials[trial.number] = trial
             return trial
         elif kind == "done":
-            self.outcome = self._outcome(event["reason"], event["elapsed_s"], event["cancelled"])
+            self.outcome = self._outcome(event["reason"], event["cancelled"])
         elif kind == "fatal":
             raise InputError(event["error"])
         return None
 
-    def _outcome(self, reason: str, elapsed_s: float, cancelled: bool) -> Outcome:
+    def _outcome(self, reason: str, cancelled: bool) -> Outcome:
+        """The end, timed as the person waited for it: from the child's start (its engine's
+        load and compile included) to its last word, not the child's own search time."""
         spec = self.spec
         trials = tuple(self._trials[n] for n in sorted(self._trials))
         return Outcome(
@@ -137,7 +140,7 @@ class TuneProcess:
             spec.stat,
             spec.budget_ms,
             reason,
-            elapsed_s,
+            time.monotonic() - self._started,
             len(spec.candidates),
             cancelled,
             spec.max_memory_mib,

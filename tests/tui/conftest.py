@@ -25,6 +25,7 @@ from perftui.domain.records import (
     RunResult,
     TensorSpec,
 )
+from perftui.inspection.conventions import resolve_shapes
 from perftui.store.database import Store
 from perftui.tui.app import PerftuiApp, create_app
 from perftui.tui.services import Services
@@ -260,10 +261,10 @@ class FakeServices(Services):
         self.inspected_shapes.append(shapes)
         if "broken" in path:
             raise InputError(f"cannot read model {path}: not an ONNX file")
-        at = dict(shapes) if isinstance(shapes, dict) else {}
-        if "encoder" in path:
-            return replace(DYNAMIC_INFO, path=path, flops_shapes=at)
-        return replace(INFO, path=path, flops_shapes=at)
+        info = DYNAMIC_INFO if "encoder" in path else INFO
+        # as the real inspection does: bound dims, else batch 1 and 128 for the others
+        at = resolve_shapes(info.inputs, shapes if isinstance(shapes, dict) else {})
+        return replace(info, path=path, flops_shapes=at)
 
     def _validate(self, request: BenchmarkRequest) -> None:
         self.validated.append(request)

@@ -92,7 +92,7 @@ async def test_the_runs_tab_of_a_seq_matrix_tells_every_row_apart(app, db):
         screen, table, _, labels = await runs_tab(app, pilot)
         assert sorted(labels) == sorted(config_labels(MATRIX).labels), labels
         assert table.virtual_size.width <= table.size.width  # nothing off screen
-        assert "every run: t:auto s:auto r:auto ran:bf16" in text(screen, "runs-common")
+        assert "every run: t:auto s:auto r:auto ran:BF16" in text(screen, "runs-common")
 
 
 async def test_when_gives_way_before_the_labels_are_cut(app, db):

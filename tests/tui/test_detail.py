@@ -49,7 +49,7 @@ async def test_runs_newest_first_and_the_summary_follows_the_cursor(app):
         assert "7.41 ±0.0% ms/batch (median)   540 items/s" in summary
         assert "ISA       sse4_2 avx avx2 fma avx512f" in summary
         assert "openvino 2025.0 on CPU" in summary
-        assert "FLOPs    600 M per item" in summary
+        assert "FLOPs    600 M at batch 1" in summary
 
 
 async def test_rerun_measures_the_selected_config_with_its_budget(app, services):

@@ -50,13 +50,13 @@ async def test_typed_path_is_inspected_and_created(app, db: Path, tmp_path: Path
         await type_model(pilot, screen, folder / "net_fp32.onnx")
         info = str(screen.query_one("#info", Static).render())
         assert "input float32 [batch,3,224,224]" in info and "600 M" in info
-        assert screen.query_one("#engine", Select).value == "onnxruntime"
+        assert screen.query_one("#engine", Select).value == "openvino"  # as `perftui bench`
         assert screen.query_one("#device", Select).value == "CPU"
-        assert screen.query_one("#name", Input).value == "net-fp32-ort"
+        assert screen.query_one("#name", Input).value == "net_fp32-openvino-CPU"
         await pilot.press("ctrl+s")
         await wait_for(pilot, lambda: isinstance(app.screen, BenchmarkConfigScreen))
-    project = Store(db).get_project("net-fp32-ort")
-    assert project is not None and project.engine == "onnxruntime"
+    project = Store(db).get_project("net_fp32-openvino-CPU")
+    assert project is not None and project.engine == "openvino"
     assert project.model == str(folder / "net_fp32.onnx")
 
 
@@ -76,7 +76,7 @@ async def test_tree_pick_of_an_ir_model_offers_openvino_only(app, tmp_path: Path
         assert [value for _, value in engine._options if value is not Select.NULL] == ["openvino"]
         device = screen.query_one("#device", Select)
         assert device.value == "CPU"
-        assert screen.query_one("#name", Input).value == "net-ov"
+        assert screen.query_one("#name", Input).value == "net-openvino-CPU"
 
 
 async def test_a_bad_model_is_reported_inline_and_cannot_be_created(app, tmp_path: Path):
@@ -125,10 +125,10 @@ async def test_a_name_nobody_typed_follows_the_model(app, tmp_path: Path):
 
         await enter(folder / "broken.onnx")
         await wait_for(pilot, lambda: screen.query_one("#info").has_class("error"))
-        await wait_for(pilot, lambda: name.value == "broken-ort")
+        await wait_for(pilot, lambda: name.value == "broken-openvino-CPU")
         await enter(folder / "net_fp32.onnx")
         await wait_for(pilot, lambda: screen.info is not None)
-        await wait_for(pilot, lambda: name.value == "net-fp32-ort")
+        await wait_for(pilot, lambda: name.value == "net_fp32-openvino-CPU")
         name.value = "mine"
         await pilot.pause()
         await enter(folder / "net.xml")

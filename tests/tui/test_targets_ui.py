@@ -52,7 +52,7 @@ async def test_new_project_form_offers_the_targets(app, db: Path, tmp_path: Path
         await wait_for(pilot, lambda: screen.devices is not None)
         await pilot.press("ctrl+s")
         await wait_for(pilot, lambda: isinstance(app.screen, BenchmarkConfigScreen))
-    project = Store(db).get_project("net-fp32-ort")
+    project = Store(db).get_project("net_fp32-openvino-CPU@box")  # as `bench --target box`
     assert project is not None and project.target == "box"
 
 

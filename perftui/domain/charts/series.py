@@ -7,7 +7,7 @@ Pure computation (no textual); the dashboard only draws what these functions ret
 from __future__ import annotations
 
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from perftui.domain.records import RunConfig, RunResult
@@ -148,15 +148,23 @@ def bar_runs(runs: Sequence[RunResult], limit: int = 12) -> list[RunResult]:
     return sorted(ok_runs(runs), key=lambda r: r.started_at)[-limit:]
 
 
-def throughput_bars(runs: Sequence[RunResult], limit: int = 12) -> list[tuple[str, float]]:
-    """Throughput of the newest `limit` successful runs, oldest first, labelled by config.
+def run_label(run: RunResult) -> str:
+    """A run's label where it is shown alone (`short_label` of its configuration)."""
+    return short_label(run.config)
+
+
+def throughput_bars(
+    runs: Sequence[RunResult], limit: int = 12, label_of: Callable[[RunResult], str] = run_label
+) -> list[tuple[str, float]]:
+    """Throughput of the newest `limit` successful runs, oldest first, each labelled by
+    `label_of` (the screen's name of the run, so its table and charts name it alike).
 
     Repeated labels get '#2', '#3', ... so every bar stays distinguishable."""
     chosen = bar_runs(runs, limit)
     seen: dict[str, int] = {}
     bars = []
     for run in chosen:
-        label = short_label(run.config)
+        label = label_of(run)
         seen[label] = seen.get(label, 0) + 1
         if seen[label] > 1:
             label = f"{label} #{seen[label]}"

@@ -14,6 +14,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from perftui.domain.model.int8_coverage import INT8_PRECISIONS, int8_coverage
+from perftui.domain.model.profile import runtime_precision
 from perftui.domain.records import RunResult
 
 INT8_ISA = ("avx512_vnni", "avx_vnni", "amx_int8")
@@ -32,6 +33,8 @@ LOWER_PRECISIONS = ("bf16", "f16")
 """Inference precisions below f32 that an engine may choose by itself for a float model."""
 UNSAID = "?"
 """What `ran_precision` says of a run whose engine did not report its precision."""
+MODEL_TYPES = "model"
+"""What ONNX Runtime reports: each op runs in the model's own types."""
 
 
 def ran_precision(run: RunResult) -> str:
@@ -46,6 +49,38 @@ def ran_precisions(runs: Iterable[RunResult]) -> str:
     """The precisions several runs ran at, each once: 'bf16', or 'bf16/f32' for a mix."""
     said = dict.fromkeys(ran_precision(run) for run in runs)
     return "/".join(said) if said else UNSAID
+
+
+PRECISION_WORDS = {"f32": "FP32", "f16": "FP16", "bf16": "BF16", "i8": "I8", "u8": "U8"}
+"""The engines' names of a precision in the profiles' words, which every table shows."""
+EIGHT_BIT = ("I8", "U8")
+
+
+def precision_text(said: str, int8: bool = False) -> str:
+    """A precision run as every table and line writes it, whether it came from a profile
+    ('I8/FP32') or from the engine's setting ('bf16' -> 'BF16'); for an INT8 model (`int8`)
+    that the engine's word alone describes, 'I8/BF16': its quantized layers run in 8 bits,
+    the others at the engine's precision. 'model' (ONNX Runtime: each op in the model's own
+    types) and `UNSAID` stay."""
+    text = "/".join(PRECISION_WORDS.get(part.lower(), part) for part in said.split("/"))
+    float_only = text in PRECISION_WORDS.values() and text not in EIGHT_BIT
+    return f"I8/{text}" if int8 and float_only else text
+
+
+def precision_run(runs: Sequence[RunResult], int8: bool = False) -> str:
+    """What the engine ran `runs` (one run, or a configuration's repetitions) at, the one way
+    every table writes it: the engine's inference precision as the newest successful run
+    reports it, in `precision_text`'s words ('BF16'; 'I8/BF16' for an INT8 model), so that
+    runs that ran alike read alike whether or not they were profiled; where ONNX Runtime
+    runs each op in the model's own types ('model'), the newest profile's layer precisions
+    when there is one ('I8/FP32'); `UNSAID` where no run says."""
+    said = [run for run in runs if run.status == "ok" and ran_precision(run) != UNSAID]
+    newest = max(said, key=lambda run: run.started_at or "", default=None)
+    engine = ran_precision(newest) if newest is not None else UNSAID
+    profiled = [run for run in runs if run.layers]
+    if engine == MODEL_TYPES and profiled:
+        return precision_text(runtime_precision(profiled))
+    return precision_text(engine, int8)
 
 
 def model_is_int8(runs: Iterable[RunResult], project_notes: Mapping[str, Any]) -> bool:

@@ -6,11 +6,15 @@ it was measured), so a later change of a machine's price does not rewrite past c
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
+from perftui.domain.units import spread_text
+
 if TYPE_CHECKING:
     from perftui.domain.measurement.figures import ConfigGroup
+    from perftui.domain.measurement.uncertainty import Interval
     from perftui.domain.records import RunResult
 
 PRICE_KEY = "price_per_hour"
@@ -63,6 +67,31 @@ def group_cost(group: ConfigGroup) -> float | None:
     if not group.ok_runs:
         return None
     return cost_per_million(group.figures.throughput_fps, runs_price(group.ok_runs))
+
+
+def cost_ci(throughput: Interval | None, price_per_hour: float | None) -> Interval | None:
+    """The 95 % interval of the cost per million inferences at `throughput`'s interval: its
+    ends swap (the fastest end is the cheapest), and a throughput that may be 0 leaves the
+    cost unbounded above (too noisy)."""
+    from dataclasses import replace
+
+    value = cost_per_million(throughput.value if throughput else None, price_per_hour)
+    if throughput is None or value is None:
+        return None
+    low = cost_per_million(throughput.hi, price_per_hour) or value
+    high = cost_per_million(throughput.lo, price_per_hour) or math.inf
+    ends = (throughput.open_ends[1], throughput.open_ends[0])
+    return replace(throughput, value=value, lo=low, hi=high, open_ends=ends)
+
+
+def cost_ci_text(
+    cost: float | None, throughput: Interval | None, price_per_hour: float | None
+) -> str:
+    """A cost per million inferences with the 95 % interval its `throughput`'s interval
+    gives at `price_per_hour`: '0.412 ±3%' ('-' for no cost)."""
+    if cost is None:
+        return cost_text(cost)
+    return cost_text(cost) + spread_text(cost_ci(throughput, price_per_hour))
 
 
 def cost_text(cost: float | None) -> str:

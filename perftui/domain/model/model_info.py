@@ -73,6 +73,24 @@ class ModelInfo:
         """True when some input has a dynamic dimension."""
         return any(spec.dynamic_dims for spec in self.inputs)
 
+    def flops_at(self) -> str:
+        """The shapes `flops` are at, in a few words: 'batch 2, seq=32' (the first input's
+        first dimension, then each dynamic dimension by its name; an input with a dimension
+        the model does not name, whole: 'x[1,3,128,128]')."""
+        said: list[str] = []
+        for spec in self.inputs:
+            dims = self.flops_shapes.get(spec.name)
+            if dims is None:
+                continue
+            if not said and dims:
+                said.append(f"batch {dims[0]}")
+            later = [i for i in spec.dynamic_dims if i > 0 and i < len(dims)]
+            if any(not isinstance(spec.shape[i], str) or spec.shape[i] == "?" for i in later):
+                said.append(spec.name + "[" + ",".join(str(d) for d in dims) + "]")
+                continue
+            said += [f"{spec.shape[i]}={dims[i]}" for i in later]
+        return ", ".join(dict.fromkeys(said)) or "shapes unknown"
+
     def to_dict(self) -> dict[str, Any]:
         """JSON-friendly form (`perftui inspect --json`)."""
         return {

@@ -10,7 +10,7 @@ from typing import Any
 
 from perftui.domain import units
 from perftui.domain.charts.series import short_label
-from perftui.domain.measurement.context import ran_precisions
+from perftui.domain.measurement.context import precision_run
 from perftui.domain.measurement.cost import COST_HEADER, cost_text, group_cost, runs_price
 from perftui.domain.measurement.figures import ConfigGroup, Figures
 from perftui.domain.measurement.memory import runs_peak_text
@@ -104,7 +104,7 @@ def _settings(group: ConfigGroup) -> str:
     parts = [f"{c.api}", f"hint {c.hint}", f"streams {c.streams}", f"requests {c.requests}"]
     if c.precision:
         parts.append(f"asked {c.precision}")
-    parts.append(f"ran {ran_precisions(group.runs)}")
+    parts.append(f"ran {precision_run(group.runs)}")
     parts += [f"{name} {value}" for name, value in c.dims]
     return ", ".join(parts)
 
@@ -126,7 +126,7 @@ def runs_table(title: str, groups: Sequence[ConfigGroup]) -> Table:
         headers, right = (*headers[:5], COST_HEADER, *headers[5:]), frozenset(range(3, 9))
         costs = [cost_text(group_cost(g)).replace("-", "—") for g in groups]
         rows = tuple((*row[:5], cost, *row[5:]) for row, cost in zip(rows, costs, strict=True))
-    return Table(title, headers, rows, right)
+    return Table(title, headers, rows, right, frozenset({len(headers) - 1}))
 
 
 def throughput_bars(title: str, groups: Sequence[tuple[int, str, ConfigGroup]]) -> Bars:

@@ -13,6 +13,9 @@ class Table:
     rows: tuple[tuple[str, ...], ...]
     numeric: frozenset[int] = frozenset()
     """Columns of figures (right-aligned)."""
+    folded: frozenset[int] = frozenset()
+    """Columns whose cells read 'word: reason; reason': the HTML shows the word and folds
+    the reasons under it (a verdict's), each once."""
 
 
 @dataclass(frozen=True)

@@ -81,10 +81,45 @@ def _tick(x: float, y: float, text: str, anchor: str = "middle") -> str:
     return f'<text x="{x:.1f}" y="{y:.1f}" class="tick" text-anchor="{anchor}">{text}</text>'
 
 
-def _marker(series: int, x: float, y: float, colour: str) -> str:
+def _marker(series: int, x: float, y: float, colour: str, title: str = "") -> str:
+    """A point's marker; `title`: what a pointer resting on it shows (SVG, no script)."""
+    tip = f"<title>{escape(title)}</title>" if title else ""
     if series == 0:
-        return f'<circle cx="{x:.1f}" cy="{y:.1f}" r="4" fill="{colour}"/>'
-    return f'<rect x="{x - 4:.1f}" y="{y - 4:.1f}" width="8" height="8" fill="{colour}"/>'
+        return f'<circle cx="{x:.1f}" cy="{y:.1f}" r="4" fill="{colour}">{tip}</circle>'
+    return (
+        f'<rect x="{x - 4:.1f}" y="{y - 4:.1f}" width="8" height="8" fill="{colour}">{tip}</rect>'
+    )
+
+
+Box = tuple[float, float, float, float]
+"""(left, top, right, bottom) in the SVG's pixels."""
+CHAR_WIDTH = 6.6
+"""A generous width of one character of a point's 11 px label (wider than most glyphs, so
+two labels judged apart never touch)."""
+LABEL_SPOTS = ((9, -6, "start"), (9, 14, "start"), (-9, -6, "end"), (-9, 14, "end"),
+               (0, -10, "middle"), (0, 20, "middle"))  # fmt: skip
+"""Where a point's label may stand, in turn: right above, right below, left above, left
+below, over it, under it (offsets of its baseline from the point, and its anchor)."""
+
+
+def _overlaps(a: Box, b: Box) -> bool:
+    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
+
+
+def _label_spot(
+    x: float, y: float, text: str, taken: list[Box], room: Box
+) -> tuple[float, float, str, Box] | None:
+    """The first of LABEL_SPOTS where `text` stays inside `room` and clear of every box
+    `taken` (other labels, the markers); None where there is none."""
+    width = len(text) * CHAR_WIDTH
+    for dx, dy, anchor in LABEL_SPOTS:
+        tx, ty = x + dx, y + dy
+        left = {"start": tx, "end": tx - width, "middle": tx - width / 2}[anchor]
+        box = (left, ty - 10, left + width, ty + 3)
+        inside = room[0] <= box[0] and box[2] <= room[2] and room[1] <= box[1] and box[3] <= room[3]
+        if inside and not any(_overlaps(box, other) for other in taken):
+            return tx, ty, anchor, box
+    return None
 
 
 def _svg_bars(block: Bars) -> str:
@@ -155,13 +190,30 @@ def _svg_scatter(block: Scatter) -> str:
             f'<line x1="{x:.1f}" y1="15" x2="{x:.1f}" y2="{15 + plot_h}" class="threshold"/>'
             f'<text x="{x + 4:.1f}" y="26" class="tick">≤ {block.threshold:g} ms</text>'
         )
-    for p in block.points:
-        x, y = at(p.x, p.y)
+    # markers first; then labels where they fit: the named points (A, B, the sweet spot)
+    # first, then from the highest throughput down, each clear of the others and inside the
+    # chart; a label with no room is left out (its marker's tooltip and the table say it)
+    spots = [
+        (p, *at(p.x, p.y), f"{p.mark}: {p.label}" if p.mark else p.label) for p in block.points
+    ]
+    taken: list[Box] = [(x - 5, y - 5, x + 5, y + 5) for _, x, y, _ in spots]
+    for p, x, y, label in spots:
         if "sweet" in p.mark:
             parts.append(f'<circle cx="{x:.1f}" cy="{y:.1f}" r="8" fill="{SWEET}"/>')
-        parts.append(_marker(p.series, x, y, COLOURS[p.series]))
-        label = f"{p.mark}: {p.label}" if p.mark else p.label
-        parts.append(f'<text x="{x + 9:.1f}" y="{y - 6:.1f}" class="point">{escape(label)}</text>')
+        parts.append(_marker(p.series, x, y, COLOURS[p.series], label))
+    room = (2.0, 2.0, width - 2.0, 15 + plot_h)
+    left_out = 0
+    for _, x, y, label in sorted(spots, key=lambda spot: (not spot[0].mark, -spot[0].y)):
+        found = _label_spot(x, y, label, taken, room)
+        if found is None:
+            left_out += 1
+            continue
+        tx, ty, anchor, box = found
+        taken.append(box)
+        parts.append(
+            f'<text x="{tx:.1f}" y="{ty:.1f}" class="point" text-anchor="{anchor}">'
+            f"{escape(label)}</text>"
+        )
     legend = " ".join(
         f'<span class="key"><svg width="10" height="10">{_marker(i, 5, 5, COLOURS[i])}</svg> '
         f"{escape(name)}</span>"
@@ -172,21 +224,62 @@ def _svg_scatter(block: Scatter) -> str:
             f' <span class="key"><svg width="12" height="12"><circle cx="6" cy="6" r="6" '
             f'fill="{SWEET}"/></svg> sweet spot</span>'
         )
+    if left_out:
+        legend += (
+            f' <span class="key">{left_out} label(s) left out where they would overlap: a'
+            " pointer on a point names it, the tables list every configuration</span>"
+        )
     return (
         f'<svg viewBox="0 0 {width} {height}" width="{width}" height="{height}" role="img" '
         f'aria-label="{escape(block.title)}">{"".join(parts)}</svg><p class="legend">{legend}</p>'
     )
 
 
+def _reasons(text: str) -> list[str]:
+    """'a; b (c; d); a' -> ['a', 'b (c; d)']: split where no bracket is open, each once."""
+    found, depth, start = [], 0, 0
+    for i, char in enumerate(text):
+        depth += {"(": 1, ")": -1}.get(char, 0)
+        if char == ";" and depth == 0:
+            found.append(text[start:i].strip())
+            start = i + 1
+    found.append(text[start:].strip())
+    return list(dict.fromkeys(reason for reason in found if reason))
+
+
+def _folded(text: str) -> str:
+    """'noisy: r1; r2' as the word, its reasons folded under it (each once, counted)."""
+    word, _, rest = text.partition(": ")
+    reasons = _reasons(rest)
+    if not reasons:
+        return escape(text)
+    items = "".join(f"<li>{escape(reason)}</li>" for reason in reasons)
+    return (
+        f"<details><summary>{escape(word)} ({len(reasons)} reason(s))</summary>"
+        f"<ul>{items}</ul></details>"
+    )
+
+
+def _figure(text: str) -> str:
+    """'923.9 (476.0–1371.7)': the figure, its interval on a line of its own (narrow)."""
+    value, _, interval = text.partition(" (")
+    if not interval:
+        return escape(text)
+    return f'{escape(value)}<br><span class="ci">({escape(interval)}</span>'
+
+
+def _cell(table: Table, column: int, text: str) -> str:
+    if column in table.folded:
+        return f'<td class="folded">{_folded(text)}</td>'
+    if column in table.numeric:
+        return f'<td class="num">{_figure(text)}</td>'
+    return f"<td>{escape(text)}</td>"
+
+
 def _html_table(table: Table) -> str:
     head = "".join(f"<th>{escape(h)}</th>" for h in table.headers)
     body = "".join(
-        "<tr>"
-        + "".join(
-            f'<td class="num">{escape(c)}</td>' if i in table.numeric else f"<td>{escape(c)}</td>"
-            for i, c in enumerate(row)
-        )
-        + "</tr>"
+        "<tr>" + "".join(_cell(table, i, c) for i, c in enumerate(row)) + "</tr>"
         for row in table.rows
     )
     head_row = f"<thead><tr>{head}</tr></thead>" if any(table.headers) else ""
@@ -206,9 +299,13 @@ STYLE = """
 body { font: 14px/1.45 system-ui, sans-serif; margin: 2em auto; max-width: 60em; color: #222; }
 h1 { font-size: 1.5em; } h2 { border-bottom: 1px solid #ccc; margin-top: 1.6em; }
 h3 { font-size: 1em; margin: 1.2em 0 .4em; }
-table { border-collapse: collapse; margin: .4em 0; }
-th, td { border: 1px solid #ccc; padding: .2em .6em; text-align: left; vertical-align: top; }
+table { border-collapse: collapse; margin: .4em 0; width: 100%; font-size: 13px; }
+th, td { border: 1px solid #ccc; padding: .2em .4em; text-align: left; vertical-align: top; }
+td { overflow-wrap: anywhere; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
+td.num .ci { color: #666; font-size: 12px; }
+td.folded { min-width: 7em; } td.folded ul { margin: .2em 0; padding-left: 1.1em; }
+summary { cursor: pointer; }
 th { background: #f2f2f2; }
 svg text { font: 12px system-ui, sans-serif; fill: #222; }
 svg .tick { fill: #666; font-size: 11px; } svg .point { font-size: 11px; }

@@ -189,13 +189,11 @@ class LiveRunScreen(FollowingScreen[None], PerftuiScreen):
     def _label(self, request: BenchmarkRequest, config: object, index: int) -> str:
         return str(self._named(request, config, request.scheduled(index)[0]))
 
-    def _named(
-        self, request: BenchmarkRequest, config: object, repeat: int, *, whole: bool = False
-    ) -> Named:
+    def _named(self, request: BenchmarkRequest, config: object, repeat: int) -> Named:
         """A run's project (when the screen runs several), the settings that differ between
-        the screen's runs (`whole`: all of them) and its repetition ('b1 seq=64 (2/3)'); the
-        table cuts the names together, keeps the rest whole."""
-        label = (None if whole else self._label_of.get(config)) or short_label(config)  # type: ignore[arg-type]
+        the screen's runs and its repetition ('b1 seq=64 (2/3)'): its one name in the table,
+        the charts and the notices; the table cuts the names together, keeps the rest whole."""
+        label = self._label_of.get(config) or short_label(config)  # type: ignore[arg-type]
         if request.repetitions > 1:
             label += f" ({repeat + 1}/{request.repetitions})"
         return Named(request.project.name if self._multi else "", label)
@@ -305,10 +303,8 @@ class LiveRunScreen(FollowingScreen[None], PerftuiScreen):
         figures = run_figures(run, stored_samples(self.store)(run))
         verdict = figures.verdict.status
         named = self._named(request, run.config, run.repetition)
-        if run.status == "ok" and verdict != STABLE:  # said away from the table: all of it
-            self.unsteady.append(
-                (str(self._named(request, run.config, run.repetition, whole=True)), verdict)
-            )
+        if run.status == "ok" and verdict != STABLE:  # named as the table and charts name it
+            self.unsteady.append((str(named), verdict))
         status = Text(
             fmt.verdict_or_status(run.status, verdict), style="" if verdict == STABLE else "bold"
         )

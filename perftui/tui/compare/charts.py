@@ -74,9 +74,8 @@ def legend(a_name: str, b_name: str, stat: str, width: int = 0) -> Text:
 
 
 class LatencyThroughputChart(Chart):
-    """Latency (x) against throughput (y) of the checked runs of both projects."""
-
-    MIN_HEIGHT = 5
+    """Latency (x) against throughput (y) of the checked runs of both projects; the axes'
+    titles take a row at any height (a long runs list leaves the chart a few rows)."""
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__("latency vs throughput", id=id)
@@ -95,13 +94,12 @@ class LatencyThroughputChart(Chart):
         plt = self.plt
         data = self.data
         points = data.points
-        labelled = self.size.height >= 9
         x_axis, _ = scatter_axes(
             plt,
             [p.latency_ms for p in points],
             [p.throughput_fps for p in points],
             (self.size.width, self.size.height),
-            labelled,
+            True,
         )
         # lines first, then every point over them, then the letters over the points
         for line in data.lines:
@@ -125,8 +123,7 @@ class LatencyThroughputChart(Chart):
                 background="default",
                 style="bold",
             )
-        if labelled:
-            plt.xlabel(f"x: {data.stat} latency (ms)   y: throughput (items/s)")
+        plt.xlabel(f"x: {data.stat} latency (ms)   y: throughput (items/s)")
 
 
 class InferenceChart(Chart):

@@ -11,6 +11,13 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import DataTable, Input, Label, Static
 
 from perftui.domain.compare import Comparison, LayerPair, Side, layer_detail
+from perftui.domain.measurement.uncertainty import Interval, unknown_interval
+from perftui.domain.model.layer_spread import (
+    delta_beyond_noise,
+    evidence_key,
+    layer_times,
+    profiles,
+)
 from perftui.tui.compare.charts import STYLES, side_text
 from perftui.tui.compare.panes import profile_notice
 from perftui.tui.compare.state import SummaryState
@@ -31,6 +38,40 @@ LAYER_SORT_NAMES = {
     "type": "Type",
 }
 RAN_IN = {"both": "both", "a": "A only", "b": "B only", "neither": "neither"}
+WIDE_HEAD = 120
+"""From this width the head also names the sort and filter keys (the footer always does)."""
+WITHIN_NOISE = "~"
+"""After a Δ the two layers' intervals cannot tell apart."""
+
+
+class LayerTimes:
+    """Each side's layer times over the compared configuration's profiled repetitions, with
+    their intervals (domain.model.layer_spread)."""
+
+    def __init__(self, c: Comparison) -> None:
+        groups = dict(zip(Side, c.groups, strict=True))
+        self.times = {side: layer_times(g.runs) if g else {} for side, g in groups.items()}
+        self.profiles = min(profiles(g.runs) if g else 0 for g in groups.values())
+
+    def of(self, pair: LayerPair, side: Side) -> Interval | None:
+        layer = pair.layer(side)
+        if layer is None:
+            return None
+        if layer.status != "executed":  # fused or not run: no time, for certain
+            return Interval(layer.time_ms, layer.time_ms, layer.time_ms, 1)
+        return self.times[side].get(layer.name) or unknown_interval(layer.time_ms)
+
+    def text(self, pair: LayerPair, side: Side) -> str:
+        """The side's time with its interval; a fused or skipped layer's 0 as it is."""
+        layer, found = pair.layer(side), self.of(pair, side)
+        if layer is None or found is None:
+            return fmt.DASH
+        return fmt.ms_ci(found.value, found) if layer.status == "executed" else fmt.ms(found.value)
+
+    def ranked(self, pairs: list[LayerPair], reverse: bool) -> list[LayerPair]:
+        """The largest changes first, noise never among them (`evidence_key`)."""
+        ranked = sorted(pairs, key=lambda p: evidence_key(self.of(p, Side.A), self.of(p, Side.B)))
+        return ranked[::-1] if reverse else ranked
 
 
 def detail_renderable(pair: LayerPair, c: Comparison) -> Table:
@@ -95,7 +136,16 @@ class KernelPane(Pane[SummaryState]):
             note.update(missing)
             return
         total = len(s.comparison.layers)
-        self.pairs = pairs = s.shown_pairs()
+        times = LayerTimes(s.comparison)
+        pairs = s.shown_pairs()
+        if s.layer_sort == "delta":
+            pairs = times.ranked(pairs, s.layer_reversed)
+        self.pairs = pairs
+        noise = (
+            f" · ms: mean of {times.profiles} profiles ±95 %, {WITHIN_NOISE} within noise"
+            if times.profiles > 1
+            else " · ±?: one profile each"
+        )
         arrow = "↑" if (s.layer_sort in ("name", "type")) != s.layer_reversed else "↓"
         head.set_class(bool(s.delta_error), "error")
         if s.delta_error:
@@ -105,7 +155,9 @@ class KernelPane(Pane[SummaryState]):
             head.update(
                 f"{len(pairs)} of {total} layers"
                 + (f" ({hidden} changed less)" if hidden else "")
-                + f" · sorted by {LAYER_SORT_NAMES[s.layer_sort]} {arrow} (s, S) · f filters"
+                + f" · by {LAYER_SORT_NAMES[s.layer_sort]} {arrow}"
+                + noise
+                + (" · s, S sort · f filters" if self.app.size.width >= WIDE_HEAD else "")
             )
         width = self.app.size.width
         beside = width >= SIDE_BY_SIDE
@@ -128,8 +180,10 @@ class KernelPane(Pane[SummaryState]):
             columns.append(("B/A", "ratio"))
         rows: list[tuple[str | None, list[Cell]]] = []
         for n, pair in enumerate(pairs):
-            if pair.delta_ms is not None:
-                delta = right(f"{pair.delta_ms:+.3f}")
+            a, b = times.of(pair, Side.A), times.of(pair, Side.B)
+            if a is not None and b is not None:
+                within = delta_beyond_noise(a, b) == 0
+                delta = right(f"{b.value - a.value:+.3f}" + (f" {WITHIN_NOISE}" if within else ""))
             else:
                 only = Side.A if pair.presence == "a_only" else Side.B
                 delta = side_text(only, f"only {only}", bold=True)
@@ -139,9 +193,9 @@ class KernelPane(Pane[SummaryState]):
             if wide:
                 cells.append(cut(layer.type if layer else "", 18))
             cells += [
-                right(fmt.ms(pair.time_a)),
+                right(times.text(pair, Side.A)),
                 (pair.a.precision or "?") if pair.a else fmt.DASH,
-                right(fmt.ms(pair.time_b)),
+                right(times.text(pair, Side.B)),
                 (pair.b.precision or "?") if pair.b else fmt.DASH,
                 delta,
             ]

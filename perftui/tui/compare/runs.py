@@ -4,6 +4,7 @@ both projects, drawn from the screen's SetupState."""
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Mapping
 
 from rich.text import Text
 from textual.widgets import DataTable
@@ -12,8 +13,9 @@ from perftui.domain.charts.series import short_label
 from perftui.domain.compare import Comparison, Side, run_latency, run_marks
 from perftui.domain.compare.ranking import THROUGHPUT, Candidate, SweetSpot, cost_with_interval
 from perftui.domain.labels import config_labels
-from perftui.domain.measurement.context import ran_precision
-from perftui.domain.measurement.cost import COST_HEADER, cost_text, run_cost, run_price
+from perftui.domain.measurement.context import model_is_int8, precision_run
+from perftui.domain.measurement.cost import COST_HEADER, run_price
+from perftui.domain.records import Project
 from perftui.tui.compare.charts import (
     STYLES,
     SWEET,
@@ -96,9 +98,14 @@ def _repeats(found: Candidate) -> str:
 
 
 def runs_table(
-    state: SetupState, c: Comparison | None, *, wide: bool
+    state: SetupState,
+    c: Comparison | None,
+    *,
+    wide: bool,
+    projects: Mapping[str, Project] | None = None,
 ) -> tuple[list[tuple[str, str]], list[tuple[RunKey, list[Cell]]]]:
-    """Both projects' runs, A's first: check box, project, settings, figures with their
+    """Both projects' runs, A's first: check box, project, settings, the precision run (an
+    INT8 project told by its notes in `projects` or its profiles), figures with their
     95 % intervals, the cost per million inferences (where a run has a price), verdict mark,
     profile (where a run has one), mark (and the start time when `wide`). Failed runs cannot
     be checked."""
@@ -131,6 +138,8 @@ def runs_table(
     )
     for side, name in zip(Side, names, strict=True):
         runs = state.sides[side]
+        project = (projects or {}).get(runs.name or "")
+        int8 = model_is_int8(runs.runs, project.notes if project else {})
         for run in runs.runs:
             latency = run_latency(run, state.stat)
             ok = latency is not None
@@ -143,11 +152,11 @@ def runs_table(
                 check if ok else Text(" - "),
                 side_text(side, f"{side} {name}".strip()),
                 labels[run.id],
-                ran_precision(run),
+                precision_run([run], int8),
                 right(fmt.fps_ci(run.throughput_fps, figures.throughput))
                 if ok
                 else Text(run.status),
-                right(cost_text(run_cost(run))),
+                right(fmt.run_cost_ci(run, figures.throughput)),
                 right(fmt.ms_ci(latency, figures.latency.get(state.stat))),
                 fmt.verdict_mark(figures.verdict.status) if run.status == "ok" else "",
                 "yes" if run.layers else "",
@@ -169,11 +178,16 @@ def runs_table(
 
 
 def fill_runs(
-    table: DataTable, state: SetupState, c: Comparison | None, *, wide: bool
+    table: DataTable,
+    state: SetupState,
+    c: Comparison | None,
+    *,
+    wide: bool,
+    projects: Mapping[str, Project] | None = None,
 ) -> list[RunKey]:
     """`runs_table` in `table`, fitted to its width (the settings take what the other columns
     leave); the rows' keys, in order."""
-    columns, rows = runs_table(state, c, wide=wide)
+    columns, rows = runs_table(state, c, wide=wide, projects=projects)
     keyed = [(f"{side}:{run_id}", cells) for (side, run_id), cells in rows]
     width = table.size.width or table.app.size.width
     fill_table(table, columns, keyed, width=width, height=table.size.height or 8, flex=2)

@@ -237,7 +237,8 @@ class CompareScreen(PerftuiScreen):
         """Both projects' runs, the cursor kept on the same row."""
         table = self.query_one("#cmp-runs", DataTable)
         cursor = table.cursor_row
-        self.row_keys = fill_runs(table, self.state, c, wide=self.app.size.width >= WIDE)
+        wide = self.app.size.width >= WIDE
+        self.row_keys = fill_runs(table, self.state, c, wide=wide, projects=self.projects)
         if not table.size.width:  # not laid out yet: fit again once it has its width
             self.call_after_refresh(self.fill_runs_table, c)
         if self.row_keys:

@@ -94,26 +94,33 @@ class BarChart(Chart):
 
     def plot(self) -> None:
         plt = self.plt
+        # one row a bar, its label on it: the plot's rows (the widget's less the frame, the x
+        # ticks, and the title and the x label where drawn) hold the first bars; the title
+        # says when some are left
+        legend = f"   {INTERVAL_LEGEND}" if any(self.intervals) else ""
+        xlabel = "" if self.narrow else (self.unit + legend).strip()
+        rows = self.size.height - 3 - bool(xlabel) - bool(self.chart_title)
+        rows = max(1, rows - (len(self.bars) > rows and not self.chart_title))
+        bars, title = self.bars[:rows], self.chart_title
+        if len(bars) < len(self.bars):
+            title = f"{title} (first {len(bars)} of {len(self.bars)}: make the terminal taller)"
         room = max(6, self.size.width // 3)
-        labels = [
-            label if len(label) <= room else label[: room - 1] + "…" for label, _ in self.bars
-        ]
+        labels = [label if len(label) <= room else label[: room - 1] + "…" for label, _ in bars]
         # plotext draws the first bar at the bottom; reverse so the list reads top-down
         plt.bar(
             labels[::-1],
-            [value for _, value in self.bars][::-1],
+            [value for _, value in bars][::-1],
             orientation="h",
             width=0.6,
             marker="sd",
             color="cyan",
         )
         # the 95 % intervals over the bars; bar i (from the top) stands at y = len - i
-        known = [(len(self.bars) - i, x) for i, x in enumerate(self.intervals) if x is not None]
+        known = [(len(bars) - i, x) for i, x in enumerate(self.intervals[:rows]) if x is not None]
         for y, interval in known:
             draw_interval(plt, y + 0.35, interval)
-        top = max([value for _, value in self.bars] + [i.hi for _, i in known])
+        top = max([value for _, value in bars] + [i.hi for _, i in known])
         fit_x(plt, top, self.size.width - max(len(label) for label in labels) - 4)
-        plt.title(self.chart_title)
-        if not self.narrow:
-            legend = f"   {INTERVAL_LEGEND}" if known else ""
-            plt.xlabel((self.unit + legend).strip())
+        plt.ylim(len(bars) - (rows - 1), len(bars))  # the rows' centres: the bars at the top
+        plt.title(title)
+        plt.xlabel(xlabel)

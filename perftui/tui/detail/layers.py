@@ -168,7 +168,7 @@ class FlopsPane(FittedPane):
         rows = flops_profile(d.info.node_flops, run.layers if run else None)
         measured = note if run is not None else "no profile to set beside them"
         head.update(
-            f"theoretical FLOPs at batch 1: {fmt.count(d.info.flops)} in "
+            f"theoretical FLOPs at {escape(d.info.flops_at())}: {fmt.count(d.info.flops)} in "
             f"{len(rows)} nodes · {measured}"
         )
         cells = [

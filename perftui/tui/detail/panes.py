@@ -19,9 +19,8 @@ from perftui.domain.charts.series import (
     threads_label,
     throughput_bars,
 )
-from perftui.domain.labels import config_labels
-from perftui.domain.measurement.context import UNSAID, model_is_int8, ran_precision, run_notes
-from perftui.domain.measurement.cost import COST_HEADER, cost_text, run_cost, run_price
+from perftui.domain.measurement.context import UNSAID, model_is_int8, precision_run, run_notes
+from perftui.domain.measurement.cost import COST_HEADER, run_price
 from perftui.domain.measurement.memory import mib_text, runs_peak_text
 from perftui.domain.measurement.uncertainty import Interval
 from perftui.domain.model.profile import precision_counts, precision_mix
@@ -79,20 +78,24 @@ class SummaryPane(Pane[DetailState]):
                 f"ms/batch (median)   {fmt.fps_ci(s.items_per_s, figures.throughput)} items/s",
                 f"[b]Verdict[/]   {verdict_notice(d)}",
             ]
-            if (cost := run_cost(run)) is not None:  # the machine's price, recorded with the run
+            if (price := run_price(run)) is not None:  # the machine's, recorded with the run
                 lines.append(
-                    f"[b]Cost[/]      {cost_text(cost)} per million inferences"
-                    f" (at {run_price(run):g} per hour)"
+                    f"[b]Cost[/]      {fmt.run_cost_ci(run, figures.throughput)} per million"
+                    f" inferences (at {price:g} per hour)"
                 )
-            lines.append(f"[b]Precision[/] {escape(_ran(run))}")
             int8 = model_is_int8(d.runs, p.notes)
+            lines.append(f"[b]Precision[/] {escape(_ran(run, int8))}")
             notes = run_notes(run, int8)
             lines += [f"[b]Note[/]      {escape(fmt.said(note))}" for note in notes]
             if run.latency_ms is not None:
                 st = run.latency_ms
+                p90, p99 = (
+                    fmt.ms_ci(getattr(st, k), figures.latency.get(k)) for k in ("p90", "p99")
+                )
                 lines.append(
-                    f"[b]Latency[/]   min {fmt.ms(st.min)}  p90 {fmt.ms(st.p90)}  "
-                    f"p99 {fmt.ms(st.p99)}  max {fmt.ms(st.max)}  cv {fmt.pct(st.cv)}"
+                    f"[b]Latency[/]   ms: min {fmt.ms(st.min)}  p90 {p90}  p99 {p99}"
+                    f"  max {fmt.ms(st.max)}"
+                    f"  cv {fmt.pct(st.cv)}"
                 )
             if run.memory is not None:
                 lines.append(
@@ -120,10 +123,10 @@ class SummaryPane(Pane[DetailState]):
         self.query_one("#summary-text", Static).update("\n".join(lines))
 
 
-def _ran(run: RunResult) -> str:
-    """'bf16 (56 BF16 2 FP32 layers)': what the engine ran, with the profile's mix."""
+def _ran(run: RunResult, int8: bool) -> str:
+    """'BF16/FP32 (56 BF16 2 FP32 layers)': what the engine ran, with the profile's mix."""
     mix = precision_mix(precision_counts(run.layers)) if run.layers else ""
-    said = ran_precision(run)
+    said = precision_run([run], int8)
     if said == UNSAID:
         return f"{mix} layers (the engine did not say)" if mix else "not reported by the engine"
     return f"ran {said}" + (f" ({mix} layers)" if mix else "")
@@ -177,8 +180,7 @@ class RunsPane(Pane[DetailState]):
     def populate(self) -> None:
         d = self.state
         table = self.query_one("#runs", DataTable)
-        ran = [ran_precision(run) for run in d.runs]
-        labels = config_labels([run.config for run in d.runs], ran)
+        labels = d.labels()
         days = sorted({(run.started_at or "")[:10] for run in d.runs} - {""})
         day = f"on {days[0]}  " if len(days) == 1 else ""
         shared = f"every run: {labels.common}" if labels.common else ""
@@ -197,7 +199,7 @@ class RunsPane(Pane[DetailState]):
                 label,
                 fmt.verdict_or_status(run.status, figures.verdict.status),
                 right(fmt.fps_ci(run.throughput_fps, figures.throughput) if measured else fmt.DASH),
-                right(cost_text(run_cost(run))),
+                right(fmt.run_cost_ci(run, figures.throughput)),
                 right(fmt.ms_ci(st.median if st else None, figures.latency.get("median"))),
                 right(fmt.ms_ci(st.p99 if st else None, figures.latency.get("p99"))),
                 right(runs_peak_text([run.memory]) if measured else fmt.DASH),
@@ -286,7 +288,7 @@ class ChartsPane(Pane[DetailState]):
             intervals = [latency.get(name) for name, _ in stats]
             bars.set_bars(stats, title="latency (ms)", intervals=intervals)
         elif view == "memory":
-            data = memory_bars(d.runs, TOP_BARS)
+            data = memory_bars(d.runs, TOP_BARS, d.label_of)
             unknown = "" if data else ": unknown for these runs (measured before memory was)"
             head.update(
                 f"[b]memory by run[/]: peak resident MiB in the timed window, oldest first "
@@ -294,7 +296,7 @@ class ChartsPane(Pane[DetailState]):
             )
             bars.set_bars(data, title="peak resident memory (MiB)")
         else:
-            data = throughput_bars(d.runs, TOP_BARS)
+            data = throughput_bars(d.runs, TOP_BARS, d.label_of)
             head.update(f"[b]throughput by run[/], oldest first (last {len(data)}){keys}")
             shown = [run.id for run in bar_runs(d.runs, TOP_BARS)]
             intervals = _throughput_intervals(d, shown)

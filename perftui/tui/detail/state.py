@@ -8,6 +8,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from perftui.domain.charts.series import ok_runs, short_label
+from perftui.domain.labels import ConfigLabels, config_labels
+from perftui.domain.measurement.context import model_is_int8, precision_run
 from perftui.domain.measurement.figures import (
     ConfigGroup,
     Figures,
@@ -56,6 +58,18 @@ class DetailState:
         """The run's figures with their intervals and its verdict (a stored run never
         changes, so they are computed once per run)."""
         return figures_once(self._figures, run, self.samples)
+
+    def labels(self) -> ConfigLabels:
+        """The runs' labels, in their order: the settings that differ between them, the
+        precision each ran included; the Runs table and the charts name a run by these."""
+        int8 = model_is_int8(self.runs, self.project.notes)
+        ran = [precision_run([run], int8) for run in self.runs]
+        return config_labels([run.config for run in self.runs], ran)
+
+    def label_of(self, run: RunResult) -> str:
+        """`run`'s label among the project's runs (`labels`)."""
+        found = dict(zip((r.id for r in self.runs), self.labels().labels, strict=True))
+        return found.get(run.id) or short_label(run.config)
 
     def best_group(self) -> ConfigGroup | None:
         """The configuration with the highest combined throughput (its repetitions combined,

@@ -8,8 +8,10 @@ from pathlib import Path
 from perftui.domain import units
 from perftui.domain.forms.bench import LABELS
 from perftui.domain.forms.fields import in_form
+from perftui.domain.measurement.cost import cost_ci_text, run_cost, run_price
 from perftui.domain.measurement.uncertainty import Interval
 from perftui.domain.measurement.verdict import INVALID, NOISY, STABLE
+from perftui.domain.records import RunResult
 from perftui.tui.kit.fit import cut
 
 DASH = "—"
@@ -76,15 +78,6 @@ def fps(value: float | None) -> str:
 def ms(value: float | None) -> str:
     """Milliseconds as perftui.domain.units writes them, whole from 100 ms (narrow columns)."""
     return units.ms(value, missing=DASH, whole_from_100=True)
-
-
-ENGINE_PRECISIONS = {"f32": "FP32", "f16": "FP16", "bf16": "BF16", "i8": "I8"}
-
-
-def precision(text: str) -> str:
-    """Precisions in the profiles' words ('FP32', 'I8/FP32'), whether they came from a profile
-    or from the engine's setting ('f32')."""
-    return "/".join(ENGINE_PRECISIONS.get(part, part) for part in text.split("/"))
 
 
 def pct(share: float | None) -> str:
@@ -211,3 +204,9 @@ def fps_ci(value: float | None, interval: Interval | None) -> str:
 def ms_ci(value: float | None, interval: Interval | None) -> str:
     """Milliseconds with the 95 % interval: '4.12 ±2%'."""
     return DASH if value is None else ms(value) + units.spread_text(interval)
+
+
+def run_cost_ci(run: RunResult, throughput: Interval | None) -> str:
+    """A run's cost per million inferences with the 95 % interval its `throughput`'s gives:
+    '0.412 ±3%' ('-' where the run has no price)."""
+    return cost_ci_text(run_cost(run), throughput, run_price(run))

@@ -28,7 +28,7 @@ def describe(info: ModelInfo, ops: int = 6) -> str:
                 f"{escape(fmt.shape(spec.shape))}{dynamic}"
             )
     lines.append(f"[b]Params[/]   {fmt.count(info.parameters)} ({fmt.size(info.parameter_bytes)})")
-    lines.append(f"[b]FLOPs[/]    {fmt.count(info.flops)} per item")
+    lines.append(f"[b]FLOPs[/]    {fmt.count(info.flops)} at {escape(info.flops_at())}")
     top = sorted(info.op_counts.items(), key=lambda kv: (-kv[1], kv[0]))
     shown = ", ".join(f"{escape(name)} {n}" for name, n in top[:ops])
     more = f", +{len(top) - ops} more" if len(top) > ops else ""

@@ -13,8 +13,8 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import DirectoryTree, Footer, Header, Input, Label, Select, Static
 
 from perftui.domain.errors import InputError, StoreError
-from perftui.domain.names import name_problem
-from perftui.domain.records import ENGINES, Project
+from perftui.domain.names import default_project_name, name_problem
+from perftui.domain.records import DEFAULT_ENGINE, ENGINES, Project
 from perftui.targets.registry import LOCAL
 from perftui.tui.kit.format import escape
 from perftui.tui.kit.inspection import InspectingScreen
@@ -26,7 +26,6 @@ if TYPE_CHECKING:
 
 MODEL_SUFFIXES = (".onnx", ".xml")
 SKIP_DIRS = {"__pycache__", "node_modules", "site-packages"}
-ENGINE_SHORT = {"openvino": "ov", "onnxruntime": "ort"}
 PROBING = "Asking the engines for their devices…"
 
 
@@ -140,8 +139,8 @@ class NewProjectScreen(InspectingScreen):
         return usable
 
     def _update_engines(self, new_model: bool = False) -> None:
-        """Offer the usable engines; a new model gets its natural one (ONNX Runtime for
-        .onnx, OpenVINO for .xml), otherwise the current choice stays."""
+        """Offer the usable engines; a new model gets the one `perftui bench` gives it
+        (DEFAULT_ENGINE where usable), otherwise the current choice stays."""
         engine = self.query_one("#engine", Select)
         usable = self._engines_for_model()
         current = None if new_model else engine.value
@@ -151,9 +150,7 @@ class NewProjectScreen(InspectingScreen):
             return
         engine.set_options([(e, e) for e in usable])
         preferred = current if current in usable else None
-        if preferred is None and self.model_path and self.model_path.lower().endswith(".onnx"):
-            preferred = "onnxruntime" if "onnxruntime" in usable else usable[0]
-        engine.value = preferred or usable[0]
+        engine.value = preferred or (DEFAULT_ENGINE if DEFAULT_ENGINE in usable else usable[0])
         self._update_devices()
 
     def _update_devices(self) -> None:
@@ -195,6 +192,10 @@ class NewProjectScreen(InspectingScreen):
     @on(Select.Changed, "#engine")
     def _engine_changed(self, event: Select.Changed) -> None:
         self._update_devices()
+        self._suggest_name()
+
+    @on(Select.Changed, "#device")
+    def _device_changed(self, event: Select.Changed) -> None:
         self._suggest_name()
 
     # ------------------------------------------------------------------ model
@@ -252,8 +253,11 @@ class NewProjectScreen(InspectingScreen):
         if self.name_edited or not self.model_path:
             return
         engine = str(self.query_one("#engine", Select).value)
-        stem = Path(self.model_path).stem.replace("_", "-")
-        name = f"{stem}-{ENGINE_SHORT.get(engine, engine)}"
+        device = self.query_one("#device", Select).value
+        target = str(self.query_one("#target", Select).value or LOCAL)
+        name = default_project_name(
+            self.model_path, engine, str(device) if device != Select.BLANK else "CPU", target
+        )
         existing = {p.name for p in self.perftui.safe_projects()}
         candidate, n = name, 2
         while candidate in existing:

@@ -11,6 +11,7 @@ from textual.widgets import DataTable, Footer, Header, Static
 
 from perftui.domain.errors import InputError, StoreError
 from perftui.domain.forms.quickstart import SAMPLE_PROJECTS, quick_request, sample_projects
+from perftui.domain.measurement.context import model_is_int8, precision_text
 from perftui.domain.measurement.summary import Headline
 from perftui.domain.names import name_problem
 from perftui.domain.records import Project
@@ -162,7 +163,9 @@ class ProjectsScreen(PerftuiScreen):
                 project.device
                 if project.target == LOCAL
                 else f"{project.device}@{cut(project.target, TARGET_CELLS)}",
-                fmt.precision(precisions.get(project.name, fmt.DASH)),
+                precision_text(
+                    precisions.get(project.name, fmt.DASH), model_is_int8([], project.notes)
+                ),
                 fps,
                 fmt.verdict_mark(fastest and fastest.verdict.status),
                 ms,

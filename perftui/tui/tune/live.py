@@ -39,7 +39,7 @@ class TrialLanded(Message):
 
 def best_line(outcome: Outcome) -> str:
     """The end in one or two lines: why it stopped, the best with its interval."""
-    head = f"Stopped: {outcome.reason}; {len(outcome.trials)} trials, {outcome.elapsed_s:.0f} s."
+    head = f"Stopped: {outcome.reason}; {len(outcome.trials)} trials in {outcome.elapsed_s:.0f} s."
     best = outcome.best
     if best is None or best.throughput is None:
         return f"{head} No configuration kept the {outcome.stat} within {outcome.budget_ms:g} ms."
