@@ -28,11 +28,13 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from perftui.domain.errors import InputError
+from perftui.domain.measurement.statistic import NAMES, statistic
 
 if TYPE_CHECKING:
     from perftui.domain.records import RunResult
 
-STATS = ("throughput", "median", "p90", "p99")
+STATS = NAMES
+"""The gate judges every statistic."""
 GATE = "gate"
 """The label kind of a gate's runs (perftui.domain.compare.pairing.GATE: the same word; this
 module stays light, for the CLI's parser)."""
@@ -83,7 +85,7 @@ def figure(run: RunResult, stat: str) -> float | None:
     """A run's throughput or latency statistic; None for a run that did not succeed."""
     from perftui.domain.compare.sides import run_latency
 
-    if stat == "throughput":
+    if statistic(stat).higher_is_better:  # throughput
         return run.throughput_fps if run.status == "ok" and run.throughput_fps > 0 else None
     return run_latency(run, stat)
 
@@ -183,7 +185,7 @@ class StatVerdict:
 
     @property
     def higher_is_better(self) -> bool:
-        return self.stat == "throughput"
+        return statistic(self.stat).higher_is_better
 
 
 @dataclass(frozen=True)
@@ -212,7 +214,7 @@ Values = Sequence[tuple[float | None, float | None]]
 
 def judge_stat(stat: str, values: Values, max_slowdown: float, alpha: float) -> StatVerdict:
     """One statistic over the rounds' pairs (see the module's rule)."""
-    up = stat == "throughput"
+    up = statistic(stat).higher_is_better
     limit = 1 / (1 + max_slowdown) if up else 1 + max_slowdown
     known = [(a, b) for a, b in values if a is not None and b is not None and a > 0 and b > 0]
     if len(known) < 2:
