@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING
 
 from perftui.domain.errors import InputError
 from perftui.domain.measurement.statistic import NAMES, statistic
+from perftui.domain.measurement.uncertainty import t_quantile
 
 if TYPE_CHECKING:
     from perftui.domain.records import RunResult
@@ -97,42 +98,6 @@ def round_values(
     b_rounds = {run.repetition: run for run in b_runs}
     pairs = [(run, b_rounds[run.repetition]) for run in a_runs if run.repetition in b_rounds]
     return {stat: [(figure(a, stat), figure(b, stat)) for a, b in pairs] for stat in stats}
-
-
-# ------------------------------------------------------------------ Student's t
-
-
-def _t_two_sided(t: float, df: int) -> float:
-    """P(|T| < t) for T ~ Student(df), t >= 0 (A&S 26.7.3-4)."""
-    theta = math.atan(t / math.sqrt(df))
-    c2 = math.cos(theta) ** 2
-    if df % 2 == 1:
-        term, total = math.cos(theta), 0.0
-        if df > 1:
-            total = term
-            for k in range(3, df - 1, 2):  # cos^3 (2/3), cos^5 (2*4)/(3*5), ...
-                term *= c2 * (k - 1) / k
-                total += term
-        return 2 / math.pi * (theta + math.sin(theta) * total)
-    term = total = 1.0
-    for k in range(2, df - 1, 2):  # cos^2 (1/2), cos^4 (1*3)/(2*4), ...
-        term *= c2 * (k - 1) / k
-        total += term
-    return math.sin(theta) * total
-
-
-def t_quantile(upper_tail: float, df: int) -> float:
-    """The t with P(T > t) = upper_tail (0 < upper_tail < 0.5), df >= 1 whole."""
-    if df < 1 or not 0 < upper_tail < 0.5:
-        raise ValueError("t_quantile needs df >= 1 and 0 < upper_tail < 0.5")
-    target = 1 - 2 * upper_tail
-    lo, hi = 0.0, 1.0
-    while _t_two_sided(hi, df) < target:
-        hi *= 2
-    for _ in range(100):
-        mid = (lo + hi) / 2
-        lo, hi = (mid, hi) if _t_two_sided(mid, df) < target else (lo, mid)
-    return (lo + hi) / 2
 
 
 # ------------------------------------------------------------------ the schedule

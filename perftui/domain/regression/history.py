@@ -20,8 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from perftui.domain.compare.environments import FIELDS
 from perftui.domain.measurement.statistic import NAMES, statistic
-from perftui.domain.measurement.uncertainty import NOISE_FLOOR, Z_95
-from perftui.domain.regression.gate import t_quantile
+from perftui.domain.measurement.uncertainty import NOISE_FLOOR, Z_95, t_quantile
 
 if TYPE_CHECKING:
     from perftui.domain.measurement.figures import ConfigGroup
