@@ -79,12 +79,10 @@ def cmd_history(args: argparse.Namespace) -> int:
     return Exit.OK
 
 
-def _unit(stat: str) -> str:
-    return "fps" if stat == "throughput" else "ms"
-
-
 def history_text(project: str, found: History) -> str:
-    unit = _unit(found.stat)
+    from perftui.domain.measurement.statistic import statistic
+
+    unit = statistic(found.stat).unit
     lines = [f"{project}: {found.stat} of {found.config.label()}, {len(found.points)} points"]
     for point in found.points:
         interval = f"({point.lo:.4g}-{point.hi:.4g})" if point.lo and point.hi else "(±?)"

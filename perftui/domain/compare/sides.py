@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from enum import Enum
 
+from perftui.domain.measurement.statistic import LATENCY_NAMES
 from perftui.domain.records import RunResult
 
-LATENCY_STATS = ("median", "p90", "p99")
+LATENCY_STATS = LATENCY_NAMES
+"""A comparison ranks and charts by a latency statistic."""
 
 
 class Side(str, Enum):

@@ -17,6 +17,7 @@ import numpy as np
 
 from perftui.domain.measurement.figures import group_runs
 from perftui.domain.measurement.memory import mean_known, run_peak
+from perftui.domain.measurement.statistic import LATENCY_NAMES
 from perftui.domain.measurement.uncertainty import (
     MIN_WINDOW_ITERATIONS,
     MIN_WINDOWS,
@@ -27,7 +28,8 @@ from perftui.domain.measurement.uncertainty import (
 )
 from perftui.domain.records import AUTO, Budget, RunConfig, RunResult
 
-STATS = ("median", "p90", "p99")
+STATS = LATENCY_NAMES
+"""A tune's budget is on a latency statistic."""
 FITS, OVER, STOPPED, FAILED = "fits", "over", "stopped early", "failed"
 OVER_MEMORY = "over memory"
 """Within the latency budget, but its memory peak is over `--max-memory` (or unknown)."""
