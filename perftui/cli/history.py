@@ -58,9 +58,10 @@ def pick_config(measured: list[tuple[RunConfig, int]], wanted: str | None) -> Ru
 def cmd_history(args: argparse.Namespace) -> int:
     from perftui.domain.forms import options
     from perftui.domain.measurement.figures import group_runs
-    from perftui.domain.regression.history import STATS, configurations, history
+    from perftui.domain.measurement.statistic import NAMES
+    from perftui.domain.regression.history import configurations, history
 
-    stat = options.parse_choices(args.stat, "statistic", STATS)[0]
+    stat = options.parse_choices(args.stat, "statistic", NAMES)[0]
     store = open_store(args)
     project = store.get_project(args.project)
     if project is None:

@@ -28,14 +28,12 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from perftui.domain.errors import InputError
-from perftui.domain.measurement.statistic import NAMES, statistic
+from perftui.domain.measurement.statistic import statistic
 from perftui.domain.measurement.uncertainty import t_quantile
 
 if TYPE_CHECKING:
     from perftui.domain.records import RunResult
 
-STATS = NAMES
-"""The gate judges every statistic."""
 GATE = "gate"
 """The label kind of a gate's runs (perftui.domain.compare.pairing.GATE: the same word; this
 module stays light, for the CLI's parser)."""

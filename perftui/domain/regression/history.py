@@ -19,15 +19,13 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from perftui.domain.compare.environments import FIELDS
-from perftui.domain.measurement.statistic import NAMES, statistic
+from perftui.domain.measurement.statistic import statistic
 from perftui.domain.measurement.uncertainty import NOISE_FLOOR, Z_95, t_quantile
 
 if TYPE_CHECKING:
     from perftui.domain.measurement.figures import ConfigGroup
     from perftui.domain.records import RunConfig
 
-STATS = NAMES
-"""A history follows any statistic."""
 WATCHED = ("Target", "CPU", "perftui", "Governor")
 """Environment fields whose change a history names (with the project's engine version)."""
 ENGINE_FIELD = {"openvino": "OpenVINO", "onnxruntime": "ONNX RT"}

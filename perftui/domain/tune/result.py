@@ -17,7 +17,6 @@ import numpy as np
 
 from perftui.domain.measurement.figures import group_runs
 from perftui.domain.measurement.memory import mean_known, run_peak
-from perftui.domain.measurement.statistic import LATENCY_NAMES
 from perftui.domain.measurement.uncertainty import (
     MIN_WINDOW_ITERATIONS,
     MIN_WINDOWS,
@@ -28,7 +27,6 @@ from perftui.domain.measurement.uncertainty import (
 )
 from perftui.domain.records import AUTO, Budget, RunConfig, RunResult
 
-STATS = LATENCY_NAMES
 """A tune's budget is on a latency statistic."""
 FITS, OVER, STOPPED, FAILED = "fits", "over", "stopped early", "failed"
 OVER_MEMORY = "over memory"
