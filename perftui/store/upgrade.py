@@ -326,6 +326,7 @@ class _Database:
         self.benchmark_file = files[0].get("name") if files else None
         if len(files) > 1 or (files and not _named(self.benchmark_file)):
             raise self.damaged(self.name, "the benchmarks file is named wrongly")
+        self.benchmarks_at = self.where("benchmarks", str(self.benchmark_file))
         kept = [*data.get("retired", {}).values(), *data.get("unclaimed", {}).values()]
         self.kept = {(d.get("folder"), d.get("name")) for d in kept}
 
@@ -344,9 +345,10 @@ class _Database:
         unread: list[str] = []
         parked = self._parked(unread)
         for name, doc in self.projects.items():
-            yield self._record(Project.from_dict, doc, f"project {name[:60]!r}")
+            yield self._record(Project.from_dict, doc, self.name, f"project {name[:60]!r}")
             for bench in benchmarks.pop(name, []):
-                yield self._record(StoredBenchmark.from_dict, bench, f"benchmark {bench['id']}")
+                what = f"benchmark {str(bench['id'])[:60]!r}"
+                yield self._record(StoredBenchmark.from_dict, bench, self.benchmarks_at, what)
             stored: set[str] = set()
             runs = self._runs(name, self.entries[name]) if name in self.entries else iter(())
             for entry in parked.pop(name, []):
@@ -358,23 +360,24 @@ class _Database:
         for entry in sorted({entry for entries in parked.values() for entry in entries}):
             unread.append(f"{self.where('journal', entry)}: runs of a project that is no more")
         for project, docs in benchmarks.items():
-            where = self.where("benchmarks", str(self.benchmark_file))
-            unread += [f"{where}: benchmark {d['id']} of no project ({project!r})" for d in docs]
-        if unread or (unread := self._strays()):
+            at = self.benchmarks_at
+            unread += [f"{at}: benchmark {d['id']} of no project ({project!r})" for d in docs]
+        unread += self._strays()
+        if unread:
             yield Unread(tuple(unread))
 
-    def _record(self, make: Any, doc: dict[str, Any], what: str) -> Any:
+    def _record(self, make: Any, doc: dict[str, Any], where: str, what: str) -> Any:
         try:
             return make(doc)
         except MALFORMED as exc:
-            raise self.damaged(self.name, f"{what} is malformed ({type(exc).__name__})") from None
+            raise self.damaged(where, f"{what} is malformed ({type(exc).__name__})") from None
 
     def _benchmarks(self) -> dict[Any, list[dict[str, Any]]]:
         """The benchmark documents by project name, oldest first (of one id, the last in
         the first one's place, as 0.1 read them)."""
         if self.benchmark_file is None:
             return {}
-        where = self.where("benchmarks", self.benchmark_file)
+        where = self.benchmarks_at
         found = _json(self.read("benchmarks", self.benchmark_file), self.shown, where)
         docs = found.get("benchmarks") if isinstance(found, dict) else None
         if not isinstance(docs, list) or not all(isinstance(d, dict) and "id" in d for d in docs):
@@ -386,7 +389,7 @@ class _Database:
 
     def _runs(self, project: str, entry: dict[str, Any]) -> Iterator[Run]:
         """The project's runs as stored: its file, then the segments appended since."""
-        lines: dict[str, tuple[dict[str, Any], dict[str, Ref]]] = {}
+        lines: dict[str, tuple[dict[str, Any], dict[str, Ref], str]] = {}
         count = 0
         for n, file in enumerate(self._files(entry)):
             where, raw = self.where("runs", file), self.read("runs", file)
@@ -405,21 +408,24 @@ class _Database:
                         raise ValueError(f"run {run_id} has no config")
                 except MALFORMED as exc:
                     raise self.damaged(f"{where} line {number}", str(exc)[:100]) from None
-                lines[run_id] = (doc, refs)
+                lines[run_id] = (doc, refs, f"{where} line {number}")
                 count += 1
         if count != entry["count"]:
             reason = f"{count} runs where the document counts {entry['count']}"
             raise self.damaged(self.where("runs", entry["file"]), reason)
         packs: dict[str, int] = {}
         try:
-            for doc, refs in lines.values():
-                yield self._run(doc, refs, packs)
+            for doc, refs, where in lines.values():
+                yield self._run(doc, refs, packs, where)
         finally:
             for fd in packs.values():
                 os.close(fd)
 
-    def _run(self, doc: dict[str, Any], refs: dict[str, Ref], packs: dict[str, int]) -> Run:
-        """The run as 0.1 read it, with its payloads (`packs`: those opened so far)."""
+    def _run(
+        self, doc: dict[str, Any], refs: dict[str, Ref], packs: dict[str, int], line: str
+    ) -> Run:
+        """The run of the runs file's `line` as 0.1 read it, with its payloads (`packs`:
+        those opened so far)."""
         run_id, payloads = doc["id"], {}
         for kind, (count, pack, at, size) in refs.items():
             where = self.where("packs", pack)
@@ -440,7 +446,8 @@ class _Database:
         if "environment" in doc:  # kept once for the runs that recorded the same one
             resolved["environment"] = self.environments.get(doc["environment"], {})
         whole = {**doc, "layers": payloads.get("layers"), "resolved": resolved}
-        return self._record(RunResult.from_dict, whole, f"run {run_id}"), payloads.get("samples")
+        run = self._record(RunResult.from_dict, whole, line, f"run {run_id}")
+        return run, payloads.get("samples")
 
     # ------------------------------------------------------------------ parked, strays
 
