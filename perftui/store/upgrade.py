@@ -426,7 +426,7 @@ class _Database:
     ) -> Run:
         """The run of the runs file's `line` as 0.1 read it, with its payloads (`packs`:
         those opened so far)."""
-        run_id, payloads = doc["id"], {}
+        run_id, payloads = doc["id"], dict[str, Any]()
         for kind, (count, pack, at, size) in refs.items():
             where = self.where("packs", pack)
             try:
