@@ -138,6 +138,7 @@ def test_a_database_path_that_is_a_link_is_read_where_it_leads(db: Path, tmp_pat
 def test_older_and_other_layouts(tmp_path: Path) -> None:
     path = tmp_path / NAME
     assert not is_layout7(path) and older_layout(path) is None  # no database yet
+    assert not is_layout7(tmp_path / "no folder" / NAME)
     path.write_text(json.dumps({"meta": {"1": {"schema_version": 5}}, "projects": {}}))
     assert older_layout(path) == 5 and not is_layout7(path)
     path.write_text(json.dumps({"projects": {"1": {"name": "a"}}}))  # not perftui 0.1's

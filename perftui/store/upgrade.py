@@ -131,10 +131,13 @@ def read_layout7(path: Path) -> Iterator[Project | StoredBenchmark | Run | Unrea
         db.close()
 
 
-def _document(path: Path) -> tuple[bytes | None, int]:
-    """The document's bytes (None: there is none) and a descriptor of its folder."""
+def _document(path: Path) -> tuple[bytes | None, int | None]:
+    """The document's bytes and a descriptor of its folder (None: there is none)."""
     real = Path(os.path.realpath(path))  # as 0.1 did: its folders are beside the real file
-    folder = _open(real.parent, path, str(real.parent), None, folder=True)
+    try:
+        folder = _open(real.parent, path, str(real.parent), None, folder=True)
+    except FileNotFoundError:
+        return None, None
     try:
         return _read(folder, real.name, path, real.name), folder
     except FileNotFoundError:
@@ -146,7 +149,8 @@ def _document(path: Path) -> tuple[bytes | None, int]:
 
 def _version(path: Path) -> int | None:
     raw, folder = _document(path)
-    os.close(folder)
+    if folder is not None:
+        os.close(folder)
     if raw is None or b'"schema_version"' not in raw:  # 0.1 wrote it in every document
         return None
     return _meta_version(_json(raw, path, path.name), path, path.name)
@@ -296,6 +300,14 @@ class _Database:
         except FileNotFoundError:
             raise self.damaged(where, "missing") from None
 
+    def listed(self, folder: str) -> list[str]:
+        """The names in the folder, sorted ([] if it does not exist)."""
+        fd = self.fds[folder]
+        try:
+            return sorted(os.listdir(fd)) if fd is not None else []
+        except OSError as exc:
+            raise self.damaged(self.where(folder), exc.strerror or str(exc)) from None
+
     def damaged(self, where: str, reason: str) -> StoreError:
         return _damaged(self.shown, where, reason)
 
@@ -320,7 +332,7 @@ class _Database:
         try:
             environments = data.get("environments", {}).values()
             self.environments = {d["id"]: d["environment"] for d in environments}
-        except KeyError:
+        except (KeyError, TypeError):
             raise self.damaged(self.name, "an environment lacks id/environment") from None
         files = list(data.get("benchmark_file", {}).values())
         self.benchmark_file = files[0].get("name") if files else None
@@ -328,7 +340,7 @@ class _Database:
             raise self.damaged(self.name, "the benchmarks file is named wrongly")
         self.benchmarks_at = self.where("benchmarks", str(self.benchmark_file))
         kept = [*data.get("retired", {}).values(), *data.get("unclaimed", {}).values()]
-        self.kept = {(d.get("folder"), d.get("name")) for d in kept}
+        self.kept = {(str(d.get("folder")), str(d.get("name"))) for d in kept}
 
     def _files(self, entry: dict[str, Any]) -> list[str]:
         tail = entry.get("tail", [])
@@ -454,9 +466,8 @@ class _Database:
     def _parked(self, unread: list[str]) -> dict[str, list[str]]:
         """Project name -> the journal entries holding runs of it (0.1 skipped an entry it
         could not read: in `unread`)."""
-        journal = self.fds["journal"]
         found: dict[str, list[str]] = {}
-        for name in sorted(os.listdir(journal) if journal is not None else []):
+        for name in self.listed("journal"):
             if not name.endswith(".json"):
                 continue
             try:
@@ -486,8 +497,7 @@ class _Database:
             token = None
         found = []
         for folder in ("runs", "benchmarks"):
-            fd = self.fds[folder]
-            for name in sorted(os.listdir(fd) if fd is not None else []):
+            for name in self.listed(folder):
                 killed = isinstance(token, str) and name.startswith(token)
                 if FILE_NAME.fullmatch(name) and (folder, name) not in named and not killed:
                     found.append(f"{self.where(folder, name)}: a file its document does not name")
