@@ -10,6 +10,7 @@ import json
 import os
 import re
 import shutil
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +18,7 @@ import numpy as np
 import pytest
 
 from perftui.domain.errors import StoreError
+from perftui.domain.measurement.figures import run_figures
 from perftui.domain.records import Project, RunResult, StoredBenchmark
 from perftui.store import upgrade
 from perftui.store.upgrade import Unread, is_layout7, layout7_files, older_layout, read_layout7
@@ -287,3 +289,11 @@ def test_it_imports_none_of_the_store_it_replaces() -> None:
     imported = {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
     imported |= {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
     assert not {m for m in imported if m and m.startswith("perftui.store")}
+
+
+def test_what_it_reads_gives_each_run_the_figures_0_1_showed(db: Path) -> None:
+    """A converter computes figures again from the runs and samples it reads: they are the
+    ones 0.1 stored and showed (`Store.figures`, in the manifest)."""
+    runs = [item for item in read_layout7(db) if isinstance(item, tuple)]
+    for run, samples in runs:
+        assert plain(asdict(run_figures(run, samples))) == MANIFEST["runs"][run.id]["figures"]
