@@ -297,3 +297,11 @@ def test_what_it_reads_gives_each_run_the_figures_0_1_showed(db: Path) -> None:
     runs = [item for item in read_layout7(db) if isinstance(item, tuple)]
     for run, samples in runs:
         assert plain(asdict(run_figures(run, samples))) == MANIFEST["runs"][run.id]["figures"]
+
+
+def test_a_file_in_place_of_a_folder_is_damage(db: Path) -> None:
+    packs = db.parent / (NAME + ".d") / "packs"
+    shutil.rmtree(packs)
+    packs.write_bytes(b"")
+    with pytest.raises(StoreError, match=r"perftui\.json\.d/packs: not a folder; it was left"):
+        list(read_layout7(db))

@@ -56,14 +56,14 @@ MAX_SAMPLES = 50_000_000
 LAYER_BYTES = 16_384
 """Most bytes one inflated layer row may take (0.1's limit)."""
 KINDS = ("samples", "layers")
-FOLDERS = {
-    "d": ("", ".d"),
-    "runs": ("d", "runs"),
-    "packs": ("d", "packs"),
-    "benchmarks": ("d", "benchmarks"),
-    "journal": ("", ".journal"),
-}
-"""The folders read: folder -> (its parent, its name; in the database's folder: a suffix)."""
+FOLDERS = (
+    ("d", "", ""),
+    ("runs", "d", "runs"),
+    ("packs", "d", "packs"),
+    ("benchmarks", "d", "benchmarks"),
+    ("journal", "", ""),
+)
+"""The folders read: (folder, its parent, its name; "": the database's name and suffix)."""
 KEYS = ("model", "engine")
 MALFORMED = (KeyError, TypeError, ValueError, AttributeError, IndexError, RecursionError)
 
@@ -124,93 +124,26 @@ def read_layout7(path: Path) -> Iterator[Project | StoredBenchmark | Run | Unrea
     StoreError (one line naming the file) on damage, which may come after records were
     yielded: convert all or nothing. Memory holds the document, the benchmark requests and
     one project's runs."""
-    db = _Database(path)
+    old = _Old(path)
     try:
-        yield from db.items()
+        old.check()
+        yield from old.items()
     finally:
-        db.close()
-
-
-def _document(path: Path) -> tuple[bytes | None, int | None]:
-    """The document's bytes and a descriptor of its folder (None: there is none)."""
-    real = Path(os.path.realpath(path))  # as 0.1 did: its folders are beside the real file
-    try:
-        folder = _open(real.parent, path, str(real.parent), None, folder=True)
-    except FileNotFoundError:
-        return None, None
-    try:
-        return _read(folder, real.name, path, real.name), folder
-    except FileNotFoundError:
-        return None, folder
-    except BaseException:
-        os.close(folder)
-        raise
+        old.close()
 
 
 def _version(path: Path) -> int | None:
-    raw, folder = _document(path)
-    if folder is not None:
-        os.close(folder)
-    if raw is None or b'"schema_version"' not in raw:  # 0.1 wrote it in every document
+    old = _Old(path)
+    old.close()
+    if old.raw is None or b'"schema_version"' not in old.raw:  # in every 0.1 document
         return None
-    return _meta_version(_json(raw, path, path.name), path, path.name)
-
-
-def _meta_version(data: Any, shown: Path, where: str) -> int | None:
-    if not isinstance(data, dict) or not isinstance(data.get("meta"), dict):
-        return None
-    meta = next(iter(data["meta"].values()), None)
-    version = meta.get("schema_version") if isinstance(meta, dict) else None
-    if not isinstance(version, int) or isinstance(version, bool) or version < 1:
-        raise _damaged(shown, where, f"bad schema version {str(version)[:20]!r}")
-    return version
+    return old.version(old.json("", old.name, old.raw))
 
 
 def _damaged(shown: Path, where: str, reason: str) -> StoreError:
     return StoreError(
         f"database {shown} (layout 7) is damaged: {where}: {reason}; it was left untouched"
     )
-
-
-def _open(name: str | Path, shown: Path, where: str, parent: int | None, folder: bool) -> int:
-    """A descriptor of `name` (in `parent`: never through a link), opened to read; None
-    if it does not exist."""
-    kind = os.O_DIRECTORY if folder else 0
-    nofollow = os.O_NOFOLLOW if parent is not None else 0
-    try:
-        fd = os.open(name, os.O_RDONLY | os.O_CLOEXEC | kind | nofollow, dir_fd=parent)
-    except OSError as exc:
-        if isinstance(exc, FileNotFoundError):
-            raise
-        reason = exc.strerror or str(exc)
-        if exc.errno in (errno.ENOTDIR, errno.ELOOP) and parent is not None:
-            link = stat.S_ISLNK(os.lstat(name, dir_fd=parent).st_mode)
-            reason = "a symbolic link, not followed" if link else "not a folder"
-        raise _damaged(shown, where, reason) from None
-    if not folder and not stat.S_ISREG(os.fstat(fd).st_mode):
-        os.close(fd)
-        raise _damaged(shown, where, "not a regular file")
-    return fd
-
-
-def _read(folder: int, name: str, shown: Path, where: str) -> bytes:
-    """The bytes of the regular file `name` in `folder`, not following a link
-    (FileNotFoundError if it does not exist)."""
-    fd = _open(name, shown, where, folder, folder=False)
-    try:
-        with os.fdopen(fd, "rb", closefd=False) as handle:
-            return handle.read()
-    except OSError as exc:
-        raise _damaged(shown, where, exc.strerror or str(exc)) from None
-    finally:
-        os.close(fd)
-
-
-def _json(raw: bytes, shown: Path, where: str) -> Any:
-    try:
-        return json.loads(raw)
-    except (ValueError, RecursionError) as exc:
-        raise _damaged(shown, where, f"not JSON ({str(exc)[:80]})") from None
 
 
 def _inflate(blob: bytes, limit: int) -> bytes:
@@ -255,29 +188,28 @@ def _ref(value: Any) -> Ref:
     return count, pack, at, size
 
 
-class _Database:
-    """The old database: its document parsed and checked, its folders open (no link)."""
+class _Old:
+    """The old database: its document, its folders opened once (no link followed in the
+    folder of the real document, as 0.1 resolved the database's path)."""
 
     def __init__(self, path: Path) -> None:
         self.shown = path
-        self.name = Path(os.path.realpath(path)).name
-        raw, root = _document(path)
-        self.fds: dict[str, int | None] = {"": root}
+        real = Path(os.path.realpath(path))
+        self.name = real.name
+        self.places = {"": "", "d": f"{real.name}.d", "journal": f"{real.name}.journal"}
+        self.places |= {f: f"{real.name}.d/{f}" for f in ("runs", "packs", "benchmarks")}
+        self.fds: dict[str, int | None] = {"": None}
         try:
-            self._check(_json(raw, path, self.name) if raw is not None else None)
-            for folder, (parent, name) in FOLDERS.items():
-                self.fds[folder] = self._folder(parent, name, self.where(folder))
+            self.fds[""] = os.open(real.parent, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+        except FileNotFoundError:
+            pass
+        except OSError as exc:
+            raise self.damaged(str(real.parent), exc.strerror or str(exc)) from None
+        try:
+            self.raw = self.maybe("", real.name)
         except BaseException:
             self.close()
             raise
-
-    def _folder(self, parent: str, name: str, where: str) -> int | None:
-        at = self.fds[parent]
-        name = self.name + name if parent == "" else name
-        try:
-            return None if at is None else _open(name, self.shown, where, at, folder=True)
-        except FileNotFoundError:
-            return None
 
     def close(self) -> None:
         for fd in self.fds.values():
@@ -285,20 +217,68 @@ class _Database:
                 os.close(fd)
         self.fds.clear()
 
+    def damaged(self, where: str, reason: str) -> StoreError:
+        return _damaged(self.shown, where, reason)
+
     def where(self, folder: str, name: str = "") -> str:
-        """A folder's or a file's path as shown: relative to the database's folder."""
-        parent, child = FOLDERS[folder]
-        path = self.name + child if parent == "" else f"{self.where(parent)}/{child}"
-        return f"{path}/{name}" if name else path
+        """A path as shown: relative to the database's folder."""
+        return "/".join(filter(None, (self.places[folder], name)))
+
+    def open(self, folder: str, name: str, *, is_folder: bool = False) -> int | None:
+        """A descriptor of `name` in `folder`, a regular file or a folder, not through a
+        link; None if it does not exist."""
+        at, where = self.fds.get(folder), self.where(folder, name)
+        flags = os.O_RDONLY | os.O_CLOEXEC | os.O_NOFOLLOW | (os.O_DIRECTORY if is_folder else 0)
+        try:
+            fd = os.open(name, flags, dir_fd=at) if at is not None else None
+        except FileNotFoundError:
+            return None
+        except OSError as exc:
+            reason = exc.strerror or str(exc)
+            if exc.errno in (errno.ENOTDIR, errno.ELOOP):
+                link = stat.S_ISLNK(os.lstat(name, dir_fd=at).st_mode)
+                kind = "a folder" if is_folder else "a regular file"
+                reason = "a symbolic link, not followed" if link else f"not {kind}"
+            raise self.damaged(where, reason) from None
+        if fd is not None and not is_folder and not stat.S_ISREG(os.fstat(fd).st_mode):
+            os.close(fd)
+            raise self.damaged(where, "not a regular file")
+        return fd
 
     def read(self, folder: str, name: str) -> bytes:
-        where, fd = self.where(folder, name), self.fds[folder]
+        found = self.maybe(folder, name)
+        if found is None:
+            raise self.damaged(self.where(folder, name), "missing")
+        return found
+
+    def maybe(self, folder: str, name: str) -> bytes | None:
+        """The bytes of the file (None: it does not exist)."""
+        fd = self.open(folder, name)
+        if fd is None:
+            return None
         try:
-            if fd is None:
-                raise FileNotFoundError
-            return _read(fd, name, self.shown, where)
-        except FileNotFoundError:
-            raise self.damaged(where, "missing") from None
+            with os.fdopen(fd, "rb", closefd=False) as handle:
+                return handle.read()
+        except OSError as exc:
+            raise self.damaged(self.where(folder, name), exc.strerror or str(exc)) from None
+        finally:
+            os.close(fd)
+
+    def json(self, folder: str, name: str, raw: bytes | None = None) -> Any:
+        try:
+            return json.loads(self.read(folder, name) if raw is None else raw)
+        except (ValueError, RecursionError) as exc:
+            raise self.damaged(self.where(folder, name), f"not JSON ({str(exc)[:80]})") from None
+
+    def version(self, data: Any) -> int | None:
+        """The document's layout (None: it is not one of perftui 0.1)."""
+        if not isinstance(data, dict) or not isinstance(data.get("meta"), dict):
+            return None
+        meta = next(iter(data["meta"].values()), None)
+        version = meta.get("schema_version") if isinstance(meta, dict) else None
+        if not isinstance(version, int) or isinstance(version, bool) or version < 1:
+            raise self.damaged(self.name, f"bad schema version {str(version)[:20]!r}")
+        return version
 
     def listed(self, folder: str) -> list[str]:
         """The names in the folder, sorted ([] if it does not exist)."""
@@ -308,11 +288,10 @@ class _Database:
         except OSError as exc:
             raise self.damaged(self.where(folder), exc.strerror or str(exc)) from None
 
-    def damaged(self, where: str, reason: str) -> StoreError:
-        return _damaged(self.shown, where, reason)
-
-    def _check(self, data: Any) -> None:
-        if _meta_version(data, self.shown, self.name) != LAYOUT:
+    def check(self) -> None:
+        """Check the document (StoreError unless it is layout 7) and open its folders."""
+        data: Any = self.json("", self.name, self.raw) if self.raw is not None else None
+        if self.version(data) != LAYOUT:
             raise StoreError(f"database {self.shown} is not one of perftui 0.1 (layout 7)")
         for table, value in data.items():
             if not isinstance(value, dict) or not all(isinstance(d, dict) for d in value.values()):
@@ -341,6 +320,8 @@ class _Database:
         self.benchmarks_at = self.where("benchmarks", str(self.benchmark_file))
         kept = [*data.get("retired", {}).values(), *data.get("unclaimed", {}).values()]
         self.kept = {(str(d.get("folder")), str(d.get("name"))) for d in kept}
+        for folder, parent, name in FOLDERS:
+            self.fds[folder] = self.open(parent, name or self.places[folder], is_folder=True)
 
     def _files(self, entry: dict[str, Any]) -> list[str]:
         tail = entry.get("tail", [])
@@ -390,7 +371,7 @@ class _Database:
         if self.benchmark_file is None:
             return {}
         where = self.benchmarks_at
-        found = _json(self.read("benchmarks", self.benchmark_file), self.shown, where)
+        found = self.json("benchmarks", self.benchmark_file)
         docs = found.get("benchmarks") if isinstance(found, dict) else None
         if not isinstance(docs, list) or not all(isinstance(d, dict) and "id" in d for d in docs):
             raise self.damaged(where, "not a list of benchmarks")
@@ -442,10 +423,10 @@ class _Database:
         for kind, (count, pack, at, size) in refs.items():
             where = self.where("packs", pack)
             try:
+                if pack not in packs and (fd := self.open("packs", pack)) is not None:
+                    packs[pack] = fd
                 if pack not in packs:
-                    if self.fds["packs"] is None:
-                        raise FileNotFoundError
-                    packs[pack] = _open(pack, self.shown, where, self.fds["packs"], folder=False)
+                    raise FileNotFoundError
                 blob = os.pread(packs[pack], size, at)
                 if len(blob) != size:
                     raise ValueError("cut short")
@@ -481,7 +462,7 @@ class _Database:
 
     def _entry(self, name: str) -> list[Run]:
         """The runs a journal entry parks, with their samples."""
-        docs = _json(self.read("journal", name), self.shown, self.where("journal", name))["runs"]
+        docs = self.json("journal", name)["runs"]
         return [
             (RunResult.from_dict(doc), _parked_samples(doc.get("latency_samples"))) for doc in docs
         ]
