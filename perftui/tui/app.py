@@ -41,7 +41,13 @@ from perftui.tui.commands import PerftuiCommands
 from perftui.tui.compare.setup import CompareScreen
 from perftui.tui.compare.summary import CompareSummaryScreen
 from perftui.tui.detail.screen import ProjectDetailScreen
-from perftui.tui.kit.dialogs import HelpScreen, PromptScreen, StoreErrorScreen, help_for
+from perftui.tui.kit.dialogs import (
+    ConfirmScreen,
+    HelpScreen,
+    PromptScreen,
+    StoreErrorScreen,
+    help_for,
+)
 from perftui.tui.kit.format import written
 from perftui.tui.kit.requests import last_request
 from perftui.tui.kit.screen import PerftuiScreen, one_line
@@ -64,6 +70,10 @@ WIDE = 100
 """Below this many columns toasts would cover the tables: one at a time, notes shorter."""
 NARROW_NOTE_S = 5.0
 SEVERITIES = ("information", "warning", "error")
+
+
+WATCH_S = 1.0
+"""How often the dashboard looks whether another process wrote to the database."""
 
 
 class PerftuiApp(App[None]):
@@ -91,14 +101,35 @@ class PerftuiApp(App[None]):
         self.db_path = Path(db_path) if db_path is not None else default_db_path()
         self.services = services or Services()
         self.store: Store | None = None
+        self._seen: tuple[int, ...] | None = None
         self._devices: dict[str, list[str] | str] | None = None
         self._devices_lock = threading.Lock()
 
     # ------------------------------------------------------------------ start
 
     def on_mount(self) -> None:
+        store = Store(self.db_path)
+        if not store.convertible():
+            self._open(store)
+            return
+
+        def answer(yes: bool | None) -> None:
+            try:
+                if yes:
+                    Store(self.db_path, notify=self.notify).upkeep()  # converts, says so
+            except (StoreError, OSError) as error:
+                self.push_screen(StoreErrorScreen(one_line(error), str(self.db_path)))
+                return
+            self._open(store)
+
+        detail = (
+            "It was written by perftui 0.1. Converting keeps every run and moves the old"
+            " files into a backup folder beside it; without converting it cannot be shown."
+        )
+        self.push_screen(ConfirmScreen("Convert this database?", detail), answer)
+
+    def _open(self, store: Store) -> None:
         try:
-            store = Store(self.db_path)
             store.check()
             store.summaries()  # the home screen's data: damage there is the whole list's
         except (StoreError, OSError) as error:
@@ -106,6 +137,15 @@ class PerftuiApp(App[None]):
             return
         self.store = store
         self.push_screen(ProjectsScreen())
+        self._seen = store.version()
+        self.set_interval(WATCH_S, self._watch)
+
+    def _watch(self) -> None:
+        """Show what another process stored: a write replaces the index, which changes its
+        version (a stat, nothing read)."""
+        if self.store is not None and self.store.version() != self._seen:
+            self._seen = self.store.version()
+            self.projects_changed()
 
     def notify(
         self,

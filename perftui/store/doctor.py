@@ -1,0 +1,132 @@
+"""What `perftui doctor` checks: everything a command reads, so that whatever makes a command
+refuse is named here (a problem, with the way out), and the files the store does not know
+(a conflict copy, a backup, an editor's swap file), which every command ignores (a note)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from perftui.domain.errors import StoreError
+from perftui.store import convert
+from perftui.store.files import TEMP, check_folder, load_tables
+from perftui.store.layout import BENCHMARKS, PART
+from perftui.store.reader import Entry, Reader, entry_of, listing
+
+if TYPE_CHECKING:
+    from perftui.store.database import Store
+    from perftui.store.write import Transaction
+
+__all__ = ["Diagnosis", "diagnose", "repair"]
+
+
+@dataclass
+class Diagnosis:
+    problems: list[str] = field(default_factory=list)
+    """What makes a command refuse, a line each with the way out."""
+    repairable: bool = True
+    """Whether `perftui doctor --repair` mends every problem (else a copy is needed)."""
+    notes: list[str] = field(default_factory=list)
+    """What every command ignores (files the store does not know)."""
+
+
+def diagnose(store: Store, reader: Reader) -> Diagnosis:
+    found = Diagnosis()
+    try:
+        reader.tables_of(reader.path)
+        check_folder(reader.root, store.path)
+    except StoreError as exc:
+        found.problems.append(str(exc))
+        found.repairable = convert.needed(reader.path)
+        return found
+    entries = []
+    for doc in reader.entries().values():
+        try:
+            entries.append(entry_of(doc, store.path))
+        except StoreError as exc:
+            found.problems.append(str(exc))
+            found.repairable = False
+    for entry in entries:
+        _project(reader, entry, found)
+    _strays(reader, {e.folder for e in entries}, found)
+    return found
+
+
+def _project(reader: Reader, entry: Entry, found: Diagnosis) -> None:
+    """The checks of one project: its files, each run and its payload, its benchmarks."""
+    try:
+        folder = reader.folder(entry)
+        names = set(reader.part_names(entry))
+    except StoreError as exc:
+        found.problems.append(str(exc))
+        found.repairable = found.repairable and "--repair" in str(exc)
+        return
+    known = {BENCHMARKS}
+    for name in sorted(names):
+        try:
+            docs = reader.run_docs(entry, [name])
+        except StoreError as exc:
+            found.problems.append(str(exc))
+            found.repairable = found.repairable and "--repair" in str(exc)
+            docs = []
+        if len(docs) > entry.parts.get(name, 0):
+            found.notes.append(
+                f"project {entry.name!r}: {name} holds {len(docs)} run(s), the index counts"
+                f" {entry.parts.get(name, 0)} (a write was interrupted); the next write to the"
+                " project counts them, or `perftui doctor --repair`"
+            )
+        for doc in docs:
+            known.add(f"{doc['id']}.npz")
+            try:
+                reader.record(entry, doc, with_layers=True)
+                reader.payload(entry, doc, "samples")
+            except StoreError as exc:
+                found.problems.append(str(exc))
+                found.repairable = False
+    try:
+        reader.benchmarks(entry)
+    except StoreError as exc:
+        found.problems.append(str(exc))
+        found.repairable = found.repairable and "--repair" in str(exc)
+    for name in listing(folder):
+        if name not in known and not PART.fullmatch(name):
+            found.notes.append(f"project {entry.name!r}: {folder / name} {IGNORED}")
+
+
+IGNORED = "is not a file of the database; perftui ignores it (remove it if you do not need it)"
+
+
+def _strays(reader: Reader, folders: set[str], found: Diagnosis) -> None:
+    """The files beside the index and in the projects' folder that no project names."""
+    for name in listing(reader.root):
+        if name not in folders:
+            found.notes.append(f"{reader.root / name} {IGNORED}")
+    index = reader.path.name
+    ours = {index, f"{index}.lock", reader.root.name}
+    for name in listing(reader.path.parent):
+        if name.startswith(index) and name not in ours and not name.startswith(TEMP):
+            found.notes.append(f"{reader.path.parent / name} {IGNORED}")
+
+
+def repair(tx: Transaction) -> list[str]:
+    """Count what each project's files hold (the runs and benchmarks of a file that went
+    missing or was cut are then gone from the counts; the files are left as they are) and
+    compute its figures again; the lines saying what changed."""
+    said = []
+    for doc in tx.projects.all():
+        entry = entry_of(dict(doc), tx.shown)
+        folder = tx.reader.folder(entry)
+        names = [n for n in listing(folder) if PART.fullmatch(n)]
+        parts = {name: len(tx.reader.part(entry, name)) for name in names}
+        tables = load_tables(folder / BENCHMARKS, tx.shown) or {}
+        benchmarks = len(tables.get("benchmarks", {}))
+        if parts != {k: v for k, v in entry.parts.items() if v or k in parts} or (
+            benchmarks != entry.benchmarks
+        ):
+            said.append(
+                f"project {entry.name!r}: counted {sum(parts.values())} run(s) (the index had"
+                f" {entry.runs}) and {benchmarks} benchmark(s) (it had {entry.benchmarks})"
+            )
+        tx.update(entry.name, {"parts": parts, "benchmarks": benchmarks, "figures": None})
+        tx.recount(entry.name)
+    return said
