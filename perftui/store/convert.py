@@ -17,6 +17,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from perftui.domain.errors import StoreError
 from perftui.domain.records import Project, StoredBenchmark
 from perftui.store.layout import projects_root
 from perftui.store.runs import prepare
@@ -33,7 +34,10 @@ def needed(path: Path) -> bool:
         from perftui.store import upgrade
     except ImportError:  # pragma: no cover (the reader of layout 7 ships with this module)
         return False
-    return os.path.isfile(path) and not os.path.islink(path) and upgrade.is_layout7(path)
+    try:
+        return os.path.isfile(path) and not os.path.islink(path) and upgrade.is_layout7(path)
+    except StoreError:
+        return False  # not a database it reads: the reader's own check says why
 
 
 def backup_of(path: Path) -> Path:
@@ -51,9 +55,10 @@ def convert(store: Store, path: Path) -> str:
     if os.path.lexists(backup):
         raise_exists(store, backup)
     old = upgrade.layout7_files(path)
+    unread: list[str] = []
     new = type(store)(staging)
     try:
-        _, runs = new.merge(_records(upgrade.read_layout7(path)))
+        _, runs = new.merge(_records(upgrade.read_layout7(path), unread))
     except BaseException:
         _remove(staging)
         raise
@@ -70,25 +75,28 @@ def convert(store: Store, path: Path) -> str:
     return (
         f"database {store.path} converted from perftui 0.1's layout 7 ({runs} run(s));"
         f" the old files are kept in {backup}"
+        + (f"; not converted, kept there: {'; '.join(unread)}" if unread else "")
     )
 
 
 def raise_exists(store: Store, backup: Path) -> None:
-    from perftui.domain.errors import StoreError
-
     raise StoreError(
         f"database {store.path} is in layout 7 and its backup folder {backup} exists already;"
         " nothing was changed — move that folder aside, then try again"
     )
 
 
-def _records(items: Iterator[object]) -> Iterator[Record]:
+def _records(items: Iterator[object], unread: list[str]) -> Iterator[Record]:
+    """The records as a merge takes them; what the old database holds that the reader yields
+    no record for (its `Unread`) goes to `unread`, to be said."""
     for item in items:
         if isinstance(item, (Project, StoredBenchmark)):
             yield item
-        else:
-            run, samples = item  # type: ignore[misc]
+        elif isinstance(item, tuple):
+            run, samples = item
             yield prepare(run, samples)
+        else:
+            unread.extend(getattr(item, "found", ()))
 
 
 def _remove(staging: Path) -> None:

@@ -103,8 +103,14 @@ def _strays(reader: Reader, folders: set[str], found: Diagnosis) -> None:
             found.notes.append(f"{reader.root / name} {IGNORED}")
     index = reader.path.name
     ours = {index, f"{index}.lock", reader.root.name}
+    backup = convert.backup_of(reader.path).name
     for name in listing(reader.path.parent):
-        if name.startswith(index) and name not in ours and not name.startswith(TEMP):
+        if name == backup:
+            found.notes.append(
+                f"{reader.path.parent / name} keeps the perftui 0.1 database this one was"
+                " converted from; remove it once you no longer need it"
+            )
+        elif name.startswith(index) and name not in ours and not name.startswith(TEMP):
             found.notes.append(f"{reader.path.parent / name} {IGNORED}")
 
 

@@ -98,13 +98,17 @@ def old_layout(path: Path, shown: Path) -> str | None:
         from perftui.store import upgrade
     except ImportError:  # pragma: no cover (the reader of layout 7 ships with this module)
         return None
-    older = upgrade.older_layout(path)
+    try:
+        older = upgrade.older_layout(path)
+        layout7 = older is None and upgrade.is_layout7(path)
+    except StoreError:
+        return None
     if older is not None:
         return (
             f"database {shown} has layout {older}, written by a pre-release perftui that was"
             " never released; this version reads layouts 7 and 8 only — use --db PATH"
         )
-    if upgrade.is_layout7(path):
+    if layout7:
         return (
             f"database {shown} was written by perftui 0.1 (layout 7); `perftui doctor"
             " --repair` (or any write) converts it, keeping the old files as a backup"
