@@ -12,7 +12,6 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-
 from perftui.domain.errors import InputError
 from perftui.domain.records import LayerProfile, RunResult
 from perftui.store.codec import LAYER_BYTES, MAX_LAYERS, MAX_SAMPLES, SamplesBlob, plain
