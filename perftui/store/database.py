@@ -21,7 +21,7 @@ from perftui.store.codec import plain, samples_to_document
 from perftui.store.figure_docs import figures_from_doc
 from perftui.store.figures import combined, computed, stored_summary
 from perftui.store.files import check_folder, check_writable, stamp
-from perftui.store.layout import now_iso, part_name
+from perftui.store.layout import PROJECT_ID, now_iso, part_name
 from perftui.store.lock import exclusive_lock
 from perftui.store.paths import normalize_model_path, same_target
 from perftui.store.reader import Entry, Reader, entry_of
@@ -114,9 +114,11 @@ class Store:
                     forget()  # a new database's write that stored nothing leaves no file
 
     def upkeep(self) -> None:
-        """The write that reads leave to writes, made now: convert an older layout."""
-        with self._transaction():
-            pass
+        """The write that reads leave to writes, made now: convert an older layout, remove the
+        temporary files killed writes left in every project's folder."""
+        with self._transaction() as tx:
+            folders = (doc.get("folder") for doc in tx.projects.all())
+            remove_temps(self._reader.root / f for f in folders if PROJECT_ID.fullmatch(str(f)))
 
     def _check(self, project: str, parts: set[str] = frozenset(), *, benchmarks=False) -> None:
         """Refuse, before the lock is taken, a write that would meet damage: the project's

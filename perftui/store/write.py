@@ -2,10 +2,12 @@
 
     lock <db>.lock (fcntl, not through a link; a waiting writer waits)
     read the index afresh (TinyDB through CachingMiddleware: changes stay in memory)
-    as runs come: each run's .npz written beside its project's files (removed on failure)
-    commit: the run files and benchmarks that grow, each to a temporary file, synced;
-            renamed over theirs; then the index (the commit point); then the files that
-            shrink (a deleted run) and the folders of deleted projects
+    as runs come: each run's .npz written to a temporary file in its project's folder
+    commit: the run files and benchmarks that grow, each to a temporary file; all synced;
+            the .npz files, run files and benchmarks renamed into place; then the index (the
+            commit point); then the files that shrink (a deleted run) and the folders of
+            deleted projects. A failure before the commit removes the temporary files; a
+            kill leaves them to the next write (named .tmp-*, removed under the lock)
 
 So the index never counts more runs or benchmarks than the files hold, unless a file was
 damaged, and a kill at any moment loses no run that was stored: a run file renamed before a
@@ -35,9 +37,9 @@ from perftui.store.files import (
     NOFOLLOW,
     TEMP,
     FileStorage,
-    atomic_write_bytes,
     check_folder,
     fsync_dir,
+    staged,
 )
 from perftui.store.layout import BENCHMARKS, meta_doc, part_name
 from perftui.store.reader import Entry, Reader, entry_of
@@ -101,6 +103,9 @@ class Transaction:
         self.projects = self.index.table("projects", cache_size=0)
         self.touched: dict[str, _Project] = {}
         self.made: list[Path] = []
+        """The temporary files the write made (removed if it fails)."""
+        self.payloads: list[tuple[str, Path]] = []
+        """The runs' payloads as (temporary file, path), renamed first at the commit."""
         self.made_folders: list[Path] = []
         self.gone: list[Path] = []
         self.dirty = False
@@ -182,10 +187,11 @@ class Transaction:
                 return False
             raise InputError(f"run {item.run.id} is already stored")
         blob = payload_bytes(item)
-        if blob is not None:
+        if blob is not None:  # a temporary file until the commit renames it
             path = self._made_folder(mine) / f"{item.run.id}.npz"
-            self.made.append(path)
-            atomic_write_bytes(path, blob, durable=False)  # synced with the commit
+            tmp = staged(path, blob, durable=False)
+            self.made.append(Path(tmp))
+            self.payloads.append((tmp, path))
         env = item.environment
         if env is not None and env["id"] not in self.reader.environments():
             self.new_environments[env["id"]] = env
@@ -234,7 +240,7 @@ class Transaction:
             self.index.table("meta").insert(meta_doc())
         if self.new_environments:
             self.index.table("environments").insert_multiple(self.new_environments.values())
-        growing: list[tuple[str, Path]] = []
+        growing: list[tuple[str, Path]] = list(self.payloads)
         shrinking: list[tuple[str, Path]] = []
         for name, mine in self.touched.items():
             self._figures(name, mine)
@@ -247,8 +253,8 @@ class Transaction:
                 _stage(
                     folder / BENCHMARKS, self.shown, "benchmarks", old + mine.benchmarks, growing
                 )
-        self.made += [Path(tmp) for tmp, _ in (*growing, *shrinking)]
-        _sync(self.made)  # the run files, payloads and benchmarks before the index names them
+        self.made += [Path(tmp) for tmp, _ in (*growing[len(self.payloads) :], *shrinking)]
+        _sync(self.made)  # the payloads, run files and benchmarks before the index names them
         for tmp, path in growing:
             os.replace(tmp, path)
         self.index.storage.flush()  # the commit
@@ -366,6 +372,8 @@ def _sync(paths: list[Path]) -> None:
 def remove_temps(folders: Iterable[Path]) -> None:
     """Remove the temporary files killed writes left (call under the lock)."""
     for folder in folders:
+        if os.path.islink(folder):  # never followed
+            continue
         with contextlib.suppress(OSError):
             for entry in os.scandir(folder):
                 if entry.name.startswith(TEMP) and entry.is_file(follow_symlinks=False):
