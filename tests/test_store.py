@@ -64,7 +64,7 @@ def test_run_round_trip_every_field(store: Store) -> None:
     (doc,) = read_json(part)["runs"].values()
     assert doc["run"]["layers"] is None and part.name == "runs-b-b1.json"
     assert (doc["layers"], doc["samples"]) == (len(run.layers), 5000)
-    with np.load(part.parent / f"{stored.id}.npz", allow_pickle=False) as npz:
+    with np.load(part.parent / "payloads" / f"{stored.id}.npz", allow_pickle=False) as npz:
         assert np.array_equal(npz["samples"], samples)
 
 
@@ -211,7 +211,8 @@ def test_delete_run(store: Store) -> None:
     store.delete_run(a.id)
     assert [r.id for r in store.runs("resnet-fp32")] == [b.id]
     assert store.latency_samples(a.id) is None and store.latency_samples(b.id) is not None
-    assert [p.name for p in folder(store.path, "resnet-fp32").glob("*.npz")] == [f"{b.id}.npz"]
+    payloads = folder(store.path, "resnet-fp32").glob("payloads/*.npz")
+    assert [p.name for p in payloads] == [f"{b.id}.npz"]
     with pytest.raises(InputError, match="no run"):
         store.delete_run(a.id)
 
@@ -333,4 +334,5 @@ def test_every_file_is_tinydb_and_names_no_user_text(store: Store) -> None:
     with TinyDB(part, access_mode="r") as runs:
         assert runs.table("runs").get(Query().id == run.id)["samples"] == 3
     names = sorted(p.name for p in part.parent.iterdir())
-    assert names == sorted(["runs-b-b1.json", f"{run.id}.npz"])
+    assert names == ["heads.json", "payloads", "runs-b-b1.json"]
+    assert [p.name for p in part.parent.glob("payloads/*")] == [f"{run.id}.npz"]

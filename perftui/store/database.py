@@ -56,8 +56,9 @@ class Store:
         self.path: Path = Path(path).expanduser().absolute()
         self.notify = notify
         self._reader = Reader(Path(os.path.realpath(self.path)), self.path)
-        self._where: dict[str, str] = {}
-        """Run id -> its project's name, as last read (the first place to look)."""
+        self._where: dict[str, tuple[Entry, dict[str, Any]]] = {}
+        """Run id -> its project's entry and document, as read at `_where_version`."""
+        self._where_version: tuple[int, ...] | None = None
 
     def __repr__(self) -> str:
         return f"Store({str(self.path)!r})"
@@ -90,7 +91,8 @@ class Store:
         from perftui.store import convert
 
         reader = self._reader
-        reader.tables_of(reader.path) if not convert.needed(reader.path) else None
+        if not convert.needed(reader.path):
+            reader.index()  # damage refused before the lock is taken
         check_folder(reader.root, self.path)
         check_writable(reader.path, self.path)
         existed = os.path.lexists(reader.path)
@@ -127,8 +129,8 @@ class Store:
         entry = self._entry(project)
         if entry is None:
             return
-        names = set(self._reader.part_names(entry))
-        self._reader.run_docs(entry, sorted(parts & names))
+        self._reader.check_parts(entry)
+        self._reader.run_docs(entry, sorted(parts & set(entry.parts)))
         if benchmarks:
             self._reader.benchmarks(entry)
 
@@ -138,7 +140,7 @@ class Store:
         return self._reader.entry(name)
 
     def _entries(self) -> list[Entry]:
-        entries = [entry_of(doc, self.path) for doc in self._reader.entries().values()]
+        entries = [e for n in self._reader.entries() if (e := self._reader.entry(n)) is not None]
         return sorted(entries, key=lambda e: (e.name.casefold(), e.name))
 
     def projects(self) -> list[Project]:
@@ -343,7 +345,7 @@ class Store:
         if entry is None:
             return None
         docs = self._reader.run_docs(entry)
-        self._where.update((doc["id"], project) for doc in docs)
+        self._seen(entry, docs)
         return entry, docs
 
     @staticmethod
@@ -360,7 +362,11 @@ class Store:
         if found is None:
             return []
         entry, docs = found
-        return [self._reader.record(entry, d, with_layers=True) for d in self._newest_first(docs)]
+        envs = self._reader.environments()
+        return [
+            self._reader.record(entry, d, with_layers=True, environments=envs)
+            for d in self._newest_first(docs)
+        ]
 
     def stream_runs(
         self, project: str, *, with_layers: bool = True, with_samples: bool = True
@@ -378,16 +384,23 @@ class Store:
             samples = self._reader.payload(entry, doc, "samples") if with_samples else None
             yield run, rows, None if samples is None else samples_to_document(samples)
 
+    def _seen(self, entry: Entry, docs: list[dict[str, Any]]) -> None:
+        """Remember where the runs are, while the index stays as it is."""
+        version = self.version()
+        if version != self._where_version:
+            self._where, self._where_version = {}, version
+        self._where.update((doc["id"], (entry, doc)) for doc in docs)
+
     def _find(self, run_id: str) -> tuple[Entry, dict[str, Any]] | None:
-        """The run's project and document; the project it was last seen in first."""
-        entries = self._entries()
-        seen = self._where.get(run_id)
-        for entry in sorted(entries, key=lambda e: e.name != seen):
+        """The run's project and document: where it was last seen while the index has not
+        changed, else looked for in every project."""
+        if self._where_version == self.version() and run_id in self._where:
+            return self._where[run_id]
+        for entry in self._entries():
             docs = self._reader.run_docs(entry)
-            for doc in docs:
-                if doc["id"] == run_id:
-                    self._where[run_id] = entry.name
-                    return entry, doc
+            self._seen(entry, docs)
+            if run_id in self._where:
+                return self._where[run_id]
         return None
 
     def get_run(self, run_id: str) -> RunResult | None:

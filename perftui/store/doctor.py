@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from perftui.domain.errors import StoreError
 from perftui.store import convert
 from perftui.store.files import TEMP, check_folder, load_tables
-from perftui.store.layout import BENCHMARKS, PART
+from perftui.store.layout import BENCHMARKS, HEADS, PART, PAYLOADS
 from perftui.store.reader import Entry, Reader, entry_of, listing
 
 if TYPE_CHECKING:
@@ -56,12 +56,12 @@ def _project(reader: Reader, entry: Entry, found: Diagnosis) -> None:
     """The checks of one project: its files, each run and its payload, its benchmarks."""
     try:
         folder = reader.folder(entry)
-        names = set(reader.part_names(entry))
+        names = set(reader.found_parts(entry)) | set(entry.parts)
     except StoreError as exc:
         found.problems.append(str(exc))
         found.repairable = found.repairable and "--repair" in str(exc)
         return
-    known = {BENCHMARKS}
+    known = {BENCHMARKS, HEADS}
     for name in sorted(names):
         try:
             docs = reader.run_docs(entry, [name])
@@ -76,7 +76,7 @@ def _project(reader: Reader, entry: Entry, found: Diagnosis) -> None:
                 " project counts them, or `perftui doctor --repair`"
             )
         for doc in docs:
-            known.add(f"{doc['id']}.npz")
+            known.add(f"{PAYLOADS}/{doc['id']}.npz")
             try:
                 reader.record(entry, doc, with_layers=True)
                 reader.payload(entry, doc, "samples")
@@ -88,8 +88,9 @@ def _project(reader: Reader, entry: Entry, found: Diagnosis) -> None:
     except StoreError as exc:
         found.problems.append(str(exc))
         found.repairable = found.repairable and "--repair" in str(exc)
-    for name in listing(folder):
-        if name not in known and not PART.fullmatch(name):
+    inside = [f"{PAYLOADS}/{name}" for name in listing(folder / PAYLOADS)]
+    for name in [*listing(folder), *inside]:
+        if name not in known and not PART.fullmatch(name) and name != PAYLOADS:
             found.notes.append(f"project {entry.name!r}: {folder / name} {IGNORED}")
 
 

@@ -1,8 +1,10 @@
-"""A project's combined figures as its document in the index keeps them, so the projects list
-and the home screen read nothing else:
+"""A project's combined figures, so the projects list and the home screen read its document in
+the index alone:
 
     {"method", "summary", "source", "heads": {config key: [throughput, median latency]},
      "best": {config key: {"config", "runs", "figures"}}}
+
+(the index keeps all but `heads`, which can be many: they are in the project's folder).
 
 `heads` are each configuration's combined figures (domain.measurement.figures.group_runs),
 `best` the stored figures (perftui.store.figure_docs) of the one or two configurations the

@@ -141,10 +141,13 @@ def atomic_write_bytes(target: Path, payload: bytes, *, durable: bool = True) ->
         fsync_dir(target.parent)
 
 
-def staged(target: Path, payload: bytes, *, durable: bool = True) -> str:
-    """A temporary file beside `target` holding `payload` with `target`'s mode, to rename
-    over it (OSError, with the temporary file removed)."""
-    fd, tmp = tempfile.mkstemp(prefix=TEMP, suffix=".tmp", dir=target.parent)
+def staged(
+    target: Path, payload: bytes, *, durable: bool = True, beside: Path | None = None
+) -> str:
+    """A temporary file beside `target` (or in the folder `beside`, of the same file system)
+    holding `payload` with `target`'s mode, to rename over it (OSError, with the temporary
+    file removed)."""
+    fd, tmp = tempfile.mkstemp(prefix=TEMP, suffix=".tmp", dir=beside or target.parent)
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(payload)

@@ -4,17 +4,21 @@
     perftui.json.lock            the write lock
     perftui.json.projects/<id>/  one folder per project, named by a generated id
         benchmarks.json          TinyDB: benchmarks (the requests)
+        heads.json               TinyDB: each configuration's combined figures (a write's)
         runs-<part>.json         TinyDB: runs, one file per benchmark (part b-<id>), or per
                                  month for runs of no benchmark (part m-<yyyy-mm>)
-        <run id>.npz             its latency samples and layer profile (numpy)
+        payloads/<run id>.npz    its latency samples and layer profile (numpy)
 
 A project's document in the index holds its settings (`project`), its folder, how many runs
 each of its files holds (`parts`), the sequence number of its last run (`seq`: the order runs
-were stored in) and its combined figures (perftui.store.figures), so the projects list reads
-the index alone. A run's document is ``{"id", "seq", "run", "figures", "samples", "layers"}``:
-its RunResult without layers and with its environment named by digest (kept once in the
-index), its figures (perftui.store.figure_docs), and how many samples and layers its `.npz`
-holds. Every name that becomes a path is a generated id or a checked run/benchmark id.
+were stored in) and its summary and best configurations' combined figures
+(perftui.store.figures), so the projects list reads the index alone; every configuration's
+combined figures, which a write extends, are in its `heads.json`.
+
+A run's document is ``{"id", "seq", "run", "figures", "samples", "layers"}``: its RunResult
+without layers and with its environment named by digest (kept once in the index), its figures
+(perftui.store.figure_docs), and how many samples and layers its `.npz` holds. Every name that
+becomes a path is a generated id or a checked run/benchmark id.
 """
 
 from __future__ import annotations
@@ -49,6 +53,8 @@ RUN_ID = re.compile(r"[0-9A-Za-z_-]{1,64}")
 PROJECT_ID = re.compile(r"[0-9a-f]{32}")
 PART = re.compile(r"runs-(b-[0-9A-Za-z_-]{1,64}|m-\d{4}-\d{2}|m-)\.json")
 BENCHMARKS = "benchmarks.json"
+HEADS = "heads.json"
+PAYLOADS = "payloads"
 
 
 def projects_root(index: Path) -> Path:
@@ -59,14 +65,8 @@ def part_name(run: RunResult) -> str:
     """The file of a project's folder that holds the run (see the module's docstring)."""
     if run.benchmark_id:
         return f"runs-b-{run.benchmark_id}.json"
-    return (
-        f"runs-m-{(run.started_at or '')[:7]}.json"
-        if _MONTH.match(run.started_at)
-        else "runs-m-.json"
-    )
-
-
-_MONTH = re.compile(r"\d{4}-\d{2}")
+    month = run.started_at[:7] if re.match(r"\d{4}-\d{2}", run.started_at or "") else ""
+    return f"runs-m-{month}.json"
 
 
 def now_iso() -> str:

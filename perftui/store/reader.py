@@ -19,7 +19,16 @@ from typing import Any, TypeVar
 from perftui.domain.errors import StoreError
 from perftui.domain.records import Project, RunResult, StoredBenchmark
 from perftui.store.files import check_folder, load_tables, stamp
-from perftui.store.layout import BENCHMARKS, LAYOUT, PART, PROJECT_ID, RUN_ID, projects_root
+from perftui.store.layout import (
+    BENCHMARKS,
+    HEADS,
+    LAYOUT,
+    PART,
+    PAYLOADS,
+    PROJECT_ID,
+    RUN_ID,
+    projects_root,
+)
 from perftui.store.runs import read_payload
 
 __all__ = ["Entry", "Reader", "entry_of", "listing", "old_layout"]
@@ -124,6 +133,7 @@ class Reader:
         self.root = projects_root(path)
         self._parsed: dict[Path, tuple[tuple[int, ...] | None, Any]] = {}
         self._lock = threading.Lock()
+        self._entries: dict[str, tuple[dict[str, Any], Entry]] = {}
 
     def _cached(self, path: Path, parse: Callable[[], T]) -> T:
         token = stamp(path)
@@ -143,6 +153,7 @@ class Reader:
         return self._cached(self.path, lambda: self.tables_of(self.path))
 
     def tables_of(self, path: Path) -> Tables:
+        """The index's tables, read now and `checked`."""
         if os.path.isdir(path):
             raise StoreError(
                 f"database path {self.shown} is a directory, not a file"
@@ -150,22 +161,27 @@ class Reader:
             )
         try:
             data = load_tables(path, self.shown)
-            meta = list((data or {}).get("meta", {}).values())
-            layout = meta[0].get("layout") if meta else None
-            if isinstance(layout, int) and layout > LAYOUT:
-                raise StoreError(
-                    f"database {self.shown} was written by a newer perftui (layout {layout};"
-                    f" this version reads layout {LAYOUT}); it was left untouched — upgrade"
-                    " perftui or use --db PATH"
-                )
-            if data is not None and layout != LAYOUT:
-                raise StoreError(
-                    f"database {self.shown} is not a perftui database of layout {LAYOUT}; it"
-                    " was left untouched — restore it from a copy or use --db PATH"
-                )
         except StoreError as exc:
             raise StoreError(old_layout(path, self.shown) or str(exc)) from None
-        if data is None and os.path.lexists(path) and listing(self.root):
+        return self.checked(data)
+
+    def checked(self, data: Tables | None) -> Tables:
+        """The index's tables ({} for none yet); StoreError if they are not this layout's."""
+        meta = list((data or {}).get("meta", {}).values())
+        layout = meta[0].get("layout") if meta else None
+        if isinstance(layout, int) and layout > LAYOUT:
+            raise StoreError(
+                f"database {self.shown} was written by a newer perftui (layout {layout}; this"
+                f" version reads layout {LAYOUT}); it was left untouched — upgrade perftui or"
+                " use --db PATH"
+            )
+        if data is not None and layout != LAYOUT:
+            raise StoreError(
+                old_layout(self.path, self.shown)
+                or f"database {self.shown} is not a perftui database of layout {LAYOUT}; it"
+                " was left untouched — restore it from a copy or use --db PATH"
+            )
+        if data is None and os.path.lexists(self.path) and listing(self.root):
             raise StoreError(
                 f"database {self.shown} is empty while {self.root.name} holds projects; it was"
                 " left untouched — restore it from a copy (`perftui doctor`)"
@@ -177,8 +193,15 @@ class Reader:
         return {doc.get("name"): doc for doc in self.index().get("projects", {}).values()}
 
     def entry(self, name: str) -> Entry | None:
+        """The project's entry, checked once per version of the index."""
         doc = self.entries().get(name)
-        return None if doc is None else entry_of(doc, self.shown)
+        if doc is None:
+            return None
+        known = self._entries.get(name)
+        if known is None or known[0] is not doc:
+            known = (doc, entry_of(doc, self.shown))
+            self._entries[name] = known
+        return known[1]
 
     def environments(self) -> dict[str, Any]:
         return {
@@ -190,6 +213,9 @@ class Reader:
     def folder(self, entry: Entry) -> Path:
         check_folder(self.root, self.shown)
         return check_folder(self.root / entry.folder, self.shown)
+
+    def payloads(self, entry: Entry) -> Path:
+        return check_folder(self.folder(entry) / PAYLOADS, self.shown)
 
     def part(self, entry: Entry, name: str) -> list[dict[str, Any]]:
         """The run documents of one of the project's run files, checked, as stored."""
@@ -212,47 +238,60 @@ class Reader:
                 )
         return docs
 
-    def part_names(self, entry: Entry) -> list[str]:
-        """The project's run files: those the index counts and any a killed write made."""
+    def found_parts(self, entry: Entry) -> list[str]:
+        """The run files in the project's folder: those the index counts, and any a killed
+        write made (a listing: its folder holds a file per run, so only doctor and a write
+        that counts the project again look)."""
         try:
-            names = {n for n in os.listdir(self.folder(entry)) if PART.fullmatch(n)}
+            return sorted(n for n in os.listdir(self.folder(entry)) if PART.fullmatch(n))
         except FileNotFoundError:
-            names = set()
+            return []
         except OSError as exc:
             raise StoreError(
                 f"database {self.shown}: the folder of project {entry.name!r} cannot be read"
                 f" ({exc.strerror or exc}); it was left untouched"
             ) from None
-        for name in entry.parts:
-            if entry.parts[name] and name not in names:
-                raise StoreError(
-                    f"database {self.shown}: {name} of project {entry.name!r} is missing (the"
-                    f" index counts {entry.parts[name]} run(s) in it) — restore it from a copy,"
-                    " or `perftui doctor --repair` to go on without them"
-                )
-        return sorted(names)
 
     def run_docs(self, entry: Entry, names: list[str] | None = None) -> list[dict[str, Any]]:
-        """The project's run documents (of the files `names`, else all), in stored order;
-        StoreError if a file holds fewer runs than the index counts."""
+        """The project's run documents (of the files `names`, else of those the index
+        counts), in stored order; StoreError if a file holds fewer runs than it counts."""
         docs = []
-        for name in self.part_names(entry) if names is None else names:
+        for name in sorted(entry.parts) if names is None else names:
             found = self.part(entry, name)
             if len(found) < entry.parts.get(name, 0):
-                raise StoreError(
-                    f"database {self.shown}: {name} of project {entry.name!r} holds"
-                    f" {len(found)} run(s), the index counts {entry.parts[name]} — restore it"
-                    " from a copy, or `perftui doctor --repair` to go on without them"
-                )
+                gone = stamp(self.folder(entry) / name) is None
+                raise self._short(entry, name, "is missing" if gone else f"holds {len(found)}")
             docs += found
         return sorted(docs, key=lambda doc: doc["seq"])
 
-    def record(self, entry: Entry, doc: dict[str, Any], *, with_layers: bool) -> RunResult:
+    def check_parts(self, entry: Entry) -> None:
+        """StoreError if a run file the index counts runs in is missing (a stat each)."""
+        for name, count in entry.parts.items():
+            if count and stamp(self.folder(entry) / name) is None:
+                raise self._short(entry, name, "is missing")
+
+    def _short(self, entry: Entry, name: str, what: str) -> StoreError:
+        return StoreError(
+            f"database {self.shown}: {name} of project {entry.name!r} {what}, the index counts"
+            f" {entry.parts[name]} run(s) in it — restore it from a copy, or `perftui doctor"
+            " --repair` to go on without them"
+        )
+
+    def record(
+        self,
+        entry: Entry,
+        doc: dict[str, Any],
+        *,
+        with_layers: bool,
+        environments: dict[str, Any] | None = None,
+    ) -> RunResult:
+        """The run of `doc` (`environments`: the index's, when the caller has them)."""
         run = dict(doc["run"])
         layers = self.payload(entry, doc, "layers") if with_layers else None
         resolved = dict(run.get("resolved") or {})
         if "environment" in run:
-            resolved["environment"] = self.environments().get(run.pop("environment"), {})
+            known = self.environments() if environments is None else environments
+            resolved["environment"] = known.get(run.pop("environment"), {})
         try:
             return RunResult.from_dict(
                 {**run, "project": entry.name, "layers": layers, "resolved": resolved}
@@ -269,7 +308,7 @@ class Reader:
         count = doc.get(kind)
         if not count and count != 0:
             return None
-        path = self.folder(entry) / f"{doc['id']}.npz"
+        path = self.payloads(entry) / f"{doc['id']}.npz"
         try:
             found = read_payload(path, kind)
             if found is None or len(found) != count:
@@ -281,6 +320,16 @@ class Reader:
                 f" ({why}); it was left untouched — restore it from a copy (`perftui doctor`)"
             ) from None
         return found
+
+    def heads(self, entry: Entry) -> dict[str, Any] | None:
+        """Each configuration's combined figures as the last write kept them; None if they
+        cannot be read (a write then computes them from the runs)."""
+        try:
+            tables = load_tables(self.folder(entry) / HEADS, self.shown) or {}
+            (doc,) = tables["heads"].values()
+            return dict(doc["heads"])
+        except (StoreError, KeyError, TypeError, ValueError):
+            return None
 
     def benchmarks(self, entry: Entry) -> list[StoredBenchmark]:
         """The project's benchmark requests, oldest first."""

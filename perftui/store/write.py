@@ -41,8 +41,8 @@ from perftui.store.files import (
     fsync_dir,
     staged,
 )
-from perftui.store.layout import BENCHMARKS, meta_doc, part_name
-from perftui.store.reader import Entry, Reader, entry_of
+from perftui.store.layout import BENCHMARKS, HEADS, PAYLOADS, meta_doc, part_name
+from perftui.store.reader import Entry, Reader, entry_of, old_layout
 from perftui.store.runs import Prepared, payload_bytes
 
 __all__ = ["Transaction", "cannot_write", "remove_temps"]
@@ -94,12 +94,11 @@ class Transaction:
     def __init__(self, reader: Reader) -> None:
         self.reader, self.shown = reader, reader.shown
         check_folder(reader.root, self.shown)
-        self.index = _open(reader.path, self.shown)
         try:
-            reader.tables_of(reader.path)  # refused here: damage, or another layout
-        except StoreError:
-            self.index.storage.cache = {}
-            raise
+            self.index = _open(reader.path, self.shown)
+        except StoreError as exc:
+            raise StoreError(old_layout(reader.path, self.shown) or str(exc)) from None
+        reader.checked(self.index.storage.read())  # refused here: another layout
         self.projects = self.index.table("projects", cache_size=0)
         self.touched: dict[str, _Project] = {}
         self.made: list[Path] = []
@@ -159,14 +158,14 @@ class Transaction:
 
     def _docs(self, mine: _Project, part: str) -> list[dict[str, Any]]:
         if part not in mine.docs:
-            found = self.reader.run_docs(mine.entry, [part]) if part in self._parts(mine) else []
+            found = self.reader.run_docs(mine.entry, [part])  # none if it does not exist
             if len(found) != mine.entry.parts.get(part, 0):
                 mine.recount = True  # a killed write's runs: counted now
             mine.docs[part] = found
         return mine.docs[part]
 
     def _parts(self, mine: _Project) -> set[str]:
-        return set(self.reader.part_names(mine.entry))
+        return set(self.reader.found_parts(mine.entry))
 
     # ------------------------------------------------------------------ benchmarks and runs
 
@@ -188,10 +187,10 @@ class Transaction:
             raise InputError(f"run {item.run.id} is already stored")
         blob = payload_bytes(item)
         if blob is not None:  # a temporary file until the commit renames it
-            path = self._made_folder(mine) / f"{item.run.id}.npz"
-            tmp = staged(path, blob, durable=False)
+            folder = self._made_folder(mine, PAYLOADS)
+            tmp = staged(folder / f"{item.run.id}.npz", blob, durable=False, beside=folder.parent)
             self.made.append(Path(tmp))
-            self.payloads.append((tmp, path))
+            self.payloads.append((tmp, folder / f"{item.run.id}.npz"))
         env = item.environment
         if env is not None and env["id"] not in self.reader.environments():
             self.new_environments[env["id"]] = env
@@ -219,7 +218,7 @@ class Transaction:
     def delete_run(self, run_id: str) -> bool:
         for doc in self.projects.all():
             entry = entry_of(dict(doc), self.shown)
-            for part in self.reader.part_names(entry):
+            for part in entry.parts:
                 if any(d["id"] == run_id for d in self.reader.part(entry, part)):
                     mine = self._project(entry.name)
                     self._docs(mine, part)
@@ -243,8 +242,9 @@ class Transaction:
         growing: list[tuple[str, Path]] = list(self.payloads)
         shrinking: list[tuple[str, Path]] = []
         for name, mine in self.touched.items():
-            self._figures(name, mine)
+            heads = self._figures(name, mine)
             folder = self._made_folder(mine)
+            _stage(folder / HEADS, self.shown, "heads", [{"heads": heads}], growing)
             for part, docs in mine.docs.items():
                 stage = shrinking if part in mine.shrunk else growing
                 _stage(folder / part, self.shown, "runs", docs + mine.added.get(part, []), stage)
@@ -265,15 +265,16 @@ class Transaction:
         for mine in self.touched.values():
             for run_id in mine.removed:
                 with contextlib.suppress(OSError):
-                    (self.reader.folder(mine.entry) / f"{run_id}.npz").unlink()
+                    (self.reader.payloads(mine.entry) / f"{run_id}.npz").unlink()
         for folder in self.gone:
             with contextlib.suppress(OSError):
                 if check_folder(folder, self.shown).is_dir():
                     shutil.rmtree(folder)
         fsync_dir(self.reader.path.parent)
 
-    def _figures(self, name: str, mine: _Project) -> None:
-        """The project's entry as the write leaves it: counts, sequence, figures."""
+    def _figures(self, name: str, mine: _Project) -> dict[str, Any]:
+        """The project's entry as the write leaves it: counts, sequence, figures; its heads
+        (each configuration's combined figures: perftui.store.figures), for its folder."""
         entry, reader = mine.entry, self.reader
         parts = dict(entry.parts)
         for part, docs in mine.docs.items():
@@ -292,13 +293,15 @@ class Transaction:
         figures = None
         if not mine.recount:
             keys = {config_key(run) for run in mine.records}
-            members = [
-                reader.record(entry, doc, with_layers=False)
-                for part, docs in mine.docs.items()
-                for doc in docs
-            ]
+            docs = [doc for docs in mine.docs.values() for doc in docs]
+            if any(not run.benchmark_id for run in mine.records):  # their months' runs
+                months = [p for p in entry.parts if p.startswith("runs-m-")]
+                docs += reader.run_docs(entry, [p for p in months if p not in mine.docs])
+            known.update((doc["id"], doc["figures"]) for doc in docs)
+            members = [reader.record(entry, doc, with_layers=False) for doc in docs]
             members = [run for run in members if config_key(run) in keys]
-            figures = extended(entry.figures, mine.added_runs(), members, known, samples)
+            stored = entry.figures and {**entry.figures, "heads": reader.heads(entry)}
+            figures = extended(stored, mine.added_runs(), members, known, samples)
         if figures is None:
             figures = self._computed(mine, known, samples)
             parts.update(
@@ -309,10 +312,11 @@ class Transaction:
             {
                 "parts": parts,
                 "seq": entry.seq + len(added),
-                "figures": figures,
+                "figures": {k: v for k, v in figures.items() if k != "heads"},
                 "benchmarks": entry.benchmarks + len(mine.benchmarks),
             },
         )
+        return figures["heads"]
 
     def _computed(self, mine: _Project, known: dict[str, Any], samples: Any) -> dict[str, Any]:
         entry, reader = mine.entry, self.reader
@@ -327,14 +331,14 @@ class Transaction:
             runs[newest] = reader.record(entry, stored[newest], with_layers=True)
         return computed([*runs, *mine.added_runs()], known, samples)
 
-    def _made_folder(self, mine: _Project) -> Path:
-        """The project's folder, made (with the projects' folder) if missing."""
+    def _made_folder(self, mine: _Project, sub: str = "") -> Path:
+        """The project's folder (or its folder `sub`), made if missing."""
         folder = self.reader.folder(mine.entry)
-        for made in (self.reader.root, folder):
+        for made in (self.reader.root, folder, *([folder / sub] if sub else [])):
             with contextlib.suppress(FileExistsError):
                 os.mkdir(made)
                 self.made_folders.append(made)
-        return folder
+        return check_folder(folder / sub, self.shown) if sub else folder
 
     def undo(self) -> None:
         """Remove the files and folders a failed write made before its commit."""
