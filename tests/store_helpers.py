@@ -143,7 +143,7 @@ def part_files(path: Path, project: str) -> list[Path]:
 
 def payload_at(path: Path, run_id: str) -> Path:
     """The run's .npz."""
-    return next(projects_root(path).glob(f"*/{run_id}.npz"))
+    return next(projects_root(path).glob(f"*/payloads/{run_id}.npz"))
 
 
 def edit_index(path: Path, change: Callable[[dict], object]) -> None:
@@ -193,7 +193,7 @@ def cut_part(path: Path, project: str = "A") -> None:
 
 
 def damaged_payload(path: Path, project: str = "A") -> None:
-    next(folder(path, project).glob("*.npz")).write_bytes(b"PK not numpy")
+    next(folder(path, project).glob("payloads/*.npz")).write_bytes(b"PK not numpy")
 
 
 def link_folder(path: Path, project: str = "A") -> None:

@@ -312,7 +312,7 @@ def test_two_processes_writing_at_once(tmp_path: Path) -> None:
     for tag in ("a", "b"):
         batches = sorted(r.config.batch for r in runs if r.resolved["tag"] == tag)
         assert batches == list(range(1, 51))
-    assert len(list(path.parent.glob("*.projects/*/*.npz"))) == 100
+    assert len(list(path.parent.glob("*.projects/*/payloads/*.npz"))) == 100
     assert len(data["projects"]) == 1
     assert all(Store(path).latency_samples(r.id).size == 200 for r in runs[:5])
 
