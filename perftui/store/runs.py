@@ -5,9 +5,11 @@ bytes), read with ``allow_pickle=False``."""
 
 from __future__ import annotations
 
+import ast
 import io
 import json
 import uuid
+import zipfile
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -115,24 +117,38 @@ def payload_bytes(item: Prepared) -> bytes | None:
 
 def read_payload(path: Path, kind: str) -> Any:
     """The run's samples (float32 array) or layer rows from its `.npz`; None if it holds
-    none; OSError or ValueError if it cannot be read."""
+    none; OSError, ValueError or zipfile.BadZipFile if it cannot be read."""
+    with zipfile.ZipFile(io.BytesIO(read_nofollow(path))) as npz:
+        if f"{kind}.npy" not in npz.namelist():
+            return None
+        if kind == "layers":  # read without numpy: showing a project needs it for nothing else
+            raw = _uint8_npy(npz.open("layers.npy").read(MAX_LAYERS * LAYER_BYTES + 1024))
+            rows = json.loads(raw)
+            if not isinstance(rows, list) or not all(isinstance(row, dict) for row in rows):
+                raise ValueError("layers are not a list of rows")
+            return rows
     import numpy as np
 
     with np.load(io.BytesIO(read_nofollow(path)), allow_pickle=False) as found:
-        if kind not in found.files:
-            return None
-        array = found[kind]
-    if kind == "samples":
-        if array.dtype != np.float32 or array.ndim != 1 or array.size > MAX_SAMPLES:
-            raise ValueError("samples are not a list of float32")
-        return array
-    if array.dtype != np.uint8 or array.ndim != 1:
+        array = found["samples"]
+    if array.dtype != np.float32 or array.ndim != 1 or array.size > MAX_SAMPLES:
+        raise ValueError("samples are not a list of float32")
+    return array
+
+
+def _uint8_npy(data: bytes) -> bytes:
+    """The bytes of a one-dimensional uint8 array in numpy's .npy format (its header read as
+    numpy.lib.format writes it: a literal dict); ValueError if it is not one."""
+    if data[:6] != b"\x93NUMPY" or data[6] not in (1, 2, 3):
+        raise ValueError("not a .npy array")
+    size = 2 if data[6] == 1 else 4
+    start = 8 + size + int.from_bytes(data[8 : 8 + size], "little")
+    header = ast.literal_eval(data[8 + size : start].decode("latin1"))
+    if not isinstance(header, dict) or header.get("descr") not in ("|u1", "<u1", ">u1"):
         raise ValueError("layers are not JSON bytes")
-    if array.size > MAX_LAYERS * LAYER_BYTES:
-        raise ValueError("layers take more than a profile may")
-    rows = json.loads(array.tobytes())
-    if not isinstance(rows, list) or len(rows) > MAX_LAYERS:
-        raise ValueError("layers are not a list of rows")
-    if not all(isinstance(row, dict) for row in rows):
-        raise ValueError("layers are not a list of rows")
-    return rows
+    shape = header.get("shape")
+    if header.get("fortran_order") or not isinstance(shape, tuple) or len(shape) != 1:
+        raise ValueError("layers are not JSON bytes")
+    if len(data) - start != shape[0]:
+        raise ValueError("layers are cut short")
+    return data[start:]

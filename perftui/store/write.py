@@ -257,6 +257,8 @@ class Transaction:
         _sync(self.made)  # the payloads, run files and benchmarks before the index names them
         for tmp, path in growing:
             os.replace(tmp, path)
+        for folder in {path.parent for _, path in growing}:
+            fsync_dir(folder)
         self.index.storage.flush()  # the commit
         self.made.clear()
         self.made_folders.clear()
@@ -369,8 +371,6 @@ def _sync(paths: list[Path]) -> None:
             os.fsync(fd)
         finally:
             os.close(fd)
-    for folder in {path.parent for path in paths}:
-        fsync_dir(folder)
 
 
 def remove_temps(folders: Iterable[Path]) -> None:
