@@ -1,7 +1,7 @@
 """A run as a write stores it: `prepare` makes its document, its figures and its payload once
 (no file touched; an import does it in worker processes), and `payload_bytes`/`read_payload`
-are its `.npz`: the latency samples (float32) and the layer profile (its rows as UTF-8 JSON
-bytes), read with ``allow_pickle=False``."""
+are its `.npz`: the latency samples (float32, read with ``allow_pickle=False``) and the layer
+profile (its rows as UTF-8 JSON bytes, read without numpy: showing a project loads none)."""
 
 from __future__ import annotations
 
