@@ -126,7 +126,7 @@ class Store:
         """Refuse, before the lock is taken, a write that would meet damage: the project's
         entry and folder, the run files `parts` (if they exist) and its `benchmarks`.
         The write itself says when there is no such project."""
-        entry = self._entry(project)
+        entry = self._reader.entry(project)
         if entry is None:
             return
         self._reader.check_parts(entry)
@@ -135,9 +135,6 @@ class Store:
             self._reader.benchmarks(entry)
 
     # ------------------------------------------------------------------ projects
-
-    def _entry(self, name: str) -> Entry | None:
-        return self._reader.entry(name)
 
     def _entries(self) -> list[Entry]:
         entries = [e for n in self._reader.entries() if (e := self._reader.entry(n)) is not None]
@@ -148,7 +145,7 @@ class Store:
         return [entry.project for entry in self._entries()]
 
     def get_project(self, name: str) -> Project | None:
-        entry = self._entry(name)
+        entry = self._reader.entry(name)
         return None if entry is None else entry.project
 
     @staticmethod
@@ -270,7 +267,7 @@ class Store:
 
     def project_benchmarks(self, project: str) -> list[StoredBenchmark]:
         """The stored requests of a project, oldest first; StoreError if one is malformed."""
-        entry = self._entry(project)
+        entry = self._reader.entry(project)
         return [] if entry is None else self._benchmarks(entry)
 
     def last_benchmark(self, project: str) -> StoredBenchmark | None:
@@ -292,7 +289,7 @@ class Store:
         if not stored:
             return []
         for project in {run.project for run, _ in stored}:
-            if self._entry(project) is None:
+            if self._reader.entry(project) is None:
                 raise unknown_project(project)
             self._check(project, {part_name(run) for run, _ in stored if run.project == project})
         prepared = [prepare(run, samples) for run, samples in stored]
@@ -341,7 +338,7 @@ class Store:
         return projects, added
 
     def _docs(self, project: str) -> tuple[Entry, list[dict[str, Any]]] | None:
-        entry = self._entry(project)
+        entry = self._reader.entry(project)
         if entry is None:
             return None
         docs = self._reader.run_docs(entry)
@@ -443,33 +440,29 @@ class Store:
 
     # ------------------------------------------------------------------ the projects list
 
-    def _stored(self, entry: Entry) -> dict[str, Any]:
+    def _stored(self, entry: Entry, key: str | None = None) -> dict[str, Any]:
         """The project's figures as its entry keeps them, else computed from its runs (figures
-        another method stored, or none yet: a read writes nothing)."""
-        if entry.figures is not None and stored_summary(entry.figures) is not None:
+        another method stored, or none yet: a read writes nothing); with `key`, that
+        configuration's alone when the entry does not keep it."""
+        if stored_summary(entry.figures) is not None and (
+            key is None or key in entry.figures["best"]
+        ):
             return entry.figures
         docs = self._reader.run_docs(entry)
         runs = [self._reader.record(entry, d, with_layers=bool(d.get("layers"))) for d in docs]
-        known = {d["id"]: d["figures"] for d in docs}
-        by_id = {d["id"]: d for d in docs}
-        return computed(runs, known, lambda r: self._reader.payload(entry, by_id[r.id], "samples"))
+        known, by_id = {d["id"]: d["figures"] for d in docs}, {d["id"]: d for d in docs}
+        samples = lambda r: self._reader.payload(entry, by_id[r.id], "samples")  # noqa: E731
+        if key is None:
+            return computed(runs, known, samples)
+        return {"best": combined([r for r in runs if config_key(r) == key], known, samples)[1]}
 
     def headline(self, project: str, key: str | None) -> Headline | None:
         """The combined figures of the project's configuration `key` (a summary's best
         configuration): as its entry keeps them, else combined from its runs."""
-        entry = self._entry(project) if key is not None else None
+        entry = self._reader.entry(project) if key is not None else None
         if entry is None or key is None:
             return None
-        doc = self._stored(entry).get("best", {}).get(key)
-        if doc is None:
-            docs = [d for d in self._reader.run_docs(entry)]
-            runs = [self._reader.record(entry, d, with_layers=False) for d in docs]
-            members = [r for r in runs if config_key(r) == key]
-            known = {d["id"]: d["figures"] for d in docs}
-            by_id = {d["id"]: d for d in docs}
-            doc = combined(
-                members, known, lambda r: self._reader.payload(entry, by_id[r.id], "samples")
-            )[1].get(key)
+        doc = self._stored(entry, key)["best"].get(key)
         with contextlib.suppress(KeyError, TypeError, ValueError):
             if doc is not None:
                 found = figures_from_doc(doc["figures"])

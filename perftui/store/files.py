@@ -19,6 +19,7 @@ from typing import Any
 from tinydb.storages import Storage
 
 from perftui.domain.errors import StoreError
+from perftui.store.codec import dump_json
 
 __all__ = [
     "NEW_FILE_MODE",
@@ -28,7 +29,6 @@ __all__ = [
     "atomic_write_bytes",
     "check_folder",
     "check_writable",
-    "dump_json",
     "fsync_dir",
     "read_nofollow",
     "staged",
@@ -48,13 +48,6 @@ def _umask() -> int:
 
 NEW_FILE_MODE = 0o666 & ~_umask()
 """A new file's mode: what the umask allows, as for any file the user creates."""
-
-_COMPACT = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
-
-
-def dump_json(data: Any) -> bytes:
-    return _COMPACT.encode(data).encode("utf-8")
-
 
 def stamp(path: Path) -> tuple[int, ...] | None:
     """What changes whenever the file is replaced (None if it is missing): a cheap change check."""

@@ -268,10 +268,9 @@ class Transaction:
             for run_id in mine.removed:
                 with contextlib.suppress(OSError):
                     (self.reader.payloads(mine.entry) / f"{run_id}.npz").unlink()
-        for folder in self.gone:
-            with contextlib.suppress(OSError):
-                if check_folder(folder, self.shown).is_dir():
-                    shutil.rmtree(folder)
+        for folder in self.gone:  # a link is left as it is, never followed
+            if os.path.isdir(folder) and not os.path.islink(folder):
+                shutil.rmtree(folder, ignore_errors=True)
         fsync_dir(self.reader.path.parent)
 
     def _figures(self, name: str, mine: _Project) -> dict[str, Any]:
