@@ -137,6 +137,7 @@ def test_a_conflict_copy_loses_no_run_and_doctor_reports_it(tmp_path: Path) -> N
     path = build(tmp_path)
     part = part_files(path, "A")[0]
     copies = [
+        part.with_name("runs-b-1.json"),  # a run file's name, holding another file's runs
         part.with_name(part.stem + " (conflicted copy).json"),
         part.with_name(part.name + ".bak"),
         folder(path, "A") / ".benchmarks.json.swp",

@@ -21,10 +21,10 @@ from perftui.store.codec import plain, samples_to_document
 from perftui.store.figure_docs import figures_from_doc
 from perftui.store.figures import combined, computed, stored_summary
 from perftui.store.files import check_folder, check_writable, stamp
-from perftui.store.layout import PROJECT_ID, now_iso, part_name
+from perftui.store.layout import PAYLOADS, PROJECT_ID, now_iso, part_name
 from perftui.store.lock import exclusive_lock
 from perftui.store.paths import normalize_model_path, same_target
-from perftui.store.reader import Entry, Reader, entry_of
+from perftui.store.reader import Entry, Reader, entry_of, listing
 from perftui.store.runs import Prepared, prepare, unknown_project, with_id
 from perftui.store.write import Transaction, cannot_write, remove_temps
 
@@ -117,10 +117,17 @@ class Store:
 
     def upkeep(self) -> None:
         """The write that reads leave to writes, made now: convert an older layout, remove the
-        temporary files killed writes left in every project's folder."""
+        temporary files killed writes left in the projects' folders, and the folders a killed
+        write made for a project it never stored, once empty."""
         with self._transaction() as tx:
-            folders = (doc.get("folder") for doc in tx.projects.all())
-            remove_temps(self._reader.root / f for f in folders if PROJECT_ID.fullmatch(str(f)))
+            named = {doc.get("folder") for doc in tx.projects.all()}
+            for name in filter(PROJECT_ID.fullmatch, listing(self._reader.root)):
+                folder = self._reader.root / name
+                remove_temps([folder])
+                if name not in named:
+                    for empty in (folder / PAYLOADS, folder):
+                        with contextlib.suppress(OSError):
+                            empty.rmdir()
 
     def _check(self, project: str, parts: set[str] = frozenset(), *, benchmarks=False) -> None:
         """Refuse, before the lock is taken, a write that would meet damage: the project's
@@ -291,7 +298,14 @@ class Store:
         for project in {run.project for run, _ in stored}:
             if self._reader.entry(project) is None:
                 raise unknown_project(project)
-            self._check(project, {part_name(run) for run, _ in stored if run.project == project})
+            self._check(
+                project,
+                {
+                    part_name(run.benchmark_id, run.started_at)
+                    for run, _ in stored
+                    if run.project == project
+                },
+            )
         prepared = [prepare(run, samples) for run, samples in stored]
         with self._transaction() as tx:
             for item in prepared:

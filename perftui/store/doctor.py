@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from perftui.domain.errors import StoreError
 from perftui.store import convert
 from perftui.store.files import TEMP, check_folder, load_tables
-from perftui.store.layout import BENCHMARKS, HEADS, PART, PAYLOADS
+from perftui.store.layout import BENCHMARKS, HEADS, PAYLOADS
 from perftui.store.reader import Entry, Reader, entry_of, listing
 
 if TYPE_CHECKING:
@@ -61,7 +61,7 @@ def _project(reader: Reader, entry: Entry, found: Diagnosis) -> None:
         found.problems.append(str(exc))
         found.repairable = found.repairable and "--repair" in str(exc)
         return
-    known = {BENCHMARKS, HEADS}
+    known = {BENCHMARKS, HEADS, PAYLOADS, *names}
     for name in sorted(names):
         try:
             docs = reader.run_docs(entry, [name])
@@ -90,7 +90,7 @@ def _project(reader: Reader, entry: Entry, found: Diagnosis) -> None:
         found.repairable = found.repairable and "--repair" in str(exc)
     inside = [f"{PAYLOADS}/{name}" for name in listing(folder / PAYLOADS)]
     for name in [*listing(folder), *inside]:
-        if name not in known and not PART.fullmatch(name) and name != PAYLOADS:
+        if name not in known:
             found.notes.append(f"project {entry.name!r}: {folder / name} {IGNORED}")
 
 
@@ -123,8 +123,7 @@ def repair(tx: Transaction) -> list[str]:
     for doc in tx.projects.all():
         entry = entry_of(dict(doc), tx.shown)
         folder = tx.reader.folder(entry)
-        names = [n for n in listing(folder) if PART.fullmatch(n)]
-        parts = {name: len(tx.reader.part(entry, name)) for name in names}
+        parts = {name: len(tx.reader.part(entry, name)) for name in tx.reader.found_parts(entry)}
         tables = load_tables(folder / BENCHMARKS, tx.shown) or {}
         benchmarks = len(tables.get("benchmarks", {}))
         if parts != {k: v for k, v in entry.parts.items() if v or k in parts} or (

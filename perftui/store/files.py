@@ -49,6 +49,7 @@ def _umask() -> int:
 NEW_FILE_MODE = 0o666 & ~_umask()
 """A new file's mode: what the umask allows, as for any file the user creates."""
 
+
 def stamp(path: Path) -> tuple[int, ...] | None:
     """What changes whenever the file is replaced (None if it is missing): a cheap change check."""
     try:

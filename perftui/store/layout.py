@@ -61,11 +61,12 @@ def projects_root(index: Path) -> Path:
     return index.with_name(index.name + ".projects")
 
 
-def part_name(run: RunResult) -> str:
-    """The file of a project's folder that holds the run (see the module's docstring)."""
-    if run.benchmark_id:
-        return f"runs-b-{run.benchmark_id}.json"
-    month = run.started_at[:7] if re.match(r"\d{4}-\d{2}", run.started_at or "") else ""
+def part_name(benchmark_id: str, started_at: str) -> str:
+    """The file of a project's folder that holds a run of that benchmark, started then (see
+    the module's docstring)."""
+    if benchmark_id:
+        return f"runs-b-{benchmark_id}.json"
+    month = started_at[:7] if re.match(r"\d{4}-\d{2}", started_at or "") else ""
     return f"runs-m-{month}.json"
 
 

@@ -27,6 +27,7 @@ from perftui.store.layout import (
     PAYLOADS,
     PROJECT_ID,
     RUN_ID,
+    part_name,
     projects_root,
 )
 from perftui.store.runs import read_payload
@@ -230,6 +231,8 @@ class Reader:
                 and RUN_ID.fullmatch(doc["id"])
                 and isinstance(doc.get("run"), dict)
                 and _count(doc.get("seq"))
+                and part_name(doc["run"].get("benchmark_id"), doc["run"].get("started_at"))
+                == path.name  # not a copy under another name
             ):
                 raise StoreError(
                     f"database {self.shown}: {path.name} of project {entry.name!r} holds a"
@@ -243,7 +246,7 @@ class Reader:
         write made (a listing: its folder holds a file per run, so only doctor and a write
         that counts the project again look)."""
         try:
-            return sorted(n for n in os.listdir(self.folder(entry)) if PART.fullmatch(n))
+            names = sorted(n for n in os.listdir(self.folder(entry)) if PART.fullmatch(n))
         except FileNotFoundError:
             return []
         except OSError as exc:
@@ -251,6 +254,15 @@ class Reader:
                 f"database {self.shown}: the folder of project {entry.name!r} cannot be read"
                 f" ({exc.strerror or exc}); it was left untouched"
             ) from None
+        return [name for name in names if name in entry.parts or self._ours(entry, name)]
+
+    def _ours(self, entry: Entry, name: str) -> bool:
+        """Whether a run file the index does not count is one a killed write left (its runs
+        are of its name), not a copy a person or a sync tool made under another name."""
+        try:
+            return bool(self.part(entry, name))
+        except StoreError:
+            return False
 
     def run_docs(self, entry: Entry, names: list[str] | None = None) -> list[dict[str, Any]]:
         """The project's run documents (of the files `names`, else of those the index

@@ -178,7 +178,7 @@ class Transaction:
     def add_run(self, item: Prepared, *, skip_existing: bool) -> bool:
         """Add a run (False if its id is stored already and `skip_existing`)."""
         mine = self._project(item.run.project)
-        part = part_name(item.run)
+        part = part_name(item.run.benchmark_id, item.run.started_at)
         docs = self._docs(mine, part)
         added = mine.added.setdefault(part, [])
         if any(doc["id"] == item.run.id for doc in (*docs, *added)):
