@@ -68,3 +68,19 @@ def test_a_lock_file_hard_linked_to_another_file_is_refused(tmp_path: Path) -> N
     with pytest.raises(StoreError, match="not a regular file of its own"):
         Store(path).add_project(make_project("C", "/m/c"))
     assert victim.read_text() == "precious"
+
+
+def test_upkeep_removes_what_a_killed_import_left_and_keeps_run_files(tmp_path: Path) -> None:
+    path = build(tmp_path)
+    root = path.with_name(path.name + ".projects")
+    killed = root / ("a" * 32)  # payloads renamed, then killed before its run files
+    (killed / "payloads").mkdir(parents=True)
+    (killed / "payloads" / "r1.npz").write_bytes(b"x")
+    (killed / ".tmp-x.tmp").write_bytes(b"x")
+    kept = root / ("b" * 32)  # run files no index names: an older index restored?
+    kept.mkdir()
+    (kept / "runs-m-.json").write_text("{}")
+    Store(path).upkeep()
+    assert not killed.exists() and (kept / "runs-m-.json").exists()
+    doctor = perftui("doctor", db=path)
+    assert doctor.returncode == 0 and str(kept) in doctor.stdout
