@@ -21,10 +21,10 @@ from perftui.store.codec import plain, samples_to_document
 from perftui.store.figure_docs import figures_from_doc
 from perftui.store.figures import combined, computed, stored_summary
 from perftui.store.files import check_folder, check_writable, stamp
-from perftui.store.layout import PAYLOADS, PROJECT_ID, RUN_ID, now_iso, part_name
+from perftui.store.layout import now_iso, part_name
 from perftui.store.lock import exclusive_lock
 from perftui.store.paths import normalize_model_path, same_target
-from perftui.store.reader import Entry, Reader, entry_of, listing
+from perftui.store.reader import Entry, Reader, entry_of
 from perftui.store.runs import Prepared, prepare, unknown_project, with_id
 from perftui.store.write import Transaction, cannot_write, remove_temps
 
@@ -116,25 +116,12 @@ class Store:
                     forget()  # a new database's write that stored nothing leaves no file
 
     def upkeep(self) -> None:
-        """The write that reads leave to writes, made now: convert an older layout, remove the
-        temporary files killed writes left in the projects' folders, and the folders a killed
-        write made for a project it never stored, once empty."""
+        """The write that reads leave to writes, made now: convert an older layout, remove what
+        killed writes left (perftui.store.doctor.tidy)."""
+        from perftui.store.doctor import tidy
+
         with self._transaction() as tx:
-            named = {doc.get("folder") for doc in tx.projects.all()}
-            for name in filter(PROJECT_ID.fullmatch, listing(self._reader.root)):
-                folder = self._reader.root / name
-                remove_temps([folder])
-                payloads = folder / PAYLOADS
-                if name in named or folder.is_symlink() or payloads.is_symlink():
-                    continue  # a stored project's, or a link: never followed
-                if set(listing(folder)) - {PAYLOADS}:
-                    continue  # run files a person should look at (doctor notes them)
-                for payload in listing(payloads):  # a killed write's: no run file names them
-                    if payload.endswith(".npz") and RUN_ID.fullmatch(payload[:-4]):
-                        (payloads / payload).unlink()
-                for empty in (payloads, folder):
-                    with contextlib.suppress(OSError):
-                        empty.rmdir()
+            tidy(tx)
 
     def _check(self, project: str, parts: set[str] = frozenset(), *, benchmarks=False) -> None:
         """Refuse, before the lock is taken, a write that would meet damage: the project's

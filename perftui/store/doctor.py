@@ -4,14 +4,16 @@ refuse is named here (a problem, with the way out), and the files the store does
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from perftui.domain.errors import StoreError
 from perftui.store import convert
 from perftui.store.files import TEMP, check_folder, load_tables
-from perftui.store.layout import BENCHMARKS, HEADS, PAYLOADS
+from perftui.store.layout import BENCHMARKS, HEADS, PAYLOADS, PROJECT_ID, RUN_ID
 from perftui.store.reader import Entry, Reader, entry_of, listing
+from perftui.store.write import remove_temps
 
 if TYPE_CHECKING:
     from perftui.store.database import Store
@@ -115,10 +117,45 @@ def _strays(reader: Reader, folders: set[str], found: Diagnosis) -> None:
             found.notes.append(f"{reader.path.parent / name} {IGNORED}")
 
 
+def tidy(tx: Transaction) -> None:
+    """Remove what killed writes left: temporary files in the projects' folders, payloads no
+    run file names (renamed before the kill, their runs never stored), and the folders a
+    killed write made for a project it never stored, once empty. A folder with run files the
+    index does not name is left for a person (noted); no link is followed."""
+    reader = tx.reader
+    entries = {doc.get("folder"): doc for doc in tx.projects.all()}
+    for name in filter(PROJECT_ID.fullmatch, listing(reader.root)):
+        folder, doc = reader.root / name, entries.get(name)
+        payloads = folder / PAYLOADS
+        if folder.is_symlink() or payloads.is_symlink():
+            continue
+        remove_temps([folder])
+        try:
+            entry = entry_of(doc, tx.shown) if doc is not None else None
+            runs = (
+                {d["id"] for p in reader.found_parts(entry) for d in reader.part(entry, p)}
+                if entry is not None
+                else None
+            )
+        except StoreError:
+            continue  # damage: nothing is removed
+        if runs is None and set(listing(folder)) - {PAYLOADS}:
+            continue
+        for payload in listing(payloads):
+            run_id = payload.removesuffix(".npz")
+            if payload.endswith(".npz") and RUN_ID.fullmatch(run_id) and run_id not in (runs or ()):
+                (payloads / payload).unlink()
+        if runs is None:
+            for empty in (payloads, folder):
+                with contextlib.suppress(OSError):
+                    empty.rmdir()
+
+
 def repair(tx: Transaction) -> list[str]:
     """Count what each project's files hold (the runs and benchmarks of a file that went
     missing or was cut are then gone from the counts; the files are left as they are) and
     compute its figures again; the lines saying what changed."""
+    tidy(tx)
     said = []
     for doc in tx.projects.all():
         entry = entry_of(dict(doc), tx.shown)

@@ -243,8 +243,7 @@ class Reader:
 
     def found_parts(self, entry: Entry) -> list[str]:
         """The run files in the project's folder: those the index counts, and any a killed
-        write made (a listing: its folder holds a file per run, so only doctor and a write
-        that counts the project again look)."""
+        write made before its index."""
         try:
             names = sorted(n for n in os.listdir(self.folder(entry)) if PART.fullmatch(n))
         except FileNotFoundError:
@@ -265,10 +264,12 @@ class Reader:
             return False
 
     def run_docs(self, entry: Entry, names: list[str] | None = None) -> list[dict[str, Any]]:
-        """The project's run documents (of the files `names`, else of those the index
-        counts), in stored order; StoreError if a file holds fewer runs than it counts."""
+        """The project's run documents (of the files `names`, else all its run files'), in
+        stored order; StoreError if a file holds fewer runs than the index counts."""
         docs = []
-        for name in sorted(entry.parts) if names is None else names:
+        if names is None:
+            names = sorted({*self.found_parts(entry), *entry.parts})
+        for name in names:
             found = self.part(entry, name)
             if len(found) < entry.parts.get(name, 0):
                 gone = stamp(self.folder(entry) / name) is None

@@ -150,6 +150,8 @@ class Transaction:
                 raise InputError(f"no project named '{name}'; create it before storing runs")
             remove_temps([self.reader.folder(entry)])  # a killed write's
             self.touched[name] = _Project(entry)
+            if set(self.reader.found_parts(entry)) - set(entry.parts):  # a killed write's
+                self.touched[name].recount = True
         return self.touched[name]
 
     def recount(self, name: str) -> None:
