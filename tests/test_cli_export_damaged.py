@@ -10,7 +10,7 @@ import numpy as np
 
 from perftui.store.database import Store
 from tests.cli_helpers import one_error_line, perftui
-from tests.store_helpers import damage_payload, make_project, make_run
+from tests.store_helpers import make_project, make_run, payload_at
 
 
 def store_with_runs(db: Path, count: int) -> list[str]:
@@ -25,7 +25,7 @@ def store_with_runs(db: Path, count: int) -> list[str]:
 def test_a_damaged_run_leaves_stdout_empty(tmp_path: Path) -> None:
     db = tmp_path / "db"
     ids = store_with_runs(db, 30)
-    damage_payload(db, ids[-1], "samples")
+    payload_at(db, ids[-1]).write_bytes(b"PK not numpy")  # the last run exported
     result = perftui("export", db=db)
     assert "damaged" in one_error_line(result)
     assert result.stdout == ""

@@ -13,6 +13,7 @@ untouched.
 
 from __future__ import annotations
 
+import contextlib
 import re
 import threading
 from collections.abc import Callable, Iterable
@@ -21,6 +22,7 @@ from typing import ClassVar
 
 from textual.app import App
 from textual.binding import Binding, BindingType
+from textual.css.query import NoMatches
 from textual.notifications import Notify, SeverityLevel
 
 from perftui.domain.compare import Comparison
@@ -105,18 +107,12 @@ class PerftuiApp(OrderedKeys):
             self._open(store)
             return
         ask = dialogs.ConfirmScreen(CONVERT_QUESTION, CONVERT_DETAIL)
-        self.push_screen(ask, lambda yes: self._convert(store) if yes else self._open(store))
+        self.push_screen(ask, lambda yes: self._open(store, convert=bool(yes)))
 
-    def _convert(self, store: Store) -> None:
+    def _open(self, store: Store, *, convert: bool = False) -> None:
         try:
-            Store(self.db_path, notify=self.notify).upkeep()  # converts, says so
-        except (StoreError, OSError) as error:
-            self.push_screen(StoreErrorScreen(one_line(error), str(self.db_path)))
-            return
-        self._open(store)
-
-    def _open(self, store: Store) -> None:
-        try:
+            if convert:
+                Store(self.db_path, notify=self.notify).upkeep()  # converts, says so
             store.check()
             store.summaries()  # the home screen's data: damage there is the whole list's
         except (StoreError, OSError) as error:
@@ -317,10 +313,11 @@ class PerftuiApp(OrderedKeys):
         """A project was added behind the screens' backs: reload the projects table (cursor
         on `select`) and any open project screen."""
         for screen in self.screen_stack:
-            if isinstance(screen, ProjectsScreen):
-                screen.refresh_projects(select=select)
-            elif isinstance(screen, ProjectDetailScreen):
-                screen.load()
+            with contextlib.suppress(NoMatches):  # a screen composing, or closing with the app
+                if isinstance(screen, ProjectsScreen):
+                    screen.refresh_projects(select=select)
+                elif isinstance(screen, ProjectDetailScreen):
+                    screen.load()
 
     def rename_project(self, name: str) -> None:
         """Ask for a new name of project `name` (on the projects screen, as its `r` does)."""
