@@ -242,7 +242,10 @@ class PerftuiApp(OrderedKeys):
             self.push_screen(CompareScreen(a, b))
 
     def compare_summary(self, comparison: Comparison) -> None:
-        self.push_screen(CompareSummaryScreen(comparison))
+        """The comparison's summary, on its layer types where both compared runs have a
+        profile, else on the inference time, where the figures and the verdicts are."""
+        tab = "summary" if comparison.profiled else "inference"
+        self.push_screen(CompareSummaryScreen(comparison, tab))
 
     def measure_alternately(self, comparison: Comparison) -> None:
         """Measure the comparison's two compared runs again, alternately, and judge them."""
