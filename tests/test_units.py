@@ -17,6 +17,8 @@ from perftui.domain.units import percent, spread_text
         (0.0004, " ±0.04%"),
         (0.00004, " ±0.004%"),
         (0.000001, " ±<0.001%"),
+        (0.000999, " ±0.1%"),
+        (0.0096, " ±1%"),
     ],
 )
 def test_a_narrow_interval_keeps_the_digits_that_make_it_nonzero(half_width: float, text: str):

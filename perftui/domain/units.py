@@ -49,7 +49,8 @@ def percent(share: float) -> str:
         return "0%"
     if value < SMALLEST_PERCENT:
         return f"<{SMALLEST_PERCENT:g}%"
-    digits = max(0, -math.floor(math.log10(value)))
+    shown = float(f"{value:.1g}")  # rounded first: 0.0999 is '0.1%', not '0.10%'
+    digits = max(0, -math.floor(math.log10(shown)))
     return f"{value:.{digits}f}%"
 
 
