@@ -1,4 +1,7 @@
-"""How the store behaves with months of runs: a large database against an empty one.
+"""How the store behaves with months of runs: a large database against an empty one, for the
+store of this checkout and the one of an older commit (`--old`, default 5bedc5b: 0.1's store,
+layout 7) side by side, each measured by this same script run in a process of its own on a
+copy of that commit's code.
 
 Builds, in a temporary folder and through the store's own API, a database of `--runs` runs
 over `--projects` projects (by default one per 200 runs: a team's year of 100,000 runs is
@@ -18,14 +21,19 @@ records it), then times, side by side on the large and on an empty database (one
   the runs and their samples, or as the store keeps them: Store.headline), and again by the
   store that has just written.
 
+With `--big N`, each also builds one project of N runs and times `show` of it and appending
+a run to it (issue 39: 20,000 runs, a year of daily gates, show < 1 s, append < 100 ms).
+
 Usage: python benchmarks/store_scale.py [--runs 10000] [--projects RUNS/200] [--layers 300]
-       [--samples 5000] [--pairs 21]   (use e.g. --runs 1000 for a quick look)
+       [--samples 5000] [--pairs 21] [--big 0] [--old 5bedc5b]
+       (use e.g. --runs 1000 for a quick look)
 """
 
 from __future__ import annotations
 
 import argparse
 import compileall
+import json
 import os
 import subprocess
 import sys
@@ -38,7 +46,9 @@ from pathlib import Path
 from statistics import fmean, median, quantiles
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+TREE = Path(os.environ.get("STORE_SCALE_TREE", ROOT))
+"""The perftui measured: this checkout's, or (in a child) an older commit's copy."""
+sys.path.insert(0, str(TREE))
 
 import numpy as np  # noqa: E402
 
@@ -143,7 +153,8 @@ def timed_cli(db: Path, *args: str) -> tuple[float, float]:
     child = subprocess.Popen(
         [sys.executable, "-m", "perftui", "--db", str(db), *args],
         stdout=subprocess.DEVNULL,
-        cwd=ROOT,
+        cwd=TREE,
+        env={**os.environ, "PYTHONPATH": str(TREE)},
     )
     peaks: dict[int, int] = {}
     while child.poll() is None:
@@ -196,28 +207,26 @@ def appended(db: Path, project: str, rng: np.random.Generator, samples: int) -> 
 
 
 def append_ratio(
-    large: tuple[Path, str], empty: tuple[Path, str], samples: int, pairs: int
-) -> list[str]:
-    """Lines on appending one run to the large database against the empty one: the pairs
-    alternate (large first, then empty first), after one untimed append to each."""
+    large: tuple[Path, str], empty: tuple[Path, str], args: argparse.Namespace
+) -> dict[str, str]:
+    """Appending one run to the large database against the empty one: the pairs alternate
+    (large first, then empty first), after one untimed append to each."""
     rng = np.random.default_rng(3)
     for db, project in (large, empty):
-        appended(db, project, rng, samples)
+        appended(db, project, rng, args.samples)
     times: dict[Path, list[float]] = {large[0]: [], empty[0]: []}
-    for n in range(pairs):
+    for n in range(args.pairs):
         for db, project in (large, empty) if n % 2 == 0 else (empty, large):
-            times[db].append(appended(db, project, rng, samples))
+            times[db].append(appended(db, project, rng, args.samples))
     big, small = times[large[0]], times[empty[0]]
     ratios = sorted(b / s for b, s in zip(big, small, strict=True))
     low, _, high = quantiles(ratios, n=4)
-    return [
-        f"append one run, large / empty ({pairs} alternating pairs, a fresh Store each):",
-        f"  median ratio {median(ratios):.2f}x, quartiles {low:.2f}x to {high:.2f}x,"
-        f" range {ratios[0]:.2f}x to {ratios[-1]:.2f}x",
-        f"  median {median(big) * 1e3:.1f} ms against {median(small) * 1e3:.1f} ms;"
-        f" mean {fmean(big) * 1e3:.1f} ms against {fmean(small) * 1e3:.1f} ms"
-        f" (ratio of means {fmean(big) / fmean(small):.2f}x)",
-    ]
+    return {
+        f"append a run, median of {args.pairs}": f"{median(big) * 1e3:.1f} ms",
+        "append to an empty database": f"{median(small) * 1e3:.1f} ms",
+        "append, large / empty": f"{median(ratios):.2f}x ({low:.2f}-{high:.2f})",
+        "append, mean": f"{fmean(big) * 1e3:.1f} ms",
+    }
 
 
 def measure(db: Path, a: str, b: str, samples: int) -> dict[str, str]:
@@ -265,6 +274,40 @@ def measure(db: Path, a: str, b: str, samples: int) -> dict[str, str]:
     }
 
 
+def big_project(folder: Path, runs: int, samples: int) -> dict[str, str]:
+    """`show` of one project of `runs` runs, and appending a run to it (median of 5)."""
+    db = folder / "big.json"
+    build(db, runs, 1, 0, samples)
+    rng = np.random.default_rng(4)
+    appends = sorted(appended(db, "project-00", rng, samples) for _ in range(5))
+    show = timed_cli(db, "show", "project-00", "--json")[0]
+    return {
+        f"one project of {runs} runs: show --json": f"{show:.2f} s",
+        f"one project of {runs} runs: append a run": f"{appends[2] * 1e3:.0f} ms",
+    }
+
+
+def measured(args: argparse.Namespace) -> dict[str, str]:
+    """Every figure of the store at TREE (in a child process of `main`)."""
+    projects = args.projects or max(2, args.runs // 200)
+    # as an installed perftui has them: its start-up is not spent compiling its modules
+    compileall.compile_dir(TREE / "perftui", quiet=1)
+    with tempfile.TemporaryDirectory(prefix="perftui-scale-") as folder:
+        large, empty = Path(folder) / "large.json", Path(folder) / "empty.json"
+        started = time.perf_counter()
+        names = build(large, args.runs, projects, args.layers, args.samples)
+        found = {"build (through the store's API)": f"{time.perf_counter() - started:.0f} s"}
+        found["index or document size"] = f"{large.stat().st_size / 1e6:.2f} MB"
+        build(empty, 1, 1, args.layers, args.samples)
+        Store(empty).add_project(Project("project-01", "/models/b.onnx", "openvino"))
+        Store(empty).add_run(make_run("project-01", 1, np.random.default_rng(2), 0))
+        found.update(measure(large, names[0], names[1], args.samples))
+        found.update(append_ratio((large, names[0]), (empty, "project-00"), args))
+        if args.big:
+            found.update(big_project(Path(folder), args.big, args.samples))
+        return found
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=10_000)
@@ -272,34 +315,40 @@ def main() -> None:
     parser.add_argument("--layers", type=int, default=300)
     parser.add_argument("--samples", type=int, default=5000)
     parser.add_argument("--pairs", type=int, default=21, help="append timings per database")
+    parser.add_argument("--big", type=int, default=0, help="runs of one large project")
+    parser.add_argument("--old", default="5bedc5b", help="the commit of the older store")
+    parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
-    projects = args.projects or max(2, args.runs // 200)
-    # as an installed perftui has them: its start-up is not spent compiling its modules
-    compileall.compile_dir(ROOT / "perftui", quiet=1)
-    with tempfile.TemporaryDirectory(prefix="perftui-scale-") as folder:
-        large, empty = Path(folder) / "large.json", Path(folder) / "empty.json"
-        started = time.perf_counter()
-        names = build(large, args.runs, projects, args.layers, args.samples)
-        built = time.perf_counter() - started
-        payloads = sum(f.stat().st_size for f in Path(folder).rglob("*") if f.is_file())
-        print(
-            f"built {args.runs} runs in {built:.0f} s: document"
-            f" {large.stat().st_size / 1e6:.1f} MB, with payload files {payloads / 1e6:.0f} MB"
-        )
-        build(empty, 1, 1, args.layers, args.samples)
-        Store(empty).add_project(Project("project-01", "/models/b.onnx", "openvino"))
-        Store(empty).add_run(make_run("project-01", 1, np.random.default_rng(2), 0))
-        big = measure(large, names[0], names[1], args.samples)
-        small = measure(empty, "project-00", "project-01", args.samples)
-        width = max(len(k) for k in big)
-        print(f"{'':{width}}  {'large':>10}  {'empty':>10}")
-        for key in big:
-            print(f"{key:{width}}  {big[key]:>10}  {small[key]:>10}")
-        print(
-            "\n".join(
-                append_ratio((large, names[0]), (empty, "project-00"), args.samples, args.pairs)
+    if args.child:
+        print(json.dumps(measured(args)))
+        return
+    with tempfile.TemporaryDirectory(prefix="perftui-old-") as old:
+        archive = subprocess.run(
+            ["git", "-C", str(ROOT), "archive", args.old, "perftui"],
+            capture_output=True,
+            check=True,
+        ).stdout
+        subprocess.run(["tar", "-x", "-C", old], input=archive, check=True)
+        results = {}
+        for name, tree in ((f"old ({args.old})", Path(old)), ("new", ROOT)):
+            child = subprocess.run(
+                [sys.executable, __file__, "--child", *sys.argv[1:]],
+                env={**os.environ, "STORE_SCALE_TREE": str(tree), "PYTHONPATH": str(tree)},
+                cwd=tree,
+                capture_output=True,
+                text=True,
             )
-        )
+            if child.returncode:
+                raise SystemExit(f"the {name} store's measurement failed:\n{child.stderr}")
+            results[name] = json.loads(child.stdout.splitlines()[-1])
+    keys = list(dict.fromkeys(k for found in results.values() for k in found))
+    width = max(map(len, keys))
+    print(
+        f"{args.runs} runs; {'':{width - len(str(args.runs)) - 6}}"
+        + "".join(f"  {name:>16}" for name in results)
+    )
+    for key in keys:
+        print(f"{key:{width}}" + "".join(f"  {r.get(key, '-'):>16}" for r in results.values()))
 
 
 if __name__ == "__main__":

@@ -8,7 +8,7 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping, MutableSequence
 from enum import IntEnum
 
 
@@ -31,6 +31,17 @@ def exit_description(returncode: int) -> str:
         return f"signal {signal.Signals(-returncode).name}"
     except ValueError:
         return f"signal {-returncode}"
+
+
+def keep_last_lines(stream: Iterable[str], lines: MutableSequence[str]) -> None:
+    """Read a child's stderr to its end, keeping its non-blank lines in `lines` (a bounded
+    deque keeps the last ones); a full pipe would block the child otherwise."""
+    try:
+        for line in stream:
+            if line.strip():
+                lines.append(line.rstrip())
+    except (OSError, ValueError):  # the pipe was closed under us
+        pass
 
 
 PARENT_ENV = "PERFTUI_PARENT_PID"

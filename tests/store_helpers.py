@@ -21,12 +21,8 @@ from perftui.domain.records import (
     RunConfig,
     RunResult,
 )
-from perftui.store import recovery
 from perftui.store.database import Store
-from perftui.store.files import signature
-from perftui.store.legacy import OLD_SUFFIX
-from perftui.store.payloads import KINDS, Payloads, Ref, checked_ref
-from perftui.store.shards import Shard
+from perftui.store.layout import projects_root
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -80,142 +76,6 @@ def read_json(path: Path) -> dict:
     return json.loads(path.read_text(encoding="utf-8"))
 
 
-def shard_paths(path: Path) -> dict[str, Path]:
-    """Project name -> the shard file that holds its runs."""
-    folder = path.with_name(path.name + ".d") / "runs"
-    return {e["project"]: folder / e["file"] for e in read_json(path)["shards"].values()}
-
-
-def shard_bytes(path: Path) -> dict[str, bytes]:
-    """Project name -> its shard file and the segments appended since, as one."""
-    folder = path.with_name(path.name + ".d") / "runs"
-    return {
-        e["project"]: b"".join((folder / n).read_bytes() for n in [e["file"], *e.get("tail", [])])
-        for e in read_json(path)["shards"].values()
-    }
-
-
-def entries_inlined(path: Path) -> dict:
-    """The document with each project's figures in its entry instead of a figures file, as
-    entries were written before."""
-    data = read_json(path)
-    folder = path.with_name(path.name + ".d") / "figures"
-    for entry in data["shards"].values():
-        entry.update(json.loads((folder / entry.pop("figures")).read_bytes()))
-    return data
-
-
-def write_as_before(path: Path, data: dict) -> None:
-    """Write `data` (from `entries_inlined`) as the document, without the figures files the
-    previous version did not write."""
-    path.write_text(json.dumps(data))
-    for stale in (path.with_name(path.name + ".d") / "figures").glob("*"):
-        stale.unlink()
-
-
-def read_shard(path: Path) -> dict[str, dict]:
-    """A shard file's runs, and where each run's samples and layers are ([count, pack, at,
-    size]) by run id."""
-    shard = Shard.parse(path.read_bytes())
-    refs = {kind: {i: list(ref) for i, ref in table.items()} for kind, table in shard.refs.items()}
-    return {"runs": shard.runs, **refs}
-
-
-def write_shard(path: Path, tables: dict[str, dict]) -> None:
-    """Write `read_shard`'s tables back as a shard file of this version."""
-    refs = {kind: {i: checked_ref(v) for i, v in tables[kind].items()} for kind in KINDS}
-    path.write_bytes(Shard(tables["runs"], refs).blob())
-
-
-def stored_tables(path: Path) -> dict[str, dict]:
-    """Every shard's runs, and the count of each run's samples and layers, merged."""
-    merged: dict[str, dict] = {"runs": {}, "samples": {}, "layers": {}}
-    for raw in shard_bytes(path).values():
-        shard = Shard.parse(raw)
-        merged["runs"].update(shard.runs)
-        for kind in KINDS:
-            merged[kind].update({i: ref.count for i, ref in shard.refs[kind].items()})
-    return merged
-
-
-def payload_at(path: Path, run_id: str, kind: str = "samples") -> tuple[Path, Ref]:
-    """The pack file holding a run's payload of `kind`, and where in it."""
-    for raw in shard_bytes(path).values():
-        ref = Shard.parse(raw).refs[kind].get(run_id)
-        if ref is not None:
-            return path.with_name(path.name + ".d") / "packs" / ref.pack, ref
-    raise KeyError(run_id)
-
-
-def damage_payload(path: Path, run_id: str, kind: str = "samples", data: bytes = b"") -> None:
-    """Overwrite a run's payload in its pack with `data` (default: as many zero bytes)."""
-    pack, ref = payload_at(path, run_id, kind)
-    raw = bytearray(pack.read_bytes())
-    raw[ref.at : ref.at + ref.size] = (data or bytes(ref.size))[: ref.size].ljust(ref.size, b"\0")
-    pack.write_bytes(bytes(raw))
-
-
-def benchmarks_file(path: Path) -> Path:
-    """The file of the database's benchmarks (perftui.store.benchmark_file)."""
-    (doc,) = read_json(path)["benchmark_file"].values()
-    return path.with_name(path.name + ".d") / "benchmarks" / doc["name"]
-
-
-def inlined_benchmarks(path: Path) -> dict:
-    """The document with the benchmarks in its `benchmarks` table, as layouts 1-5 kept
-    them (their file removed)."""
-    root = path.with_name(path.name + ".d")
-    data = read_json(path)
-    for doc in data.pop("benchmark_file", {}).values():
-        found = json.loads((root / "benchmarks" / doc["name"]).read_text())["benchmarks"]
-        data["benchmarks"] = {str(n): bench for n, bench in enumerate(found, 1)}
-        (root / "benchmarks" / doc["name"]).unlink()
-    return data
-
-
-def as_layout6(path: Path, **meta: object) -> bytes:
-    """Rewrite the database's document as layout 6 kept it (projects and entries keyed by
-    counters), with `meta` in its meta record; its bytes."""
-    data = read_json(path)
-    old = {
-        **{name: table for name, table in data.items() if name not in ("projects", "shards")},
-        "meta": {"1": {**data["meta"]["1"], "schema_version": 6, **meta}},
-        "projects": {str(i): doc for i, doc in enumerate(data["projects"].values(), 1)},
-        "shards": {str(i): doc for i, doc in enumerate(data["shards"].values(), 1)},
-    }
-    path.write_text(json.dumps(old))
-    return path.read_bytes()
-
-
-def as_layout4(path: Path) -> dict[str, dict]:
-    """Rewrite the database as layout 4 kept it: shards of JSON lines with payload counts
-    (``{"perftui_shard":2}``), a payload file per run, no packs; every run's counts by kind."""
-    root = path.with_name(path.name + ".d")
-    data = inlined_benchmarks(path)
-    data["meta"]["1"]["schema_version"] = 4
-    counts: dict[str, dict] = {"samples": {}, "layers": {}}
-    for entry in data["shards"].values():
-        names = [entry["file"], *entry.pop("tail", [])]
-        raw = b"".join((root / "runs" / name).read_bytes() for name in names)
-        shard = Shard.parse(raw)
-        lines = []
-        for run_id, doc in shard.runs.items():
-            item = {"run": doc}
-            for kind, ref in shard.refs_of(run_id).items():
-                blob = (root / "packs" / ref.pack).read_bytes()[ref.at : ref.at + ref.size]
-                (root / kind).mkdir(exist_ok=True)
-                (root / kind / (run_id + OLD_SUFFIX[kind])).write_bytes(blob)
-                item[kind] = counts[kind][run_id] = ref.count
-            lines.append(json.dumps(item) + "\n")
-        (root / "runs" / entry["file"]).write_text('{"perftui_shard":2}\n' + "".join(lines))
-        for name in names[1:]:
-            (root / "runs" / name).unlink()
-        entry["tail"] = []
-    shutil.rmtree(root / "packs", ignore_errors=True)
-    path.write_text(json.dumps(data))
-    return counts
-
-
 def store_with_project(tmp_path: Path, name: str = "p") -> tuple[Path, Store]:
     """A new database in `tmp_path` (its path and a Store on it) holding project `name`."""
     path = tmp_path / "perftui.json"
@@ -267,15 +127,34 @@ def tree(root: Path) -> dict[str, tuple]:
     return found
 
 
-def folder(path: Path, name: str = "") -> Path:
-    root = path.with_name(path.name + ".d")
-    return root / name if name else root
+def entry(path: Path, project: str) -> dict:
+    """The project's document in the index."""
+    return next(d for d in read_json(path)["projects"].values() if d["name"] == project)
 
 
-def entry(path: Path, project: str) -> tuple[dict, dict]:
+def folder(path: Path, project: str) -> Path:
+    """The project's folder."""
+    return projects_root(path) / entry(path, project)["folder"]
+
+
+def part_files(path: Path, project: str) -> list[Path]:
+    return sorted(folder(path, project).glob("runs-*.json"))
+
+
+def payload_at(path: Path, run_id: str) -> Path:
+    """The run's .npz."""
+    return next(projects_root(path).glob(f"*/payloads/{run_id}.npz"))
+
+
+def edit_index(path: Path, change: Callable[[dict], object]) -> None:
+    """Change the index's parsed tables in place and write them back."""
     data = read_json(path)
-    (found,) = [e for e in data["shards"].values() if e["project"] == project]
-    return data, found
+    change(data)
+    path.write_text(json.dumps(data), encoding="utf-8")
+
+
+# ---------------------------------------------------------------- tampering, each a damage a
+# command refuses (shared with benchmarks/faults.py and the dashboard's tests)
 
 
 def empty(path: Path) -> None:
@@ -283,97 +162,72 @@ def empty(path: Path) -> None:
 
 
 def braces(path: Path) -> None:
-    path.write_text("{}")
+    path.write_text("{", encoding="utf-8")
 
 
-def no_shards_table(path: Path) -> None:
-    data = read_json(path)
-    del data["shards"]
-    path.write_text(json.dumps(data))
+def count_not_a_number(path: Path) -> None:
+    def change(data: dict) -> None:
+        next(iter(data["projects"].values()))["benchmarks"] = "x"
+
+    edit_index(path, change)
 
 
-def older_copy(path: Path) -> None:
-    older = path.read_bytes()
-    Store(path).add_run(make_run("A"), np.ones(50, np.float32))  # a newer segment
-    path.write_bytes(older)  # a backup restored beside the newer folder
+def folder_outside(path: Path) -> None:
+    def change(data: dict) -> None:
+        next(iter(data["projects"].values()))["folder"] = "../../outside"
+
+    edit_index(path, change)
 
 
-def missing_shard(path: Path) -> None:
-    _, found = entry(path, "A")
-    (folder(path, "runs") / found["file"]).unlink()
+def missing_part(path: Path, project: str = "A") -> None:
+    part_files(path, project)[0].unlink()
 
 
-def redirected_shard(path: Path) -> None:
-    data, found = entry(path, "A")
-    found["file"] = "../../../outside/" + "f" * 32 + ".json"
-    path.write_text(json.dumps(data))
+def missing_benchmarks(path: Path, project: str = "A") -> None:
+    (folder(path, project) / "benchmarks.json").unlink()
 
 
-def folder_is_a_file(path: Path) -> None:
-    shutil.rmtree(folder(path))
-    folder(path).write_text("not a folder")
+def cut_part(path: Path, project: str = "A") -> None:
+    part = part_files(path, project)[0]
+    part.write_bytes(part.read_bytes()[:-40])
 
 
-def link_folder(path: Path, name: str) -> None:
-    """The folder `name` of the database's folder moved outside, a link left in its place."""
-    moved = path.parents[1] / "outside" / name
-    shutil.move(folder(path, name), moved)
-    folder(path, name).symlink_to(moved)
+def damaged_payload(path: Path, project: str = "A") -> None:
+    next(folder(path, project).glob("payloads/*.npz")).write_bytes(b"PK not numpy")
 
 
-def run_id_outside(path: Path, what: str = "id") -> None:
-    """A run of A whose id (or whose samples' pack: `what` "pack") leads to a file outside."""
-    _, found = entry(path, "A")
-    shard = folder(path, "runs") / found["file"]
-    lines = shard.read_bytes().splitlines(keepends=True)
-    item = json.loads(lines[1])
-    if what == "pack":
-        item["samples"][1] = "../../../outside/victim.f32.z"
-    else:
-        item["run"]["id"] = "../../../outside/victim"
-    lines[1] = json.dumps(item).encode() + b"\n"
-    shard.write_bytes(b"".join(lines))
+def link_folder(path: Path, project: str = "A") -> None:
+    """The project's folder replaced by a link to the sibling folder `outside`."""
+    target = folder(path, project)
+    shutil.rmtree(target)
+    target.symlink_to(path.parent.parent / "outside")
 
 
-PLANTED = {"run": {"id": "x1", "project": "A", "config": {}, "throughput_fps": 777777.0}}
-
-
-def file_outside(path: Path, where: str) -> None:
-    """A's entry naming a planted file outside: `where` is absolute, relative (its file),
-    tail or figures."""
-    planted = path.parents[1] / "outside" / "planted.json"
-    planted.write_text('{"perftui_shard":3}\n' + json.dumps(PLANTED) + "\n")
-    data, found = entry(path, "A")
-    name = str(planted) if where == "absolute" else "../../../outside/planted.json"
-    if where == "tail":
-        found["tail"] = [name]
-    elif where == "figures":
-        found["figures"] = name
-    else:
-        found["file"] = name
-    path.write_text(json.dumps(data))
-
-
-def restamp(path: Path) -> None:
-    """The folders' stamp made to match the document as it is, as if a write had left them:
-    the stamp trusted, a read checks only the names it uses."""
-    document = recovery.document_identity(signature(os.stat(path)), path.read_bytes())
-    recovery.record_stamp(Payloads(Path(os.path.realpath(path))), document)
-
-
-def restamped(damage: Callable[[Path], object]) -> Callable[[Path], Callable[[Path], None]]:
-    """`damage`, then `restamp` to be called once the files' times are set."""
-
-    def apply(path: Path) -> Callable[[Path], None]:
-        damage(path)
-        return restamp
-
-    return apply
+def link_part(path: Path, project: str = "A") -> None:
+    part = part_files(path, project)[0]
+    part.unlink()
+    part.symlink_to(path.parent.parent / "outside" / "notes.txt")
 
 
 def link_lock(path: Path) -> Path:
-    """The lock file made a link to a file outside; that file."""
-    target = path.parents[1] / "outside" / "notes.txt"
-    path.with_name(path.name + ".lock").unlink()
-    path.with_name(path.name + ".lock").symlink_to(target)
-    return target
+    """The lock file replaced by a link to a file outside; that file."""
+    victim = path.parent.parent / "outside" / "notes.txt"
+    lock = path.with_name(path.name + ".lock")
+    lock.unlink(missing_ok=True)
+    lock.symlink_to(victim)
+    return victim
+
+
+DAMAGES: dict[str, Callable[[Path], object]] = {
+    "empty index": empty,
+    "cut index": braces,
+    "count not a number": count_not_a_number,
+    "folder outside": folder_outside,
+    "run file missing": missing_part,
+    "benchmarks file missing": missing_benchmarks,
+    "run file cut": cut_part,
+    "payload damaged": damaged_payload,
+    "project folder a link": link_folder,
+    "run file a link": link_part,
+}
+"""Every damage a command refuses, by name: the tamper table of tests and benchmarks/faults.py."""

@@ -176,8 +176,8 @@ def test_stored_text_is_printed_safe_for_a_terminal(tmp_path: Path):
     db = tmp_path / "db.json"
     Store(db).add_project(Project("oldname", str(MOBILENET), "openvino", "CPU"))
     data = json.loads(db.read_text())  # a name the store refuses, written by another hand
-    project = data["projects"].pop("oldname")
-    data["projects"]["old\x1b[2Jname"] = {**project, "name": "old\x1b[2Jname"}
+    (project,) = data["projects"].values()
+    project["name"] = "old\x1b[2Jname"
     db.write_text(json.dumps(data))
     listed = perftui("projects", db=db)
     assert listed.returncode == 0 and "\x1b" not in listed.stdout

@@ -18,7 +18,7 @@ def test_show_gives_the_stored_figures_without_reading_samples(tmp_path: Path) -
     samples = np.random.default_rng(0).gamma(4.0, 1.0, 3000).astype(np.float32)
     run = store.add_run(make_run("p", layers=None), samples)
     expected = run_figures(run, samples).to_dict()
-    payload_at(path, run.id)[0].unlink()  # reading it would fail
+    payload_at(path, run.id).unlink()  # reading it would fail
     for args in (("--json",), ()):
         result = perftui("show", "p", *args, db=path)
         assert result.returncode == 0, result.stderr

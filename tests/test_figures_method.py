@@ -14,7 +14,7 @@ import numpy as np
 from perftui.store.figure_docs import METHOD, figures_doc
 from tests.store_helpers import make_run
 
-COMPUTED = {"3": "818e87aad4261531"}
+COMPUTED = {"3": "818e87aad4261531", "4": "96a96f1dc1f9b5a3"}
 """METHOD -> a digest of what `figures` comes to under it."""
 
 

@@ -129,6 +129,6 @@ def test_every_point_carries_its_verdict(tmp_path: Path):
     lines = perftui("history", "det", db=db).stdout.splitlines()
     points = [line for line in lines if line.startswith("  2026-04-")]
     assert [line.split()[-1] for line in points] == ["stable", "invalid", "stable"]
-    assert all(re.search(r"fps \([\d.]+-[\d.]+\)", line) for line in points), points
+    assert all(re.search(r"items/s \([\d.]+-[\d.]+\)", line) for line in points), points
     why = lines[lines.index(points[1]) + 1]
     assert why.startswith("    invalid: "), lines

@@ -53,10 +53,13 @@ def test_a_run_id_twice_in_an_export_is_refused(
     export.write_text("".join(lines))
     target = Store(tmp_path / "target.json")
     target.ensure_project(make_project("kept"))
-    before = tree(tmp_path / "target.json.d"), (tmp_path / "target.json").read_bytes()
+    before = tree(tmp_path / "target.json.projects"), (tmp_path / "target.json").read_bytes()
     with pytest.raises(InputError, match=rf"runs\[1\]: run id '{first}' appears twice"):
         import_file(target, export, "x")
-    assert (tree(tmp_path / "target.json.d"), (tmp_path / "target.json").read_bytes()) == before
+    assert (
+        tree(tmp_path / "target.json.projects"),
+        (tmp_path / "target.json").read_bytes(),
+    ) == before
 
 
 def test_an_imported_profile_weighs_in_its_verdict_as_it_did_where_it_was_measured(

@@ -55,10 +55,13 @@ def test_a_bad_run_a_worker_finds_stores_nothing(tmp_path: Path, workers: None) 
     export.write_text("".join(lines))
     target = Store(tmp_path / "target.json")
     target.ensure_project(Store(tmp_path / "source.json").projects()[0])
-    before = tree(tmp_path / "target.json.d"), (tmp_path / "target.json").read_bytes()
+    before = tree(tmp_path / "target.json.projects"), (tmp_path / "target.json").read_bytes()
     with pytest.raises(InputError, match=r"projects\[1\]\.runs\[8\]\.status"):
         import_file(target, export, "x")
-    assert (tree(tmp_path / "target.json.d"), (tmp_path / "target.json").read_bytes()) == before
+    assert (
+        tree(tmp_path / "target.json.projects"),
+        (tmp_path / "target.json").read_bytes(),
+    ) == before
 
 
 def test_a_worker_that_dies_is_one_line_and_nothing_stored(

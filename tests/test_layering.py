@@ -167,22 +167,31 @@ def store_graph() -> dict[str, set[str]]:
 
 def test_the_store_s_modules_import_each_other_without_a_cycle():
     graph = store_graph()
-    assert {"legacy", "recovery", "snapshot", "transaction"} <= set(graph)
+    assert {"database", "reader", "write", "convert"} <= set(graph)
     cycle = find_cycle(graph)
     assert cycle is None, "import cycle: " + " -> ".join(cycle or [])
 
 
-def test_older_layouts_are_known_to_the_converter_alone():
-    """perftui.store.legacy converts them at open (`load`) and has the next write store that
-    (`migrate`); no other module reads them."""
-    users = {name for name, imported in store_graph().items() if "legacy" in imported}
-    assert users == {"snapshot", "database_file"}
-    mentions = {
+def test_the_old_layout_is_known_to_the_converter_alone():
+    """perftui.store.upgrade reads layout 7, perftui.store.convert stores what it reads; the
+    reader asks it only to say which command converts a database."""
+    users = {
         path.stem
         for path in (PACKAGE / "store").glob("*.py")
-        if "schema_version" in path.read_text(encoding="utf-8")
+        if "upgrade" in path.read_text(encoding="utf-8") and path.stem != "upgrade"
     }
-    assert mentions == {"legacy", "layout"}  # layout checks it is a version this one reads
+    assert users == {"convert", "reader"}
+
+
+def test_the_write_path_lives_in_one_module():
+    """Only perftui.store.write replaces the database's files (the lock aside)."""
+    writers = {
+        path.stem
+        for path in (PACKAGE / "store").glob("*.py")
+        if "os.replace(" in path.read_text(encoding="utf-8")
+        or "atomic_write_bytes(" in path.read_text(encoding="utf-8")
+    }
+    assert writers <= {"write", "files", "convert"}
 
 
 def test_domain_imports_no_other_layer():
@@ -208,10 +217,13 @@ def test_listing_loads_no_numpy(tmp_path: Path):
 
 
 def test_the_optimize_form_loads_only_the_domain_and_the_runner():
-    """The dashboard imports perftui.optimize.form: nothing heavier than its docstring says."""
+    """The dashboard imports perftui.optimize.form: nothing heavier than its docstring says
+    (the runner reads its child's events through perftui.bench.protocol, which loads no
+    numpy)."""
     loaded = loaded_after_import("perftui.optimize.form")
     ours = {m for m in loaded if m.split(".")[0] == "perftui"}
     allowed = {"perftui", "perftui.processes", "perftui.optimize", "perftui.optimize.runner"}
+    allowed |= {"perftui.bench", "perftui.bench.protocol"}
     assert {m for m in ours if not m.startswith("perftui.domain")} == allowed | {
         "perftui.optimize.form"
     }

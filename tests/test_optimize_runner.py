@@ -1,5 +1,6 @@
-"""The optimize runner (child process, progress lines, exit statuses, the parent storing the
-result) and the project notes it reads back (the dialog's form: test_optimize_form.py)."""
+"""The optimize runner (child process, its JSON-lines events, exit statuses, the parent
+storing the result) and the project notes it reads back (the dialog's form:
+test_optimize_form.py)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from perftui.bench import protocol
 from perftui.domain.records import Project
 from perftui.optimize.notes import derived_projects, optimization_of
 from perftui.optimize.runner import (
@@ -19,46 +21,38 @@ from perftui.optimize.runner import (
     OptimizeProcess,
     OptimizeWarning,
     Step,
-    error_line,
-    parse_line,
+    death_line,
 )
 from perftui.store.database import Store
 from tests.conftest import MOBILENET
 
-# --------------------------------------------------------------------------- lines
+# --------------------------------------------------------------------------- events
 
 
-def test_progress_warning_and_other_lines():
-    assert parse_line("preparing\n") == Step("preparing")
-    assert parse_line("calibrating 3/16") == Step("calibrating", 3, 16)
-    assert parse_line("checking accuracy 1/4") == Step("checking accuracy", 1, 4)
+def test_optimize_events_are_the_workers_json_lines():
+    events = [
+        Step("preparing"),
+        Step("calibrating", 3, 16),
+        OptimizeWarning("random data, take care"),
+        protocol.Handback({"project": {"name": "q"}, "warning": None}),
+        protocol.Fatal("calibration folder /x is empty"),
+    ]
+    lines = [protocol.encode(event) + "\n" for event in events]
+    assert lines[1] == '{"event":"step","phase":"calibrating","done":3,"total":16}\n'
+    assert list(protocol.read(["", *lines, "\n"])) == events
     step = Step("calibrating", 3, 12)
     assert step.text == "calibrating 3/12" and step.fraction == 0.25
     assert Step("saving").text == "saving" and Step("saving").fraction is None
-    assert parse_line("perftui: warning: random data, take care") == OptimizeWarning(
-        "random data, take care"
-    )
-    for other in (
-        "perftui: error: no project named 'x'",
-        "2025-01-01 12:00:00.0 [W:onnxruntime:, graph.cc:1] Something",
-        "Traceback (most recent call last):",
-        "perftui: optimize cancelled; nothing was saved",
-        "",
-    ):
-        assert parse_line(other) is None, other
+    for other in ("calibrating 3/16", "[W:onnxruntime:, graph.cc:1] Something", "[]", "{}"):
+        with pytest.raises(protocol.ProtocolError, match="not an event"):
+            list(protocol.read([other]))
 
 
-def test_error_line_prefers_the_commands_one_line():
-    lines = ["preparing", "perftui: error: calibration folder /x is empty"]
-    assert error_line(lines, 2) == "calibration folder /x is empty"
-    usage = ["perftui optimize: error: argument --samples: invalid int value: 'x' (see ...)"]
-    assert error_line(usage, 2).startswith("argument --samples: invalid int value")
-    internal = ["perftui: internal error: ValueError: boom (set PERFTUI_DEBUG=1 ...)"]
-    assert error_line(internal, 1).startswith("internal error: ValueError: boom")
-    assert error_line(["preparing", "Segmentation fault"], -11) == (
+def test_a_death_without_a_fatal_event_names_how_and_the_last_stderr_line():
+    assert death_line(["preparing", "Segmentation fault", ""], -11) == (
         "the optimize process ended with signal SIGSEGV: Segmentation fault"
     )
-    assert error_line([], 3) == "the optimize process ended with exit status 3"
+    assert death_line([], 3) == "the optimize process ended with exit status 3"
 
 
 def test_the_worker_gets_the_database_the_work_folder_and_the_options():
@@ -142,7 +136,11 @@ mode = os.environ["FAKE_MODE"]
 if mode == "handled":
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(130))
 err = sys.stderr
-def hand_back(warning):  # the model in the parent's work folder, the result on stdout
+def emit(event, **fields):  # the workers' JSON lines on stdout
+    print(json.dumps({{"event": event, **fields}}), flush=True)
+def step(phase, done=0, total=0):
+    emit("step", phase=phase, done=done, total=total)
+def hand_back(warning):  # the model in the parent's work folder, the result as an event
     with open(os.environ["FAKE_SEEN"], "w") as seen:
         json.dump({{"argv": sys.argv[1:], "stdin": sys.stdin.read()}}, seen)
     model = os.path.join(sys.argv[-1], "int8.onnx")
@@ -150,35 +148,41 @@ def hand_back(warning):  # the model in the parent's work folder, the result on 
         out.write("int8 model")
     made = json.loads(os.environ["FAKE_RESULT"])
     made["project"]["model"], made["warning"] = model, warning
-    print(json.dumps(made))
+    emit("handback", result=made)
 if mode == "ok":
-    err.write("perftui: warning: random data\npreparing\n")
+    emit("warning", text="random data")
+    step("preparing")
     for i in range(1, 4):
-        err.write(f"calibrating {{i}}/3\n")
-    err.write("noise from an engine: W\nsaving\n")
+        step("calibrating", i, 3)
+    err.write("noise from an engine: W\n")
+    step("saving")
     hand_back("random data")
 elif mode == "big":
     for i in range(1, 2001):
-        err.write(f"calibrating {{i}}/2000\n")
+        step("calibrating", i, 2000)
+        err.write(f"engine chatter {{i}}\n")
     hand_back("x" * 300000)
 elif mode == "bad":
-    err.write("preparing\nperftui: error: calibration folder /c is empty\n")
+    step("preparing")
+    emit("fatal", error="calibration folder /c is empty")
     sys.exit(2)
 elif mode == "junk":
     print("not json")
+elif mode == "silent":
+    step("preparing")
 elif mode == "internal":
-    err.write("perftui: internal error: KeyError: 'x' (set PERFTUI_DEBUG=1 ...)\n")
+    emit("fatal", error="internal error: KeyError: 'x' (set PERFTUI_DEBUG=1 ...)")
     sys.exit(1)
 elif mode in ("handled", "default", "stubborn"):
     if mode == "stubborn":
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
-    err.write("preparing\n")
+    step("preparing")
     for i in range(1, 1000):
-        err.write(f"calibrating {{i}}/999\n")
-        err.flush()
+        step("calibrating", i, 999)
         time.sleep(0.02)
 elif mode == "crash":
-    err.write("preparing\n")
+    step("preparing")
+    err.write("Segmentation fault\n")
     err.flush()
     os.kill(os.getpid(), signal.SIGKILL)
 """
@@ -254,9 +258,10 @@ def test_a_big_document_and_many_lines_do_not_block(tmp_path: Path):
     ("mode", "error"),
     [
         ("bad", "calibration folder /c is empty"),
-        ("junk", "the optimize process printed no result"),
+        ("junk", "the optimize process sent a line that is not an event: 'not json'"),
+        ("silent", "the optimize process handed back no result"),
         ("internal", "internal error: KeyError: 'x' (set PERFTUI_DEBUG=1 ...)"),
-        ("crash", "the optimize process ended with signal SIGKILL: preparing"),
+        ("crash", "the optimize process ended with signal SIGKILL: Segmentation fault"),
     ],
 )
 def test_a_child_that_fails_gives_one_line(tmp_path: Path, mode: str, error: str):

@@ -17,20 +17,9 @@ from perftui.domain.records import (
 )
 from perftui.store.codec import samples_from_document, samples_to_document
 from perftui.store.database import Store
-from perftui.store.layout import SCHEMA_VERSION
+from perftui.store.layout import LAYOUT
 from perftui.store.paths import default_db_path
-from perftui.store.shards import Shard
-from tests.store_helpers import (
-    benchmarks_file,
-    make_project,
-    make_run,
-    read_json,
-    read_shard,
-    shard_bytes,
-    shard_paths,
-    stored_tables,
-    write_shard,
-)
+from tests.store_helpers import folder, make_project, make_run, part_files, read_json
 
 # ----------------------------------------------------------------------------- basics
 
@@ -51,7 +40,7 @@ def test_no_file_until_first_write_then_parents_and_meta(store: Store) -> None:
     store.ensure_project(make_project())
     assert store.path.is_file()
     meta = list(read_json(store.path)["meta"].values())
-    assert meta[0]["schema_version"] == SCHEMA_VERSION == 7
+    assert meta[0]["layout"] == LAYOUT == 8
 
 
 def test_run_round_trip_every_field(store: Store) -> None:
@@ -70,15 +59,13 @@ def test_run_round_trip_every_field(store: Store) -> None:
     assert again.runs("resnet-fp32") == [stored]
     back = again.latency_samples(stored.id)
     assert back.dtype == np.float32 and np.array_equal(back, samples)
-    # the run lives in its project's shard, layers and samples in files of their own
-    data = stored_tables(store.path)
-    assert next(iter(data["runs"].values()))["layers"] is None
-    assert data["layers"] == {stored.id: len(run.layers)}
-    assert data["samples"] == {stored.id: 5000}
-    assert "runs" not in read_json(store.path)
-    packs = list((store.path.parent / "perftui.json.d" / "packs").iterdir())
-    (shard,) = shard_bytes(store.path).values()
-    assert [p.name for p in packs] == Shard.parse(shard).packs()
+    # the run lives in its benchmark's file, layers and samples in a numpy file of its own
+    (part,) = part_files(store.path, "resnet-fp32")
+    (doc,) = read_json(part)["runs"].values()
+    assert doc["run"]["layers"] is None and part.name == "runs-b-b1.json"
+    assert (doc["layers"], doc["samples"]) == (len(run.layers), 5000)
+    with np.load(part.parent / "payloads" / f"{stored.id}.npz", allow_pickle=False) as npz:
+        assert np.array_equal(npz["samples"], samples)
 
 
 def test_run_without_layers_latency_or_samples(store: Store) -> None:
@@ -211,9 +198,9 @@ def test_delete_project_cascades(store: Store) -> None:
     assert all(fresh.get_run(i) is None and fresh.latency_samples(i) is None for i in gone)
     assert fresh.get_benchmark(bid) is None
     assert fresh.get_run(kept.id) == kept
-    data = stored_tables(store.path)
-    assert len(data["runs"]) == len(data["layers"]) == len(data["samples"]) == 1
-    assert list(shard_paths(store.path)) == ["b"]
+    assert [p.name for p in (store.path.parent / "perftui.json.projects").iterdir()] == [
+        folder(store.path, "b").name
+    ]
     with pytest.raises(InputError):
         store.delete_project("a")
 
@@ -224,7 +211,8 @@ def test_delete_run(store: Store) -> None:
     store.delete_run(a.id)
     assert [r.id for r in store.runs("resnet-fp32")] == [b.id]
     assert store.latency_samples(a.id) is None and store.latency_samples(b.id) is not None
-    assert len(stored_tables(store.path)["layers"]) == 1
+    payloads = folder(store.path, "resnet-fp32").glob("payloads/*.npz")
+    assert [p.name for p in payloads] == [f"{b.id}.npz"]
     with pytest.raises(InputError, match="no run"):
         store.delete_run(a.id)
 
@@ -244,8 +232,8 @@ def test_benchmark_round_trip(store: Store) -> None:
     assert stored.id == bid and stored.project_name == project.name and stored.created_at
     assert stored.request == request
     assert [b.id for b in store.project_benchmarks(project.name)] == [bid]
-    found = json.loads(benchmarks_file(store.path).read_text())["benchmarks"]
-    assert found == [stored.to_dict()] and "benchmarks" not in read_json(store.path)
+    found = read_json(folder(store.path, project.name) / "benchmarks.json")["benchmarks"]
+    assert list(found.values()) == [stored.to_dict()]
     later = store.add_benchmark(replace(request, seed=7))
     assert store.last_benchmark(project.name).id == later
     assert store.last_benchmark("ghost") is None and store.project_benchmarks("ghost") == []
@@ -256,23 +244,22 @@ def test_malformed_rows_are_clear_errors(store: Store) -> None:
     good = store.add_benchmark(BenchmarkRequest(project=project, configs=(RunConfig(),)))
     bad = store.add_benchmark(BenchmarkRequest(project=project, configs=(RunConfig(),)))
     run = store.add_run(make_run(layers=None))
-    file = benchmarks_file(store.path)
+    file = folder(store.path, project.name) / "benchmarks.json"
     data = json.loads(file.read_text())
-    for doc in data["benchmarks"]:
+    for doc in data["benchmarks"].values():
         if doc["id"] == bad:
             del doc["configs"]
     file.write_text(json.dumps(data))
-    shard = shard_paths(store.path)[project.name]
-    runs = read_shard(shard)
-    runs["runs"][run.id]["latency_ms"] = {"mean": "fast"}
-    write_shard(shard, runs)
+    part = part_files(store.path, project.name)[0]
+    runs = json.loads(part.read_text())
+    next(iter(runs["runs"].values()))["run"]["latency_ms"] = {"mean": "fast"}
+    part.write_text(json.dumps(runs))
     fresh = Store(store.path)
-    assert fresh.get_benchmark(good).id == good
-    with pytest.raises(StoreError, match=f"benchmark {bad} is malformed .KeyError"):
+    with pytest.raises(StoreError, match=r"benchmarks\.json of project 'resnet-fp32' holds a"):
+        fresh.get_benchmark(good)
+    with pytest.raises(StoreError, match=r"holds a malformed benchmark \('configs'\)"):
         fresh.last_benchmark(project.name)
-    with pytest.raises(StoreError, match=f"benchmark {bad} is malformed"):
-        fresh.project_benchmarks(project.name)
-    with pytest.raises(StoreError, match=f"run {run.id} is malformed .ValueError"):
+    with pytest.raises(StoreError, match=f"run {run.id} of project 'resnet-fp32' is malformed"):
         fresh.get_run(run.id)
 
 
@@ -333,15 +320,19 @@ def test_threads_sharing_one_store(store: Store) -> None:
     assert len(Store(store.path).runs("resnet-fp32")) == 45
 
 
-def test_file_is_one_json_object_a_project_per_line(store: Store) -> None:
-    """Another tool reads the file as JSON; its projects and their entries are keyed by
-    name, one to a line (a write changes the lines of its own project alone)."""
-    store.ensure_project(make_project())
-    run = store.add_run(make_run(), np.ones(3))
-    data = read_json(store.path)
-    assert data["projects"]["resnet-fp32"]["name"] == "resnet-fp32"
-    assert data["shards"]["resnet-fp32"]["count"] == 1
-    lines = store.path.read_bytes().splitlines()
-    starts = [b'"resnet-fp32":{', b'},"shards":{', b'"resnet-fp32":{', b"}}"]
-    assert [line[:15] for line in lines[1:]] == starts
-    assert run.id == Store(store.path).runs("resnet-fp32")[0].id
+def test_every_file_is_tinydb_and_names_no_user_text(store: Store) -> None:
+    """Another tool reads each file with TinyDB; a project's folder is named by an id, and a
+    run's file by its run id, never by a name a user typed."""
+    from tinydb import Query, TinyDB
+
+    store.ensure_project(make_project("a/../../b c"))
+    run = store.add_run(make_run("a/../../b c", benchmark_id="b1"), np.ones(3))
+    with TinyDB(store.path, access_mode="r") as index:
+        doc = index.table("projects").get(Query().name == "a/../../b c")
+    assert doc["parts"] == {"runs-b-b1.json": 1} and len(doc["folder"]) == 32
+    part = part_files(store.path, "a/../../b c")[0]
+    with TinyDB(part, access_mode="r") as runs:
+        assert runs.table("runs").get(Query().id == run.id)["samples"] == 3
+    names = sorted(p.name for p in part.parent.iterdir())
+    assert names == ["heads.json", "payloads", "runs-b-b1.json"]
+    assert [p.name for p in part.parent.glob("payloads/*")] == [f"{run.id}.npz"]

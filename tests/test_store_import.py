@@ -1,4 +1,5 @@
-"""Import at scale: samples stored as the export carries them, and progress lines."""
+"""Import at scale: every sample and figure as the export carries them, progress lines, and
+all or nothing."""
 
 from __future__ import annotations
 
@@ -18,8 +19,8 @@ from perftui.domain.records import Project
 from perftui.exchange import progress
 from perftui.exchange.documents import import_document, write_export
 from perftui.store.database import Store
-from perftui.store.inserts import Prepared, insert_runs, prepare, with_id
-from tests.store_helpers import make_project, make_run, payload_at, tree
+from perftui.store.runs import Prepared, prepare, with_id
+from tests.store_helpers import entry, make_project, make_run, tree
 
 
 def export_of(tmp_path: Path, runs: int) -> tuple[dict, dict[str, np.ndarray]]:
@@ -44,12 +45,6 @@ def test_imported_samples_are_stored_as_the_export_carries_them(tmp_path: Path) 
     for run_id, latencies in samples.items():
         assert np.array_equal(target.latency_samples(run_id), latencies)
         assert target.figures(run_id) == Store(tmp_path / "source.json").figures(run_id)
-    for run_id in samples:  # the same bytes: not inflated and compressed again
-        blobs = []
-        for db in ("source.json", "target.json"):
-            pack, ref = payload_at(tmp_path / db, run_id)
-            blobs.append(pack.read_bytes()[ref.at : ref.at + ref.size])
-        assert blobs[0] == blobs[1]
 
 
 def test_a_long_import_says_how_far_it_has_got(
@@ -74,10 +69,13 @@ def test_an_import_refused_at_its_last_run_stores_nothing(tmp_path: Path, runs: 
     document["projects"][0]["runs"][-1]["latency_samples"]["count"] += 1
     target = Store(tmp_path / "target.json")
     target.ensure_project(make_project("other", "/m/other"))
-    before = tree(tmp_path / "target.json.d"), (tmp_path / "target.json").read_bytes()
+    before = tree(tmp_path / "target.json.projects"), (tmp_path / "target.json").read_bytes()
     with pytest.raises(InputError, match=r"runs\[\d+\]\.latency_samples: samples count"):
         import_document(target, document)
-    assert (tree(tmp_path / "target.json.d"), (tmp_path / "target.json").read_bytes()) == before
+    assert (
+        tree(tmp_path / "target.json.projects"),
+        (tmp_path / "target.json").read_bytes(),
+    ) == before
     assert Store(tmp_path / "target.json").runs("p") == []
 
 
@@ -87,25 +85,25 @@ def test_importing_the_same_large_export_twice_adds_nothing_and_leaves_no_mark(
     document, _ = export_of(tmp_path, 70)
     target = Store(tmp_path / "target.json")
     assert import_document(target, document) == (1, 70)
-    before = tree(tmp_path / "target.json.d"), (tmp_path / "target.json").read_bytes()
+    before = tree(tmp_path / "target.json.projects"), (tmp_path / "target.json").read_bytes()
     assert import_document(target, json.loads(json.dumps(document))) == (0, 0)
-    assert (tree(tmp_path / "target.json.d"), (tmp_path / "target.json").read_bytes()) == before
-    assert not (tmp_path / "target.json.d" / "pending").exists()
+    assert (
+        tree(tmp_path / "target.json.projects"),
+        (tmp_path / "target.json").read_bytes(),
+    ) == before
 
 
 def figures_files(path: Path) -> dict[str, dict]:
-    """Each project's figures file, as the write left it."""
-    folder = path.with_name(path.name + ".d") / "figures"
-    entries = json.loads(path.read_text())["shards"].values()
-    return {e["project"]: json.loads((folder / e["figures"]).read_text()) for e in entries}
+    """Each project's figures, as the write left them in the index."""
+    return {name: entry(path, name)["figures"] for name in ("p", "q", "r")}
 
 
 def test_figures_an_import_computes_as_each_project_ends_are_those_of_its_runs(
     tmp_path: Path,
 ) -> None:
-    """A project's figures are computed once the next project begins (`Transaction.settle`),
-    with its profiled run's layers; a run of it that comes later still counts, and its empty
-    profile, the newest, names the precision. Both databases get the same runs: one in a
+    """A project's figures are those of its runs however they came, with its profiled run's
+    layers; a run of it that comes later still counts, and its empty profile, the newest,
+    names the precision. Both databases get the same runs: one in a
     merge, where p's third run comes after q began, the other a write per project."""
 
     def run(project: str, n: int, **kw: object) -> Prepared:
@@ -125,22 +123,8 @@ def test_figures_an_import_computes_as_each_project_ends_are_those_of_its_runs(
     assert merged.precisions() == one_by_one.precisions() != {}
 
 
-def test_figures_settled_go_once_the_project_is_edited(tmp_path: Path) -> None:
-    """A project's runs edited after its figures were settled: the commit computes them from
-    the runs as stored, not the ones settled."""
-    store = Store(tmp_path / "db.json")
-    store.add_project(make_project("p"))
-    made = [prepare(with_id(make_run("p", throughput_fps=f)), np.ones(10)) for f in (1.0, 9.0)]
-    with store._transaction() as tx:
-        insert_runs(tx, made, skip_existing=False)
-        tx.settle("p")
-        tx.shard("p").remove([made[1].run.id])
-    assert figures_files(store.path)["p"]["summary"]["runs"] == 1
-
-
 def test_an_import_of_more_projects_than_open_files_allowed(tmp_path: Path) -> None:
-    """A pack a project's payloads go to stays open for the write: an import of 200
-    projects under a limit of 128 open files keeps at most OPEN_PACKS of them open."""
+    """An import of 200 projects under a limit of 128 open files: no file stays open."""
     source = Store(tmp_path / "source.json")
     records: list[Project | Prepared] = []
     for i in range(200):

@@ -1,5 +1,5 @@
-"""Export passes once over the database: one run at a time, kept nowhere, and stored samples
-go out as stored (not decoded and compressed again)."""
+"""Export passes once over the database, one run at a time, and gives every run's samples and
+layers as stored."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from perftui.domain.errors import StoreError
 from perftui.exchange.documents import write_export
 from perftui.store import codec
 from perftui.store.database import Store
-from tests.store_helpers import damage_payload, make_project, make_run
+from tests.store_helpers import make_project, make_run, payload_at
 
 
 def filled(path: Path) -> tuple[Store, dict[str, np.ndarray]]:
@@ -28,18 +28,10 @@ def filled(path: Path) -> tuple[Store, dict[str, np.ndarray]]:
     return Store(path), samples
 
 
-def test_export_keeps_no_run_it_read_and_sends_samples_as_stored(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_export_gives_every_run_with_its_samples_and_layers(tmp_path: Path) -> None:
     store, samples = filled(tmp_path / "perftui.json")
-
-    def compress_again(*args: object) -> None:
-        raise AssertionError("export compressed stored samples again")
-
-    monkeypatch.setattr(codec, "samples_blob", compress_again)
     out = io.StringIO()
     write_export(store, out)
-    assert not store._shards  # nothing read was kept
     runs = [r for p in json.loads(out.getvalue())["projects"] for r in p["runs"]]
     assert len(runs) == 6 and all(r["layers"] for r in runs)
     stored = {r.id: r for name in ("a", "b") for r in Store(store.path).runs(name)}
@@ -55,6 +47,6 @@ def test_export_refuses_a_samples_file_that_does_not_hold_its_count(tmp_path: Pa
     path = tmp_path / "perftui.json"
     _, samples = filled(path)
     victim = next(iter(samples))
-    damage_payload(path, victim, "samples", codec.samples_blob(np.ones(3))[0])
-    with pytest.raises(StoreError, match=f"samples of run {victim}"):
+    np.savez(payload_at(path, victim), samples=np.ones(3, np.float32))
+    with pytest.raises(StoreError, match=f"{victim}.npz of project 'a' cannot be read"):
         write_export(Store(path), io.StringIO())

@@ -27,7 +27,7 @@ from typing import Any, Protocol
 from perftui.bench import protocol
 from perftui.bench.environment import environment
 from perftui.domain.records import BenchmarkRequest, RunResult
-from perftui.processes import child_env, exit_description
+from perftui.processes import child_env, exit_description, keep_last_lines
 from perftui.store.database import Store
 
 STDERR_LINES = 20
@@ -243,9 +243,8 @@ class BenchmarkClient:
             watchdog = Watchdog(process, self.watchdog_s)
             ended = False
             try:
-                for line in process.stdout:
+                for event in protocol.read(process.stdout):
                     watchdog.fed()
-                    event = protocol.decode(line)
                     if isinstance(event, protocol.RunStarted):
                         current = event.index
                     elif isinstance(event, protocol.RunFinished):
@@ -291,8 +290,8 @@ class BenchmarkClient:
         assert process.stdin is not None and process.stderr is not None
         self._stderr = collections.deque(maxlen=STDERR_LINES)  # this worker's lines only
         self._drain = threading.Thread(
-            target=_drain_stderr,
-            args=(process, self._stderr),
+            target=keep_last_lines,
+            args=(process.stderr, self._stderr),
             name="perftui-worker-stderr",
             daemon=True,
         )
@@ -354,14 +353,3 @@ class BenchmarkClient:
             run = self.store.add_run(run, event.samples_ms)
         self.runs.append(run)
         return replace(event, run=run)
-
-
-def _drain_stderr(process: subprocess.Popen[str], lines: collections.deque[str]) -> None:
-    """Keep the worker's last stderr lines (a full pipe would block it otherwise)."""
-    assert process.stderr is not None
-    try:
-        for line in process.stderr:
-            if line.strip():
-                lines.append(line.rstrip())
-    except (OSError, ValueError):  # the pipe was closed under us
-        pass

@@ -1,24 +1,38 @@
-"""The JSON-lines events the worker streams to its parent, as typed records.
+"""The JSON-lines events a child streams to its parent, as typed records, and the one
+way to write them (`event_stream`) and to read them (`read`).
 
-One event per line on the worker's event pipe:
+One event per line on the child's event pipe (its stdout; anything a library prints goes
+to stderr). A benchmark worker:
   {"event": "started", "index", "total", "config": {...}}
   {"event": "phase", "index", "phase": compile|first_inference|warmup|timed|profile}
   {"event": "tick", "index", "elapsed_s", "iterations", "fraction", "throughput_fps", "latency_ms"}
   {"event": "finished", "index", "run": {RunResult}, "samples": base64 float32 ms | null}
   {"event": "done", "cancelled": bool}
+The optimize worker (perftui.optimize.worker):
+  {"event": "step", "phase": str, "done": int, "total": int}   (total 0: a phase without steps)
+  {"event": "warning", "text": str}
+  {"event": "handback", "result": {OptimizeResult.handback}}
+Either:
   {"event": "fatal", "error": str}   (the request itself could not be run)
+
+numpy is imported only to encode or decode samples: the optimize runner reads events and
+loads no numpy.
 """
 
 from __future__ import annotations
 
 import base64
 import json
+import os
+import sys
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any, TextIO
 
 from perftui.domain.records import RunConfig, RunResult
+
+if TYPE_CHECKING:
+    import numpy as np
 
 
 @dataclass(frozen=True)
@@ -61,17 +75,67 @@ class Fatal:
     error: str
 
 
-Event = RunStarted | PhaseChanged | Progress | RunFinished | BenchmarkDone | Fatal
+@dataclass(frozen=True)
+class Step:
+    """A child's progress: `phase` with `done` of `total` steps (total 0: no steps)."""
+
+    phase: str
+    done: int = 0
+    total: int = 0
+
+    @property
+    def text(self) -> str:
+        return f"{self.phase} {self.done}/{self.total}" if self.total else self.phase
+
+    @property
+    def fraction(self) -> float | None:
+        """Share of the phase done, or None for a phase without steps."""
+        return min(1.0, self.done / self.total) if self.total else None
+
+
+@dataclass(frozen=True)
+class OptimizeWarning:
+    """Something the user should know about the result (e.g. random calibration data)."""
+
+    text: str
+
+
+@dataclass(frozen=True)
+class Handback:
+    """What the optimize child made, for its parent to store."""
+
+    result: dict[str, Any]
+
+
+Event = (
+    RunStarted
+    | PhaseChanged
+    | Progress
+    | RunFinished
+    | BenchmarkDone
+    | Step
+    | OptimizeWarning
+    | Handback
+    | Fatal
+)
+
+
+class ProtocolError(ValueError):
+    """A line on the event pipe that is not an event."""
 
 
 def samples_to_wire(samples_ms: np.ndarray) -> str:
     """Latency samples for the pipe: float32 little-endian -> base64, uncompressed (the
     stored form, perftui.store.codec, is a compressed, self-describing document)."""
+    import numpy as np
+
     return base64.b64encode(np.asarray(samples_ms, dtype="<f4").tobytes()).decode("ascii")
 
 
 def samples_from_wire(text: str) -> np.ndarray:
     """The samples `samples_to_wire` encoded, as float64 ms."""
+    import numpy as np
+
     return np.frombuffer(base64.b64decode(text), dtype="<f4").astype(np.float64)
 
 
@@ -99,6 +163,12 @@ def encode(event: Event) -> str:
         }
     elif isinstance(event, BenchmarkDone):
         data = {"event": "done", "cancelled": event.cancelled}
+    elif isinstance(event, Step):
+        data = {"event": "step", "phase": event.phase, "done": event.done, "total": event.total}
+    elif isinstance(event, OptimizeWarning):
+        data = {"event": "warning", "text": event.text}
+    elif isinstance(event, Handback):
+        data = {"event": "handback", "result": event.result}
     else:
         data = {"event": "fatal", "error": event.error}
     return json.dumps(data, separators=(",", ":"))
@@ -122,6 +192,36 @@ def decode(line: str) -> Event:
         )
     if kind == "done":
         return BenchmarkDone(bool(data["cancelled"]))
+    if kind == "step":
+        return Step(str(data["phase"]), int(data["done"]), int(data["total"]))
+    if kind == "warning":
+        return OptimizeWarning(str(data["text"]))
+    if kind == "handback":
+        return Handback(dict(data["result"]))
     if kind == "fatal":
         return Fatal(str(data["error"]))
     raise ValueError(f"unknown worker event {kind!r}")
+
+
+def read(lines: Iterable[str]) -> Iterator[Event]:
+    """The events of a child's event pipe, as they come; ProtocolError at a line that is
+    not one (blank lines are skipped)."""
+    for line in lines:
+        if not line.strip():
+            continue
+        try:
+            event = decode(line)
+        except (AttributeError, KeyError, TypeError, ValueError):
+            shown = line.strip()
+            shown = shown if len(shown) <= 80 else shown[:77] + "..."
+            raise ProtocolError(f"a line that is not an event: {shown!r}") from None
+        yield event
+
+
+def event_stream() -> TextIO:
+    """In a child: keep the real stdout for events and point fd 1 at stderr for what the
+    libraries print (an engine's logs, a quantizer's progress bars)."""
+    events_fd = os.dup(sys.stdout.fileno())
+    sys.stdout.flush()
+    os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
+    return os.fdopen(events_fd, "w", buffering=1, encoding="utf-8")

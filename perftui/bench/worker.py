@@ -13,12 +13,10 @@ from __future__ import annotations
 import contextlib
 import functools
 import json
-import os
 import signal
 import sys
 from collections.abc import Callable
 from datetime import datetime, timezone
-from typing import TextIO
 
 from perftui.bench import protocol
 from perftui.bench.inputs import InputSource, resolve_shapes, run_point
@@ -214,16 +212,8 @@ def run_request(
     emit(protocol.BenchmarkDone(cancel.requested))
 
 
-def event_stream() -> TextIO:
-    """Keep the real stdout for events and point fd 1 at stderr for library chatter."""
-    events_fd = os.dup(sys.stdout.fileno())
-    sys.stdout.flush()
-    os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
-    return os.fdopen(events_fd, "w", buffering=1, encoding="utf-8")
-
-
 def main() -> None:
-    events = event_stream()
+    events = protocol.event_stream()
 
     def emit(event: protocol.Event) -> None:
         events.write(protocol.encode(event) + "\n")

@@ -60,12 +60,13 @@ def cmd_compare(args: argparse.Namespace) -> int:
         comparison_text,
     )
     from perftui.cli.measure import measure_alternately, parse_rounds, parse_time
-    from perftui.domain.compare import LATENCY_STATS, Comparison, Side, compare_projects
+    from perftui.domain.compare import Comparison, Side, compare_projects
     from perftui.domain.compare.ranking import COST, ranked_sweet_spot
     from perftui.domain.forms import options
     from perftui.domain.limits import parse_memory_limit
+    from perftui.domain.measurement.statistic import LATENCY_NAMES
 
-    stat = options.parse_choices(args.stat, "latency statistic", LATENCY_STATS)[0]
+    stat = options.parse_choices(args.stat, "latency statistic", LATENCY_NAMES)[0]
     threshold = None
     if args.threshold is not None:
         threshold = options.parse_threshold(args.threshold)

@@ -123,11 +123,12 @@ def cmd_gate(args: argparse.Namespace) -> int:
     from perftui.cli.measure import parse_time
     from perftui.cli.targets import shared_host
     from perftui.domain.forms import options
+    from perftui.domain.measurement.statistic import NAMES
     from perftui.domain.regression import gate
     from perftui.domain.regression.gate_render import GateReport
     from perftui.domain.regression.gate_stored import GateSettings, gate_label
 
-    stats = options.parse_choices(",".join(args.stat or [DEFAULT_STAT]), "statistic", gate.STATS)
+    stats = options.parse_choices(",".join(args.stat or [DEFAULT_STAT]), "statistic", NAMES)
     max_slowdown = checked_flag("--max-slowdown", gate.parse_max_slowdown, args.max_slowdown)
     rounds = checked_flag("--rounds", gate.parse_rounds, args.rounds)
     budget = None

@@ -58,9 +58,10 @@ def pick_config(measured: list[tuple[RunConfig, int]], wanted: str | None) -> Ru
 def cmd_history(args: argparse.Namespace) -> int:
     from perftui.domain.forms import options
     from perftui.domain.measurement.figures import group_runs
-    from perftui.domain.regression.history import STATS, configurations, history
+    from perftui.domain.measurement.statistic import NAMES
+    from perftui.domain.regression.history import configurations, history
 
-    stat = options.parse_choices(args.stat, "statistic", STATS)[0]
+    stat = options.parse_choices(args.stat, "statistic", NAMES)[0]
     store = open_store(args)
     project = store.get_project(args.project)
     if project is None:
@@ -79,14 +80,11 @@ def cmd_history(args: argparse.Namespace) -> int:
     return Exit.OK
 
 
-def _unit(stat: str) -> str:
-    return "fps" if stat == "throughput" else "ms"
-
-
 def history_text(project: str, found: History) -> str:
+    from perftui.domain.measurement.statistic import statistic
     from perftui.domain.measurement.verdict import STABLE
 
-    unit = _unit(found.stat)
+    unit = statistic(found.stat).unit
     lines = [f"{project}: {found.stat} of {found.config.label()}, {len(found.points)} points"]
     for point in found.points:
         interval = f"({point.lo:.4g}-{point.hi:.4g})" if point.lo and point.hi else "(±?)"

@@ -87,14 +87,14 @@ def report_format(text: str | None, output: str | None) -> str:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
-    from perftui.domain.compare import LATENCY_STATS
     from perftui.domain.forms import options
     from perftui.domain.limits import parse_memory_limit
+    from perftui.domain.measurement.statistic import LATENCY_NAMES
     from perftui.domain.report.render import render
 
     output = output_path(args.output) if args.output else None
     fmt = report_format(args.format, args.output)
-    stat = options.parse_choices(args.stat, "latency statistic", LATENCY_STATS)[0]
+    stat = options.parse_choices(args.stat, "latency statistic", LATENCY_NAMES)[0]
     threshold = options.parse_threshold(args.threshold) if args.threshold else None
     memory = None if args.max_memory is None else parse_memory_limit(args.max_memory)
     report = build_report(open_store(args), args.a, args.b, threshold, stat, memory)

@@ -28,7 +28,7 @@ from perftui.exchange.prepare import (
 from perftui.exchange.progress import Progress
 from perftui.exchange.reader import Event, document_events, read_events
 from perftui.store.database import Store
-from perftui.store.inserts import Prepared
+from perftui.store.runs import Prepared
 
 __all__ = ["EXPORT_FORMAT", "MAX_IMPORT_BYTES", "import_document", "import_file", "records"]
 

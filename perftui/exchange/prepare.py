@@ -1,5 +1,5 @@
 """An export's runs made ready to store (checked, their payloads encoded, their figures
-computed: perftui.store.inserts.prepare), in this process or by worker processes while this
+computed: perftui.store.runs.prepare), in this process or by worker processes while this
 one stores them in order. The workers only compute: this process stays the one writer."""
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from perftui.exchange import schema
 from perftui.exchange.reader import one_record, text
 from perftui.processes import PARENT_ENV, die_with_parent
 from perftui.store.codec import MAX_SAMPLES, SAMPLES_CODEC, samples_blob_from_document
-from perftui.store.inserts import Prepared, prepare
+from perftui.store.runs import Prepared, prepare
 
 __all__ = ["MAX_IMPORT_BYTES", "Line", "Ready", "Workers", "ordered", "ready_run"]
 

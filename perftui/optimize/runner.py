@@ -2,18 +2,19 @@
 result. Used the same way by `perftui optimize` and by the dashboard (from a thread worker):
 
     process = OptimizeProcess(OptimizeOptions("net-fp32", samples=4), db_path)
-    for event in process.events():   # blocks: Step and Warning lines, then one Finished
+    for event in process.events():   # blocks: Step and OptimizeWarning events, one Finished
         ...                          # "ok": the INT8 project is stored, `process.result` holds it
     process.cancel()                 # from any thread: SIGTERM; nothing is kept
 
 The quantization never runs in the caller's process (ARCHITECTURE.md rule 1): the child is
-``python -m perftui.optimize.worker DB WORKDIR`` with the options as JSON on stdin; its
-stderr progress lines (``calibrating 3/16``, ``perftui: warning: ...``) become events as they
-come. It makes the model in WORKDIR, a temporary folder of this side, and hands its result
-back on stdout; this side alone writes the store (ARCHITECTURE.md rule 2): it publishes the
-model and the project (perftui.optimize.publish), then removes WORKDIR. Exit 2 gives the
-child's one error line, 130 (or death by SIGTERM/SIGINT) a cancel. Only the standard library
-is imported at load time.
+``python -m perftui.optimize.worker DB WORKDIR`` with the options as JSON on stdin; it
+speaks the workers' JSON-lines events on stdout (perftui.bench.protocol: step, warning,
+handback, fatal), read here by the one follower (`protocol.read`) as they come. It makes the
+model in WORKDIR, a temporary folder of this side, and hands its result back; this side
+alone writes the store (ARCHITECTURE.md rule 2): it publishes the model and the project
+(perftui.optimize.publish), then removes WORKDIR. Exit 2 gives the child's fatal event's
+line, 130 (or death by SIGTERM/SIGINT) a cancel. Neither numpy nor an engine is imported at
+load time.
 """
 
 from __future__ import annotations
@@ -21,7 +22,6 @@ from __future__ import annotations
 import collections
 import contextlib
 import json
-import re
 import shutil
 import signal
 import subprocess
@@ -33,15 +33,16 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from perftui.processes import Exit, child_env, exit_description
+from perftui.bench import protocol
+from perftui.bench.protocol import Fatal, Handback, OptimizeWarning, Step
+from perftui.processes import Exit, child_env, exit_description, keep_last_lines
 
 if TYPE_CHECKING:
     from perftui.optimize.project import OptimizeResult
 
 STDERR_LINES = 20
-STEP = re.compile(r"^(?P<phase>[a-z][a-z ]{0,40}?)(?: (?P<done>\d+)/(?P<total>\d+))?$")
 WARNING_PREFIX = "perftui: warning: "
-ERROR = re.compile(r"^perftui(?: optimize)?: (?:(?P<internal>internal )?error): (?P<text>.*)$")
+"""How the CLI prints an OptimizeWarning."""
 
 
 @dataclass(frozen=True)
@@ -67,31 +68,6 @@ class OptimizeOptions:
 
 
 @dataclass(frozen=True)
-class Step:
-    """A progress line: `phase` with `done` of `total` steps (total 0: no steps)."""
-
-    phase: str
-    done: int = 0
-    total: int = 0
-
-    @property
-    def text(self) -> str:
-        return f"{self.phase} {self.done}/{self.total}" if self.total else self.phase
-
-    @property
-    def fraction(self) -> float | None:
-        """Share of the phase done, or None for a phase without steps."""
-        return min(1.0, self.done / self.total) if self.total else None
-
-
-@dataclass(frozen=True)
-class OptimizeWarning:
-    """A ``perftui: warning:`` line (e.g. random calibration data), without its prefix."""
-
-    text: str
-
-
-@dataclass(frozen=True)
 class Finished:
     """How it ended: "ok" with the `perftui optimize --json` document of the stored project,
     "error" with one line, or "cancelled" (nothing kept). `cancel_requested` with "ok" means
@@ -112,26 +88,8 @@ class Finished:
 OptimizeEvent = Step | OptimizeWarning | Finished
 
 
-def parse_line(line: str) -> Step | OptimizeWarning | None:
-    """A stderr line of `perftui optimize` as an event; None for any other line."""
-    text = line.strip()
-    if text.startswith(WARNING_PREFIX):
-        return OptimizeWarning(text[len(WARNING_PREFIX) :].strip())
-    match = STEP.match(text)
-    if match is None:
-        return None
-    done, total = match.group("done"), match.group("total")
-    return Step(match.group("phase"), int(done or 0), int(total or 0))
-
-
-def error_line(lines: Sequence[str], returncode: int) -> str:
-    """The child's one error line (without the ``perftui: error:`` prefix), else its last
-    stderr line, else how it ended."""
-    for line in reversed(lines):
-        match = ERROR.match(line.strip())
-        if match:
-            text = match.group("text").strip()
-            return f"internal error: {text}" if match.group("internal") else text
+def death_line(lines: Sequence[str], returncode: int) -> str:
+    """How a child that sent no fatal event ended, with its last stderr line."""
     last = next((line.strip() for line in reversed(lines) if line.strip()), "")
     ended = f"the optimize process ended with {exit_description(returncode)}"
     return ended + (f": {last}" if last else "")
@@ -203,41 +161,53 @@ class OptimizeProcess:
         with contextlib.suppress(BrokenPipeError):  # a child that ended before reading
             process.stdin.write(self.options.to_json())
             process.stdin.close()
-        out: list[str] = []
-        stdout = process.stdout
-        reader = threading.Thread(target=lambda: out.append(stdout.read()), daemon=True)
-        reader.start()
         tail: collections.deque[str] = collections.deque(maxlen=STDERR_LINES)
-        for line in process.stderr:
-            if not line.strip():
-                continue
-            tail.append(line.rstrip())
-            event = parse_line(line)
-            if event is not None:
-                yield event
+        drain = threading.Thread(target=keep_last_lines, args=(process.stderr, tail), daemon=True)
+        drain.start()
+        handback: Handback | None = None
+        fatal: Fatal | None = None
+        try:
+            for event in protocol.read(process.stdout):
+                if isinstance(event, Step | OptimizeWarning):
+                    yield event
+                elif isinstance(event, Handback):
+                    handback = event
+                elif isinstance(event, Fatal):
+                    fatal = event
+                else:
+                    raise protocol.ProtocolError(f"not an optimize event: {event}")
+        except protocol.ProtocolError as error:
+            with contextlib.suppress(ProcessLookupError):
+                process.kill()
+            process.wait()
+            yield Finished("error", Exit.RUN_FAILED, error=f"the optimize process sent {error}")
+            return
         returncode = process.wait()
-        reader.join()
-        yield self._finished(returncode, "".join(out), list(tail))
+        drain.join()
+        yield self._finished(returncode, handback, fatal, list(tail))
 
-    def _finished(self, returncode: int, stdout: str, stderr: list[str]) -> Finished:
+    def _finished(
+        self, returncode: int, handback: Handback | None, fatal: Fatal | None, stderr: list[str]
+    ) -> Finished:
         asked = self.cancelled
         stopped = (Exit.CANCELLED, -signal.SIGTERM, -signal.SIGINT)
         if returncode in stopped or (asked and returncode in (0, -signal.SIGKILL)):
             # a cancel that came after the child's last step still keeps nothing
             return Finished("cancelled", returncode, cancel_requested=asked)
         if returncode != 0:
-            return Finished(
-                "error", returncode, error=error_line(stderr, returncode), cancel_requested=asked
-            )
+            error = fatal.error if fatal is not None else death_line(stderr, returncode)
+            return Finished("error", returncode, error=error, cancel_requested=asked)
+        if handback is None:
+            return Finished("error", 0, error="the optimize process handed back no result")
         from perftui.domain.errors import InputError, StoreError
         from perftui.optimize.project import OptimizeResult
         from perftui.optimize.publish import publish
         from perftui.store import Store
 
         try:
-            made = OptimizeResult.from_handback(json.loads(stdout))
+            made = OptimizeResult.from_handback(handback.result)
         except (KeyError, TypeError, ValueError):
-            return Finished("error", 0, error="the optimize process printed no result")
+            return Finished("error", 0, error="the optimize process handed back no result")
         try:
             self.result = publish(Store(Path(self.db_path)), made)
         except (InputError, StoreError) as error:

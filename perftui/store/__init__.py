@@ -1,7 +1,7 @@
-"""Persistence: the results database (its import/export formats are perftui.exchange's).
+"""Persistence: the results database on TinyDB (its import/export formats are perftui.exchange's).
 
-The names most callers need are importable from here; ARCHITECTURE.md ("store/") says which
-module holds which part of the store, each module's docstring what it does.
+The names most callers need are importable from here; ARCHITECTURE.md ("store/") draws the
+layout and the write path, each module's docstring says what it does.
 """
 
 from perftui.store.database import Store

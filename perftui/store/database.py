@@ -1,37 +1,32 @@
 """The results database's API: projects, benchmarks and runs as typed records.
 
-The file machinery (cached reads, the locked write transaction, shards, payloads, the
-journal, migration) is perftui.store.database_file's; the tables are described in
-perftui.store.layout.
+Reads go through perftui.store.reader (no lock, no write); each write is one
+perftui.store.write.Transaction under the lock (perftui.store.lock).
 """
 
 from __future__ import annotations
 
 import contextlib
-import copy
 import os
 import uuid
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import replace
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from perftui.domain.errors import InputError, StoreError
-from perftui.domain.measurement.summary import Headline, ProjectSummary
-from perftui.domain.names import check_project_name
+from perftui.domain.errors import InputError
+from perftui.domain.measurement.summary import Headline, ProjectSummary, config_key, summarize
 from perftui.domain.records import BenchmarkRequest, Project, RunConfig, RunResult, StoredBenchmark
-from perftui.store.codec import plain, samples_blob_document
-from perftui.store.database_file import DatabaseFile
-from perftui.store.entries import headline_doc, stored_best
+from perftui.store.codec import plain, samples_to_document
 from perftui.store.figure_docs import figures_from_doc
-from perftui.store.inserts import Prepared, insert_runs, prepare, unknown_project, with_id
-from perftui.store.journal import Journal
-from perftui.store.layout import now_iso
-from perftui.store.lock import LockBusy
+from perftui.store.figures import combined, computed, stored_summary
+from perftui.store.files import check_folder, check_writable, stamp
+from perftui.store.layout import now_iso, part_name
+from perftui.store.lock import exclusive_lock
 from perftui.store.paths import normalize_model_path, same_target
-from perftui.store.recovery import check_folder
-from perftui.store.repair import Plan, apply, check_named, plan
-from perftui.store.shards import Shard
-from perftui.store.transaction import Table
+from perftui.store.reader import Entry, Reader, entry_of
+from perftui.store.runs import Prepared, prepare, unknown_project, with_id
+from perftui.store.write import Transaction, cannot_write, remove_temps
 
 if TYPE_CHECKING:
     import numpy as np
@@ -45,71 +40,119 @@ if TYPE_CHECKING:
 __all__ = ["Store"]
 
 
-class Store(DatabaseFile):
-    """The results database at `path` (a JSON file; created on the first write).
+class Store:
+    """The results database whose index is `path` (created on the first write).
 
     Safe for several processes and threads: writes are serialized by a lock file and each
-    one reads the file afresh; reads never block. Errors are `StoreError` (the file cannot
-    be used; it is left untouched) or `InputError` (a wrong name or id). `notify` gets the
-    lines a person should see (a wait for the lock, a migration, parked runs).
+    reads the index afresh; reads never block and never write. Errors are `StoreError` (the
+    database cannot be used; it is left untouched) or `InputError` (a wrong name or id).
+    `notify` gets the lines a person should see (a wait for the lock, a conversion).
     """
+
+    LOCK_TIMEOUT_S = 600.0
+    """How long a write waits for the lock (writes take milliseconds; an import seconds)."""
+
+    def __init__(self, path: str | Path, notify: Callable[[str], None] | None = None) -> None:
+        self.path: Path = Path(path).expanduser().absolute()
+        self.notify = notify
+        self._reader = Reader(Path(os.path.realpath(self.path)), self.path)
+        self._where: dict[str, tuple[Entry, dict[str, Any]]] = {}
+        """Run id -> its project's entry and document, as read at `_where_version`."""
+        self._where_version: tuple[int, ...] | None = None
 
     def __repr__(self) -> str:
         return f"Store({str(self.path)!r})"
 
+    def _say(self, line: str) -> None:
+        if self.notify is not None:
+            self.notify(line)
+
+    def version(self) -> tuple[int, ...] | None:
+        """A token that changes whenever a write commits (a stat of the index: cheap enough
+        to poll; the dashboard does)."""
+        return stamp(self._reader.path)
+
+    def convertible(self) -> bool:
+        """Whether the database is perftui 0.1's (layout 7), which the next write converts."""
+        from perftui.store import convert
+
+        return convert.needed(self._reader.path)
+
     def check(self) -> None:
-        """Read and validate the file now (StoreError if it cannot be used)."""
-        self._read()
+        """Read and validate the index now (StoreError if it cannot be used)."""
+        for doc in self._reader.entries().values():
+            entry_of(doc, self.path)
 
-    def diagnose(self) -> tuple[str, Plan | None]:
-        """What is wrong with the database ('' if nothing) and what a repair would do (None
-        when the document or a file it names cannot be read: no repair rebuilds them)."""
-        payloads = self._payloads()
-        try:
-            snap = self._load(self._target, None, strict=True)  # every record checked
-            check_named(snap)
-        except StoreError as exc:
-            return str(exc), None
-        try:
-            check_folder(snap, payloads, thorough=True)  # the stamp not trusted
-            problem = ""
-        except StoreError as exc:
-            problem = str(exc)
-        try:
-            return problem, plan(snap, payloads)
-        except StoreError:
-            return problem, None
+    # ------------------------------------------------------------------ the write
 
-    def interrupted(self) -> bool:
-        """Whether a write marked the folder and has not cleared the mark: it was killed (or
-        is under way); the next write removes what it left (perftui.store.recovery)."""
-        return os.path.lexists(self._payloads().pending)
+    @contextlib.contextmanager
+    def _transaction(self) -> Iterator[Transaction]:
+        """Lock, read the index afresh, yield a Transaction, commit it (or undo its files)."""
+        from perftui.store import convert
 
-    def repair(self) -> Plan:
-        """Add back the runs of the files beside the document that it does not name (see
-        perftui.store.repair); what it did."""
-        with self._transaction(repair=True) as db:
-            found = plan(db.snap, db.payloads)
-            apply(db, found)
-        return found
+        reader = self._reader
+        if not convert.needed(reader.path):
+            reader.index()  # damage refused before the lock is taken
+        check_folder(reader.root, self.path)
+        check_writable(reader.path, self.path)
+        existed = os.path.lexists(reader.path)
+        lock_path = reader.path.with_name(reader.path.name + ".lock")
+        with exclusive_lock(lock_path, self.path, self.LOCK_TIMEOUT_S, self.notify) as forget:
+            try:
+                remove_temps((reader.path.parent, reader.root))
+                if convert.needed(reader.path):
+                    self._say(convert.convert(self, reader.path))
+                tx = Transaction(reader)
+                try:
+                    yield tx
+                    tx.commit()
+                except BaseException as exc:
+                    tx.undo()
+                    if isinstance(exc, OSError):
+                        raise cannot_write(self.path, exc) from None
+                    raise
+            finally:
+                if not existed and not os.path.lexists(reader.path):
+                    forget()  # a new database's write that stored nothing leaves no file
 
     def upkeep(self) -> None:
-        """The write that reads leave to writes, made now: remove what a killed write left,
-        merge parked runs, move an older layout to this one."""
-        with self._transaction():
-            pass
+        """The write that reads leave to writes, made now: convert an older layout, remove what
+        killed writes left (perftui.store.doctor.tidy)."""
+        from perftui.store.doctor import tidy
+
+        with self._transaction() as tx:
+            tidy(tx)
+
+    def _check(self, project: str, parts: set[str] = frozenset(), *, benchmarks=False) -> None:
+        """Refuse, before the lock is taken, a write that would meet damage: the project's
+        entry and folder, the run files `parts` (if they exist) and its `benchmarks`.
+        The write itself says when there is no such project."""
+        entry = self._reader.entry(project)
+        if entry is None:
+            return
+        self._reader.check_parts(entry)
+        self._reader.run_docs(entry, sorted(parts & set(entry.parts)))
+        if benchmarks:
+            self._reader.benchmarks(entry)
 
     # ------------------------------------------------------------------ projects
 
+    def _entries(self) -> list[Entry]:
+        entries = [e for n in self._reader.entries() if (e := self._reader.entry(n)) is not None]
+        return sorted(entries, key=lambda e: (e.name.casefold(), e.name))
+
     def projects(self) -> list[Project]:
         """All projects, sorted by name."""
-        return sorted(self._read().projects.values(), key=lambda p: (p.name.casefold(), p.name))
+        return [entry.project for entry in self._entries()]
 
     def get_project(self, name: str) -> Project | None:
-        return self._read().project(name)
+        entry = self._reader.entry(name)
+        return None if entry is None else entry.project
 
     @staticmethod
     def _prepared(project: Project) -> Project:
+        from perftui.domain.names import check_project_name
+
         if not isinstance(project.name, str) or not project.name.strip():
             raise InputError("a project needs a name; use --project NAME")
         check_project_name(project.name)
@@ -127,21 +170,19 @@ class Store(DatabaseFile):
     def ensure_project(self, project: Project) -> Project:
         """The stored project of that name if it measures the same model/engine/device,
         else a new one; InputError if the name is taken by another model/engine/device."""
-        existing = self._read().project(project.name)
+        existing = self.get_project(project.name)
         if existing is not None:
             return self._same(existing, project)
         wanted = self._prepared(project)
-        with self._transaction() as db:
-            table = db.table("projects")
-            doc = table.get(wanted.name)
-            if doc is not None:  # another process created it meanwhile
-                return self._same(Project.from_dict(doc), wanted)
-            table.put(wanted.name, plain(wanted.to_dict()))
+        with self._transaction() as tx:
+            entry = tx.entry(wanted.name)
+            if entry is not None:  # another process created it meanwhile
+                return self._same(entry.project, wanted)
+            tx.put_project(wanted)
         return wanted
 
     @staticmethod
     def _same(existing: Project, wanted: Project) -> Project:
-        """`existing` if it measures what `wanted` does; else InputError (the name is taken)."""
         if same_target(existing, wanted):
             return existing
         raise InputError(
@@ -153,56 +194,38 @@ class Store(DatabaseFile):
     def add_project(self, project: Project) -> Project:
         """Store a new project; InputError if the name exists."""
         wanted = self._prepared(project)
-        with self._transaction() as db:
-            table = db.table("projects")
-            if table.get(wanted.name) is not None:
+        with self._transaction() as tx:
+            if tx.entry(wanted.name) is not None:
                 raise InputError(f"project '{wanted.name}' already exists; choose another name")
-            table.put(wanted.name, plain(wanted.to_dict()))
+            tx.put_project(wanted)
         return wanted
 
     def rename_project(self, old: str, new: str) -> None:
-        """Rename a project; its runs, benchmarks and derived projects follow."""
+        """Rename a project; its runs, benchmarks and derived projects follow (its folder is
+        named by an id, so only the index changes)."""
+        from perftui.domain.names import check_project_name
+
         check_project_name(new, "new project name")
-        self._read().shard(old)  # damage is refused before the lock is taken
-        with self._transaction() as db:
-            projects = db.table("projects")
-            doc = projects.get(old)
-            if doc is None:
+        self._check(old)
+        with self._transaction() as tx:
+            entry = tx.entry(old)
+            if entry is None:
                 raise InputError(f"no project named '{old}'")
             if old == new:
                 return
-            if projects.get(new) is not None:
+            if tx.entry(new) is not None:
                 raise InputError(f"project '{new}' already exists; choose another name")
-            projects.drop(old)
-            projects.put(new, {**doc, "name": new})
-            projects.update({"source_project": new}, lambda doc: doc.get("source_project") == old)
-            moved = db.shard(old)
-            db.shards[old] = Shard()
-            db.shards[new] = Shard(
-                {run_id: {**doc, "project": new} for run_id, doc in moved.runs.items()},
-                moved.refs,
-                moved.figures,
-            )
-
-            benchmarks = db.edit_benchmarks()
-            for n, doc in enumerate(benchmarks):
-                if doc.get("project_name") == old:
-                    renamed = copy.deepcopy(doc)
-                    renamed["project_name"] = new
-                    if isinstance(renamed.get("project"), dict):
-                        renamed["project"]["name"] = new
-                    benchmarks[n] = renamed
+            tx.update(old, {"name": new, "project": {**entry.doc["project"], "name": new}})
+            for doc in tx.projects.all():
+                if doc["project"].get("source_project") == old:
+                    tx.update(doc["name"], {"project": {**doc["project"], "source_project": new}})
 
     def delete_project(self, name: str) -> None:
         """Delete a project with its runs, layers, samples and benchmarks."""
-        self._read().shard(name)  # damage is refused before the lock is taken
-        with self._transaction() as db:
-            if not db.table("projects").drop(name):
+        self._check(name)
+        with self._transaction() as tx:
+            if not tx.drop(name):
                 raise InputError(f"no project named '{name}'")
-            db.lines.pop(name, None)  # runs this write merged (parked) go with it
-            db.shards[name] = Shard()
-            benchmarks = db.edit_benchmarks()
-            benchmarks[:] = [doc for doc in benchmarks if doc.get("project_name") != name]
 
     # ------------------------------------------------------------------ benchmarks
 
@@ -214,185 +237,277 @@ class Store(DatabaseFile):
             created_at=now_iso(),
             request=request,
         )
-        self._read().shard(request.project.name)  # refused before anything is measured
-        with self._transaction() as db:
-            if db.table("projects").get(request.project.name) is None:
+        self._check(request.project.name, benchmarks=True)  # before anything is measured
+        with self._transaction() as tx:
+            if tx.entry(request.project.name) is None:
                 raise InputError(f"no project named {request.project.name!r}; create it first")
-            db.snap.shard(request.project.name)
-            db.snap.entry_figures(request.project.name)
-            db.edit_benchmarks().append(plain(stored.to_dict()))
+            tx.add_benchmark(request.project.name, plain(stored.to_dict()))
         return stored.id
+
+    def _benchmarks(self, entry: Entry) -> list[StoredBenchmark]:
+        found = self._reader.benchmarks(entry)
+        if all(b.project_name == entry.name for b in found):
+            return found
+        project = entry.project
+        return [  # renamed since they were stored
+            replace(
+                b,
+                project_name=entry.name,
+                request=replace(b.request, project=replace(b.request.project, name=project.name)),
+            )
+            for b in found
+        ]
 
     def get_benchmark(self, benchmark_id: str) -> StoredBenchmark | None:
         """The stored request of that id, or None; StoreError if its document is malformed."""
-        return self._read().benchmarks.get(benchmark_id)
+        for entry in self._entries():
+            found = [b for b in self._benchmarks(entry) if b.id == benchmark_id]
+            if found:
+                return found[0]
+        return None
 
     def project_benchmarks(self, project: str) -> list[StoredBenchmark]:
         """The stored requests of a project, oldest first; StoreError if one is malformed."""
-        return self._read().benchmarks.of(project)
+        entry = self._reader.entry(project)
+        return [] if entry is None else self._benchmarks(entry)
 
     def last_benchmark(self, project: str) -> StoredBenchmark | None:
         """The project's newest stored request, or None; StoreError if it is malformed."""
-        return self._read().benchmarks.last(project)
+        found = self.project_benchmarks(project)
+        return found[-1] if found else None
 
     # ------------------------------------------------------------------ runs
 
     def add_run(self, run: RunResult, samples_ms: np.ndarray | None = None) -> RunResult:
         """Store one run (its project must exist): assigns an id and started_at if empty,
-        keeps its layers and raw latency samples in files beside the database and its
-        figures (intervals and verdict) with it. Returns the stored run."""
+        keeps its layers and raw latency samples beside it and its figures (intervals and
+        verdict) with it. Returns the stored run."""
         return self.add_runs([(run, samples_ms)])[0]
 
     def add_runs(self, items: Iterable[tuple[RunResult, np.ndarray | None]]) -> list[RunResult]:
         """Store several runs in one write, all or none (see `add_run`)."""
-        given = list(items)
-        stored = [(with_id(run), samples) for run, samples in given]
+        stored = [(with_id(run), samples) for run, samples in items]
         if not stored:
             return []
-        snap = self._read()  # refused before a wait for the lock could park them
         for project in {run.project for run, _ in stored}:
-            if snap.project(project) is None:
+            if self._reader.entry(project) is None:
                 raise unknown_project(project)
-        fresh = {new.id for (new, _), (run, _) in zip(stored, given, strict=True) if not run.id}
+            self._check(
+                project,
+                {
+                    part_name(run.benchmark_id, run.started_at)
+                    for run, _ in stored
+                    if run.project == project
+                },
+            )
         prepared = [prepare(run, samples) for run, samples in stored]
-        try:
-            with self._transaction() as db:
-                insert_runs(db, prepared, skip_existing=False, fresh=fresh)
-        except LockBusy as busy:
-            parked = Journal(self._target).park(stored)
-            self._say(f"{busy}: {len(stored)} run(s) kept in {parked}; the next write adds them")
-        return [run for run, _ in stored]
+        with self._transaction() as tx:
+            for item in prepared:
+                tx.add_run(item, skip_existing=False)
+        return [
+            replace(item.run, layers=run.layers)
+            for item, (run, _) in zip(prepared, stored, strict=True)
+        ]
 
     def merge(self, records: Iterable[Record]) -> tuple[int, int]:
-        """Add records from elsewhere in one write, taken one at a time as they come (memory
-        holds one run however many there are): a project before its benchmarks and runs (an
-        existing one must measure the same model/engine/device), and the benchmarks and runs
-        whose ids are new (others are skipped). All or nothing: an error raised while the
-        records come undoes the write. Returns (projects added, runs added)."""
-        with self._transaction() as db:
-            table = db.table("projects")
-            stored = {doc["name"]: Project.from_dict(doc) for doc in table.all()}
-            known = {doc["id"] for doc in db.snap.benchmark_list}
-            projects, given, benchmarks = 0, 0, []
-
-            def runs() -> Iterator[Prepared]:
-                nonlocal projects, given
-                last = ""
-                for record in records:
-                    if isinstance(record, Project):
-                        db.settle(last)  # its runs have all come
-                        project = self._prepared(record)
-                        last = project.name
-                        projects += self._merge_project(table, stored, project)
-                    elif isinstance(record, StoredBenchmark):
-                        if record.id not in known:
-                            known.add(record.id)
-                            benchmarks.append(plain(record.to_dict()))
-                    else:
-                        given += 1
-                        yield record
-
-            added = insert_runs(db, runs(), skip_existing=True)
-            if benchmarks:
-                db.edit_benchmarks().extend(benchmarks)
+        """Add records from elsewhere in one write, taken one at a time as they come: a project
+        before its benchmarks and runs (an existing one must measure the same model/engine/
+        device), and the benchmarks and runs whose ids are new (others are skipped). All or
+        nothing: an error raised while the records come undoes the write. Returns (projects
+        added, runs added)."""
+        projects = added = given = 0
+        with self._transaction() as tx:
+            known: set[str] = set()
+            for record in records:
+                if isinstance(record, Project):
+                    project = self._prepared(record)
+                    entry = tx.entry(project.name)
+                    if entry is None:
+                        tx.put_project(project)
+                        projects += 1
+                    elif not same_target(entry.project, project):
+                        raise InputError(
+                            f"project '{project.name}' already exists with model"
+                            f" {entry.project.model} on {entry.project.engine}/"
+                            f"{entry.project.device} (target {entry.project.target}), but the"
+                            f" import has {project.model} on {project.engine}/{project.device}"
+                            f" (target {project.target}); rename one of them first"
+                        )
+                    known = {b.id for b in self.project_benchmarks(project.name)}
+                elif isinstance(record, StoredBenchmark):
+                    if record.id not in known:
+                        known.add(record.id)
+                        tx.add_benchmark(record.project_name, plain(record.to_dict()))
+                else:
+                    given += 1
+                    added += tx.add_run(record, skip_existing=True)
         if given > added:
             self._say(f"skipped {given - added} run(s) stored already (each run is stored once)")
         return projects, added
 
+    def _docs(self, project: str) -> tuple[Entry, list[dict[str, Any]]] | None:
+        entry = self._reader.entry(project)
+        if entry is None:
+            return None
+        docs = self._reader.run_docs(entry)
+        self._seen(entry, docs)
+        return entry, docs
+
     @staticmethod
-    def _merge_project(table: Table, stored: dict[str, Project], project: Project) -> int:
-        """Store an imported project unless it is stored already (1 if it was added);
-        InputError if its name is taken by another model/engine/device."""
-        existing = stored.get(project.name)
-        if existing is None:
-            table.put(project.name, plain(project.to_dict()))
-            stored[project.name] = project
-            return 1
-        if not same_target(existing, project):
-            raise InputError(
-                f"project '{project.name}' already exists with model {existing.model}"
-                f" on {existing.engine}/{existing.device} (target {existing.target}), but the"
-                f" import has {project.model} on {project.engine}/{project.device} (target"
-                f" {project.target}); rename one of them first"
-            )
-        return 0
+    def _newest_first(docs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        from perftui.store.layout import time_key
+
+        return sorted(
+            reversed(docs), key=lambda d: time_key(d["run"].get("started_at", "")), reverse=True
+        )
 
     def runs(self, project: str) -> list[RunResult]:
         """The runs of a project, newest first, with their layers ([] if none or unknown)."""
-        return self._read().runs(project)
+        found = self._docs(project)
+        if found is None:
+            return []
+        entry, docs = found
+        envs = self._reader.environments()
+        return [
+            self._reader.record(entry, d, with_layers=True, environments=envs)
+            for d in self._newest_first(docs)
+        ]
 
     def stream_runs(
         self, project: str, *, with_layers: bool = True, with_samples: bool = True
     ) -> Iterator[tuple[RunResult, Rows | None, dict[str, Any] | None]]:
-        """The runs of a project in the order they were stored, one at a time and kept
-        nowhere (for a pass over the whole database, as export makes; an import stores them
-        in that order, so runs of one second keep theirs): each without its layers, with its
-        layer rows as stored and its samples in the export's encoding (perftui.store.codec),
-        neither decoded nor compressed again."""
-        snap = self._read()
-        shard = snap.shard(project, keep=False)
-        if shard is None:
+        """The runs of a project in the order they were stored, one at a time (an export):
+        each without its layers, with its layer rows and its samples in the export's
+        encoding (perftui.store.codec)."""
+        found = self._docs(project)
+        if found is None:
             return
-        for run_id in shard.runs:
-            run = snap.record(shard, run_id, with_layers=False, keep=False)
-            rows = snap.payload(shard, "layers", run_id) if with_layers else None
-            samples = (
-                snap.payload(shard, "samples", run_id, samples_blob_document)
-                if with_samples
-                else None
-            )
-            yield run, rows, samples
+        entry, docs = found
+        for doc in docs:
+            run = self._reader.record(entry, doc, with_layers=False)
+            rows = self._reader.payload(entry, doc, "layers") if with_layers else None
+            samples = self._reader.payload(entry, doc, "samples") if with_samples else None
+            yield run, rows, None if samples is None else samples_to_document(samples)
+
+    def _seen(self, entry: Entry, docs: list[dict[str, Any]]) -> None:
+        """Remember where the runs are, while the index stays as it is."""
+        version = self.version()
+        if version != self._where_version:
+            self._where, self._where_version = {}, version
+        self._where.update((doc["id"], (entry, doc)) for doc in docs)
+
+    def _find(self, run_id: str) -> tuple[Entry, dict[str, Any]] | None:
+        """The run's project and document: where it was last seen while the index has not
+        changed, else looked for in every project."""
+        if self._where_version == self.version() and run_id in self._where:
+            return self._where[run_id]
+        for entry in self._entries():
+            docs = self._reader.run_docs(entry)
+            self._seen(entry, docs)
+            if run_id in self._where:
+                return self._where[run_id]
+        return None
 
     def get_run(self, run_id: str) -> RunResult | None:
-        return self._read().run(run_id)
+        found = self._find(run_id)
+        return None if found is None else self._reader.record(*found, with_layers=True)
 
     def latency_samples(self, run_id: str) -> np.ndarray | None:
         """The raw per-request latencies (ms, float32) of a run, or None if not stored."""
-        return self._read().latency_samples(run_id)
+        found = self._find(run_id)
+        return None if found is None else self._reader.payload(*found, "samples")
 
     def delete_run(self, run_id: str) -> None:
         """Delete a run with its layers and samples; InputError if there is no such run."""
-        with self._transaction() as db:
-            project = db.snap.project_of(run_id)
-            if project is None or run_id not in db.shard(project).runs:
+        with self._transaction() as tx:
+            if not tx.delete_run(run_id):
                 raise InputError(f"no run with id '{run_id}'")
-            db.shard(project).remove([run_id])
 
     def figures(self, run_id: str) -> Figures | None:
         """A stored run's figures with their intervals and verdict (None without the run):
         as kept when it was stored, else computed from the run and its samples."""
-        snap = self._read()
-        shard = snap.shard_of(run_id)
-        return None if shard is None else snap.run_figures(shard, run_id)
+        found = self._find(run_id)
+        return None if found is None else self._figures(*found)
+
+    def _figures(self, entry: Entry, doc: dict[str, Any]) -> Figures:
+        with contextlib.suppress(KeyError, TypeError, ValueError):
+            return figures_from_doc(doc["figures"])
+        from perftui.domain.measurement.figures import run_figures
+
+        run = self._reader.record(entry, doc, with_layers=False)
+        return run_figures(run, self._reader.payload(entry, doc, "samples"))
 
     def stream_figures(self, project: str) -> Iterator[tuple[RunResult, Figures]]:
-        """The runs of a project with their figures, newest first, one at a time and kept
-        nowhere (as `stream_runs`, for a CSV export)."""
-        snap = self._read()
-        shard = snap.shard(project, keep=False) or Shard()
-        for run_id in snap.newest_first(shard):
-            run = snap.record(shard, run_id, with_layers=False, keep=False)
-            yield run, snap.run_figures(shard, run_id)
+        """The runs of a project with their figures, newest first (a CSV export)."""
+        found = self._docs(project)
+        if found is None:
+            return
+        entry, docs = found
+        for doc in self._newest_first(docs):
+            yield self._reader.record(entry, doc, with_layers=False), self._figures(entry, doc)
+
+    # ------------------------------------------------------------------ the projects list
+
+    def _stored(self, entry: Entry, key: str | None = None) -> dict[str, Any]:
+        """The project's figures as its entry keeps them, else computed from its runs (figures
+        another method stored, or none yet: a read writes nothing); with `key`, that
+        configuration's alone when the entry does not keep it."""
+        if stored_summary(entry.figures) is not None and (
+            key is None or key in entry.figures["best"]
+        ):
+            return entry.figures
+        docs = self._reader.run_docs(entry)
+        runs = [self._reader.record(entry, d, with_layers=bool(d.get("layers"))) for d in docs]
+        known, by_id = {d["id"]: d["figures"] for d in docs}, {d["id"]: d for d in docs}
+        samples = lambda r: self._reader.payload(entry, by_id[r.id], "samples")  # noqa: E731
+        if key is None:
+            return computed(runs, known, samples)
+        return {"best": combined([r for r in runs if config_key(r) == key], known, samples)[1]}
 
     def headline(self, project: str, key: str | None) -> Headline | None:
         """The combined figures of the project's configuration `key` (a summary's best
-        configuration): as its figures file keeps them, else combined from its runs."""
-        if key is None:
+        configuration): as its entry keeps them, else combined from its runs."""
+        entry = self._reader.entry(project) if key is not None else None
+        if entry is None or key is None:
             return None
-        snap = self._read()
-        doc = stored_best(snap.entry_figures(project)).get(key)
+        doc = self._stored(entry, key)["best"].get(key)
         with contextlib.suppress(KeyError, TypeError, ValueError):
-            doc = doc or headline_doc(snap, project, key)
             if doc is not None:
                 found = figures_from_doc(doc["figures"])
                 return Headline(RunConfig.from_dict(doc["config"]), int(doc["runs"]), found)
         return None
 
     def summaries(self) -> list[tuple[Project, ProjectSummary]]:
-        """Every project (sorted by name) with its summary, from one read."""
-        return list(self._read().summaries)
+        """Every project (sorted by name) with its summary, from the index."""
+        empty = summarize([])
+        found = []
+        for entry in self._entries():
+            stored = stored_summary(self._stored(entry)) if entry.runs else None
+            found.append((entry.project, stored[0] if stored else empty))
+        return found
 
     def precisions(self) -> dict[str, str]:
         """Each project's runtime precision in a few characters (e.g. 'I8/FP32'), read from
         its newest profile only; projects without runs are left out."""
-        return dict(self._read().precisions)
+        found = {}
+        for entry in self._entries():
+            stored = stored_summary(self._stored(entry)) if entry.runs else None
+            if stored is not None:
+                found[entry.name] = stored[1]
+        return found
+
+    # ------------------------------------------------------------------ doctor
+
+    def diagnose(self) -> Any:
+        """What `perftui doctor` reports (perftui.store.doctor)."""
+        from perftui.store.doctor import diagnose
+
+        return diagnose(self, self._reader)
+
+    def repair(self) -> list[str]:
+        """What `perftui doctor --repair` does: convert layout 7, count what the files hold
+        (perftui.store.doctor); the lines saying what it did."""
+        from perftui.store.doctor import repair
+
+        with self._transaction() as tx:
+            return repair(tx)

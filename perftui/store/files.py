@@ -1,108 +1,43 @@
-"""File-level safety of the database: atomic replacement and careful reads.
+"""Files as the store touches them: never through a symbolic link, replaced atomically, and
+read without ever being opened for writing.
 
-A write (under the lock: perftui.store.lock) puts the new document in a temporary file in the
-same directory, fsyncs it and renames it over the database (``os.replace``), then fsyncs the
-directory. A kill at any point leaves either the old or the new file.
+A write puts the new bytes in a temporary file in the same folder, fsyncs it, renames it over
+the old one (``os.replace``) and fsyncs the folder: a kill at any moment leaves the old file or
+the new one, whole. `FileStorage` is TinyDB's Storage on these terms.
 """
 
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import stat
 import tempfile
-import time
 from pathlib import Path
+from typing import Any
+
+from tinydb.storages import Storage
 
 from perftui.domain.errors import StoreError
-from perftui.store.names import NOFOLLOW
+from perftui.store.codec import dump_json
 
 __all__ = [
     "NEW_FILE_MODE",
-    "Signature",
+    "NOFOLLOW",
+    "TEMP",
+    "FileStorage",
     "atomic_write_bytes",
+    "check_folder",
     "check_writable",
-    "open_new",
-    "read_bytes",
-    "remove_orphan_temps",
-    "signature",
+    "fsync_dir",
+    "read_nofollow",
+    "staged",
+    "stamp",
 ]
 
-Signature = tuple[int, int, int, int, int]
-"""(device, inode, size, mtime, ctime): equal signatures mean an unchanged file."""
-
-
-def signature(st: os.stat_result) -> Signature:
-    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
-
-
-def read_bytes(path: Path, shown: Path) -> tuple[bytes, Signature] | None:
-    """The file's bytes and signature (None if it does not exist); StoreError if unreadable."""
-    try:
-        fd = os.open(path, os.O_RDONLY)
-    except FileNotFoundError:
-        return None
-    except OSError as exc:
-        raise _unreadable(shown, exc) from None
-    try:
-        st = os.fstat(fd)
-        if stat.S_ISDIR(st.st_mode):
-            raise _unreadable(shown, IsADirectoryError())
-        if not stat.S_ISREG(st.st_mode):
-            raise StoreError(f"database path {shown} is not a regular file; use --db PATH")
-        with os.fdopen(fd, "rb", closefd=False) as handle:
-            return handle.read(), signature(st)
-    except OSError as exc:
-        raise _unreadable(shown, exc) from None
-    finally:
-        os.close(fd)
-
-
-def _unreadable(shown: Path, exc: OSError) -> StoreError:
-    if isinstance(exc, IsADirectoryError):
-        return StoreError(
-            f"database path {shown} is a directory, not a file — use --db PATH/perftui.json"
-        )
-    if isinstance(exc, PermissionError):
-        return StoreError(
-            f"database {shown} cannot be read (permission denied); it was left untouched"
-            " — fix its permissions or use --db PATH"
-        )
-    return StoreError(f"database {shown} cannot be read ({exc.strerror or exc}); use --db PATH")
-
-
-def _fsync_dir(directory: Path) -> None:
-    with contextlib.suppress(OSError):  # not every platform/filesystem allows it
-        fd = os.open(directory, os.O_RDONLY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-
-
-def _temp_prefix(target: Path) -> str:
-    return f".{target.name}."
-
-
-PARK_S = 60.0
-"""A temporary file in the journal older than this is a killed park's: runs are parked
-without the lock (it was taken), so a younger one may be being written."""
-
-
-def remove_orphan_temps(target: Path, journal: Path) -> None:
-    """Delete temp files a killed writer left behind beside the database, and a killed
-    park's in its `journal` folder (call only while holding the lock)."""
-    settled = time.time() - PARK_S
-    for folder, prefix, before in (
-        (target.parent, _temp_prefix(target), float("inf")),
-        (journal, ".", settled),
-    ):
-        with contextlib.suppress(OSError):
-            for entry in folder.iterdir():
-                if entry.name.startswith(prefix) and entry.name.endswith(".tmp"):
-                    with contextlib.suppress(OSError):
-                        if entry.lstat().st_mtime < before:
-                            entry.unlink()
+NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+TEMP = ".tmp-"
+"""Prefix of the temporary files a write makes (a killed write's are removed by the next)."""
 
 
 def _umask() -> int:
@@ -112,19 +47,73 @@ def _umask() -> int:
 
 
 NEW_FILE_MODE = 0o666 & ~_umask()
-"""A new database file's mode: what the umask allows, as for any file the user creates."""
+"""A new file's mode: what the umask allows, as for any file the user creates."""
 
 
-def check_writable(target: Path, shown: Path) -> None:
-    """StoreError if `target` can be read but not written: no write permission for us, or
-    (for root, whom permissions do not stop) no write bit for its owner. A rename would
-    replace it anyway (the directory is what a rename needs). An unreadable file is left for
-    the read to report."""
+def stamp(path: Path) -> tuple[int, ...] | None:
+    """What changes whenever the file is replaced (None if it is missing): a cheap change check."""
     try:
-        mode = os.stat(target).st_mode
+        st = os.lstat(path)
+    except OSError:
+        return None
+    return (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+
+
+def read_nofollow(path: Path) -> bytes:
+    """The bytes of the regular file `path`, opened read-only and not through a link;
+    OSError (ELOOP for a link) otherwise."""
+    fd = os.open(path, os.O_RDONLY | NOFOLLOW)
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise IsADirectoryError(21, "not a regular file")
+        with os.fdopen(fd, "rb", closefd=False) as handle:
+            return handle.read()
+    finally:
+        os.close(fd)
+
+
+def fsync_dir(directory: Path) -> None:
+    with contextlib.suppress(OSError):  # not every filesystem allows it
+        fd = os.open(directory, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+
+def check_folder(folder: Path, shown: Path) -> Path:
+    """`folder` if it is a folder or absent; StoreError if it is a link (never followed) or
+    something else."""
+    try:
+        mode = os.lstat(folder).st_mode
+    except FileNotFoundError:
+        return folder
+    except OSError as exc:
+        raise StoreError(
+            f"database {shown}: cannot read {folder} ({exc.strerror or exc})"
+        ) from None
+    if stat.S_ISLNK(mode):
+        raise StoreError(
+            f"database {shown}: {folder} is a symbolic link, which perftui does not follow;"
+            " it was left untouched — put the folder itself there or use --db PATH"
+        )
+    if not stat.S_ISDIR(mode):
+        raise StoreError(
+            f"database {shown}: {folder} is not a folder; it was left untouched"
+            " — move it aside or use --db PATH"
+        )
+    return folder
+
+
+def check_writable(path: Path, shown: Path) -> None:
+    """StoreError if the file can be read but not written: no write permission for us, or
+    (for root, whom permissions do not stop) no write bit for its owner. A rename would
+    replace it anyway; a read-only database is the user's way of saying it must not be."""
+    try:
+        mode = os.stat(path).st_mode
     except OSError:
         return
-    if os.access(target, os.R_OK) and (not os.access(target, os.W_OK) or not mode & stat.S_IWUSR):
+    if os.access(path, os.R_OK) and (not os.access(path, os.W_OK) or not mode & stat.S_IWUSR):
         raise StoreError(
             f"database {shown} is read-only; it was left untouched"
             " — make it writable (chmod u+w) or use --db PATH"
@@ -132,10 +121,27 @@ def check_writable(target: Path, shown: Path) -> None:
 
 
 def atomic_write_bytes(target: Path, payload: bytes, *, durable: bool = True) -> None:
-    """Write `payload` to `target` so that a crash leaves the old or the new file, whole (see
-    the module's docstring), with the old file's mode. `durable=False` leaves the syncs to
-    the caller (one sync for many files). OSError (temp file removed)."""
-    fd, tmp = tempfile.mkstemp(prefix=_temp_prefix(target), suffix=".tmp", dir=target.parent)
+    """Replace `target` by `payload` so that a kill leaves the old or the new file, whole,
+    with the old file's mode. `durable=False` leaves the syncs to the caller (one `os.sync`
+    for many files). OSError, with the temporary file removed."""
+    tmp = staged(target, payload, durable=durable)
+    try:
+        os.replace(tmp, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    if durable:
+        fsync_dir(target.parent)
+
+
+def staged(
+    target: Path, payload: bytes, *, durable: bool = True, beside: Path | None = None
+) -> str:
+    """A temporary file beside `target` (or in the folder `beside`, of the same file system)
+    holding `payload` with `target`'s mode, to rename over it (OSError, with the temporary
+    file removed)."""
+    fd, tmp = tempfile.mkstemp(prefix=TEMP, suffix=".tmp", dir=beside or target.parent)
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(payload)
@@ -143,21 +149,91 @@ def atomic_write_bytes(target: Path, payload: bytes, *, durable: bool = True) ->
             if durable:
                 os.fsync(handle.fileno())
         try:
-            mode = stat.S_IMODE(os.stat(target).st_mode)
+            mode = stat.S_IMODE(os.lstat(target).st_mode)
         except FileNotFoundError:
             mode = NEW_FILE_MODE
         os.chmod(tmp, mode)
-        os.replace(tmp, target)
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
-    if durable:
-        _fsync_dir(target.parent)
+    return tmp
 
 
-def open_new(target: Path) -> int:
-    """A descriptor of `target`, a new file opened for writing (FileExistsError if it exists;
-    a link is not followed), for a file that no document names until the caller has synced
-    it (a kill leaves it to recovery)."""
-    return os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | NOFOLLOW, NEW_FILE_MODE)
+class FileStorage(Storage):
+    """TinyDB's Storage for one file of the database: read once when opened (a snapshot:
+    every table reads the same version), read-only unless `writable`, written atomically.
+
+    A missing file reads as empty; a file that is not TinyDB's JSON, a link or unreadable is
+    StoreError (one line, naming the file), and it is left as it is.
+    """
+
+    def __init__(
+        self,
+        path: Path,
+        shown: Path,
+        writable: bool = False,
+        durable: bool = True,
+        stage: list[tuple[str, Path]] | None = None,
+    ) -> None:
+        """With `stage`, a write leaves the new file as a temporary one, added to `stage` as
+        (temporary file, path) for the caller to rename."""
+        self.path, self.shown, self.writable = path, shown, writable
+        self.durable, self.stage = durable, stage
+        self.data = None if stage is not None else load_tables(path, shown)
+
+    def read(self) -> dict[str, Any] | None:
+        return self.data
+
+    def write(self, data: dict[str, dict[str, Any]]) -> None:
+        if not self.writable:
+            raise StoreError(f"database {self.shown}: {self.path.name} is open for reading only")
+        if self.stage is None:
+            atomic_write_bytes(self.path, dump_json(data), durable=self.durable)
+        else:
+            self.stage.append((staged(self.path, dump_json(data), durable=self.durable), self.path))
+        self.data = data
+
+    def close(self) -> None:
+        pass
+
+
+def damaged(shown: Path, path: Path, what: str) -> StoreError:
+    return StoreError(
+        f"database {shown} is damaged ({path.name} {what}); it was left untouched"
+        " — move it aside or use --db PATH (`perftui doctor` says more)"
+    )
+
+
+def load_tables(path: Path, shown: Path) -> dict[str, Any] | None:
+    """TinyDB's tables in `path` (None if it does not exist), each checked to be a table."""
+    try:
+        raw = read_nofollow(path)
+    except FileNotFoundError:
+        return None
+    except PermissionError:
+        raise StoreError(
+            f"database {shown} cannot be read (permission denied"
+            f"{'' if path.name == shown.name else ' on ' + path.name}); it was left untouched"
+            " — fix its permissions or use --db PATH"
+        ) from None
+    except OSError as exc:
+        if exc.errno == getattr(os, "ELOOP", -1) or os.path.islink(path):
+            raise damaged(
+                shown, path, "is a symbolic link, which perftui does not follow"
+            ) from None
+        raise damaged(shown, path, f"cannot be read ({exc.strerror or exc})") from None
+    if not raw.strip():
+        return None
+    try:
+        data = json.loads(raw)
+    except (ValueError, RecursionError):
+        raise damaged(shown, path, "is not JSON (cut short or overwritten)") from None
+    if not isinstance(data, dict):
+        raise damaged(shown, path, "is not a TinyDB database (no tables)")
+    for name, table in data.items():
+        if not isinstance(table, dict) or not all(
+            isinstance(doc, dict) and key.isdigit() for key, doc in table.items()
+        ):
+            raise damaged(shown, path, f"has a malformed table {name!r}")
+    return data

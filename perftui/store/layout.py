@@ -1,66 +1,73 @@
-"""The document layout of the database: tables of documents in one JSON object, ``{"table":
-{key: {...}}}``. A project and its entry are keyed by the project's name; the other tables'
-keys are counters (1, 2, ...: insertion order), and a record's public identity is its "id"
-field, a uuid4 hex string, never its key:
+"""The database's layout (drawn in ARCHITECTURE.md, "store/"):
 
-- ``meta``: ``{"schema_version": 7, "created_at", "generator"}``, written on the first write.
-- ``projects``: ``Project.to_dict()`` by project name, the model as an absolute path.
-- ``benchmark_file``: ``{"name"}``, the file of every benchmark's request
-  (``StoredBenchmark.to_dict()``: perftui.store.benchmark_file), which a run's write
-  neither reads nor writes.
-- ``environments``: ``{"id", "environment"}``, one per distinct environment.
-- ``shards``: by project name, an entry per project with runs (perftui.store.entries): its
-  runs are in a file of their own (perftui.store.shards), its summary and runtime precision,
-  kept up to date by every write, in a small file it names (perftui.store.entries), so the
-  projects list and the home screen read this document and those files alone.
-- ``retired``: ``{"folder", "name", "at"}``, a shard, figures, benchmarks or pack file a write
-  superseded, removed with its record by a write after the grace period
-  (perftui.store.recovery).
-- ``unclaimed``: ``{"folder", "name"}``, a file an older layout's document did not name when
-  it was converted (perftui.store.legacy); kept, never removed by perftui.
+    perftui.json                 TinyDB: projects, environments, meta (the index)
+    perftui.json.lock            the write lock
+    perftui.json.projects/<id>/  one folder per project, named by a generated id
+        benchmarks.json          TinyDB: benchmarks (the requests)
+        heads.json               TinyDB: each configuration's combined figures (a write's)
+        runs-<part>.json         TinyDB: runs, one file per benchmark (part b-<id>), or per
+                                 month for runs of no benchmark (part m-<yyyy-mm>)
+        payloads/<run id>.npz    its latency samples and layer profile (numpy)
 
-The two tables keyed by project name are written a record per line (perftui.store.document).
+A project's document in the index holds its settings (`project`), its folder, how many runs
+each of its files holds (`parts`), the sequence number of its last run (`seq`: the order runs
+were stored in) and its summary and best configurations' combined figures
+(perftui.store.figures), so the projects list reads the index alone; every configuration's
+combined figures, which a write extends, are in its `heads.json`.
 
-In a shard, a run is ``RunResult.to_dict()`` with ``"layers": null`` and the environment
-moved out of ``"resolved"`` (``"environment": <id>``); its latency samples and layer profile
-are in its project's pack files (perftui.store.payloads).
-
-Older layouts are read as this one and stored as it by the next write, with a backup of the
-old file: perftui.store.legacy, the one module that knows them.
+A run's document is ``{"id", "seq", "run", "figures", "samples", "layers"}``: its RunResult
+without layers and with its environment named by digest (kept once in the index), its figures
+(perftui.store.figure_docs), and how many samples and layers its `.npz` holds. Every name that
+becomes a path is a generated id or a checked run/benchmark id.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import re
 from datetime import datetime, timezone
-from itertools import repeat
 from pathlib import Path
 from typing import Any
 
 from perftui import __version__
-from perftui.domain.errors import StoreError
 from perftui.domain.records import RunResult
 from perftui.store.codec import plain
-from perftui.store.document import LINED, Check, LineTable, split
 
 __all__ = [
-    "SCHEMA_VERSION",
-    "committed",
-    "damaged",
-    "doc_key",
-    "lined_tables",
-    "malformed",
+    "LAYOUT",
+    "PROJECT_ID",
+    "RUN_ID",
     "meta_doc",
     "now_iso",
-    "parse",
-    "record_check",
+    "part_name",
+    "projects_root",
     "run_doc",
     "split_environment",
     "time_key",
 ]
 
-SCHEMA_VERSION = 7
+LAYOUT = 8
+"""This layout's number (0.1 wrote layout 7: perftui.store.convert moves it to this one)."""
+RUN_ID = re.compile(r"[0-9A-Za-z_-]{1,64}")
+PROJECT_ID = re.compile(r"[0-9a-f]{32}")
+PART = re.compile(r"runs-(b-[0-9A-Za-z_-]{1,64}|m-\d{4}-\d{2}|m-)\.json")
+BENCHMARKS = "benchmarks.json"
+HEADS = "heads.json"
+PAYLOADS = "payloads"
+
+
+def projects_root(index: Path) -> Path:
+    return index.with_name(index.name + ".projects")
+
+
+def part_name(benchmark_id: str, started_at: str) -> str:
+    """The file of a project's folder that holds a run of that benchmark, started then (see
+    the module's docstring)."""
+    if benchmark_id:
+        return f"runs-b-{benchmark_id}.json"
+    month = started_at[:7] if re.match(r"\d{4}-\d{2}", started_at or "") else ""
+    return f"runs-m-{month}.json"
 
 
 def now_iso() -> str:
@@ -69,17 +76,13 @@ def now_iso() -> str:
 
 
 def meta_doc() -> dict[str, Any]:
-    return {
-        "schema_version": SCHEMA_VERSION,
-        "created_at": now_iso(),
-        "generator": f"perftui {__version__}",
-    }
+    return {"layout": LAYOUT, "created_at": now_iso(), "generator": f"perftui {__version__}"}
 
 
 def run_doc(run: RunResult) -> tuple[dict[str, Any], dict[str, Any] | None]:
     """The run's document and, when it recorded one, its environment's document: the
-    environment (CPU, flags, versions: the bulk of a run's text, and the same for thousands
-    of runs) is kept once, and the run names it by digest."""
+    environment (CPU, flags, versions: the bulk of a run's text, the same for thousands of
+    runs) is kept once, and the run names it by digest."""
     return split_environment(plain(run.to_dict(with_layers=False)))
 
 
@@ -116,121 +119,3 @@ def time_key(stamp: str) -> float:
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=timezone.utc)
     return moment.timestamp()
-
-
-def doc_key(doc_id: str) -> int:
-    """A counter key as a sort key (insertion order)."""
-    try:
-        return int(doc_id)
-    except ValueError:
-        return 0
-
-
-def damaged(path: Path, reason: str) -> StoreError:
-    return StoreError(
-        f"database {path} is damaged ({reason}); it was left untouched"
-        " — move it aside or use --db PATH"
-    )
-
-
-def malformed(shown: Path, what: str, exc: Exception) -> StoreError:
-    return damaged(shown, f"{what} is malformed ({type(exc).__name__}: {exc})")
-
-
-def parse(raw: bytes, shown: Path, *, lined: bool = False) -> dict[str, Any]:
-    """The tables of the file's bytes; StoreError if they are not a perftui database. A
-    `lined` document (its write stamped these bytes: perftui.store.recovery) has its
-    projects and entries read as they are asked for (perftui.store.document); those of
-    another are parsed whole (`lined_tables` checks them)."""
-    if not raw.strip():
-        return {}  # an empty file holds nothing to lose
-    pieces = _split(raw, shown, record_check(shown)) if lined else None
-    data = _tables(pieces[0] if pieces else raw, shown)
-    for name, table in data.items():
-        if not isinstance(table, dict) or not all(map(isinstance, table.values(), repeat(dict))):
-            raise damaged(shown, f"table {name!r} is not a table of documents")
-    meta = list(data.get("meta", {}).values())
-    if not meta:
-        if any(data.values()) or (pieces and any(map(len, pieces[1].values()))):
-            raise StoreError(
-                f"database {shown} is not a perftui database (no schema version);"
-                " it was left untouched — use --db PATH"
-            )
-        return data
-    version = meta[0].get("schema_version")
-    if not isinstance(version, int) or isinstance(version, bool) or version < 1:
-        raise damaged(shown, f"bad schema version {version!r}")
-    if version > SCHEMA_VERSION:
-        raise StoreError(
-            f"database {shown} was written by a newer perftui (schema {version}; this version"
-            f" reads schema {SCHEMA_VERSION}); it was left untouched"
-            " — upgrade perftui or use --db PATH"
-        )
-    return {**data, **pieces[1]} if pieces else data
-
-
-def committed(raw: bytes, data: dict[str, Any], shown: Path) -> dict[str, Any]:
-    """The tables of the document `raw` this process just wrote from `data`: the others as
-    they are, those keyed by project name read anew from the bytes."""
-    pieces = _split(raw, shown, record_check(shown))
-    assert pieces is not None  # perftui.store.document.dump wrote it
-    return {**{name: t for name, t in data.items() if name not in LINED}, **pieces[1]}
-
-
-def _split(raw: bytes, shown: Path, check: Check) -> tuple[bytes, dict[str, LineTable]] | None:
-    """perftui.store.document.split, a line that is not JSON reported as damage."""
-    return split(raw, check, lambda text, what: _loads(text, shown, what))
-
-
-def lined_tables(data: dict[str, Any], check: Check) -> dict[str, Any]:
-    """`data` with its tables keyed by project name read as perftui.store.document's (every
-    record of those parsed already checked)."""
-    found = {name: data.get(name, {}) for name in LINED}
-    return {
-        **data,
-        **{
-            name: table if isinstance(table, LineTable) else LineTable.of(name, table, check)
-            for name, table in found.items()
-        },
-    }
-
-
-def record_check(shown: Path) -> Check:
-    """What a record of the tables keyed by project name must be (damage otherwise): a
-    project names its name (its key), model and engine; an entry its project (its key), its
-    file and its run count."""
-
-    def check(table: str, key: object, doc: Any) -> dict[str, Any]:
-        if not isinstance(doc, dict):
-            raise damaged(shown, f"table {table!r} is not a table of documents")
-        if table == "projects":
-            named = (doc.get("name"), doc.get("model"), doc.get("engine"))
-            if doc.get("name") != key or not all(isinstance(value, str) for value in named):
-                raise damaged(shown, f"project document {key!r} lacks name/model/engine")
-        elif doc.get("project") != key or not (isinstance(doc.get("file"), str) and "count" in doc):
-            raise damaged(shown, f"shard document {key!r} lacks project/file/count")
-        return doc
-
-    return check
-
-
-def _loads(raw: bytes, shown: Path, what: str = "") -> Any:
-    """The JSON value of the bytes (the document's, or `what` of it: one of its lines);
-    damage if they hold none."""
-    said = f"{what}: " if what else ""
-    try:
-        return json.loads(raw.decode("utf-8"))
-    except UnicodeDecodeError:
-        raise damaged(shown, f"{said}not UTF-8 text") from None
-    except json.JSONDecodeError as exc:
-        where = f"column {exc.colno}" if what else f"line {exc.lineno}, column {exc.colno}"
-        raise damaged(shown, f"{said}{exc.msg} at {where}") from None
-    except RecursionError:
-        raise damaged(shown, f"{said}nested too deeply") from None
-
-
-def _tables(raw: bytes, shown: Path) -> dict[str, Any]:
-    data = _loads(raw, shown)
-    if not isinstance(data, dict):
-        raise damaged(shown, "the top level is not a JSON object")
-    return data

@@ -19,8 +19,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from perftui.domain.errors import StoreError
-from perftui.store.files import NEW_FILE_MODE
-from perftui.store.names import NOFOLLOW
+from perftui.store.files import NEW_FILE_MODE, NOFOLLOW
 
 try:  # POSIX; elsewhere the lock is a no-op (perftui targets Linux/macOS servers)
     import fcntl

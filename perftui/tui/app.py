@@ -41,6 +41,8 @@ from perftui.tui.commands import PerftuiCommands
 from perftui.tui.compare.setup import CompareScreen
 from perftui.tui.compare.summary import CompareSummaryScreen
 from perftui.tui.detail.screen import ProjectDetailScreen
+from perftui.tui.kit import dialogs
+from perftui.tui.kit.database import CONVERT_DETAIL, CONVERT_QUESTION, WATCH_S, StoreWatch
 from perftui.tui.kit.dialogs import HelpScreen, PromptScreen, StoreErrorScreen, help_for
 from perftui.tui.kit.format import written
 from perftui.tui.kit.keyorder import OrderedKeys
@@ -98,8 +100,23 @@ class PerftuiApp(OrderedKeys):
     # ------------------------------------------------------------------ start
 
     def on_mount(self) -> None:
+        store = Store(self.db_path)
+        if not store.convertible():
+            self._open(store)
+            return
+        ask = dialogs.ConfirmScreen(CONVERT_QUESTION, CONVERT_DETAIL)
+        self.push_screen(ask, lambda yes: self._convert(store) if yes else self._open(store))
+
+    def _convert(self, store: Store) -> None:
         try:
-            store = Store(self.db_path)
+            Store(self.db_path, notify=self.notify).upkeep()  # converts, says so
+        except (StoreError, OSError) as error:
+            self.push_screen(StoreErrorScreen(one_line(error), str(self.db_path)))
+            return
+        self._open(store)
+
+    def _open(self, store: Store) -> None:
+        try:
             store.check()
             store.summaries()  # the home screen's data: damage there is the whole list's
         except (StoreError, OSError) as error:
@@ -107,6 +124,7 @@ class PerftuiApp(OrderedKeys):
             return
         self.store = store
         self.push_screen(ProjectsScreen())
+        self.set_interval(WATCH_S, StoreWatch(store, self.projects_changed).look)
 
     def notify(
         self,

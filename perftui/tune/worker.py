@@ -26,8 +26,7 @@ from typing import Any, TextIO
 
 import numpy as np
 
-from perftui.bench.protocol import samples_to_wire
-from perftui.bench.worker import event_stream
+from perftui.bench.protocol import event_stream, samples_to_wire
 from perftui.domain.errors import InputError
 from perftui.domain.forms.tune import TuneSpec
 from perftui.domain.records import BenchmarkRequest, Project, RunResult

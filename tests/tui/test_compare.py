@@ -20,7 +20,7 @@ from perftui.tui.compare.charts import (
 )
 from perftui.tui.compare.setup import CompareScreen
 from perftui.tui.compare.summary import CompareSummaryScreen
-from tests.store_helpers import build, missing_shard
+from tests.store_helpers import build, missing_part
 from tests.tui.compare_data import FP32_RUNS, INT8_RUNS, fill_compare_store, run
 from tests.tui.waiting import wait_for
 
@@ -390,7 +390,7 @@ async def test_a_side_whose_runs_cannot_be_read_says_so(tmp_path: Path, services
     """Not "no successful run yet; benchmark it": its runs are there, the database is
     damaged (A's runs file gone)."""
     path = build(tmp_path)
-    missing_shard(path)
+    missing_part(path)
     app = create_app(path, services)
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.pause()

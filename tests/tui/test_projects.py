@@ -15,7 +15,7 @@ from perftui.tui.detail.screen import ProjectDetailScreen
 from perftui.tui.kit.dialogs import ConfirmScreen, HelpScreen, PromptScreen, StoreErrorScreen
 from perftui.tui.projects.new_project import NewProjectScreen
 from perftui.tui.projects.screen import ProjectsScreen
-from tests.store_helpers import build, file_outside, missing_shard, restamp, tree
+from tests.store_helpers import build, folder_outside, missing_part, tree
 from tests.tui.waiting import wait_for
 
 pytestmark = pytest.mark.tui
@@ -185,19 +185,18 @@ def not_json(tmp_path: Path) -> Path:
     return path
 
 
-def entry_outside_behind_a_trusted_stamp(tmp_path: Path) -> Path:
-    """A stamped document whose entry names a figures file outside: found when the home
-    screen's data is read, it is the whole list's damage, not an empty database (whose `s`
-    would have written into it)."""
+def entry_outside(tmp_path: Path) -> Path:
+    """An index whose entry names a folder outside: found when the home screen's data is
+    read, it is the whole list's damage, not an empty database (whose `s` would have written
+    into it)."""
     path = build(tmp_path)
-    file_outside(path, "figures")
-    restamp(path)
+    folder_outside(path)
     return path
 
 
 @pytest.mark.parametrize(
     ("damaged", "said"),
-    [(not_json, "damaged"), (entry_outside_behind_a_trusted_stamp, "not a file name of this")],
+    [(not_json, "damaged"), (entry_outside, "is malformed")],
 )
 async def test_a_damaged_database_gets_a_message_and_is_left_alone(
     tmp_path: Path, services, damaged, said: str
@@ -216,16 +215,16 @@ async def test_a_damaged_database_gets_a_message_and_is_left_alone(
 
 async def test_a_project_whose_runs_cannot_be_read_is_not_shown_as_empty(tmp_path: Path, services):
     path = build(tmp_path)
-    missing_shard(path)  # A's runs file gone; its figures file still lists its best
+    missing_part(path)  # A's runs file gone; its index entry still lists its best
     app = create_app(path, services)
     async with app.run_test() as pilot:
         await wait_for(pilot, lambda: isinstance(app.screen, ProjectsScreen))
         app.open_project("A")
         said = lambda: [n.message for n in app._notifications]  # noqa: E731
-        await wait_for(pilot, lambda: any("runs of project 'A'" in line for line in said()))
+        await wait_for(pilot, lambda: any("of project 'A' is missing" in line for line in said()))
         await wait_for(pilot, lambda: isinstance(app.screen, ProjectsScreen))
         assert not app.screen.query("#tabs")  # back, not a detail of "no runs yet"
-        assert len([line for line in said() if "runs of project 'A'" in line]) == 1
+        assert len([line for line in said() if "of project 'A' is missing" in line]) == 1
 
 
 async def test_a_database_path_that_is_a_directory(tmp_path: Path, services):
@@ -234,3 +233,24 @@ async def test_a_database_path_that_is_a_directory(tmp_path: Path, services):
         await pilot.pause()
         assert isinstance(app.screen, StoreErrorScreen)
         assert "directory" in app.screen.message
+
+
+async def test_what_another_process_stores_shows_within_two_seconds(tmp_path: Path, services):
+    """A CLI bench in a second session stores runs: the open dashboard shows them without a
+    key pressed (it polls the index's version)."""
+    import subprocess
+    import sys
+
+    path = build(tmp_path)
+    adder = (
+        "import sys; import numpy as np; from perftui.store import Store;"
+        " from tests.store_helpers import make_project, make_run;"
+        " s = Store(sys.argv[1]); s.ensure_project(make_project('C', '/m/c'));"
+        " s.add_run(make_run('C'), np.ones(9))"
+    )
+    app = create_app(path, services)
+    async with app.run_test(size=(120, 30)) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, ProjectsScreen))
+        assert [row[0] for row in rows(app)][-1] != "C"
+        subprocess.run([sys.executable, "-c", adder, str(path)], check=True)
+        await wait_for(pilot, lambda: any("C" in row[0] for row in rows(app)), seconds=2.0)

@@ -51,11 +51,10 @@ from perftui.domain.compare.projects import (
     pick_run,
 )
 from perftui.domain.compare.ranking import Candidate, SweetSpot, sweet_spot
-from perftui.domain.compare.sides import LATENCY_STATS, Side, run_latency
+from perftui.domain.compare.sides import Side, run_latency
 from perftui.domain.compare.verdicts import NO_DIFFERENCE, Difference, difference
 
 __all__ = [
-    "LATENCY_STATS",
     "LAYER_SORT_KEYS",
     "METRICS",
     "NO_DIFFERENCE",

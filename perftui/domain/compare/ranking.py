@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 
-from perftui.domain.compare.sides import LATENCY_STATS, Side
+from perftui.domain.compare.sides import Side
 from perftui.domain.compare.verdicts import within_noise
 from perftui.domain.measurement.cost import (
     cost_per_million,
@@ -21,6 +21,7 @@ from perftui.domain.measurement.cost import (
 )
 from perftui.domain.measurement.figures import ConfigGroup, Known, Samples, group_runs
 from perftui.domain.measurement.memory import fits_memory, mib_text
+from perftui.domain.measurement.statistic import LATENCY_NAMES
 from perftui.domain.measurement.uncertainty import Interval
 from perftui.domain.records import RunResult
 
@@ -193,8 +194,8 @@ def sweet_spot(
 
     Ties go to the lower latency, then to side A, then to the smaller run id, so the answer
     never depends on the order of the input. None when no configuration qualifies."""
-    if stat not in LATENCY_STATS:
-        raise ValueError(f"unknown latency statistic {stat!r}; one of {', '.join(LATENCY_STATS)}")
+    if stat not in LATENCY_NAMES:
+        raise ValueError(f"unknown latency statistic {stat!r}; one of {', '.join(LATENCY_NAMES)}")
     best: tuple[tuple[float, float, str, str], SweetSpot] | None = None
     for candidate in found:
         latency = _fits(candidate, threshold_ms, stat, max_memory_mib)

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from enum import Enum
 
+from perftui.domain.measurement.statistic import LATENCY_NAMES
 from perftui.domain.records import RunResult
-
-LATENCY_STATS = ("median", "p90", "p99")
 
 
 class Side(str, Enum):
@@ -28,8 +27,8 @@ class Side(str, Enum):
 def run_latency(run: RunResult, stat: str) -> float | None:
     """The run's latency statistic in ms, or None for a run without measurements or whose
     source did not report that statistic."""
-    if stat not in LATENCY_STATS:
-        raise ValueError(f"unknown latency statistic {stat!r}; one of {', '.join(LATENCY_STATS)}")
+    if stat not in LATENCY_NAMES:
+        raise ValueError(f"unknown latency statistic {stat!r}; one of {', '.join(LATENCY_NAMES)}")
     if run.status != "ok" or run.latency_ms is None:
         return None
     value = getattr(run.latency_ms, stat)

@@ -15,9 +15,10 @@ from perftui.domain.errors import InputError
 from perftui.domain.forms.bench import FORM
 from perftui.domain.forms.fields import FieldError, Form, whole_number
 from perftui.domain.limits import check_here, parse_memory_limit
+from perftui.domain.measurement.statistic import LATENCY_NAMES
 from perftui.domain.model.shapes import ShapeBindings
 from perftui.domain.records import BenchmarkRequest, Budget, Project, RunConfig
-from perftui.domain.tune.result import STATS, Limits, default_trials, patience
+from perftui.domain.tune.result import Limits, default_trials, patience
 from perftui.domain.tune.space import (
     candidates,
     default_space,
@@ -31,8 +32,8 @@ DEFAULT_BUDGET = "10m"
 
 
 def _stat(text: str) -> str:
-    if text.strip() not in STATS:
-        raise InputError(f"{text.strip()!r} is not one of {', '.join(STATS)}")
+    if text.strip() not in LATENCY_NAMES:
+        raise InputError(f"{text.strip()!r} is not one of {', '.join(LATENCY_NAMES)}")
     return text.strip()
 
 

@@ -47,23 +47,46 @@ MIN_WINDOW_ITERATIONS = 5
 MIN_WINDOWS = 4
 """Fewer windows than this give no within-run throughput interval."""
 
-_T_975 = (
-    12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
-    2.201, 2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086,
-    2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042,
-)  # fmt: skip
-"""Student t 97.5 % quantiles for 1..30 degrees of freedom."""
+
+def _t_two_sided(t: float, df: int) -> float:
+    """P(|T| < t) for T ~ Student(df), t >= 0 (A&S 26.7.3-4)."""
+    theta = math.atan(t / math.sqrt(df))
+    c2 = math.cos(theta) ** 2
+    if df % 2 == 1:
+        term, total = math.cos(theta), 0.0
+        if df > 1:
+            total = term
+            for k in range(3, df - 1, 2):  # cos^3 (2/3), cos^5 (2*4)/(3*5), ...
+                term *= c2 * (k - 1) / k
+                total += term
+        return 2 / math.pi * (theta + math.sin(theta) * total)
+    term = total = 1.0
+    for k in range(2, df - 1, 2):  # cos^2 (1/2), cos^4 (1*3)/(2*4), ...
+        term *= c2 * (k - 1) / k
+        total += term
+    return math.sin(theta) * total
+
+
+@functools.lru_cache(maxsize=1024)
+def t_quantile(upper_tail: float, df: int) -> float:
+    """The t with P(T > t) = upper_tail (0 < upper_tail < 0.5), df >= 1 whole."""
+    if df < 1 or not 0 < upper_tail < 0.5:
+        raise ValueError("t_quantile needs df >= 1 and 0 < upper_tail < 0.5")
+    target = 1 - 2 * upper_tail
+    lo, hi = 0.0, 1.0
+    while _t_two_sided(hi, df) < target:
+        hi *= 2
+    for _ in range(100):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if _t_two_sided(mid, df) < target else (lo, mid)
+    return (lo + hi) / 2
 
 
 def t_critical(df: int) -> float:
-    """The two-sided 95 % Student t critical value (a table to 30 degrees of freedom, then
-    the Cornish-Fisher expansion, which agrees with it to 1e-3 there)."""
+    """The two-sided 95 % Student t critical value."""
     if df < 1:
         raise ValueError("a t-interval needs at least two values")
-    if df <= len(_T_975):
-        return _T_975[df - 1]
-    z = Z_95
-    return z + (z**3 + z) / (4 * df) + (5 * z**5 + 16 * z**3 + 3 * z) / (96 * df**2)
+    return t_quantile((1 - CONFIDENCE) / 2, df)
 
 
 TOO_NOISY = 1.0

@@ -28,11 +28,12 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from perftui.domain.errors import InputError
+from perftui.domain.measurement.statistic import statistic
+from perftui.domain.measurement.uncertainty import t_quantile
 
 if TYPE_CHECKING:
     from perftui.domain.records import RunResult
 
-STATS = ("throughput", "median", "p90", "p99")
 GATE = "gate"
 """The label kind of a gate's runs (perftui.domain.compare.pairing.GATE: the same word; this
 module stays light, for the CLI's parser)."""
@@ -83,7 +84,7 @@ def figure(run: RunResult, stat: str) -> float | None:
     """A run's throughput or latency statistic; None for a run that did not succeed."""
     from perftui.domain.compare.sides import run_latency
 
-    if stat == "throughput":
+    if statistic(stat).higher_is_better:  # throughput
         return run.throughput_fps if run.status == "ok" and run.throughput_fps > 0 else None
     return run_latency(run, stat)
 
@@ -95,42 +96,6 @@ def round_values(
     b_rounds = {run.repetition: run for run in b_runs}
     pairs = [(run, b_rounds[run.repetition]) for run in a_runs if run.repetition in b_rounds]
     return {stat: [(figure(a, stat), figure(b, stat)) for a, b in pairs] for stat in stats}
-
-
-# ------------------------------------------------------------------ Student's t
-
-
-def _t_two_sided(t: float, df: int) -> float:
-    """P(|T| < t) for T ~ Student(df), t >= 0 (A&S 26.7.3-4)."""
-    theta = math.atan(t / math.sqrt(df))
-    c2 = math.cos(theta) ** 2
-    if df % 2 == 1:
-        term, total = math.cos(theta), 0.0
-        if df > 1:
-            total = term
-            for k in range(3, df - 1, 2):  # cos^3 (2/3), cos^5 (2*4)/(3*5), ...
-                term *= c2 * (k - 1) / k
-                total += term
-        return 2 / math.pi * (theta + math.sin(theta) * total)
-    term = total = 1.0
-    for k in range(2, df - 1, 2):  # cos^2 (1/2), cos^4 (1*3)/(2*4), ...
-        term *= c2 * (k - 1) / k
-        total += term
-    return math.sin(theta) * total
-
-
-def t_quantile(upper_tail: float, df: int) -> float:
-    """The t with P(T > t) = upper_tail (0 < upper_tail < 0.5), df >= 1 whole."""
-    if df < 1 or not 0 < upper_tail < 0.5:
-        raise ValueError("t_quantile needs df >= 1 and 0 < upper_tail < 0.5")
-    target = 1 - 2 * upper_tail
-    lo, hi = 0.0, 1.0
-    while _t_two_sided(hi, df) < target:
-        hi *= 2
-    for _ in range(100):
-        mid = (lo + hi) / 2
-        lo, hi = (mid, hi) if _t_two_sided(mid, df) < target else (lo, mid)
-    return (lo + hi) / 2
 
 
 # ------------------------------------------------------------------ the schedule
@@ -183,7 +148,7 @@ class StatVerdict:
 
     @property
     def higher_is_better(self) -> bool:
-        return self.stat == "throughput"
+        return statistic(self.stat).higher_is_better
 
 
 @dataclass(frozen=True)
@@ -212,7 +177,7 @@ Values = Sequence[tuple[float | None, float | None]]
 
 def judge_stat(stat: str, values: Values, max_slowdown: float, alpha: float) -> StatVerdict:
     """One statistic over the rounds' pairs (see the module's rule)."""
-    up = stat == "throughput"
+    up = statistic(stat).higher_is_better
     limit = 1 / (1 + max_slowdown) if up else 1 + max_slowdown
     known = [(a, b) for a, b in values if a is not None and b is not None and a > 0 and b > 0]
     if len(known) < 2:

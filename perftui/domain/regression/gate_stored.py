@@ -8,7 +8,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from perftui.domain.regression.gate import GATE, STATS, Decision, Schedule, decide, round_values
+from perftui.domain.measurement.statistic import NAMES
+from perftui.domain.regression.gate import GATE, Decision, Schedule, decide, round_values
 
 if TYPE_CHECKING:
     from perftui.domain.records import RunResult
@@ -40,7 +41,7 @@ def parse_gate_label(label: object) -> GateSettings | None:
     fields = dict(part.split("=", 1) for part in label.split()[2:] if "=" in part)
     try:
         slowdown = float(fields["max-slowdown"].removesuffix("%")) / 100
-        stats = tuple(s for s in fields["stat"].split(",") if s in STATS)
+        stats = tuple(s for s in fields["stat"].split(",") if s in NAMES)
         rounds = int(fields["rounds"])
     except (KeyError, ValueError):
         return None

@@ -19,15 +19,14 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from perftui.domain.compare.environments import FIELDS
-from perftui.domain.measurement.uncertainty import NOISE_FLOOR, Z_95
-from perftui.domain.regression.gate import t_quantile
+from perftui.domain.measurement.statistic import statistic
+from perftui.domain.measurement.uncertainty import NOISE_FLOOR, Z_95, t_quantile
 
 if TYPE_CHECKING:
     from perftui.domain.measurement.figures import ConfigGroup
     from perftui.domain.measurement.verdict import Verdict
     from perftui.domain.records import RunConfig
 
-STATS = ("throughput", "median", "p90", "p99")
 WATCHED = ("Target", "CPU", "perftui", "Governor")
 """Environment fields whose change a history names (with the project's engine version)."""
 ENGINE_FIELD = {"openvino": "OpenVINO", "onnxruntime": "ONNX RT"}
@@ -70,7 +69,7 @@ class ChangePoint:
 
     def text(self, stat: str) -> str:
         """'throughput fell 12 % (8-15 %) between <date> and <date>: OpenVINO a -> b'."""
-        name = "throughput" if stat == "throughput" else f"{stat} latency"
+        name = statistic(stat).title
         rose = self.ratio > 1
         ends = sorted(abs(x - 1) * 100 for x in (self.lo, self.hi))
         size = f"{abs(self.ratio - 1) * 100:.0f} % ({ends[0]:.0f}-{ends[1]:.0f} %)"
@@ -97,10 +96,11 @@ def figure_of(group: ConfigGroup, stat: str) -> tuple[float, float | None, float
     """(value, lo, hi) of a group's statistic; None where it has no successful run."""
     if not group.ok_runs:
         return None
-    interval = group.figures.throughput if stat == "throughput" else group.figures.latency.get(stat)
-    if stat == "throughput":
+    if statistic(stat).higher_is_better:  # throughput
+        interval = group.figures.throughput
         value: float | None = group.figures.throughput_fps
     else:
+        interval = group.figures.latency.get(stat)
         value = interval.value if interval is not None else group.latency_ms(stat)
     if value is None or value <= 0:
         return None

@@ -27,7 +27,7 @@ from perftui.domain.measurement.uncertainty import (
 )
 from perftui.domain.records import AUTO, Budget, RunConfig, RunResult
 
-STATS = ("median", "p90", "p99")
+"""A tune's budget is on a latency statistic."""
 FITS, OVER, STOPPED, FAILED = "fits", "over", "stopped early", "failed"
 OVER_MEMORY = "over memory"
 """Within the latency budget, but its memory peak is over `--max-memory` (or unknown)."""

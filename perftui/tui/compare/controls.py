@@ -7,7 +7,8 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal
 from textual.widgets import Input, Label, Select
 
-from perftui.domain.compare import LATENCY_STATS, Side
+from perftui.domain.compare import Side
+from perftui.domain.measurement.statistic import LATENCY_NAMES
 from perftui.tui.kit.fit import distinct
 
 
@@ -28,7 +29,7 @@ def setup_controls(projects: list[str]) -> ComposeResult:
         yield Input(id="cmp-threshold", compact=True, placeholder="ms", select_on_focus=True)
         yield Label("ms", classes="cmp-label")
         yield Select[str](
-            [(s, s) for s in LATENCY_STATS],
+            [(s, s) for s in LATENCY_NAMES],
             id="cmp-stat",
             compact=True,
             allow_blank=False,

@@ -18,7 +18,6 @@ from textual.widgets import DataTable, Footer, Header, Input, Select, Static
 
 from perftui.domain.charts.series import short_label
 from perftui.domain.compare import (
-    LATENCY_STATS,
     Comparison,
     Side,
     compare_chart,
@@ -28,6 +27,7 @@ from perftui.domain.compare import (
 )
 from perftui.domain.compare.ranking import RANK_WORDS
 from perftui.domain.errors import StoreError
+from perftui.domain.measurement.statistic import LATENCY_NAMES
 from perftui.domain.records import Project, RunResult
 from perftui.domain.report.document import comparison_report
 from perftui.tui.compare.charts import LatencyThroughputChart, legend, threshold_text
@@ -356,7 +356,7 @@ class CompareScreen(PerftuiScreen):
         self.query_one("#cmp-memory", Input).focus()
 
     def action_stat(self) -> None:
-        stat = LATENCY_STATS[(LATENCY_STATS.index(self.state.stat) + 1) % len(LATENCY_STATS)]
+        stat = LATENCY_NAMES[(LATENCY_NAMES.index(self.state.stat) + 1) % len(LATENCY_NAMES)]
         self.query_one("#cmp-stat", Select).value = stat  # posts Select.Changed
 
     def action_swap(self) -> None:

@@ -34,6 +34,7 @@ EMPTY_TEXT = (
     "Press [b]f1[/b] for help, [b]ctrl+p[/b] for the command palette."
 )
 
+SAMPLES_HELP = "Samples: add the shipped sample models and measure them"
 TARGET_CELLS = 8
 """At most this much of a target's name after the device (the rest is cut)."""
 
@@ -63,14 +64,8 @@ class ProjectsScreen(PerftuiScreen):
         Binding("r", "rename", "Rename", id="rename"),
         TUNE,
         Binding("d", "delete", "Delete", id="delete"),
-        Binding(
-            "s",
-            "samples",
-            "Samples",
-            id="samples",
-            show=False,  # the empty table says it; 80 columns hold the other keys and q
-            tooltip="Samples: add the shipped sample models and measure them",
-        ),
+        # not in the footer (the empty table offers it): 80 columns hold the other keys and q
+        Binding("s", "samples", "Samples", id="samples", show=False, tooltip=SAMPLES_HELP),
         TARGETS,
         Binding("q", "app.quit", "Quit", id="quit"),
     ]
