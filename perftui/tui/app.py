@@ -260,10 +260,7 @@ class PerftuiApp(OrderedKeys):
             self.push_screen(CompareScreen(a, b))
 
     def compare_summary(self, comparison: Comparison) -> None:
-        """The comparison's summary, on its layer types where both compared runs have a
-        profile, else on the inference time, where the figures and the verdicts are."""
-        tab = "summary" if comparison.profiled else "inference"
-        self.push_screen(CompareSummaryScreen(comparison, tab))
+        self.push_screen(CompareSummaryScreen(comparison))
 
     def measure_alternately(self, comparison: Comparison) -> None:
         """Measure the comparison's two compared runs again, alternately, and judge them."""
