@@ -128,3 +128,41 @@ def test_rerun_request_keeps_the_benchmark_budget():
     assert again.configs == (config,) and again.budget.time_s == 3 and again.profile
     assert again.shapes.inputs == {"x": (1, 8)}
     assert rerun_request(None, PROJECT, config).budget == Budget()
+
+
+OPENVINO = Project("ov", "/m.xml", "openvino")
+TYPED: list[dict[str, str]] = [
+    {"batch": "4,1,8"},
+    {"threads": "auto,2"},
+    {"streams": "auto,2"},
+    {"api": "async", "requests": "2,auto"},
+    {"hint": "auto"},
+    {"hint": "auto", "api": "async"},
+    {"hint": "auto", "api": "sync,async"},
+    {"hint": "latency", "api": "async"},
+    {"hint": "throughput,none"},
+    {"api": "async,sync"},
+    {"precision": "bf16"},
+    {"time": "1234567"},
+    {"time": "0.25"},
+    {"iterations": "12345"},
+    {"warmup": "0"},
+    {"profile_iterations": "7"},
+    {"repeat": "5"},
+    {"shapes": "seq=64,128"},
+    {"shapes": "a[1,3],b[2]"},
+]
+
+
+@pytest.mark.parametrize("typed", TYPED, ids=lambda t: ";".join(f"{k}={v}" for k, v in t.items()))
+def test_a_reopened_form_shows_every_field_as_typed(typed: dict[str, str]):
+    """Every field of a stored request comes back as it was typed (a reopened form that said
+    `latency` where `auto` was typed rebuilt the same runs but not the same form)."""
+    values = {**DEFAULTS, **typed}
+    request = build_request(OPENVINO, values)
+    assert form_from_request(request) == values
+    assert build_request(OPENVINO, form_from_request(request)) == request
+
+
+def test_every_field_has_a_round_trip_case():
+    assert {name for typed in TYPED for name in typed} == set(DEFAULTS)

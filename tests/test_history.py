@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 from pathlib import Path
 
 from perftui.domain.records import BenchmarkRequest, LatencyStats, Project, RunConfig, RunResult
@@ -99,3 +100,35 @@ def test_two_steps_are_both_found():
     values = [100.0] * 5 + [120.0] * 5 + [90.0] * 5
     noisy = [v * (1 + 0.005 * ((i * 7) % 3 - 1)) for i, v in enumerate(values)]
     assert [index for index, *_ in change_points(noisy)] == [5, 10]
+
+
+def store_with_an_invalid_point(db: Path) -> None:
+    """Three dates of CONFIG; the second's windows swing by half (its verdict: invalid)."""
+    store = Store(db)
+    project = store.add_project(Project("det", "/models/det.xml", "openvino"))
+    rng = random.Random(11)
+    for day in range(3):
+        benchmark = store.add_benchmark(BenchmarkRequest(project, (CONFIG,)))
+        run = measured(1000.0, rng)
+        if day == 1:
+            swing = tuple(1000.0 * (0.5 if i % 2 else 1.5) for i in range(20))
+            run = RunResult(**{**run.__dict__, "window_fps": swing})
+        store.add_run(
+            RunResult(**{**run.__dict__, "project": "det", "benchmark_id": benchmark,
+                         "started_at": f"2026-04-{day + 1:02d}T10:00:00+00:00"})
+        )  # fmt: skip
+
+
+def test_every_point_carries_its_verdict(tmp_path: Path):
+    """An invalid benchmark's figure was listed like any other, without its verdict."""
+    db = tmp_path / "db.json"
+    store_with_an_invalid_point(db)
+    found = json.loads(perftui("history", "det", "--json", db=db).stdout)
+    assert [p["verdict"] for p in found["points"]] == ["stable", "invalid", "stable"]
+    assert found["points"][1]["reasons"] and not found["points"][0]["reasons"]
+    lines = perftui("history", "det", db=db).stdout.splitlines()
+    points = [line for line in lines if line.startswith("  2026-04-")]
+    assert [line.split()[-1] for line in points] == ["stable", "invalid", "stable"]
+    assert all(re.search(r"items/s \([\d.]+-[\d.]+\)", line) for line in points), points
+    why = lines[lines.index(points[1]) + 1]
+    assert why.startswith("    invalid: "), lines

@@ -82,16 +82,19 @@ def cmd_history(args: argparse.Namespace) -> int:
 
 def history_text(project: str, found: History) -> str:
     from perftui.domain.measurement.statistic import statistic
+    from perftui.domain.measurement.verdict import STABLE
 
     unit = statistic(found.stat).unit
     lines = [f"{project}: {found.stat} of {found.config.label()}, {len(found.points)} points"]
     for point in found.points:
         interval = f"({point.lo:.4g}-{point.hi:.4g})" if point.lo and point.hi else "(±?)"
         line = f"  {point.date[:16].replace('T', ' ')}  {point.value:.4g} {unit} {interval}"
-        line += f"  {point.runs} run{'s' if point.runs != 1 else ''}"
+        line += f"  {point.runs} run{'s' if point.runs != 1 else ''}  {point.verdict.status}"
         if point.changes:
             line += "  changed: " + "; ".join(point.changes)
         lines.append(line)
+        if point.verdict.status != STABLE and point.verdict.reasons:
+            lines.append(f"    {point.verdict.status}: " + "; ".join(point.verdict.reasons))
     if found.steps:
         lines += ["change points:", *(f"  {step.text(found.stat)}" for step in found.steps)]
     elif len(found.points) >= 3:
@@ -114,6 +117,8 @@ def history_document(project: str, found: History) -> dict[str, Any]:
                 "interval": [p.lo, p.hi],
                 "runs": p.runs,
                 "benchmark_id": p.benchmark_id,
+                "verdict": p.verdict.status,
+                "reasons": list(p.verdict.reasons),
                 "changes": list(p.changes),
             }
             for p in found.points

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -33,8 +34,24 @@ def spread_text(interval: Interval | None) -> str:
         return " ±?"
     if interval.too_noisy:
         return " too noisy"
-    rel = interval.relative
-    return f" ±{rel:.0%}" if rel >= 0.01 else f" ±{rel:.1%}"
+    return f" ±{percent(interval.relative)}"
+
+
+SMALLEST_PERCENT = 0.001
+"""Below this many per cent a share is written '<0.001%'."""
+
+
+def percent(share: float) -> str:
+    """A share as per cent with the digits it needs not to read as zero: '3%', '0.4%',
+    '0.04%', '<0.001%' ('0%' only for nothing at all)."""
+    value = share * 100
+    if value == 0:
+        return "0%"
+    if value < SMALLEST_PERCENT:
+        return f"<{SMALLEST_PERCENT:g}%"
+    shown = float(f"{value:.1g}")  # rounded first: 0.0999 is '0.1%', not '0.10%'
+    digits = max(0, -math.floor(math.log10(shown)))
+    return f"{value:.{digits}f}%"
 
 
 def playoff_text(standing: Ratio | None, *, interval: bool = True) -> str:

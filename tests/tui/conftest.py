@@ -155,6 +155,8 @@ class FakeClient:
     fail_index: int | None = None
     noisy_index: int | None = None
     """This run's windows swing by 30 % (its verdict: noisy); the others' by 1 % (stable)."""
+    invalid_index: int | None = None
+    """This run's windows swing by 60 % (its verdict: invalid)."""
     runs: list[RunResult] = field(default_factory=list)
     cancelled: bool = False
 
@@ -208,7 +210,7 @@ class FakeClient:
             run = replace(run, config=config, repetition=repeat)  # all of the settings asked for
             if self.fail_index == index:
                 run = replace(run, status="failed", error="worker died", latency_ms=None)
-            swing = 0.3 if self.noisy_index == index else 0.01
+            swing = {self.noisy_index: 0.3, self.invalid_index: 0.6}.get(index, 0.01)
             run = replace(
                 run,
                 status=status if run.status == "ok" else run.status,
@@ -244,6 +246,7 @@ class FakeServices(Services):
     gate: threading.Event | None = None
     fail_index: int | None = None
     noisy_index: int | None = None
+    invalid_index: int | None = None
     ticks: int = 3
     busy_reasons: list[str] = field(default_factory=list)
     """What the busy-machine check finds (nothing: a quiet machine)."""
@@ -279,6 +282,7 @@ class FakeServices(Services):
             gate=self.gate,
             fail_index=self.fail_index,
             noisy_index=self.noisy_index,
+            invalid_index=self.invalid_index,
         )
         self.clients.append(client)
         return client

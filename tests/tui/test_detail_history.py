@@ -4,6 +4,7 @@ point, and the newest stored gate judged again."""
 from __future__ import annotations
 
 import random
+import re
 from dataclasses import replace
 from pathlib import Path
 
@@ -15,7 +16,8 @@ from perftui.domain.regression.gate_stored import GateSettings, gate_label
 from perftui.store.database import Store
 from perftui.tui.app import create_app
 from perftui.tui.detail.screen import ProjectDetailScreen
-from tests.test_history import CONFIG, history_store, measured
+from tests.test_history import CONFIG, history_store, measured, store_with_an_invalid_point
+from tests.tui.waiting import wait_for
 
 pytestmark = pytest.mark.tui
 
@@ -59,3 +61,22 @@ async def test_history_tab_shows_the_points_the_step_and_the_gate(tmp_path: Path
         assert "throughput fell" in steps and "OpenVINO 2026.3 -> 2026.4" in steps
         gate = str(screen.query_one("#history-gate", Static).render())
         assert "FAIL" in gate and "baseline for det-new" in gate and "median B/A 1.2" in gate
+
+
+async def test_history_tab_gives_each_figure_its_verdict_at_80x24(tmp_path: Path, services):
+    """The History tab listed an invalid benchmark's figure like a stable one."""
+    db = tmp_path / "db.json"
+    store_with_an_invalid_point(db)
+    app = create_app(db, services)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = ProjectDetailScreen("det", tab="history")
+        app.push_screen(screen)
+
+        def filled() -> bool:
+            return any(t.row_count == 3 for t in screen.query("#history").results(DataTable))
+
+        await wait_for(pilot, filled)
+        table = screen.query_one("#history", DataTable)
+        rows = [[str(cell).strip() for cell in table.get_row_at(i)] for i in range(3)]
+        assert [row[3] for row in rows] == ["stable", "INVALID", "stable"], rows
+        assert all(re.fullmatch(r"1,0\d\d \([\d,]+-[\d,]+\)", row[1]) for row in rows), rows

@@ -84,9 +84,9 @@ async def test_m_on_the_inference_tab_opens_the_measurement(tmp_path: Path):
     async with app.run_test(size=(80, 24)) as pilot:
         app.compare_summary(comparison)
         await pilot.pause()
-        await pilot.press("M")  # on the first tab: not offered
+        await pilot.press("1", "M")  # on the first tab: not offered
         assert not isinstance(app.screen, MeasureScreen)
-        await pilot.press("]")
+        await pilot.press("2")
         await pilot.pause()
         await pilot.press("M")
         await pilot.pause()

@@ -200,6 +200,11 @@ class Comparison:
             return None
         return memory_ratio((r.memory for r in a.ok_runs), (r.memory for r in b.ok_runs))
 
+    @property
+    def profiled(self) -> bool:
+        """Whether both compared runs have a per-layer profile (the layers can be compared)."""
+        return all(run is not None and run.layers for run in (self.a, self.b))
+
     def name(self, side: Side) -> str:
         return self.a_name if side is Side.A else self.b_name
 

@@ -291,8 +291,10 @@ def form_from_request(request: BenchmarkRequest) -> dict[str, str]:
 
     threads = ["auto" if t == 0 else t for t in distinct("threads")]
     hints = distinct("hint")
-    if len(hints) > 1 and all(c.hint == default_hint(c.api) for c in configs):
-        hints = ["auto"]  # each api its own default, as typed
+    if all(c.hint == default_hint(c.api) for c in configs):
+        # each api its own default: "auto" builds these runs, as typed (so does the api's
+        # own hint named, which builds the very same request)
+        hints = ["auto"]
     # sync runs once whatever the request counts: they are the async runs'
     requests = distinct("requests", [c for c in configs if c.api == "async"] or configs)
     precision = next((c.precision for c in configs if c.precision), "") or ""
@@ -305,7 +307,7 @@ def form_from_request(request: BenchmarkRequest) -> dict[str, str]:
         "hint": _join(hints),
         "api": _join(distinct("api")),
         "precision": precision,
-        "time": f"{budget.time_s:g}",
+        "time": repr(float(budget.time_s)).removesuffix(".0"),  # every digit: 1234567 s
         "iterations": str(budget.iterations),
         "warmup": str(budget.warmup),
         "profile_iterations": str(budget.profile_iterations),

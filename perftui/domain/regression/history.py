@@ -24,6 +24,7 @@ from perftui.domain.measurement.uncertainty import NOISE_FLOOR, Z_95, t_quantile
 
 if TYPE_CHECKING:
     from perftui.domain.measurement.figures import ConfigGroup
+    from perftui.domain.measurement.verdict import Verdict
     from perftui.domain.records import RunConfig
 
 WATCHED = ("Target", "CPU", "perftui", "Governor")
@@ -46,6 +47,8 @@ class Point:
     hi: float | None
     runs: int
     benchmark_id: str
+    verdict: Verdict
+    """Its runs' verdict, repetitions combined: a figure is never shown without it."""
     environment: Mapping[str, Any] = field(default_factory=dict)
     changes: tuple[str, ...] = ()
     """What changed in the environment since the point before ("OpenVINO 2026.3 -> 2026.4")."""
@@ -136,9 +139,9 @@ def history(groups: Sequence[ConfigGroup], config: RunConfig, stat: str, engine:
             continue
         env = next((r.resolved.get("environment") for r in group.ok_runs), None) or {}
         date = min(r.started_at for r in group.runs)
-        points.append(
-            Point(date, *found, len(group.ok_runs), group.runs[0].benchmark_id, dict(env))
-        )
+        benchmark = group.runs[0].benchmark_id
+        verdict = group.figures.verdict
+        points.append(Point(date, *found, len(group.ok_runs), benchmark, verdict, dict(env)))
     points.sort(key=lambda p: p.date)
     points = [
         p if i == 0 else _with_changes(p, points[i - 1], engine) for i, p in enumerate(points)

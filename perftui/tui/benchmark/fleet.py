@@ -109,7 +109,7 @@ class FleetRunScreen(FollowingScreen[None], PerftuiScreen):
             for host in hosts
         }
         self.finished: list[RunResult] = []
-        self.unsteady: list[tuple[str, str]] = []
+        self.unsteady: list[str] = []
         self._runs: list[list[Cell]] = []
         self._labels = config_labels(list(request.configs))
         self._label_of = dict(zip(request.configs, self._labels.labels, strict=True))
@@ -206,7 +206,7 @@ class FleetRunScreen(FollowingScreen[None], PerftuiScreen):
         fps = fmt.fps_ci(run.throughput_fps if ok else None, figures.throughput)
         row.last = f"{fps} {word}"
         if ok and verdict != STABLE:
-            self.unsteady.append((f"{row.host} {label}", verdict))
+            self.unsteady.append(verdict)
         median = run.latency_ms.median if run.latency_ms else None
         self._runs.append(
             [

@@ -88,8 +88,8 @@ class LiveRunScreen(FollowingScreen[None], PerftuiScreen):
         self.validated = validated
         self.series = LiveSeries()
         self.finished: list[RunResult] = []
-        self.unsteady: list[tuple[str, str]] = []
-        """(run label, verdict) of the finished runs that are not stable."""
+        self.unsteady: list[str] = []
+        """The verdicts of the finished runs that are not stable."""
         self.total = sum(r.total_runs for r in requests)
         self._drawn = -1
         self._tick: protocol.Progress | None = None
@@ -303,8 +303,8 @@ class LiveRunScreen(FollowingScreen[None], PerftuiScreen):
         figures = run_figures(run, stored_samples(self.store)(run))
         verdict = figures.verdict.status
         named = self._named(request, run.config, run.repetition)
-        if run.status == "ok" and verdict != STABLE:  # named as the table and charts name it
-            self.unsteady.append((str(named), verdict))
+        if run.status == "ok" and verdict != STABLE:
+            self.unsteady.append(verdict)
         status = Text(
             fmt.verdict_or_status(run.status, verdict), style="" if verdict == STABLE else "bold"
         )

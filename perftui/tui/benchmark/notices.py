@@ -3,9 +3,13 @@ runs that came out noisy or invalid, how the benchmark ended; and the keys they 
 
 from __future__ import annotations
 
+from collections import Counter
+from collections.abc import Sequence
+
 from textual.app import App
 from textual.message import Message
 
+from perftui.domain.measurement.verdict import INVALID, NOISY
 from perftui.tui.kit import format as fmt
 
 
@@ -31,32 +35,30 @@ def notify_cannot_run(app: App[object], project: str, error: str) -> None:
     app.notify(error, title=f"{project}: cannot run", severity="error", timeout=10)
 
 
-def notify_unsteady(app: App[object], unsteady: list[tuple[str, str]], ok: int) -> None:
-    """`unsteady`: (run label, verdict) of the successful runs that are not stable."""
-    if not unsteady:
-        return
-    runs = ", ".join(f"{label} {fmt.verdict_word(verdict)}" for label, verdict in unsteady)
-    app.notify(
-        f"{len(unsteady)} of {ok} run(s) not stable: {runs}. Their figures are less certain "
-        "(wider ±); the project's Runs tab (o) says why.",
-        title="Noisy runs",
-        severity="warning",
-        timeout=12,
-    )
+def unsteady_text(verdicts: Sequence[str]) -> str:
+    """How many finished runs are not stable, by verdict, and where to read why, short
+    enough for one line of a toast at 80 columns: '2 INVALID, 1 noisy; why: Runs tab (o)'
+    ('' for none). The live table names each run's verdict."""
+    counts = Counter(verdicts)
+    said = [f"{counts[v]} {fmt.verdict_word(v)}" for v in (INVALID, NOISY) if counts[v]]
+    return f"{', '.join(said)}; why: Runs tab (o)" if said else ""
 
 
 def notify_end(
-    app: App[object], ok: int, other: int, cancelled: bool, unsteady: list[tuple[str, str]]
+    app: App[object], ok: int, other: int, cancelled: bool, unsteady: Sequence[str]
 ) -> str:
-    """Say how the benchmark ended (`other`: runs not ok); the same text for a status line."""
+    """Say how the benchmark ended (`other`: runs not ok; `unsteady`: the verdicts of the
+    successful runs that are not stable) in one toast of two or three lines, so it covers
+    little of the live table; the first line is returned for a status line."""
     verb = "cancelled" if cancelled else "finished"
     text = f"{verb}: {ok} ok" + (f", {other} not ok" if other else "") + " · stored"
+    verdicts = unsteady_text(unsteady)
     app.notify(
-        f"Benchmark {text}.",
+        f"Benchmark {text}." + (f"\n{verdicts}" if verdicts else ""),
         title="Benchmark",
-        severity="warning" if other or cancelled else "information",
+        severity="warning" if other or cancelled or verdicts else "information",
+        timeout=12 if verdicts else None,
     )
-    notify_unsteady(app, unsteady, ok)
     return text
 
 

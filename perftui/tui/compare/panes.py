@@ -41,6 +41,8 @@ TYPE_SORT_NAMES = {
 
 def profile_notice(c: Comparison) -> str | None:
     """Why the layer tabs cannot compare, and how to fix it; None when both have profiles."""
+    if c.profiled:
+        return None
     problems = []
     for side in Side:
         run, name = c.run(side), escape(c.name(side))
@@ -54,10 +56,8 @@ def profile_notice(c: Comparison) -> str | None:
                 f"{side} ({name}): the compared run {escape(short_label(run.config))}"
                 " has no per-layer profile."
             )
-    if not problems:
-        return None
     return (
-        "[b]No per-layer comparison yet.[/] "
+        "[b]No per-layer comparison yet[/] (the figures and verdicts: Inference, [b]2[/]). "
         + " ".join(problems)
         + "\nTo get one, benchmark the project with [b]per-layer profile[/] on (open it on "
         "Projects, [b]b[/], the Profile box; or `perftui bench MODEL --profile`), or go "

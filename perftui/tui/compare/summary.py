@@ -147,8 +147,10 @@ class CompareSummaryScreen(TabbedScreen):
         "measure": {"cmp-inference"},
     }
 
-    def __init__(self, comparison: Comparison, tab: str = "summary") -> None:
-        super().__init__(tab, default="summary")
+    def __init__(self, comparison: Comparison, tab: str = "") -> None:
+        """Opens on `tab`, else on the layer types where both compared runs have a profile,
+        else on the inference time, where the figures and verdicts are."""
+        super().__init__(tab, default="summary" if comparison.profiled else "inference")
         self.state = SummaryState(comparison)
         self.measured = False
         """Whether `M` was pressed: back from it, the summary shows its paired verdict."""

@@ -28,7 +28,13 @@ if TYPE_CHECKING:
     from perftui.domain.records import RunResult
     from perftui.store import Store
 
-COLUMNS = (("When", "when"), ("items/s (95 %)", "fps"), ("Runs", "runs"), ("Changed", "changed"))
+COLUMNS = (
+    ("When", "when"),
+    ("items/s (95 %)", "fps"),
+    ("Runs", "runs"),
+    ("Verdict", "verdict"),
+    ("Changed", "changed"),
+)
 
 
 def find_gate(store: Store, name: str, runs: list[RunResult]) -> tuple[StoredGate, str] | None:
@@ -106,6 +112,7 @@ class HistoryPane(Pane[DetailState]):
                         fmt.when(point.date),
                         right(fmt.fps(point.value) + interval),
                         right(str(point.runs)),
+                        fmt.verdict_word(point.verdict.status),
                         "; ".join(point.changes),
                     ],
                 )
