@@ -36,18 +36,23 @@ async def test_the_flops_tab_says_the_batch_and_length_of_the_run_beside_it(db, 
         assert "at batch 2, seq=32" in head and "batch 1" not in head
 
 
-async def test_new_project_says_the_length_the_flops_are_counted_at(app, tmp_path: Path):
-    model = tmp_path / "encoder.onnx"
+async def new_project_inspecting(app, pilot, model: Path) -> NewProjectScreen:
+    """The New project screen once it has inspected `model` (typed into its path field)."""
     model.write_bytes(b"x")
+    await pilot.pause()
+    screen = NewProjectScreen(model.parent)
+    app.push_screen(screen)
+    await wait_for(pilot, lambda: screen.devices is not None)
+    path = screen.query_one("#path", Input)
+    path.value = str(model)
+    path.focus()
+    await pilot.press("enter")
+    await wait_for(pilot, lambda: screen.info is not None)
+    return screen
+
+
+async def test_new_project_says_the_length_the_flops_are_counted_at(app, tmp_path: Path):
     async with app.run_test(size=(80, 24)) as pilot:
-        await pilot.pause()
-        screen = NewProjectScreen(tmp_path)
-        app.push_screen(screen)
-        await wait_for(pilot, lambda: screen.devices is not None)
-        path = screen.query_one("#path", Input)
-        path.value = str(model)
-        path.focus()
-        await pilot.press("enter")
-        await wait_for(pilot, lambda: screen.info is not None)
+        screen = await new_project_inspecting(app, pilot, tmp_path / "encoder.onnx")
         info = str(screen.query_one("#info", Static).render())
         assert "600 M at batch 1, seq=128" in info

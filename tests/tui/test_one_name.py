@@ -18,10 +18,10 @@ from perftui.store import Store
 from perftui.tui.app import create_app
 from perftui.tui.benchmark.live import LiveRunScreen
 from perftui.tui.detail.charts import BarChart
-from perftui.tui.projects.new_project import NewProjectScreen
 from tests.cli_helpers import perftui
 from tests.tui.conftest import make_run
 from tests.tui.test_detail import cells, open_detail
+from tests.tui.test_flops_shapes import new_project_inspecting
 from tests.tui.test_live import request, table_rows
 from tests.tui.waiting import wait_for
 
@@ -80,18 +80,9 @@ def test_bench_and_show_number_a_projects_rows_in_one_order() -> None:
 
 async def test_the_dashboard_and_bench_give_a_model_one_engine_and_one_name(app, tmp_path: Path):
     model = tmp_path / "minilm_l6.onnx"
-    model.write_bytes(b"x")
     bench = request_from_args(build_parser().parse_args(["bench", str(model)])).project
     async with app.run_test(size=(80, 24)) as pilot:
-        await pilot.pause()
-        screen = NewProjectScreen(tmp_path)
-        app.push_screen(screen)
-        await wait_for(pilot, lambda: screen.devices is not None)
-        path = screen.query_one("#path", Input)
-        path.value = str(model)
-        path.focus()
-        await pilot.press("enter")
-        await wait_for(pilot, lambda: screen.info is not None)
+        screen = await new_project_inspecting(app, pilot, model)
         assert screen.query_one("#engine", Select).value == bench.engine == "openvino"
         assert screen.query_one("#name", Input).value == bench.name == "minilm_l6-openvino-CPU"
 
