@@ -87,3 +87,25 @@ def test_eight_concurrent_writers_lose_nothing(tmp_path: Path) -> None:
     runs = store.runs("p")
     assert len(runs) == 48 and len({r.id for r in runs}) == 48
     assert all(store.latency_samples(r.id).size == 2000 for r in runs)
+
+
+def test_an_append_stats_the_files_of_its_project_in_one_listing(
+    tmp_path: Path, monkeypatch
+) -> None:
+    """The check before the lock lists the project's folder once instead of a stat per run
+    file: appending to a project of 60 benchmarks costs no more system calls than to one
+    of 2 (issue 39: the append grew with the project)."""
+    counts = {}
+    calls: list[object] = []
+    real = os.lstat
+    monkeypatch.setattr(os, "lstat", lambda *a, **k: calls.append(a) or real(*a, **k))
+    for benchmarks in (2, 60):
+        path = tmp_path / f"{benchmarks}.json"
+        store = Store(path)
+        store.ensure_project(make_project("p"))
+        for n in range(benchmarks):
+            store.add_run(make_run("p", benchmark_id=f"b{n}"))
+        calls.clear()
+        Store(path).add_run(make_run("p", benchmark_id="b0"))
+        counts[benchmarks] = len(calls)
+    assert counts[60] < counts[2] + 20, counts

@@ -50,3 +50,23 @@ def test_export_refuses_a_samples_file_that_does_not_hold_its_count(tmp_path: Pa
     np.savez(payload_at(path, victim), samples=np.ones(3, np.float32))
     with pytest.raises(StoreError, match=f"{victim}.npz of project 'a' cannot be read"):
         write_export(Store(path), io.StringIO())
+
+
+def test_a_runs_samples_are_read_from_its_file_in_one_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Exporting reads each run's payload once (it read the file twice: 0.1's issue 39)."""
+    from perftui.store import runs
+    from tests.store_helpers import make_project, make_run
+
+    path = tmp_path / "perftui.json"
+    store = Store(path)
+    store.ensure_project(make_project("p"))
+    samples = np.arange(100, dtype=np.float32)
+    store.add_run(make_run("p"), samples)
+    (run,) = Store(path).runs("p")
+    reads: list[Path] = []
+    real = runs.read_nofollow
+    monkeypatch.setattr(runs, "read_nofollow", lambda p: reads.append(p) or real(p))
+    assert np.array_equal(Store(path).latency_samples(run.id), samples)
+    assert len(reads) == 1

@@ -118,7 +118,7 @@ def payload_bytes(item: Prepared) -> bytes | None:
 def read_payload(path: Path, kind: str) -> Any:
     """The run's samples (float32 array) or layer rows from its `.npz`; None if it holds
     none; OSError, ValueError or zipfile.BadZipFile if it cannot be read."""
-    with zipfile.ZipFile(io.BytesIO(read_nofollow(path))) as npz:
+    with zipfile.ZipFile(io.BytesIO(read_nofollow(path))) as npz:  # the file read once
         if f"{kind}.npy" not in npz.namelist():
             return None
         if kind == "layers":  # read without numpy: showing a project needs it for nothing else
@@ -127,10 +127,10 @@ def read_payload(path: Path, kind: str) -> Any:
             if not isinstance(rows, list) or not all(isinstance(row, dict) for row in rows):
                 raise ValueError("layers are not a list of rows")
             return rows
-    import numpy as np
+        import numpy as np
 
-    with np.load(io.BytesIO(read_nofollow(path)), allow_pickle=False) as found:
-        array = found["samples"]
+        with npz.open("samples.npy") as member:
+            array = np.lib.format.read_array(member, allow_pickle=False)
     if array.dtype != np.float32 or array.ndim != 1 or array.size > MAX_SAMPLES:
         raise ValueError("samples are not a list of float32")
     return array
