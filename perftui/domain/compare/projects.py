@@ -109,7 +109,10 @@ NONE_SHARED = "no configuration was measured on both sides: each side's fastest 
 
 
 def like_for_like(
-    a_runs: Sequence[RunResult], b_runs: Sequence[RunResult], stat: str
+    a_runs: Sequence[RunResult],
+    b_runs: Sequence[RunResult],
+    stat: str,
+    known: Known = lambda _run: None,
 ) -> tuple[str | None, str | None, str]:
     """Without a threshold, each side's run of the same configuration: of those measured on
     both sides, the one A ran fastest (its fastest run on each side), and the note that says
@@ -119,7 +122,7 @@ def like_for_like(
     ok_b = [r for r in b_runs if run_latency(r, stat) is not None]
     if not ok_a or not ok_b:
         return None, None, ""
-    found = shared_pair(ok_a, ok_b, stat)
+    found = shared_pair(ok_a, ok_b, stat, known)
     if found is None:
         return None, None, NONE_SHARED
     best_a, best_b = found
@@ -135,13 +138,17 @@ def like_for_like(
 
 
 def shared_pair(
-    a_runs: Sequence[RunResult], b_runs: Sequence[RunResult], stat: str = "median"
+    a_runs: Sequence[RunResult],
+    b_runs: Sequence[RunResult],
+    stat: str = "median",
+    known: Known = lambda _run: None,
 ) -> tuple[RunResult, RunResult] | None:
     """Of the configurations measured on both sides, the one with A's highest combined
     throughput: the run that stands for it on each side (of its benchmark with the highest
-    combined throughput there); None when no configuration was measured on both."""
+    combined throughput there); None when no configuration was measured on both. `known`:
+    a run's figures where already known (the store's), not computed again."""
     found = [
-        [c for c in candidates(side, runs) if c.latency_ms(stat) is not None]
+        [c for c in candidates(side, runs, known=known) if c.latency_ms(stat) is not None]
         for side, runs in zip(Side, (a_runs, b_runs), strict=True)
     ]
     shared = {c.group.config for c in found[0]} & {c.group.config for c in found[1]}
@@ -249,7 +256,7 @@ def compare_projects(
     if not limited and a_pinned is None and b_pinned is None:
         a_pinned, b_pinned = latest_alternation(a_runs, b_runs) or (None, None)
         if a_pinned is None:
-            a_pinned, b_pinned, picked = like_for_like(a_runs, b_runs, stat)
+            a_pinned, b_pinned, picked = like_for_like(a_runs, b_runs, stat, known)
     elif threshold_ms is not None and a_pinned is None and b_pinned is None:
         best = "cheapest" if rank == COST else "fastest"
         picked = f"each side's {best} configuration at or under {threshold_ms:g} ms ({stat})"
