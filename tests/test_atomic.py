@@ -62,9 +62,7 @@ def test_a_failed_rename_leaves_no_temporary_file(tmp_path: Path):
     assert sorted(os.listdir(tmp_path)) == ["folder"]
 
 
-def test_an_export_to_a_file_is_synced_before_it_replaces_the_old_one(
-    tmp_path: Path, monkeypatch
-):
+def test_an_export_to_a_file_is_synced_before_it_replaces_the_old_one(tmp_path: Path, monkeypatch):
     from perftui.cli.entry import main
 
     out = tmp_path / "out.json"
