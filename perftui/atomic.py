@@ -51,17 +51,17 @@ def fsync_dir(directory: Path) -> None:
 
 @contextlib.contextmanager
 def staging(
-    target: Path,
+    path: Path,
     *,
     durable: bool = True,
     beside: Path | None = None,
     encoding: str | None = None,
 ) -> Iterator[tuple[str, IO[Any]]]:
-    """(temporary file, its handle) beside `target` (or in the folder `beside`, of the same
+    """(temporary file, its handle) beside `path` (or in the folder `beside`, of the same
     file system); text with `encoding`, else bytes. When the block ends, the file is flushed,
-    fsynced (`durable`), closed and given `target`'s mode (a new file's if it is missing; a
+    fsynced (`durable`), closed and given `path`'s mode (a new file's if it is missing; a
     link is not followed); if it raises, the temporary file is removed."""
-    fd, tmp = tempfile.mkstemp(prefix=TEMP, suffix=".tmp", dir=beside or target.parent)
+    fd, tmp = tempfile.mkstemp(prefix=TEMP, suffix=".tmp", dir=beside or path.parent)
     try:
         with os.fdopen(fd, "w" if encoding else "wb", encoding=encoding) as handle:
             yield tmp, handle
@@ -69,7 +69,7 @@ def staging(
             if durable:
                 os.fsync(handle.fileno())
         try:
-            mode = stat.S_IMODE(os.lstat(target).st_mode)
+            mode = stat.S_IMODE(os.lstat(path).st_mode)
         except FileNotFoundError:
             mode = NEW_FILE_MODE
         os.chmod(tmp, mode)
@@ -80,37 +80,37 @@ def staging(
 
 
 def staged(
-    target: Path, payload: bytes, *, durable: bool = True, beside: Path | None = None
+    path: Path, payload: bytes, *, durable: bool = True, beside: Path | None = None
 ) -> str:
-    """A temporary file (see `staging`) holding `payload`, to `commit` over `target`."""
-    with staging(target, durable=durable, beside=beside) as (tmp, handle):
+    """A temporary file (see `staging`) holding `payload`, to `commit` over `path`."""
+    with staging(path, durable=durable, beside=beside) as (tmp, handle):
         handle.write(payload)
     return tmp
 
 
-def commit(tmp: str, target: Path, *, durable: bool = True) -> None:
-    """Rename the staged `tmp` over `target` and fsync the folder (`durable`); OSError, with
+def commit(tmp: str, path: Path, *, durable: bool = True) -> None:
+    """Rename the staged `tmp` over `path` and fsync the folder (`durable`); OSError, with
     `tmp` removed."""
     try:
-        os.replace(tmp, target)
+        os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
     if durable:
-        fsync_dir(target.parent)
+        fsync_dir(path.parent)
 
 
-def atomic_write_bytes(target: Path, payload: bytes, *, durable: bool = True) -> None:
-    """Replace `target` by `payload`. `durable=False` leaves the syncs to the caller (one
+def atomic_write_bytes(path: Path, payload: bytes, *, durable: bool = True) -> None:
+    """Replace `path` by `payload`. `durable=False` leaves the syncs to the caller (one
     `os.sync` for many files). OSError, with the temporary file removed."""
-    commit(staged(target, payload, durable=durable), target, durable=durable)
+    commit(staged(path, payload, durable=durable), path, durable=durable)
 
 
 @contextlib.contextmanager
-def replacing(target: Path, *, encoding: str | None = None) -> Iterator[IO[Any]]:
-    """A handle whose writes replace `target` when the block ends without an exception
-    (text with `encoding`, else bytes); if it raises, `target` is left as it was."""
-    with staging(target, encoding=encoding) as (tmp, handle):
+def replacing(path: Path, *, encoding: str | None = None) -> Iterator[IO[Any]]:
+    """A handle whose writes replace `path` when the block ends without an exception
+    (text with `encoding`, else bytes); if it raises, `path` is left as it was."""
+    with staging(path, encoding=encoding) as (tmp, handle):
         yield handle
-    commit(tmp, target)
+    commit(tmp, path)
