@@ -11,6 +11,7 @@ from typing import ClassVar
 
 import numpy as np
 
+from perftui.domain.capabilities import Capabilities
 from perftui.domain.errors import InputError
 from perftui.domain.records import AUTO, LayerProfile, RunConfig, TensorSpec
 from perftui.domain.resolved import Resolved
@@ -80,8 +81,24 @@ class Prepared(ABC):
         Only valid when prepared with profile=True (a separate, slower compilation)."""
 
 
+@dataclass(frozen=True)
+class LoadedModel:
+    """A model compiled on one engine and device for its outputs (the INT8 accuracy check):
+    its output names, a run function and the inference precision the engine compiled it for
+    ('model' where the engine runs the model's own)."""
+
+    outputs: tuple[str, ...]
+    run: Callable[[Mapping[str, np.ndarray]], list[np.ndarray]]
+    precision: str
+
+
 class Engine(ABC):
-    name: ClassVar[str]
+    capabilities: ClassVar[Capabilities]
+    """What it takes, reads and quantizes with (perftui.engines.capabilities)."""
+
+    @property
+    def name(self) -> str:
+        return self.capabilities.engine
 
     @abstractmethod
     def version(self) -> str: ...
@@ -128,6 +145,13 @@ class Engine(ABC):
 
         `shapes` are the static input shapes already resolved by perftui.bench.inputs
         (batch applied); raise InputError for a device the engine does not have."""
+
+    @abstractmethod
+    def load_outputs(
+        self, model_path: str, device: str, shapes: Mapping[str, tuple[int, ...]], exact: bool
+    ) -> LoadedModel:
+        """The model compiled on `device` for the static `shapes`, returning its outputs: in
+        f32 when `exact`, else at the engine's default precision, as a benchmark runs it."""
 
 
 def elapsed_ms(start: float) -> float:

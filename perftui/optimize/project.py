@@ -31,6 +31,7 @@ from perftui.domain.limits import DEFAULT_RANDOM_SAMPLES, check_samples, check_s
 from perftui.domain.model.shapes import ShapeBindings, as_bindings, shapes_text
 from perftui.domain.names import int8_name
 from perftui.domain.records import METHODS, Method, Project, TensorSpec
+from perftui.engines import CAPABILITIES, capabilities
 from perftui.inspection import inspect_model, model_format, validate_model_file
 from perftui.inspection.validate import check_onnx_graph
 from perftui.optimize.accuracy import AccuracyReport, measure_accuracy
@@ -138,13 +139,14 @@ def _check_source(store: Store, name: str) -> Project:
     try:
         validate_model_file(model)
         if model_format(model) == "onnx":  # its tensors' data, as a benchmark checks them
-            check_onnx_graph(model, source.engine, domains=False)
+            check_onnx_graph(model, capabilities(source.engine), domains=False)
     except InputError as exc:
         raise InputError(f"project {name!r}: {exc}") from None
-    if source.engine != "openvino" and model_format(model) != "onnx":
+    if not capabilities(source.engine).reads(fmt := model_format(model)):
+        readers = " or ".join(c.title for c in CAPABILITIES.values() if c.reads(fmt))
         raise InputError(
-            f"project {name!r} runs on {source.engine}, which cannot read the OpenVINO IR"
-            f" {model.name}; optimize an OpenVINO project of it instead"
+            f"project {name!r} runs on {source.engine}, which cannot read the {fmt} model"
+            f" {model.name}; optimize an {readers} project of it instead"
         )
     return source
 
@@ -276,7 +278,7 @@ def make_int8(
         method,
         data.samples,
         progress,
-        engine=engine,
+        quantizer=capabilities(engine).quantizer,
     )
     if progress is not None:
         progress(f"checking on {engine}", 0, 0)

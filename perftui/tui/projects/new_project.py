@@ -14,7 +14,8 @@ from textual.widgets import DirectoryTree, Footer, Header, Input, Label, Select,
 
 from perftui.domain.errors import InputError, StoreError
 from perftui.domain.names import default_project_name, name_problem
-from perftui.domain.records import DEFAULT_ENGINE, ENGINES, Project
+from perftui.domain.records import Project
+from perftui.engines import DEFAULT_ENGINE, ENGINES
 from perftui.targets.registry import LOCAL
 from perftui.tui.kit.format import escape
 from perftui.tui.kit.inspection import InspectingScreen

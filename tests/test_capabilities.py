@@ -1,0 +1,64 @@
+"""What an engine can do is asked of its capabilities: each engine hands out the record of its
+name, the record is readable without loading an engine (nor numpy), and the checks that used to
+compare engine names now read the record (the ONNX operator domains an engine knows)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import onnx
+import pytest
+from onnx import TensorProto, helper
+
+from perftui.domain.errors import InputError
+from perftui.engines import ENGINES, capabilities, get_engine
+from perftui.engines.capabilities import ONNXRUNTIME, OPENVINO
+from perftui.inspection.validate import check_onnx_graph
+from tests.test_layering import loaded_after_import
+
+
+@pytest.mark.parametrize("name", ENGINES)
+def test_each_engine_hands_out_the_capabilities_of_its_name(name: str):
+    engine = get_engine(name)
+    assert engine.capabilities is capabilities(name)
+    assert engine.name == name
+
+
+def test_an_unknown_engine_is_one_line_naming_the_engines():
+    with pytest.raises(InputError, match="unknown engine 'tensorrt'; choose one of: openvino"):
+        capabilities("tensorrt")
+    with pytest.raises(InputError, match="unknown engine 'tensorrt'"):
+        get_engine("tensorrt")
+
+
+def test_capabilities_load_no_engine_and_no_numpy():
+    loaded = loaded_after_import("perftui.engines.capabilities")
+    assert not loaded & {"numpy", "onnx", "onnxruntime", "openvino", "textual"}
+
+
+def _model_of_domain(tmp_path: Path, domain: str) -> Path:
+    node = helper.make_node("Relu", ["x"], ["y"], name="act", domain=domain)
+    graph = helper.make_graph(
+        [node],
+        "g",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 4])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 4])],
+    )
+    opsets = [helper.make_opsetid("", 17), helper.make_opsetid(domain, 1)]
+    path = tmp_path / "m.onnx"
+    onnx.save(helper.make_model(graph, opset_imports=opsets), str(path))
+    return path
+
+
+def test_the_operator_domains_checked_are_the_engines_own(tmp_path: Path):
+    path = _model_of_domain(tmp_path, "org.openvinotoolkit")
+    check_onnx_graph(path, OPENVINO)  # OpenVINO's own extension domain
+    unknown = r"'org\.openvinotoolkit', which onnxruntime does not know"
+    with pytest.raises(InputError, match=unknown):
+        check_onnx_graph(path, ONNXRUNTIME)
+    check_onnx_graph(path, ONNXRUNTIME, domains=False)  # only the tensors' data checked
+
+
+def test_a_model_format_is_read_by_the_engines_that_say_so():
+    assert OPENVINO.reads("openvino-ir") and OPENVINO.reads("onnx")
+    assert ONNXRUNTIME.reads("onnx") and not ONNXRUNTIME.reads("openvino-ir")
