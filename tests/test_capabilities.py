@@ -10,8 +10,10 @@ import onnx
 import pytest
 from onnx import TensorProto, helper
 
+from perftui.domain.compare.environments import environment_rows
 from perftui.domain.errors import InputError
-from perftui.engines import ENGINES, capabilities, get_engine
+from perftui.domain.regression.history import environment_changes
+from perftui.engines import CAPABILITIES, ENGINES, capabilities, get_engine
 from perftui.engines.capabilities import ONNXRUNTIME, OPENVINO
 from perftui.inspection.validate import check_onnx_graph
 from tests.test_layering import loaded_after_import
@@ -62,3 +64,14 @@ def test_the_operator_domains_checked_are_the_engines_own(tmp_path: Path):
 def test_a_model_format_is_read_by_the_engines_that_say_so():
     assert OPENVINO.reads("openvino-ir") and OPENVINO.reads("onnx")
     assert ONNXRUNTIME.reads("onnx") and not ONNXRUNTIME.reads("openvino-ir")
+
+
+@pytest.mark.parametrize("name", ENGINES)
+def test_each_engine_s_version_has_its_row_and_a_history_watches_it(name: str):
+    engine = capabilities(name)
+    before, after = {name: "1.0", "cpu_model": "x"}, {name: "2.0", "cpu_model": "x"}
+    [row] = [row for row in environment_rows(before, after) if row.label == engine.version_label]
+    assert (row.a, row.b) == ("1.0", "2.0")
+    assert environment_changes(before, after, engine) == (f"{engine.version_label} 1.0 -> 2.0",)
+    others = [c for c in CAPABILITIES.values() if c is not engine]
+    assert all(environment_changes(before, after, other) == () for other in others)
