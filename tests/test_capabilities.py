@@ -4,6 +4,7 @@ compare engine names now read the record (the ONNX operator domains an engine kn
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import onnx
@@ -12,8 +13,10 @@ from onnx import TensorProto, helper
 
 from perftui.domain.compare.environments import environment_rows
 from perftui.domain.errors import InputError
+from perftui.domain.records import RunConfig
 from perftui.domain.regression.history import environment_changes
 from perftui.engines import CAPABILITIES, ENGINES, capabilities, get_engine
+from perftui.engines.base import check_not_taken
 from perftui.engines.capabilities import ONNXRUNTIME, OPENVINO
 from perftui.inspection.validate import check_onnx_graph
 from tests.test_layering import loaded_after_import
@@ -75,3 +78,15 @@ def test_each_engine_s_version_has_its_row_and_a_history_watches_it(name: str):
     assert environment_changes(before, after, engine) == (f"{engine.version_label} 1.0 -> 2.0",)
     others = [c for c in CAPABILITIES.values() if c is not engine]
     assert all(environment_changes(before, after, other) == () for other in others)
+
+
+def test_a_setting_an_engine_does_not_take_must_ask_nothing_of_it():
+    check_not_taken(ONNXRUNTIME, RunConfig(streams=1, precision="f32"))  # neutral values
+    with pytest.raises(InputError, match=r"^ONNX Runtime has no streams; use --streams auto$"):
+        check_not_taken(ONNXRUNTIME, RunConfig(streams=2))
+    with pytest.raises(InputError, match="--precision bf16 needs the openvino engine"):
+        check_not_taken(ONNXRUNTIME, RunConfig(precision="bf16"))
+    check_not_taken(OPENVINO, RunConfig(streams=4, precision="bf16"))
+    streamless = replace(OPENVINO, title="Streamless", settings=OPENVINO.settings - {"streams"})
+    with pytest.raises(InputError, match=r"^Streamless has no streams"):
+        check_not_taken(streamless, RunConfig(streams=2))

@@ -15,9 +15,31 @@ from perftui.domain.capabilities import Capabilities
 from perftui.domain.errors import InputError
 from perftui.domain.records import AUTO, LayerProfile, RunConfig, TensorSpec
 from perftui.domain.resolved import Resolved
+from perftui.engines.capabilities import CAPABILITIES
 
 PROFILE_WARMUP = 2
 """Unprofiled requests before a per-layer profile (the first ones allocate and are slow)."""
+
+NOT_TAKEN: dict[str, tuple[tuple[object, ...], str]] = {
+    "streams": ((AUTO, 1), "{title} has no streams; use --streams auto"),
+    "precision": (
+        (None, "f32"),
+        "{title} runs the model's own precision; --precision {value} needs the {takers}"
+        " engine (or a model converted to that precision)",
+    ),
+}
+"""Settings an engine may not take (`Capabilities.takes`): the values that ask nothing of it,
+and the line that refuses any other. The hint is left out: an engine without one runs alike
+whatever it says."""
+
+
+def check_not_taken(capabilities: Capabilities, config: RunConfig) -> None:
+    """InputError for a setting the engine does not take, set to more than NOT_TAKEN allows."""
+    for setting, (neutral, message) in NOT_TAKEN.items():
+        value = getattr(config, setting)
+        if not capabilities.takes(setting) and value not in neutral:
+            takers = " or ".join(c.engine for c in CAPABILITIES.values() if c.takes(setting))
+            raise InputError(message.format(title=capabilities.title, value=value, takers=takers))
 
 
 class Recorder(ABC):
@@ -107,9 +129,10 @@ class Engine(ABC):
     def devices(self) -> list[str]:
         """Devices as the engine reports them on this machine (e.g. ["CPU"])."""
 
-    @abstractmethod
     def check_config(self, config: RunConfig) -> None:
-        """InputError for a setting this engine cannot honour (checked before any run)."""
+        """InputError for a setting this engine cannot honour (checked before any run): by
+        default, a setting it does not take set to more than NOT_TAKEN's neutral values."""
+        check_not_taken(self.capabilities, config)
 
     def check_device(self, device: str) -> None:
         """InputError unless `device` names a device this engine can run on here; engines

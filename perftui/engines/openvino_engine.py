@@ -237,10 +237,6 @@ class OpenVinoEngine(Engine):
             specs.append(TensorSpec(name, dtype_name(port.get_element_type()), tuple(dims)))
         return specs
 
-    def check_config(self, config: RunConfig) -> None:
-        """Every RunConfig maps onto OpenVINO properties; the plugin adjusts what it cannot
-        honour (e.g. streams beyond the threads) and `resolved` reports what it used."""
-
     def prepare(
         self,
         model_path: str,

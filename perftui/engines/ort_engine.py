@@ -19,7 +19,7 @@ import numpy as np
 import onnxruntime as ort
 
 from perftui.domain.errors import InputError
-from perftui.domain.records import AUTO, LayerProfile, RunConfig, TensorSpec
+from perftui.domain.records import LayerProfile, RunConfig, TensorSpec
 from perftui.domain.resolved import Resolved
 from perftui.engines.base import (
     PROFILE_WARMUP,
@@ -234,13 +234,7 @@ class OrtEngine(Engine):
         )
 
     def check_config(self, config: RunConfig) -> None:
-        if config.streams not in (AUTO, 1):
-            raise InputError("ONNX Runtime has no streams; use --streams auto")
-        if config.precision not in (None, "f32"):
-            raise InputError(
-                f"ONNX Runtime runs the model's own precision; --precision {config.precision} "
-                "needs the openvino engine (or a model converted to that precision)"
-            )
+        super().check_config(config)
         if config.threads < 0:
             raise InputError(f"threads must be 0 (engine default) or more, not {config.threads}")
 
