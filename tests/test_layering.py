@@ -238,8 +238,6 @@ NAMES_AN_ENGINE = {
     "version under its name (tests/test_capabilities.py: a row per engine)",
     "domain/forms/quickstart.py": "data: which engine each shipped sample project runs on",
     "exchange/benchmark_app.py": "benchmark_app is OpenVINO's tool: its reports are OpenVINO runs",
-    "optimize/project.py": "the quantizer 'onnxruntime' (a tool, not the engine): what optimize "
-    "documents from before 'tool' was recorded were made with",
     # the registry branch (issue 41's settings) asks these of the capabilities instead
     "domain/forms/bench.py": "a precision refused by name (the registry branch converts it)",
     "domain/tune/space.py": "streams and hints searched by name (the registry branch converts it)",

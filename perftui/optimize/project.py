@@ -32,6 +32,7 @@ from perftui.domain.model.shapes import ShapeBindings, as_bindings, shapes_text
 from perftui.domain.names import int8_name
 from perftui.domain.records import METHODS, Method, Project, TensorSpec
 from perftui.engines import CAPABILITIES, capabilities
+from perftui.engines.capabilities import ONNXRUNTIME
 from perftui.inspection import inspect_model, model_format, validate_model_file
 from perftui.inspection.validate import check_onnx_graph
 from perftui.optimize.accuracy import AccuracyReport, measure_accuracy
@@ -68,8 +69,9 @@ class OptimizeResult:
     """The calibration folder, if one was given."""
     available: int = 0
     """Samples the folder holds (more than `samples` when --samples took the first N)."""
-    tool: str = "onnxruntime"
-    """The quantizer: "onnxruntime" or "nncf"."""
+    tool: str = ONNXRUNTIME.quantizer
+    """The quantizer (the engine's `Capabilities.quantizer`); documents from before it was
+    recorded were made by ONNX Runtime's."""
     changes: tuple[str, ...] = ()
     """What the recipe changed in the model or chose, one line each."""
     shapes: str = ""
@@ -108,7 +110,7 @@ class OptimizeResult:
             accuracy=AccuracyReport.from_dict(data["accuracy"]),
             folder=None if data["folder"] is None else Path(data["folder"]),
             available=int(data["available"]),
-            tool=str(data.get("tool", "onnxruntime")),
+            tool=str(data.get("tool", ONNXRUNTIME.quantizer)),
             changes=tuple(str(line) for line in data.get("changes") or ()),
             shapes=str(data.get("shapes") or ""),
         )
