@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import perftui
+from perftui.engines import CAPABILITIES
 
 ISA_FLAGS = (
     "sse4_2", "avx", "avx2", "fma", "f16c", "avx512f", "avx512bw", "avx512vl", "avx512_vnni",
@@ -75,7 +76,6 @@ def environment() -> dict[str, Any]:
         "os": platform.platform(),
         "python": platform.python_version(),
         "perftui": perftui.__version__,
-        "openvino": _version("openvino"),
-        "onnxruntime": _version("onnxruntime"),
+        **{c.engine: _version(c.package) for c in CAPABILITIES.values()},
         "numpy": _version("numpy"),
     }

@@ -31,7 +31,7 @@ from perftui.domain.forms.bench import (
     REPEAT_SUGGESTED,
     long_warning,
 )
-from perftui.domain.records import DEFAULT_ENGINE
+from perftui.engines import DEFAULT_ENGINE, ENGINES
 
 if TYPE_CHECKING:
     import numpy as np
@@ -48,7 +48,7 @@ FLAGS = {name: "--" + name.replace("_", "-") for name in FIELD_NAMES} | {
 def add_parsers(command: CommandFactory) -> None:
     bench = command("bench", "measure a model over a matrix of settings")
     bench.add_argument("model", help="ONNX (.onnx) or OpenVINO IR (.xml) model file")
-    bench.add_argument("--engine", default=DEFAULT_ENGINE, help="openvino | onnxruntime")
+    bench.add_argument("--engine", default=DEFAULT_ENGINE, help=" | ".join(ENGINES))
     bench.add_argument("--device", default="CPU", help="device as the engine names it")
 
     def setting(name: str, help: str) -> None:
@@ -105,7 +105,7 @@ def request_from_args(args: argparse.Namespace) -> BenchmarkRequest:
     from perftui.domain.forms.fields import FieldError
     from perftui.domain.limits import check_seed
     from perftui.domain.names import check_project_name, default_project_name
-    from perftui.domain.records import ENGINES, Project
+    from perftui.domain.records import Project
 
     model = Path(args.model).expanduser().absolute()
     engines = options.parse_choices(args.engine, "engine", ENGINES)

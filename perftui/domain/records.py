@@ -17,10 +17,6 @@ from perftui.domain.measurement.memory import RunMemory
 from perftui.domain.model.shapes import DimPoint, ShapeBindings, as_bindings
 from perftui.domain.resolved import Resolved, read_resolved, unreported
 
-ENGINES = ("openvino", "onnxruntime")
-DEFAULT_ENGINE = "openvino"
-"""The engine a model gets where none is chosen, whatever its format (OpenVINO reads ONNX and
-IR alike): `bench --engine`'s default and the New project screen's first choice."""
 HINTS = ("latency", "throughput", "cumulative_throughput", "none")
 APIS = ("sync", "async")
 PRECISIONS = ("f32", "bf16", "f16")

@@ -17,7 +17,8 @@ from typing import Any
 
 from perftui.domain.errors import InputError
 from perftui.domain.limits import MAX_BATCH
-from perftui.domain.records import APIS, ENGINES, HINTS, OPTIONAL_STATS, PRECISIONS, RUN_STATUSES
+from perftui.domain.records import APIS, HINTS, OPTIONAL_STATS, PRECISIONS, RUN_STATUSES
+from perftui.engines import ENGINES
 from perftui.exchange.quick_checks import (
     LAYER_STATUSES,
     MAX_DEPTH,

@@ -13,7 +13,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
 from perftui.bench.alternate import Measured
-from perftui.domain.records import ENGINES, BenchmarkRequest
+from perftui.domain.records import BenchmarkRequest
+from perftui.engines import ENGINES
 
 if TYPE_CHECKING:
     from pathlib import Path
