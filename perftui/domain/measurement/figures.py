@@ -143,8 +143,8 @@ def _combined(runs: Sequence[RunResult], members: Sequence[Figures]) -> Figures:
         if not ok or len(runs) == 1:
             return ok[0][1] if ok else members[0]
         only = ok[0][1]
-        reasons = (*only.verdict.reasons, *lost)
-        return replace(only, verdict=Verdict(worst([only.verdict.status, NOISY]), reasons))
+        said = (*only.verdict.reasons, *lost)
+        return replace(only, verdict=Verdict(worst([only.verdict.status, NOISY]), said))
     throughputs = [r.throughput_fps for r, _ in ok]
     latency = {}
     for name in PERCENTILES:
