@@ -20,7 +20,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Generator, Iterator, Sequence
 from dataclasses import replace
 from typing import Any, Protocol
 
@@ -211,7 +211,7 @@ class BenchmarkClient:
             if self._process is not None and self._process.poll() is None:
                 self._process.kill()
 
-    def events(self) -> Iterator[protocol.Event]:
+    def events(self) -> Generator[protocol.Event, None, None]:
         """_events, then the launcher is closed (however the benchmark ended)."""
         try:
             yield from self._events()
