@@ -166,8 +166,8 @@ class OptimizeDialog(FormDialog[OptimizeOptions]):
         if isinstance(event.value, str) and name.value.strip() in ("", self.suggested):
             self.suggested = suggest_name(self.project.name, event.value, self.existing)
             name.value = self.suggested
-        for name in ("method", "calibration"):
-            self._note(name)
+        for field in ("method", "calibration"):
+            self._note(field)
 
     @on(Input.Changed, ".opt-field")
     def _field_changed(self, event: Input.Changed) -> None:
