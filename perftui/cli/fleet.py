@@ -59,7 +59,7 @@ def _opener(args: argparse.Namespace, store: SerialStore | None) -> Opener:
             request, launcher = bench_target(one, share.request, None, say)
         except CliError as error:
             raise InputError(str(error)) from None
-        client = BenchmarkClient(request, store, launcher)  # type: ignore[arg-type]
+        client = BenchmarkClient(request, store, launcher)
         client.launcher = priced(client.launcher, db_path(args), share.host)
         return client
 
