@@ -73,13 +73,11 @@ def cmd_projects(args: argparse.Namespace) -> int:
             p.device,
             precision_text(precisions.get(p.name, "-"), model_is_int8([], p.notes)),
             str(s.runs),
-            with_interval(
-                s.best_throughput_fps, fastest.figures.throughput if fastest else None
-            ),
+            with_interval(s.best_throughput_fps, fastest and fastest.figures.throughput),
             fastest.figures.verdict.status if fastest else "-",
             short_label(fastest.config) if fastest else "-",
             ms_with_interval(
-                s.best_latency_ms, quickest.figures.latency.get("median") if quickest else None
+                s.best_latency_ms, quickest and quickest.figures.latency.get("median")
             ),
             short_label(quickest.config) if quickest else "-",
             (s.last_run_at or "-")[:16],

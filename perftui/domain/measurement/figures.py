@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, final
 
 from perftui.domain.measurement.uncertainty import (
     Interval,
@@ -54,6 +54,7 @@ def run_windows(run: RunResult, samples_ms: np.ndarray | None) -> tuple[float, .
     return window_rates(np.cumsum(np.asarray(samples_ms, dtype=np.float64)) / 1000.0, 0.0, 1)
 
 
+@final  # always true, so `figures and figures.throughput` types as the interval or None
 @dataclass(frozen=True)
 class Figures:
     """Throughput and latency percentiles with their 95 % intervals, and the verdict."""

@@ -8,7 +8,7 @@ import hashlib
 import json
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, final
 
 from perftui.domain.model.profile import precision_counts, runtime_precision
 from perftui.domain.records import RunConfig, RunResult
@@ -39,6 +39,7 @@ class ProjectSummary:
     """The `config_key` of the configuration the best latency is of."""
 
 
+@final  # always true, so `headline and headline.figures` types as the figures or None
 @dataclass(frozen=True)
 class Headline:
     """A configuration's combined figures, as the projects list shows a project's best."""

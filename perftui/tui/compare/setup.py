@@ -218,8 +218,7 @@ class CompareScreen(PerftuiScreen):
             chart.message = "check runs of A or B (space in the table) to see them here"
             a, b = (state.sides[side].selected() for side in Side)
             chart.set_data(compare_chart(c, a, b))
-        names = state.names()
-        a_name, b_name = (names[side] or "—" for side in Side)
+        a_name, b_name = (name or "—" for name in state.names().values())
         legend_line = legend(a_name, b_name, state.stat, self.size.width - 2)
         self.query_one("#cmp-legend", Static).update(legend_line)
         self.query_one("#cmp-sweet", Static).update(sweet_text(self.state, c))

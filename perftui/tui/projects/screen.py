@@ -147,12 +147,9 @@ class ProjectsScreen(PerftuiScreen):
             mark = "*" if project.name in self.marked else " "
             best = headline(self.store, project.name, summary.best_throughput_config)
             least = headline(self.store, project.name, summary.best_latency_config)
-            fastest = best.figures if best else None
-            quickest = least.figures if least else None
-            fps = fmt.fps_ci(summary.best_throughput_fps, fastest.throughput if fastest else None)
-            ms = fmt.ms_ci(
-                summary.best_latency_ms, quickest.latency.get("median") if quickest else None
-            )
+            fastest, quickest = best and best.figures, least and least.figures
+            fps = fmt.fps_ci(summary.best_throughput_fps, fastest and fastest.throughput)
+            ms = fmt.ms_ci(summary.best_latency_ms, quickest and quickest.latency.get("median"))
             self.bests[project.name] = (best, fps, least, ms)
             cells = [
                 f"{mark}{project.name}",
@@ -165,7 +162,7 @@ class ProjectsScreen(PerftuiScreen):
                     precisions.get(project.name, fmt.DASH), model_is_int8([], project.notes)
                 ),
                 fps,
-                fmt.verdict_mark(fastest.verdict.status if fastest else None),
+                fmt.verdict_mark(fastest and fastest.verdict.status),
                 ms,
                 str(summary.runs),
                 fmt.when(summary.last_run_at)[5:] if summary.last_run_at else fmt.DASH,
