@@ -9,7 +9,7 @@ Each round of each side is a fresh worker, as every repetition of `perftui bench
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from dataclasses import replace
 from typing import TYPE_CHECKING, Protocol
 
@@ -37,7 +37,7 @@ class Measured(Protocol):
     @property
     def cancelled(self) -> bool: ...
 
-    def events(self) -> Iterator[protocol.Event]: ...
+    def events(self) -> Generator[protocol.Event, None, None]: ...
 
     def cancel(self) -> None: ...
 
@@ -130,7 +130,7 @@ class Alternation:
         for client in self.clients:
             client.kill()
 
-    def events(self) -> Iterator[tuple[Side, protocol.Event]]:
+    def events(self) -> Generator[tuple[Side, protocol.Event], None, None]:
         """Every event of both benchmarks with its side, round by round; a Fatal or a cancel
         ends the measurement (the side that has not started its round is not started)."""
         streams = {side: self.client(side).events() for side in Side}

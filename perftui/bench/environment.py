@@ -25,7 +25,10 @@ GOVERNOR = Path("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor")
 def parse_cpuinfo(text: str) -> dict[str, Any]:
     """CPU model, physical cores, sockets and the ISA_FLAGS present, from /proc/cpuinfo's
     text; counts are None where the text does not say (a VM may hide its topology)."""
-    model, cores, sockets, flags = None, set(), set(), []
+    model: str | None = None
+    cores: set[tuple[str, str]] = set()
+    sockets: set[str] = set()
+    flags: list[str] = []
     physical = "0"
     for line in text.splitlines():
         key, _, value = (part.strip() for part in line.partition(":"))

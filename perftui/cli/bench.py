@@ -179,8 +179,8 @@ def cmd_bench(args: argparse.Namespace) -> int:
     request, launcher = bench_target(args, request, store, say)
     client = BenchmarkClient(request, store, launcher)
     client.launcher = priced(client.launcher, db_path(args), client.request.project.target)
-    kept = None if client.store is None else KeepMeasured(client.store)
-    client.store = kept  # type: ignore[assignment]  # a failed write loses no measured run
+    kept = None if store is None else KeepMeasured(store)
+    client.store = kept  # a failed write loses no measured run
     printer = ProgressPrinter(sys.stderr, client.total)
     # the busy check watches this machine: it says nothing of a target's
     for warning in (long_warning(request), None if launcher else busy_warning()):

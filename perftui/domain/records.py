@@ -140,7 +140,8 @@ class LatencyStats:
                 return None if name in OPTIONAL_STATS else 0.0
             return float(raw)
 
-        return cls(**{name: value(name) for name in cls.__dataclass_fields__})
+        values: dict[str, Any] = {name: value(name) for name in cls.__dataclass_fields__}
+        return cls(**values)
 
 
 OPTIONAL_STATS = ("p90", "p99", "stdev", "cv")
@@ -218,7 +219,7 @@ class RunResult:
 
     def to_dict(self, *, with_layers: bool = True) -> dict[str, Any]:
         """As JSON types; the layers None unless `with_layers`."""
-        found = {
+        found: dict[str, Any] = {
             "id": self.id,
             "project": self.project,
             "benchmark_id": self.benchmark_id,

@@ -284,7 +284,7 @@ class OpenVinoEngine(Engine):
             requests=requests,
             hint=str(hint.name if hasattr(hint, "name") else hint).lower() if hint else None,
             precision=precision.get_type_name() if isinstance(precision, ov.Type) else None,
-            shapes={spec.name: list(spec.shape) for spec in inputs},
+            shapes={spec.name: [int(d) for d in spec.shape] for spec in inputs},  # static
             device=device,
         )
         execution_devices = compiled_property(compiled, "EXECUTION_DEVICES")

@@ -216,7 +216,7 @@ class OrtEngine(Engine):
             requests=requests,
             hint=None,
             precision="model",
-            shapes={spec.name: list(spec.shape) for spec in inputs},
+            shapes={spec.name: [int(d) for d in spec.shape] for spec in inputs},  # static
             device=device,
             providers=list(session.get_providers()),
         )

@@ -16,7 +16,7 @@ import csv
 import io
 import json
 from collections.abc import Iterator, Sequence
-from typing import Any, TextIO
+from typing import IO, Any
 
 from perftui import __version__
 from perftui.domain.errors import InputError
@@ -124,7 +124,7 @@ def export_chunks(
 
 def write_export(
     store: Store,
-    out: TextIO,
+    out: IO[str],
     projects: Sequence[str] | None = None,
     *,
     include_samples: bool = True,

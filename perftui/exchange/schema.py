@@ -13,7 +13,7 @@ import json
 import math
 import re
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, TypedDict
 
 from perftui.domain.errors import InputError
 from perftui.domain.limits import MAX_BATCH
@@ -380,7 +380,17 @@ def _parse_constant(spelled: str) -> float:
     raise NumberError(f"{spelled} (not a JSON number)")
 
 
-HOOKS = {"parse_int": _parse_int, "parse_float": _parse_float, "parse_constant": _parse_constant}
+class _Hooks(TypedDict):
+    parse_int: Callable[[str], Any]
+    parse_float: Callable[[str], Any]
+    parse_constant: Callable[[str], Any]
+
+
+HOOKS: _Hooks = {
+    "parse_int": _parse_int,
+    "parse_float": _parse_float,
+    "parse_constant": _parse_constant,
+}
 
 
 def decoder() -> json.JSONDecoder:

@@ -105,7 +105,7 @@ def _check_onnx_structure(p: Path, size: int) -> None:
             else:
                 length = {1: 8, 5: 4}.get(wire) or _read_varint(f)
                 ok = length is not None and f.tell() + length <= size
-                if ok:
+                if ok and length is not None:
                     f.seek(length, os.SEEK_CUR)
             if not ok:
                 raise InputError(

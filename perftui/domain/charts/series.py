@@ -111,13 +111,13 @@ def scalings(runs: Sequence[RunResult], axis: str) -> list[Scaling]:
     dims), so a sync/async or seq=32,64 matrix shows each of its halves, none mixed or
     hidden. Ordered by the fixed value, then by settings."""
     fixed = "batch" if axis == "threads" else "threads"
-    groups: dict[tuple[object, ...], list[RunResult]] = {}
+    groups: dict[tuple[int, str, tuple[object, ...]], list[RunResult]] = {}
     for run in ok_runs(runs):
         key = (getattr(run.config, fixed), _settings(run.config), _rest_key(run.config))
         groups.setdefault(key, []).append(run)
     return [
-        _series(group, axis, fixed, key[0])  # type: ignore[arg-type]
-        for key, group in sorted(groups.items(), key=lambda item: item[0][:2])  # type: ignore[index]
+        _series(group, axis, fixed, key[0])
+        for key, group in sorted(groups.items(), key=lambda item: item[0][:2])
     ]
 
 

@@ -120,7 +120,8 @@ def runs_table(title: str, groups: Sequence[ConfigGroup]) -> Table:
     """A row per configuration and benchmark; a configuration measured in several
     benchmarks says when each ran, so no two rows read the same."""
     labels = group_labels(groups)
-    headers, right = (*RUN_HEADERS, "Verdict"), frozenset({3, 4, 5, 6, 7})
+    headers: tuple[str, ...] = (*RUN_HEADERS, "Verdict")
+    right = frozenset({3, 4, 5, 6, 7})
     rows = tuple(_group_row(g, _settings(g), labels[id(g)]) for g in groups)
     if any(runs_price(g.runs) is not None for g in groups):  # the cost beside the throughput
         headers, right = (*headers[:5], COST_HEADER, *headers[5:]), frozenset(range(3, 9))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from pathlib import Path
 
 from perftui.domain import units
@@ -134,7 +135,7 @@ def when(stamp: str | None, *, seconds: bool = False) -> str:
     return stamp.replace("T", " ")[: 19 if seconds else 16]
 
 
-def shape(dims: tuple[int | str, ...] | list[int | str]) -> str:
+def shape(dims: Sequence[int | str]) -> str:
     return "[" + ",".join(str(d) for d in dims) + "]"
 
 

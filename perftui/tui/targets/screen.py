@@ -158,9 +158,9 @@ class TargetsScreen(PerftuiScreen):
         name = self.selected()
         found = self.probes.get(name) if name else None
         if not line and found is not None:
+            listed = found.devices or {}
             devices = "; ".join(
-                f"{engine} {' '.join(found.devices[engine]) or 'none'}"
-                for engine in sorted(found.devices or {})
+                f"{engine} {' '.join(listed[engine]) or 'none'}" for engine in sorted(listed)
             )
             where = found.target.destination
             line = found.error or (f"{where}: devices {devices}" if devices else where)
