@@ -14,6 +14,7 @@ from perftui.cli.common import CliError, checked_flag, project_names
 from perftui.domain.errors import InputError
 from perftui.domain.forms.bench import DEFAULTS
 from perftui.domain.records import LOCAL
+from perftui.domain.settings import TYPED
 
 if TYPE_CHECKING:
     from perftui.domain.records import BenchmarkRequest, Project, RunResult
@@ -21,8 +22,7 @@ if TYPE_CHECKING:
 
 GATE_TIME_S = 1.0
 """Each run's timed seconds: rounds, not long runs, narrow B/A."""
-SETTINGS = ("batch", "threads", "streams", "requests", "hint", "api", "precision")
-SETTINGS += ("iterations", "warmup")
+SETTINGS = (*(s.name for s in TYPED), "iterations", "warmup")
 MODEL_ONLY = (*SETTINGS, "engine", "device", "shape", "data", "seed")
 """Flags that describe how to measure a model file (bench's); a project brings its own."""
 ROLES = ("baseline", "candidate")
