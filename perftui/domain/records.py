@@ -77,14 +77,14 @@ class RunConfig:
     precision: str | None = None
     dims: DimPoint = ()
     """Named dimensions bound for this run (perftui.domain.model.shapes), e.g. (("seq", 128),)."""
+    pinning: str = AUTO
+    """OpenVINO's CPU pinning of inference threads: "on", "off" or "auto" (the engine's own)."""
 
     def to_dict(self) -> dict[str, Any]:
         # not asdict: it deep-copies field by field, for every run an import stores
-        from perftui.domain.settings import SETTINGS  # the registry reads RunConfig
+        from perftui.domain.settings import stored  # the registry reads RunConfig
 
-        found = {s.name: getattr(self, s.name) for s in SETTINGS}
-        found["dims"] = dict(self.dims)
-        return found
+        return stored(self)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> RunConfig:

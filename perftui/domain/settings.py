@@ -31,6 +31,8 @@ HINT_WORDS = {"latency": "lat", "throughput": "thr", "cumulative_throughput": "c
 """How labels write a performance hint."""
 API_HINT = {"sync": "latency", "async": "throughput"}
 """The hint `--hint auto` picks for each api: a label says a hint only when it is another."""
+PINNINGS = (AUTO, "on", "off")
+"""OpenVINO's ENABLE_CPU_PINNING: auto leaves it to the engine."""
 MOST_THREADS = MOST_IN_FLIGHT = 1024
 """More threads, streams or requests than any machine runs at once: a typing slip."""
 MOST_STORED = 65_536
@@ -85,6 +87,9 @@ class Setting:
     """The values tune searches by default (given the engine and the cores); None: not a knob."""
     fits: Callable[[RunConfig, int], bool] | None = None
     """Whether a configuration's value is worth a tune trial on a machine of so many cores."""
+    always_stored: bool = True
+    """Stored (JSON) at its default too; a setting added later is stored only where it is set,
+    so what was stored before it existed reads and writes the same."""
     by_hint: bool = False
     """Its default ("auto") is what OpenVINO's performance hint picks (the presets leave it
     to the hint)."""
@@ -340,6 +345,22 @@ SETTINGS: tuple[Setting, ...] = (
         csv=_dims_text,
         report=lambda v: ", ".join(f"{name} {value}" for name, value in v) or None,
     ),
+    Setting(
+        "pinning",
+        "CPU pinning",
+        "auto (the engine's), on or off",
+        "auto | on | off (OpenVINO ENABLE_CPU_PINNING; auto: the engine's default)",
+        AUTO,
+        lambda t: parse_choices(t, "pinning", PINNINGS),
+        lambda c: [("pinning", f"pin:{c.pinning}", c.pinning == AUTO)],
+        str,
+        Stored("choice", choices=PINNINGS),
+        axis=4,
+        report=lambda v: None if v == AUTO else f"pinning {v}",
+        unused="not used by {engine}",
+        untaken=(AUTO,),
+        always_stored=False,
+    ),
 )
 """Every benchmark setting, in the order labels, notes and CSV columns read them."""
 BY_NAME = {s.name: s for s in SETTINGS}
@@ -360,7 +381,7 @@ def parse(setting: Setting, text: str, capabilities: Capabilities | None = None)
         refused = [v for v in values if v not in setting.untaken]
         if refused:
             raise InputError(
-                f"{capabilities.engine} does not take {setting.flag} {refused[0]}; leave it "
+                f"{capabilities.engine} does not take {setting.name} {refused[0]}; leave it "
                 f"{setting.default} or measure on an engine that does"
             )
     if setting.name == "precision":
@@ -409,6 +430,21 @@ def _check_choice(setting: Setting, value: Any) -> None:
     choices = setting.stored.choices
     if choices and value not in choices and not (value is None and setting.stored.optional):
         raise InputError(f"unknown {setting.name} {value!r}; choose from: {', '.join(choices)}")
+
+
+_UNSET = RunConfig()
+_STORED = tuple((s.name, s.always_stored, getattr(_UNSET, s.name)) for s in SETTINGS)
+
+
+def stored(config: RunConfig) -> dict[str, Any]:
+    """`config`'s settings as stored (JSON types; a later setting only where set)."""
+    found = {}
+    for name, always, unset in _STORED:
+        value = getattr(config, name)
+        if always or value != unset:
+            found[name] = value
+    found["dims"] = dict(config.dims)
+    return found
 
 
 def config_parts(config: RunConfig) -> list[LabelPart]:
