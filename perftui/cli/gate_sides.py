@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from perftui.cli.common import CliError, checked_flag, project_names
 from perftui.domain.errors import InputError
 from perftui.domain.forms.bench import DEFAULTS
-from perftui.domain.records import LOCAL
+from perftui.domain.records import DEFAULT_ENGINE, LOCAL
 from perftui.domain.settings import TYPED
 
 if TYPE_CHECKING:
@@ -56,7 +56,7 @@ def _model_args(args: argparse.Namespace, path: Path) -> argparse.Namespace:
                 SETTINGS}  # fmt: skip
     return argparse.Namespace(
         model=str(path),
-        engine=args.engine or "openvino",
+        engine=args.engine or DEFAULT_ENGINE,
         device=args.device or "CPU",
         shape=args.shape or [],
         data=args.data,

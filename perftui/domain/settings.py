@@ -53,6 +53,8 @@ class Stored:
 
 @dataclass(frozen=True)
 class Setting:
+    """One benchmark setting: each thing perftui does with it, in one place."""
+
     name: str
     """The RunConfig field, the form field and, as --NAME, the CLI flag."""
     title: str
@@ -103,10 +105,6 @@ class Setting:
     summary: Callable[[Any, Mapping[str, Any]], str] | None = None
     """How a run's summary writes it, given the asked value and what the engine reported it
     ran (a run's `resolved`); None: not in the summary."""
-
-    @property
-    def flag(self) -> str:
-        return "--" + self.name
 
     def axis_values(self, values: Sequence[Any], chosen: Mapping[str, Any]) -> Sequence[Any]:
         return self.within(values, chosen) if self.within else values
