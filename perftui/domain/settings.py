@@ -102,6 +102,8 @@ class Setting:
     untaken: tuple[Any, ...] | None = None
     """The values an engine that does not take it accepts (the rest refused); None: any,
     ignored."""
+    engine_check: Callable[[list[Any], Capabilities], None] | None = None
+    """InputError for values this engine cannot honour, beyond `untaken`."""
     summary: Callable[[Any, Mapping[str, Any]], str] | None = None
     """How a run's summary writes it, given the asked value and what the engine reported it
     ran (a run's `resolved`); None: not in the summary."""
@@ -148,6 +150,16 @@ def _precision(text: str) -> list[str | None]:
     if len(values) > 1:
         raise InputError("one precision, not a list; benchmark again for another")
     return [values[0] if values else None]
+
+
+def _precision_on(values: list[str | None], capabilities: Capabilities) -> None:
+    """ONNX Runtime runs the model's own precision: f32 (what every engine runs) or nothing."""
+    asked = values[0]
+    if asked not in (None, "f32", *capabilities.precisions):
+        raise InputError(
+            f"{asked} needs the openvino engine; {capabilities.engine} runs the model's own "
+            "precision"
+        )
 
 
 def _join(values: Iterable[Any]) -> str:
@@ -326,6 +338,7 @@ SETTINGS: tuple[Setting, ...] = (
         axis=3,
         placeholder="default",
         noted="precision asked",
+        engine_check=_precision_on,
         text=lambda configs: next((c.precision for c in configs if c.precision), "") or "",
         report=lambda v: f"asked {v}" if v else None,
     ),
@@ -382,19 +395,14 @@ def parse(setting: Setting, text: str, capabilities: Capabilities | None = None)
                 f"{capabilities.engine} does not take {setting.name} {refused[0]}; leave it "
                 f"{setting.default} or measure on an engine that does"
             )
-    if setting.name == "precision":
-        asked = values[0]
-        if asked not in (None, "f32", *capabilities.precisions):  # f32: what every engine runs
-            raise InputError(
-                f"{asked} needs the openvino engine; {capabilities.engine} runs the model's own "
-                "precision"
-            )
+    if setting.engine_check is not None:
+        setting.engine_check(values, capabilities)
     return values
 
 
 def expand_matrix(axes: Mapping[str, Sequence[Any]]) -> tuple[RunConfig, ...]:
     """Every combination of the settings' values (`axes`: name -> values; a setting not given
-    keeps its RunConfig default), batch outermost, then the named-dimension points (`--shape
+    takes its default), batch outermost, then the named-dimension points (`--shape
     seq=64,128`), as Sparsify's "enable multiple" matrices.
 
     Sync has one request in flight whatever `requests` says, so it runs once (requests
