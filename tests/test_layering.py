@@ -238,11 +238,6 @@ NAMES_AN_ENGINE = {
     "version under its name (tests/test_capabilities.py: a row per engine)",
     "domain/forms/quickstart.py": "data: which engine each shipped sample project runs on",
     "exchange/benchmark_app.py": "benchmark_app is OpenVINO's tool: its reports are OpenVINO runs",
-    # the registry branch (issue 41's settings) asks these of the capabilities instead
-    "domain/forms/bench.py": "a precision refused by name (the registry branch converts it)",
-    "domain/tune/space.py": "streams and hints searched by name (the registry branch converts it)",
-    "tui/benchmark/configure.py": "fields unused by name (the registry branch converts it)",
-    "cli/gate_sides.py": "the default engine spelled out (the registry branch converts it)",
 }
 """The modules outside perftui/engines/ that name an engine in their code, each with its
 reason; none of them decides by the name what an engine can do."""

@@ -14,6 +14,8 @@ from perftui.cli.common import CliError, checked_flag, project_names
 from perftui.domain.errors import InputError
 from perftui.domain.forms.bench import DEFAULTS
 from perftui.domain.records import LOCAL
+from perftui.domain.settings import TYPED
+from perftui.engines import DEFAULT_ENGINE
 
 if TYPE_CHECKING:
     from perftui.domain.records import BenchmarkRequest, Project, RunResult
@@ -21,8 +23,7 @@ if TYPE_CHECKING:
 
 GATE_TIME_S = 1.0
 """Each run's timed seconds: rounds, not long runs, narrow B/A."""
-SETTINGS: tuple[str, ...] = ("batch", "threads", "streams", "requests", "hint", "api")
-SETTINGS += ("precision", "iterations", "warmup")
+SETTINGS: tuple[str, ...] = (*(s.name for s in TYPED), "iterations", "warmup")
 MODEL_ONLY = (*SETTINGS, "engine", "device", "shape", "data", "seed")
 """Flags that describe how to measure a model file (bench's); a project brings its own."""
 ROLES = ("baseline", "candidate")
@@ -56,7 +57,7 @@ def _model_args(args: argparse.Namespace, path: Path) -> argparse.Namespace:
                 SETTINGS}  # fmt: skip
     return argparse.Namespace(
         model=str(path),
-        engine=args.engine or "openvino",
+        engine=args.engine or DEFAULT_ENGINE,
         device=args.device or "CPU",
         shape=args.shape or [],
         data=args.data,

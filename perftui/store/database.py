@@ -453,8 +453,10 @@ class Store:
         another method stored, or none yet: a read writes nothing); with `key`, that
         configuration's alone when the entry does not keep it."""
         figures = entry.figures
-        if figures is not None and stored_summary(figures) is not None and (
-            key is None or key in figures["best"]
+        if (
+            figures is not None
+            and stored_summary(figures) is not None
+            and (key is None or key in figures["best"])
         ):
             return figures
         docs = self._reader.run_docs(entry)

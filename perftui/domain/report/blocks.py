@@ -18,6 +18,7 @@ from perftui.domain.measurement.uncertainty import Interval
 from perftui.domain.model.profile import latest_profiled, layer_type_summary
 from perftui.domain.records import RunResult
 from perftui.domain.report.parts import Bar, Bars, Point, Section, Table
+from perftui.domain.settings import SETTINGS
 
 
 def ci_text(interval: Interval | None, fmt: str = "{:.1f}") -> str:
@@ -101,12 +102,8 @@ RUN_HEADERS = (
 
 def _settings(group: ConfigGroup) -> str:
     c = group.config
-    parts = [f"{c.api}", f"hint {c.hint}", f"streams {c.streams}", f"requests {c.requests}"]
-    if c.precision:
-        parts.append(f"asked {c.precision}")
-    parts.append(f"ran {precision_run(group.runs)}")
-    parts += [f"{name} {value}" for name, value in c.dims]
-    return ", ".join(parts)
+    parts = [s.report(getattr(c, s.name)) for s in SETTINGS if s.report]
+    return ", ".join([p for p in parts if p] + [f"ran {precision_run(group.runs)}"])
 
 
 def configurations(groups: Sequence[ConfigGroup]) -> str:

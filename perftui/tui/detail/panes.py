@@ -72,8 +72,9 @@ class SummaryPane(Pane[DetailState]):
             lines += [
                 f"[b]Run[/]       {fmt.when(run.started_at)}  {escape(short_label(run.config))}"
                 f"  {run.status}  [dim](the run selected in Runs)[/]",
-                f"[b]Batch[/] {s.batch}   [b]Threads[/] {s.threads}   [b]Streams[/] {s.streams}"
-                f"   [b]Requests[/] {escape(s.requests)}",
+                "   ".join(
+                    f"[b]{name.capitalize()}[/] {escape(text)}" for name, text in s.settings
+                ),
                 f"[b]Measured[/]  {fmt.ms_ci(s.ms_per_batch, figures.latency.get('median'))} "
                 f"ms/batch (median)   {fmt.fps_ci(s.items_per_s, figures.throughput)} items/s",
                 f"[b]Verdict[/]   {verdict_notice(d)}",
