@@ -133,22 +133,22 @@ class Alternation:
     def events(self) -> Generator[tuple[Side, protocol.Event], None, None]:
         """Every event of both benchmarks with its side, round by round; a Fatal or a cancel
         ends the measurement (the side that has not started its round is not started)."""
-        streams = {side: self.client(side).events() for side in Side}
+        events_of = {side: self.client(side).events() for side in Side}
         rounds = max(client.request.repetitions for client in self.clients)
         try:
             for number in range(rounds):
                 for side in (Side.A, Side.B) if number % 2 == 0 else (Side.B, Side.A):
-                    for event in self._round(side, streams[side]):
+                    for event in self._round(side, events_of[side]):
                         yield side, event
                         if isinstance(event, protocol.Fatal):
                             return
                     if self.cancelled:
                         return
-            for stream in streams.values():  # each side's last worker says it is done, exits
+            for stream in events_of.values():  # each side's last worker says it is done, exits
                 for _ in stream:
                     pass
         finally:
-            for stream in streams.values():
+            for stream in events_of.values():
                 stream.close()
 
     def _round(self, side: Side, stream: Iterator[protocol.Event]) -> Iterator[protocol.Event]:
