@@ -79,9 +79,7 @@ def staging(
         raise
 
 
-def staged(
-    path: Path, payload: bytes, *, durable: bool = True, beside: Path | None = None
-) -> str:
+def staged(path: Path, payload: bytes, *, durable: bool = True, beside: Path | None = None) -> str:
     """A temporary file (see `staging`) holding `payload`, to `commit` over `path`."""
     with staging(path, durable=durable, beside=beside) as (tmp, handle):
         handle.write(payload)

@@ -143,6 +143,7 @@ TYPED: list[dict[str, str]] = [
     {"hint": "throughput,none"},
     {"api": "async,sync"},
     {"precision": "bf16"},
+    {"pinning": "on,auto"},
     {"time": "1234567"},
     {"time": "0.25"},
     {"iterations": "12345"},

@@ -13,6 +13,7 @@ from perftui.domain.forms.bench import (
 )
 from perftui.domain.forms.fields import FieldError
 from perftui.domain.records import Project
+from perftui.engines.capabilities import ONNXRUNTIME, OPENVINO
 from perftui.tui.kit.format import said
 
 OV = Project("p", "/m.onnx", "openvino")
@@ -21,12 +22,12 @@ ORT = Project("q", "/m.onnx", "onnxruntime")
 
 def test_precision_takes_one_value_and_knows_the_engine():
     assert "not a list" in (check_field("precision", "f16,bf16") or "")
-    assert check_field("precision", "f16", "openvino") is None
-    reason = check_field("precision", "f16", "onnxruntime") or ""
+    assert check_field("precision", "f16", OPENVINO) is None
+    reason = check_field("precision", "f16", ONNXRUNTIME) or ""
     assert "needs the openvino engine" in reason and "--" not in reason
-    assert check_field("precision", "f32", "onnxruntime") is None
+    assert check_field("precision", "f32", ONNXRUNTIME) is None
     with pytest.raises(FieldError) as error:
-        build_request(ORT, {**DEFAULTS, "precision": "bf16"})
+        build_request(ORT, {**DEFAULTS, "precision": "bf16"}, capabilities=ONNXRUNTIME)
     assert error.value.field == "precision"
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli_helpers import QUICK, bench_json, perftui
+from tests.cli_helpers import QUICK, bench_json, one_error_line, perftui
 from tests.conftest import ENCODER, MOBILENET, MOBILENET_INT8, MOBILENET_IR
 from tests.failing_model import odd_batches_fail
 from tests.process_helpers import progress_line
@@ -99,6 +99,36 @@ def test_sync_runs_are_not_repeated_for_each_request_count(tmp_path: Path):
     configs = [(r["config"]["api"], r["config"]["requests"]) for r in doc["runs"]]
     assert configs == [("sync", "auto"), ("async", 1), ("async", 2)]
     assert [r["resolved"]["requests"] for r in doc["runs"]] == [1, 1, 2]
+
+
+def test_cpu_pinning_is_measured_on_openvino_and_refused_by_onnxruntime(tmp_path: Path):
+    import openvino as ov
+
+    from perftui.domain.records import RunConfig
+    from perftui.engines.openvino_config import compile_config
+
+    db = tmp_path / "db.json"
+    doc = bench_json(str(MOBILENET), "--pinning", "on,off", "--project", "pin", db=db)
+    assert [r["config"]["pinning"] for r in doc["runs"]] == ["on", "off"]
+    for run in doc["runs"]:
+        check_ok_run(run)
+    table = perftui("show", "pin", db=db).stdout
+    assert "pin:on" in table and "pin:off" in table
+    # the property reaches the compiled model as OpenVINO reports it
+    core = ov.Core()
+    for pinning, expected in (("on", True), ("off", False)):
+        properties = compile_config(RunConfig(pinning=pinning), profile=False)
+        compiled = core.compile_model(str(MOBILENET), "CPU", properties)
+        assert compiled.get_property("ENABLE_CPU_PINNING") is expected
+    # ONNX Runtime has no such setting: one line, exit 2, nothing stored
+    refused = tmp_path / "refused.json"
+    line = one_error_line(
+        perftui("bench", str(MOBILENET), "--engine", "onnxruntime", "--pinning", "on", *QUICK,
+                db=refused)
+    )  # fmt: skip
+    assert line.endswith("onnxruntime does not take pinning on; leave it auto or measure on an "
+                         "engine that does")  # fmt: skip
+    assert not refused.exists()
 
 
 def test_readable_table_on_stdout(tmp_path: Path):

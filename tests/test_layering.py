@@ -228,3 +228,52 @@ def test_the_optimize_form_loads_only_the_domain_and_the_runner():
         "perftui.optimize.form"
     }
     assert not loaded & {"numpy", "onnx", "onnxruntime", "openvino", "textual"}
+
+
+ENGINE_NAMES = ("openvino", "onnxruntime")
+"""perftui.engines.ENGINES, spelled out: the scan must not depend on the code it checks."""
+
+NAMES_AN_ENGINE = {
+    "domain/compare/environments.py": "the environment record's stored keys: each engine's "
+    "version under its name (tests/test_capabilities.py: a row per engine)",
+    "domain/forms/quickstart.py": "data: which engine each shipped sample project runs on",
+    "exchange/benchmark_app.py": "benchmark_app is OpenVINO's tool: its reports are OpenVINO runs",
+}
+"""The modules outside perftui/engines/ that name an engine in their code, each with its
+reason; none of them decides by the name what an engine can do."""
+
+
+def _engine_names(path: Path) -> list[int]:
+    """The lines of `path` whose code (docstrings aside) spells an engine's name."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    docstrings = {
+        id(node.value)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)
+    }
+    return sorted(
+        {
+            node.lineno
+            for node in ast.walk(tree)
+            if isinstance(node, ast.Constant)
+            and node.value in ENGINE_NAMES
+            and id(node) not in docstrings
+        }
+    )
+
+
+def test_no_code_outside_the_engines_decides_by_an_engine_s_name():
+    """What an engine can do is asked of its capabilities (perftui.engines.capabilities): a
+    module outside engines/ that spells an engine's name is one of NAMES_AN_ENGINE, for its
+    reason, and each of those still does (the list stays true)."""
+    found = {
+        str(path.relative_to(PACKAGE)): lines
+        for path in sorted(PACKAGE.rglob("*.py"))
+        if path.relative_to(PACKAGE).parts[0] != "engines" and (lines := _engine_names(path))
+    }
+    unexplained = {
+        module: lines for module, lines in found.items() if module not in NAMES_AN_ENGINE
+    }
+    assert not unexplained, f"ask perftui.engines.capabilities instead: {unexplained}"
+    stale = set(NAMES_AN_ENGINE) - set(found)
+    assert not stale, f"no longer names an engine; take it off NAMES_AN_ENGINE: {stale}"

@@ -233,7 +233,7 @@ BAD = {  # case: (project, calibration folder kind, other arguments, part of the
         ["--samples", "0"],
         "--samples: 0 is not a number of samples from 1 to",
     ),
-    "IR on onnxruntime": ("ir", None, [], "cannot read the OpenVINO IR mobilenet_fp32.xml"),
+    "IR on onnxruntime": ("ir", None, [], "cannot read the openvino-ir model mobilenet_fp32.xml"),
     "already INT8": ("int8", None, [], "already quantized"),
     "fails to quantize": ("custom", None, [], "could not quantize custom.onnx"),
 }

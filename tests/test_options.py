@@ -2,12 +2,12 @@ import pytest
 
 from perftui.domain.errors import InputError
 from perftui.domain.forms.options import (
-    expand_matrix,
     parse_choices,
     parse_int_or_auto,
     parse_positive_ints,
     parse_shapes,
 )
+from perftui.domain.settings import expand_matrix
 
 
 def test_positive_int_lists():
@@ -54,10 +54,10 @@ def test_shapes():
 
 
 def test_matrix_expansion_order_and_size():
-    configs = expand_matrix([1, 4], [1, 2])
+    configs = expand_matrix({"batch": [1, 4], "threads": [1, 2]})
     assert [(c.batch, c.threads) for c in configs] == [(1, 1), (1, 2), (4, 1), (4, 2)]
     # per stream count: one sync run (one request in flight), an async run per request count
-    mixed = expand_matrix([1], [1], ["auto", 2], [1, 2], apis=["sync", "async"])
+    mixed = expand_matrix({"streams": ["auto", 2], "requests": [1, 2], "api": ["sync", "async"]})
     assert [(c.streams, c.api, c.requests, c.hint) for c in mixed] == [
         ("auto", "sync", "auto", "latency"),
         ("auto", "async", 1, "throughput"),
@@ -66,9 +66,9 @@ def test_matrix_expansion_order_and_size():
         (2, "async", 1, "throughput"),
         (2, "async", 2, "throughput"),
     ]
-    assert {c.hint for c in expand_matrix([1], [1], hints=["none"], apis=["async"])} == {"none"}
+    assert {c.hint for c in expand_matrix({"hint": ["none"], "api": ["async"]})} == {"none"}
     with pytest.raises(InputError, match="unknown hint"):
-        expand_matrix([1], [1], hints=["fast"])
+        expand_matrix({"hint": ["fast"]})
 
 
 def test_shape_dimensions_may_repeat():

@@ -43,9 +43,9 @@ def test_a_stored_run_reads_the_same_through_its_record():
     run = RunResult.from_dict(old)
     assert run.resolved["threads"] is None
     assert RunResult.from_dict(run.to_dict()) == run
-    assert model_summary(run).threads == "auto"
+    assert dict(model_summary(run).settings)["threads"] == "auto"
     told = RunResult.from_dict({**old, "resolved": {"threads": 8}})
-    assert model_summary(told).threads == "auto (8)"
+    assert dict(model_summary(told).settings)["threads"] == "auto (8)"
 
 
 @pytest.mark.engine

@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from perftui.domain.records import LatencyStats, LayerProfile, RunConfig, RunResult
+from perftui.domain.settings import SETTINGS
 from perftui.exchange import quick_checks, schema
 from perftui.exchange.quick_checks import MAX_DEPTH, NAME_MAX, PRECISION_MAX, TYPE_MAX
 
@@ -163,6 +164,7 @@ CONFIGS = [
     RunConfig(),
     RunConfig(batch=4, threads=2, streams=3, requests=8, hint="throughput", api="async"),
     RunConfig(precision="bf16", dims=(("seq", 128), ("batch", 2))),
+    RunConfig(pinning="off"),
 ]
 STATS = [
     LatencyStats(1.0, 2.0, 2.0, 3.0, 4.0, 5.0, 0.5, 0.1),
@@ -170,9 +172,16 @@ STATS = [
 ]
 
 
+def _as_stored(config: RunConfig) -> dict[str, Any]:
+    """asdict, less the settings added later that are at their default (stored only where set)."""
+    later = [s.name for s in SETTINGS if not s.always_stored]
+    found = {**asdict(config), "dims": dict(config.dims)}
+    return {k: v for k, v in found.items() if k not in later or v != getattr(RunConfig(), k)}
+
+
 @pytest.mark.parametrize("config", CONFIGS)
 def test_a_config_as_a_dict_is_what_asdict_gave(config: RunConfig) -> None:
-    want = {**asdict(config), "dims": dict(config.dims)}
+    want = _as_stored(config)
     assert list(config.to_dict().items()) == list(want.items())
     assert RunConfig.from_dict(config.to_dict()) == config
 
@@ -214,6 +223,6 @@ def test_a_run_as_a_dict_is_what_asdict_gave_for_its_parts() -> None:
         for stats in (*STATS, None):
             run = RunResult(config=config, latency_ms=stats, layers=layers, id="r")
             doc = run.to_dict()
-            assert doc["config"] == {**asdict(config), "dims": dict(config.dims)}
+            assert doc["config"] == _as_stored(config)
             assert doc["latency_ms"] == (asdict(stats) if stats else None)
             assert RunResult.from_dict(doc) == run

@@ -20,6 +20,7 @@ from perftui.domain.tune.guide import (
     REQUEST_GAIN,
     Load,
     estimate,
+    floor_configs,
     neighbours,
     propose,
     request_gain,
@@ -33,7 +34,6 @@ from perftui.domain.tune.result import (
     beats,
     best_trial,
     clearly_over,
-    floor_configs,
     judge_trial,
     needs_second_run,
     patience,
@@ -53,6 +53,7 @@ from perftui.domain.tune.space import (
     parse_space,
     powers_of_two,
 )
+from perftui.engines.capabilities import ONNXRUNTIME, OPENVINO
 from tests.factories import run_result
 
 
@@ -64,38 +65,38 @@ def test_ranges_are_powers_of_two_ending_at_the_top() -> None:
 
 
 def test_default_space_follows_engine_and_cores() -> None:
-    ov = default_space("openvino", 4)
+    ov = default_space(OPENVINO, 4)
     assert ov.values["threads"] == "1,2,4" and ov.values["streams"] == "1,2,4"
     assert ov.values["requests"] == "auto,1,2,4,8"
-    ort = default_space("onnxruntime", 4)
+    ort = default_space(ONNXRUNTIME, 4)
     assert ort.values["streams"] == "auto" and ort.values["hint"] == "throughput"
 
 
 def test_parse_space_replaces_knobs_and_refuses_bad_items() -> None:
-    space = parse_space(["batch=1..8 threads=1", "api=sync"], default_space("openvino", 2))
+    space = parse_space(["batch=1..8 threads=1", "api=sync"], default_space(OPENVINO, 2))
     assert space.values["batch"] == "1,2,4,8" and space.values["api"] == "sync"
     for bad in (["color=red"], ["batch"], ["batch="], ["batch=1 batch=2"], ["batch=8..2"]):
         with pytest.raises(InputError):
-            parse_space(bad, default_space("openvino", 2))
+            parse_space(bad, default_space(OPENVINO, 2))
 
 
 def test_candidates_drop_threads_beyond_cores_and_streams_beyond_threads() -> None:
     space = parse_space(
-        ["batch=1 threads=1,2,4,8 streams=1,2,4 requests=1"], default_space("openvino", 4)
+        ["batch=1 threads=1,2,4,8 streams=1,2,4 requests=1"], default_space(OPENVINO, 4)
     )
     found = candidates(space, 4)
     assert all(c.threads <= 4 and int(c.streams) <= c.threads for c in found)
     assert len(found) == 6 * 2  # (1,1) (2,1) (2,2) (4,1) (4,2) (4,4), two hints each
     with pytest.raises(InputError, match="fits the 1 cores"):
-        candidates(parse_space(["threads=2 streams=2"], default_space("openvino", 1)), 1)
+        candidates(parse_space(["threads=2 streams=2"], default_space(OPENVINO, 1)), 1)
     with pytest.raises(InputError, match="batch"):
-        candidates(Space({**default_space("openvino", 2).values, "batch": "0"}), 2)
+        candidates(Space({**default_space(OPENVINO, 2).values, "batch": "0"}), 2)
 
 
 def test_sync_is_one_candidate_whatever_the_requests() -> None:
     space = parse_space(
         ["batch=1 threads=1 streams=1 hint=latency api=sync,async requests=1,2"],
-        default_space("openvino", 2),
+        default_space(OPENVINO, 2),
     )
     assert len(candidates(space, 2)) == 3
 

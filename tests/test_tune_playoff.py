@@ -25,6 +25,7 @@ from perftui.domain.tune.result import (
     default_trials,
     within_noise,
 )
+from perftui.engines.capabilities import OPENVINO
 from tests.test_tune_domain import cfg, trial
 from tests.test_tune_search import fake_search
 
@@ -90,9 +91,9 @@ def test_a_search_measures_a_fifth_of_its_space_unless_told() -> None:
     assert default_trials(60) == 12 and default_trials(10) == 8 and default_trials(768) == 154
     project = Project("p", "m.onnx", "openvino", "CPU")
     values = {"max_latency": "5", "space": "batch=1..16 threads=1,2 streams=1,2 requests=1,2"}
-    spec = tune_spec(values, project, None, 2)
+    spec = tune_spec(values, project, OPENVINO, None, 2)
     assert spec.limits.trials == default_trials(len(spec.candidates))
-    assert tune_spec({**values, "trials": "40"}, project, None, 2).limits.trials == 40
+    assert tune_spec({**values, "trials": "40"}, project, OPENVINO, None, 2).limits.trials == 40
 
 
 def test_the_playoff_picks_by_rounds_measured_in_turn(monkeypatch: pytest.MonkeyPatch) -> None:

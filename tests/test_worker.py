@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 
 import numpy as np
 
@@ -17,6 +18,7 @@ from perftui.domain.records import (
     TensorSpec,
 )
 from perftui.engines.base import Engine, Prepared, Recorder
+from perftui.engines.capabilities import ONNXRUNTIME
 
 INPUT = TensorSpec("x", "float32", (1, 4))
 
@@ -43,7 +45,7 @@ class FakePrepared(Prepared):
 
 
 class FakeEngine(Engine):
-    name = "fake"
+    capabilities = replace(ONNXRUNTIME, engine="fake", title="Fake")
 
     def __init__(self, cancel: Cancellation, cancel_in_profile: bool = False) -> None:
         self._cancel = cancel
@@ -63,6 +65,9 @@ class FakeEngine(Engine):
 
     def prepare(self, model_path, device, config, shapes, *, profile=False) -> Prepared:
         return FakePrepared(self._cancel, self._cancel_in_profile and profile)
+
+    def load_outputs(self, model_path, device, shapes, exact):
+        raise AssertionError("a benchmark never loads a model for its outputs")
 
 
 def _request(profile: bool) -> BenchmarkRequest:

@@ -9,7 +9,7 @@ Each round of each side is a fresh worker, as every repetition of `perftui bench
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from dataclasses import replace
 from typing import TYPE_CHECKING, Protocol
 
@@ -37,7 +37,7 @@ class Measured(Protocol):
     @property
     def cancelled(self) -> bool: ...
 
-    def events(self) -> Iterator[protocol.Event]: ...
+    def events(self) -> Generator[protocol.Event, None, None]: ...
 
     def cancel(self) -> None: ...
 
@@ -130,25 +130,25 @@ class Alternation:
         for client in self.clients:
             client.kill()
 
-    def events(self) -> Iterator[tuple[Side, protocol.Event]]:
+    def events(self) -> Generator[tuple[Side, protocol.Event], None, None]:
         """Every event of both benchmarks with its side, round by round; a Fatal or a cancel
         ends the measurement (the side that has not started its round is not started)."""
-        streams = {side: self.client(side).events() for side in Side}
+        events_of = {side: self.client(side).events() for side in Side}
         rounds = max(client.request.repetitions for client in self.clients)
         try:
             for number in range(rounds):
                 for side in (Side.A, Side.B) if number % 2 == 0 else (Side.B, Side.A):
-                    for event in self._round(side, streams[side]):
+                    for event in self._round(side, events_of[side]):
                         yield side, event
                         if isinstance(event, protocol.Fatal):
                             return
                     if self.cancelled:
                         return
-            for stream in streams.values():  # each side's last worker says it is done, exits
+            for stream in events_of.values():  # each side's last worker says it is done, exits
                 for _ in stream:
                     pass
         finally:
-            for stream in streams.values():
+            for stream in events_of.values():
                 stream.close()
 
     def _round(self, side: Side, stream: Iterator[protocol.Event]) -> Iterator[protocol.Event]:

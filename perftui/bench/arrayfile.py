@@ -16,7 +16,7 @@ import math
 import zipfile
 from collections.abc import Callable
 from pathlib import Path
-from typing import BinaryIO
+from typing import IO
 
 import numpy as np
 from numpy.lib import format as npy
@@ -60,7 +60,7 @@ def declared_bytes(shape: tuple[int, ...], dtype: np.dtype) -> int:
     return math.prod(shape) * dtype.itemsize
 
 
-def _header(fp: BinaryIO) -> tuple[tuple[int, ...], np.dtype]:
+def _header(fp: IO[bytes]) -> tuple[tuple[int, ...], np.dtype]:
     """Shape and dtype from the header at the stream's position; ArrayFileError if none."""
     try:
         version = npy.read_magic(fp)
@@ -84,7 +84,7 @@ def _first_line(error: BaseException) -> str:
     return lines[0][:160] if lines else type(error).__name__
 
 
-def _read_data(fp: BinaryIO) -> np.ndarray:
+def _read_data(fp: IO[bytes]) -> np.ndarray:
     """The array at the stream's start (its header already checked)."""
     try:
         return npy.read_array(fp, allow_pickle=False)

@@ -20,15 +20,17 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Generator, Iterator, Sequence
 from dataclasses import replace
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from perftui.bench import protocol
 from perftui.bench.environment import environment
-from perftui.domain.records import BenchmarkRequest, RunResult
+from perftui.domain.records import BenchmarkRequest, Project, RunResult
 from perftui.processes import child_env, exit_description, keep_last_lines
-from perftui.store.database import Store
+
+if TYPE_CHECKING:
+    import numpy as np
 
 STDERR_LINES = 20
 WORKER_EXIT_S = 10.0
@@ -153,6 +155,21 @@ class LocalLauncher:
         pass
 
 
+class RunSink(Protocol):
+    """Where a client stores each run it measured (the store, or the CLI's KeepMeasured)."""
+
+    def add_run(self, run: RunResult, samples_ms: np.ndarray | None) -> RunResult: ...
+
+
+class RunStore(RunSink, Protocol):
+    """What a client registers its project and benchmark in, then stores its runs in: the
+    Store, or a fleet's SerialStore (perftui.targets.fleet)."""
+
+    def ensure_project(self, project: Project) -> Project: ...
+
+    def add_benchmark(self, request: BenchmarkRequest) -> str: ...
+
+
 class BenchmarkClient:
     worker_command: tuple[str, ...] = (sys.executable, "-m", "perftui.bench.worker")
     """The child process; it reads the request on stdin and writes protocol events."""
@@ -160,11 +177,11 @@ class BenchmarkClient:
     def __init__(
         self,
         request: BenchmarkRequest,
-        store: Store | None = None,
+        store: RunStore | None = None,
         launcher: Launcher | None = None,
     ) -> None:
         self.launcher = launcher or LocalLauncher(self.worker_command)
-        self.store = store
+        self.store: RunSink | None = store
         self.benchmark_id = ""
         if store is not None:
             project = store.ensure_project(request.project)
@@ -211,7 +228,7 @@ class BenchmarkClient:
             if self._process is not None and self._process.poll() is None:
                 self._process.kill()
 
-    def events(self) -> Iterator[protocol.Event]:
+    def events(self) -> Generator[protocol.Event, None, None]:
         """_events, then the launcher is closed (however the benchmark ended)."""
         try:
             yield from self._events()

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import perftui
+from perftui.engines import CAPABILITIES
 
 ISA_FLAGS = (
     "sse4_2", "avx", "avx2", "fma", "f16c", "avx512f", "avx512bw", "avx512vl", "avx512_vnni",
@@ -24,7 +25,10 @@ GOVERNOR = Path("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor")
 def parse_cpuinfo(text: str) -> dict[str, Any]:
     """CPU model, physical cores, sockets and the ISA_FLAGS present, from /proc/cpuinfo's
     text; counts are None where the text does not say (a VM may hide its topology)."""
-    model, cores, sockets, flags = None, set(), set(), []
+    model: str | None = None
+    cores: set[tuple[str, str]] = set()
+    sockets: set[str] = set()
+    flags: list[str] = []
     physical = "0"
     for line in text.splitlines():
         key, _, value = (part.strip() for part in line.partition(":"))
@@ -75,7 +79,6 @@ def environment() -> dict[str, Any]:
         "os": platform.platform(),
         "python": platform.python_version(),
         "perftui": perftui.__version__,
-        "openvino": _version("openvino"),
-        "onnxruntime": _version("onnxruntime"),
+        **{c.engine: _version(c.package) for c in CAPABILITIES.values()},
         "numpy": _version("numpy"),
     }

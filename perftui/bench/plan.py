@@ -32,7 +32,7 @@ def validate_request(request: BenchmarkRequest) -> None:
     for config in request.configs:
         engine.check_config(config)
     if model_format(project.model) == "onnx":
-        check_onnx_graph(project.model, engine.name)
+        check_onnx_graph(project.model, engine.capabilities)
     declared = engine.model_inputs(str(Path(project.model)))
     available = available_memory()
     runs = []

@@ -1,4 +1,4 @@
-"""The JSON-lines events a child streams to its parent, as typed records, and the one
+"""The JSON-lines events a child sends its parent, as typed records, and the one
 way to write them (`event_stream`) and to read them (`read`).
 
 One event per line on the child's event pipe (its stdout; anything a library prints goes

@@ -121,7 +121,7 @@ def measure_run(
         # the timed window decides: a cancel that comes later (in the profile pass, which
         # runs to its end) leaves a complete measurement, not a cancelled one
         cancelled = cancel.requested or recorder.was_cancelled
-        resolved = dict(prepared.resolved)
+        resolved = prepared.resolved.copy()
         resolved["inputs"] = inputs.record(prepared.inputs, shapes)
         if inputs.data is not None:
             resolved["data"] = inputs.data.record()
@@ -141,18 +141,18 @@ def measure_run(
             except Exception as error:  # the measurement stands; say why there is no profile
                 resolved["profile_error"] = one_line(error)
 
-        samples = measured.latencies_ms
+        latencies = measured.latencies_ms
         run = RunResult(
             config=config,
             status="cancelled" if cancelled else "ok",
             error="cancelled before the stop condition was met" if cancelled else None,
-            iterations=int(samples.size),
+            iterations=int(latencies.size),
             duration_s=measured.duration_s,
             throughput_fps=measured.throughput_fps,
             first_inference_ms=first_ms,
             compile_ms=compile_ms,
             read_ms=read_ms,
-            latency_ms=latency_stats(samples) if samples.size else None,
+            latency_ms=latency_stats(latencies) if latencies.size else None,
             layers=layers,
             resolved=resolved,
             window_fps=measured.window_fps,
@@ -161,7 +161,7 @@ def measure_run(
             project=project.name,
             started_at=started_at,
         )
-        return protocol.RunFinished(index, run, samples if samples.size else None)
+        return protocol.RunFinished(index, run, latencies if latencies.size else None)
     except Exception as error:
         run = RunResult(
             config=config,

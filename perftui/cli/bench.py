@@ -31,7 +31,8 @@ from perftui.domain.forms.bench import (
     REPEAT_SUGGESTED,
     long_warning,
 )
-from perftui.domain.records import DEFAULT_ENGINE
+from perftui.domain.settings import TYPED
+from perftui.engines import DEFAULT_ENGINE, ENGINES
 
 if TYPE_CHECKING:
     import numpy as np
@@ -48,22 +49,14 @@ FLAGS = {name: "--" + name.replace("_", "-") for name in FIELD_NAMES} | {
 def add_parsers(command: CommandFactory) -> None:
     bench = command("bench", "measure a model over a matrix of settings")
     bench.add_argument("model", help="ONNX (.onnx) or OpenVINO IR (.xml) model file")
-    bench.add_argument("--engine", default=DEFAULT_ENGINE, help="openvino | onnxruntime")
+    bench.add_argument("--engine", default=DEFAULT_ENGINE, help=" | ".join(ENGINES))
     bench.add_argument("--device", default="CPU", help="device as the engine names it")
 
     def setting(name: str, help: str) -> None:
         bench.add_argument(FLAGS[name], default=DEFAULTS[name], help=help)
 
-    setting("batch", "batch sizes, e.g. 1,4")
-    setting("threads", "thread counts, e.g. 1,2 (auto or 0: the engine's default)")
-    setting("streams", "N or auto (OpenVINO NUM_STREAMS)")
-    setting("requests", "requests in flight in async mode (sync has one)")
-    setting(
-        "hint",
-        "latency|throughput|cumulative_throughput|none, or auto: latency for sync, "
-        "throughput for async",
-    )
-    setting("api", "sync, async or sync,async")
+    for each in TYPED:
+        setting(each.name, each.cli_help)
     setting("time", "minimum timed seconds per run (0: the iterations alone)")
     setting("iterations", "minimum requests per run")
     setting("warmup", "untimed requests before timing")
@@ -79,7 +72,6 @@ def add_parsers(command: CommandFactory) -> None:
         help="your own input data: a .npz with one array per input, or a folder of .npz "
         "samples or INPUT.npy files (cycled over the requests in flight)",
     )
-    setting("precision", "f32 | bf16 | f16 (OpenVINO inference precision)")
     bench.add_argument("--profile", action="store_true", help="add a per-layer profile pass")
     setting("profile_iterations", "requests profiled")
     setting(
@@ -105,7 +97,8 @@ def request_from_args(args: argparse.Namespace) -> BenchmarkRequest:
     from perftui.domain.forms.fields import FieldError
     from perftui.domain.limits import check_seed
     from perftui.domain.names import check_project_name, default_project_name
-    from perftui.domain.records import ENGINES, Project
+    from perftui.domain.records import Project
+    from perftui.engines.capabilities import capabilities
 
     model = Path(args.model).expanduser().absolute()
     engines = options.parse_choices(args.engine, "engine", ENGINES)
@@ -126,7 +119,14 @@ def request_from_args(args: argparse.Namespace) -> BenchmarkRequest:
     checked_flag("--seed", check_seed, args.seed)
     try:
         data = str(Path(args.data).expanduser().absolute()) if args.data else None
-        request = build_request(project, settings, profile=args.profile, seed=args.seed, data=data)
+        request = build_request(
+            project,
+            settings,
+            capabilities=capabilities(engine),
+            profile=args.profile,
+            seed=args.seed,
+            data=data,
+        )
     except FieldError as error:
         raise CliError(f"{FLAGS[error.field]}: {error}") from None
     return request
@@ -179,8 +179,8 @@ def cmd_bench(args: argparse.Namespace) -> int:
     request, launcher = bench_target(args, request, store, say)
     client = BenchmarkClient(request, store, launcher)
     client.launcher = priced(client.launcher, db_path(args), client.request.project.target)
-    kept = None if client.store is None else KeepMeasured(client.store)
-    client.store = kept  # type: ignore[assignment]  # a failed write loses no measured run
+    kept = None if store is None else KeepMeasured(store)
+    client.store = kept  # a failed write loses no measured run
     printer = ProgressPrinter(sys.stderr, client.total)
     # the busy check watches this machine: it says nothing of a target's
     for warning in (long_warning(request), None if launcher else busy_warning()):

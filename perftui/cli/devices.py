@@ -13,8 +13,7 @@ def add_parsers(command: CommandFactory) -> None:
 
 
 def cmd_devices(args: argparse.Namespace) -> int:
-    from perftui.domain.records import ENGINES
-    from perftui.engines import get_engine
+    from perftui.engines import ENGINES, get_engine
 
     found = {}
     for name in ENGINES:

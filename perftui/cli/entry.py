@@ -112,7 +112,7 @@ class TerminalSafe:
 def terminal_safe_stdout() -> Iterator[None]:
     """A sub-command's stdout through `TerminalSafe` (the dashboard draws its own)."""
     stream = sys.stdout
-    sys.stdout = TerminalSafe(stream)  # type: ignore[assignment]
+    sys.stdout = TerminalSafe(stream)
     try:
         yield
     finally:

@@ -13,7 +13,7 @@ import tempfile
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
-from typing import TextIO, cast
+from typing import IO
 
 from perftui.atomic import replacing
 from perftui.cli.common import (
@@ -48,17 +48,17 @@ COPY_CHARS = 2**20
 
 
 @contextlib.contextmanager
-def _spooled_stdout() -> Iterator[TextIO]:
+def _spooled_stdout() -> Iterator[IO[str]]:
     """A spool that goes to stdout once the export is whole: a failed export (a damaged
     run half way) writes nothing there, never part of a document."""
     with tempfile.SpooledTemporaryFile(SPOOL_BYTES, "w+", encoding="utf-8") as spool:
-        yield cast(TextIO, spool)
+        yield spool
         spool.seek(0)
         shutil.copyfileobj(spool, sys.stdout, COPY_CHARS)
 
 
 @contextlib.contextmanager
-def _output(name: str | None) -> Iterator[TextIO]:
+def _output(name: str | None) -> Iterator[IO[str]]:
     """stdout (whole documents only: `_spooled_stdout`), or the file named by -o (CliError
     if it cannot be written). A regular file is written beside it and renamed over it at the
     end, so a failed export leaves an older one as it was; anything else (/dev/null, a pipe,
@@ -75,6 +75,7 @@ def _output(name: str | None) -> Iterator[TextIO]:
     except OSError as error:
         raise CliError(f"cannot write {path}: {error.strerror or error}") from None
     with contextlib.ExitStack() as stack:
+        handle: IO[str]
         try:
             handle = stack.enter_context(
                 open(path, "w", encoding="utf-8")  # noqa: SIM115 (closed by the stack)
@@ -83,7 +84,7 @@ def _output(name: str | None) -> Iterator[TextIO]:
             )
         except OSError as error:
             raise CliError(f"cannot write {path}: {error.strerror or error}") from None
-        yield cast(TextIO, handle)
+        yield handle
 
 
 def cmd_export(args: argparse.Namespace) -> int:

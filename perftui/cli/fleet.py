@@ -25,6 +25,7 @@ from perftui.targets.fleet import Fleet, Opener, SerialStore, Share, shares
 if TYPE_CHECKING:
     from perftui.bench.client import BenchmarkClient
     from perftui.cli.bench import KeepMeasured
+    from perftui.domain.measurement.figures import Samples
     from perftui.domain.records import BenchmarkRequest
 
 
@@ -58,7 +59,7 @@ def _opener(args: argparse.Namespace, store: SerialStore | None) -> Opener:
             request, launcher = bench_target(one, share.request, None, say)
         except CliError as error:
             raise InputError(str(error)) from None
-        client = BenchmarkClient(request, store, launcher)  # type: ignore[arg-type]
+        client = BenchmarkClient(request, store, launcher)
         client.launcher = priced(client.launcher, db_path(args), share.host)
         return client
 
@@ -123,12 +124,11 @@ def _report(
         project = client.request.project if client is not None else share.request.project
         failed = failed or bool(share.unreported()) or any(run.status == "failed" for run in runs)
         if args.json:
-            samples = share.samples
-            document = run_document(project, runs, lambda run, s=samples: s.get(id(run)))
+            document = run_document(project, runs, _by_run(share.samples))
             documents.append({"host": share.host, "error": share.error, **document})
         elif runs:
             print(f"{share.host}: {project.name} on {project.engine}/{project.device}")
-            print(runs_table(runs, lambda run, s=share.samples: s.get(id(run)), project))
+            print(runs_table(runs, _by_run(share.samples), project))
         else:
             print(f"{share.host}: no runs: {share.error}")
     if args.json:
@@ -140,3 +140,8 @@ def _report(
     if cancelled:
         return Exit.CANCELLED
     return Exit.RUN_FAILED if failed else Exit.OK
+
+
+def _by_run(samples: dict[int, Any]) -> Samples:
+    """A share's samples of a run (kept by the run's id())."""
+    return lambda run: samples.get(id(run))

@@ -14,6 +14,8 @@ from perftui.cli.common import CliError, checked_flag, project_names
 from perftui.domain.errors import InputError
 from perftui.domain.forms.bench import DEFAULTS
 from perftui.domain.records import LOCAL
+from perftui.domain.settings import TYPED
+from perftui.engines import DEFAULT_ENGINE
 
 if TYPE_CHECKING:
     from perftui.domain.records import BenchmarkRequest, Project, RunResult
@@ -21,8 +23,7 @@ if TYPE_CHECKING:
 
 GATE_TIME_S = 1.0
 """Each run's timed seconds: rounds, not long runs, narrow B/A."""
-SETTINGS = ("batch", "threads", "streams", "requests", "hint", "api", "precision")
-SETTINGS += ("iterations", "warmup")
+SETTINGS: tuple[str, ...] = (*(s.name for s in TYPED), "iterations", "warmup")
 MODEL_ONLY = (*SETTINGS, "engine", "device", "shape", "data", "seed")
 """Flags that describe how to measure a model file (bench's); a project brings its own."""
 ROLES = ("baseline", "candidate")
@@ -56,7 +57,7 @@ def _model_args(args: argparse.Namespace, path: Path) -> argparse.Namespace:
                 SETTINGS}  # fmt: skip
     return argparse.Namespace(
         model=str(path),
-        engine=args.engine or "openvino",
+        engine=args.engine or DEFAULT_ENGINE,
         device=args.device or "CPU",
         shape=args.shape or [],
         data=args.data,
@@ -117,11 +118,14 @@ def gate_requests(
         request = next(r for r in pair if r is not None)
         engine, device = request.project.engine, request.project.device
         pair = [
-            r or replace(request, project=Project(_name(s, engine, device), str(s), engine, device))
+            replace(request, project=Project(_name(s, engine, device), str(s), engine, device))
+            if isinstance(s, Path)
+            else r
             for r, s in zip(pair, sides, strict=True)
         ]
     elif not projects:  # two model files: bench's flags
-        made = [request_from_args(_model_args(args, side)) for side in sides]  # type: ignore[arg-type]
+        files = [side for side in sides if isinstance(side, Path)]  # both, as no project
+        made = [request_from_args(_model_args(args, side)) for side in files]
         if len(made[0].configs) != 1:
             raise CliError(
                 f"the settings give {len(made[0].configs)} configurations; a gate judges one: "

@@ -60,6 +60,7 @@ def cmd_history(args: argparse.Namespace) -> int:
     from perftui.domain.measurement.figures import group_runs
     from perftui.domain.measurement.statistic import NAMES
     from perftui.domain.regression.history import configurations, history
+    from perftui.engines import capabilities
 
     stat = options.parse_choices(args.stat, "statistic", NAMES)[0]
     store = open_store(args)
@@ -72,7 +73,7 @@ def cmd_history(args: argparse.Namespace) -> int:
         lambda r: store.figures(r.id),
     )
     config = pick_config(configurations(groups), args.config)
-    found = history(groups, config, stat, project.engine)
+    found = history(groups, config, stat, capabilities(project.engine))
     if args.json:
         print_json(history_document(project.name, found))
     else:

@@ -4,8 +4,9 @@ run in progress stops, finished runs are kept), a second Ctrl-C stops at once.""
 from __future__ import annotations
 
 import signal
-from types import TracebackType
-from typing import Protocol
+from collections.abc import Callable
+from types import FrameType, TracebackType
+from typing import Any, Protocol
 
 from perftui.cli.progress import ProgressPrinter
 
@@ -13,6 +14,10 @@ STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 CANCELLING = (
     "cancelling: the run in progress stops, finished runs are kept (Ctrl-C again to stop at once)"
 )
+
+
+Handler = Callable[[int, FrameType | None], Any] | int | signal.Handlers | None
+"""What signal.signal takes, and gives back (the handler it replaced)."""
 
 
 class Cancellable(Protocol):
@@ -31,7 +36,7 @@ class StopSignals:
         self._measuring = measuring
         self._printer = printer
         self._received: list[int] = []
-        self._previous: dict[int, object] = {}
+        self._previous: dict[int, Handler] = {}
 
     def __enter__(self) -> StopSignals:
         self._previous = {s: signal.signal(s, self._on_signal) for s in STOP_SIGNALS}
@@ -44,7 +49,7 @@ class StopSignals:
         trace: TracebackType | None,
     ) -> None:
         for signum, handler in self._previous.items():
-            signal.signal(signum, handler)  # type: ignore[arg-type]
+            signal.signal(signum, handler)
 
     def _on_signal(self, signum: int, _frame: object) -> None:
         if self._measuring.cancelled and signum == signal.SIGINT:

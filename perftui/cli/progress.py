@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import shutil
 import time
-from typing import TextIO
+from typing import Protocol
 
 from perftui.bench import protocol
 from perftui.domain.units import ms
@@ -13,8 +13,18 @@ BAR = 24
 REDRAW_S = 0.2
 
 
+class Stream(Protocol):
+    """What the printer writes to: a text stream (stderr, or a host's lines in a fleet)."""
+
+    def write(self, text: str, /) -> int: ...
+
+    def flush(self) -> None: ...
+
+    def isatty(self) -> bool: ...
+
+
 class ProgressPrinter:
-    def __init__(self, stream: TextIO, total: int) -> None:
+    def __init__(self, stream: Stream, total: int) -> None:
         self._stream = stream
         self._total = total
         self._tty = stream.isatty()

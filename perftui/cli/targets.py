@@ -17,6 +17,7 @@ from perftui.cli.common import (
     db_path,
     print_json,
 )
+from perftui.engines import ENGINES
 
 if TYPE_CHECKING:
     from perftui.bench.client import BenchmarkClient, Launcher
@@ -75,7 +76,7 @@ def _row(found: Probe) -> dict[str, Any]:
         "reachable": found.reachable,
         "ready": found.ready,
         "error": found.error,
-        **{key: env.get(key) for key in ("perftui", "openvino", "onnxruntime", "cpu_model")},
+        **{key: env.get(key) for key in ("perftui", *ENGINES, "cpu_model")},
         "physical_cores": env.get("physical_cores"),
         "logical_cores": env.get("logical_cores"),
         "sockets": env.get("sockets"),
@@ -154,7 +155,7 @@ def _list(args: argparse.Namespace, book: TargetBook) -> int:
             print("  " + _cpu_text(row))
             engines = ", ".join(
                 f"{k} {row[k]} ({' '.join((row['devices'] or {}).get(k) or []) or 'no device'})"
-                for k in ("openvino", "onnxruntime")
+                for k in ENGINES
                 if row[k]
             )
             print(f"  perftui {row['perftui']}; {engines or 'no engine'}")

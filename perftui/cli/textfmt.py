@@ -124,7 +124,8 @@ def runs_table(
     groups = group_runs(runs, samples, known)
     int8 = model_is_int8(runs, project.notes if project else {})
     rows = [group_row(i, group, int8) for i, group in enumerate(groups, 1)]
-    headers, right = RUN_HEADERS, {0, 3, 6, 7, 8, 9, 10, 11, 12, 13}
+    headers: tuple[str, ...] = RUN_HEADERS
+    right = {0, 3, 6, 7, 8, 9, 10, 11, 12, 13}
     if runs_price(runs) is not None:  # a priced machine: the cost beside the throughput
         headers = (*RUN_HEADERS[:8], COST_HEADER, *RUN_HEADERS[8:])
         costs = [

@@ -45,6 +45,8 @@ class FormDefaults(argparse.HelpFormatter):
 
 
 def add_parsers(command: CommandFactory) -> None:
+    from perftui.domain.settings import KNOBS
+
     tune = command("tune", "find the most throughput under a latency budget")
     tune.formatter_class = FormDefaults
     tune.add_argument("project", help="a benchmarked project (perftui projects lists them)")
@@ -64,8 +66,9 @@ def add_parsers(command: CommandFactory) -> None:
         "--space",
         action="append",
         default=[],
-        help="knobs to search, e.g. 'batch=1..64 threads=1,2 requests=auto,2,4 hint=throughput "
-        "api=async' (lo..hi: powers of two); the rest from the engine and the cores",
+        help=f"knobs to search ({', '.join(KNOBS)}), e.g. 'batch=1..64 threads=1,2 "
+        "requests=auto,2,4 hint=throughput api=async' (lo..hi: powers of two); the rest from "
+        "the engine and the cores",
     )
     tune.add_argument(
         "--time", help="seconds per trial, in runs of half; most trials take one (default {time})"
@@ -109,6 +112,7 @@ def tune_spec(args: argparse.Namespace) -> TuneSpec:
     from perftui.domain.forms.fields import FieldError
     from perftui.domain.forms.tune import tune_spec as build
     from perftui.domain.limits import check_seed
+    from perftui.engines.capabilities import capabilities
     from perftui.tune.runner import cores
 
     checked_flag("--seed", check_seed, args.seed)
@@ -119,7 +123,12 @@ def tune_spec(args: argparse.Namespace) -> TuneSpec:
     last = store.last_benchmark(project.name)
     try:
         return build(
-            form_values(args), project, last.request.shapes if last else None, cores(), args.seed
+            form_values(args),
+            project,
+            capabilities(project.engine),
+            last.request.shapes if last else None,
+            cores(),
+            args.seed,
         )
     except FieldError as error:
         raise CliError(f"{FLAGS.get(error.field, '--' + error.field)}: {error}") from None

@@ -29,6 +29,14 @@ class Capabilities:
     """The tool `optimize` quantizes with for this engine ("nncf", "onnxruntime")."""
     quantizer_title: str
     """How prose names that quantizer."""
+    onnx_domains: frozenset[str]
+    """The ONNX operator domains its ONNX reader knows (its built-in operator sets; "" is
+    the default domain)."""
+    package: str
+    """The Python distribution whose version is the engine's (`environment()` records it under
+    the engine's name)."""
+    version_label: str
+    """How a table of two environments labels the engine's version ("ONNX RT")."""
 
     def takes(self, setting: str) -> bool:
         """Whether this engine honours the benchmark setting named `setting`."""

@@ -12,8 +12,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from perftui.domain.charts.series import short_label
-from perftui.domain.label_parts import LabelPart
 from perftui.domain.records import RunConfig
+from perftui.domain.settings import LabelPart
 
 
 def label_parts(config: RunConfig, ran: str | None = None) -> list[LabelPart]:

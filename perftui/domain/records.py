@@ -9,18 +9,16 @@ from __future__ import annotations
 
 from collections.abc import Collection
 from dataclasses import asdict, dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-from perftui.domain.label_parts import LabelPart, config_parts
 from perftui.domain.measurement.load import MachineLoad
 from perftui.domain.measurement.memory import RunMemory
 from perftui.domain.model.shapes import DimPoint, ShapeBindings, as_bindings
 from perftui.domain.resolved import Resolved, read_resolved, unreported
 
-ENGINES = ("openvino", "onnxruntime")
-DEFAULT_ENGINE = "openvino"
-"""The engine a model gets where none is chosen, whatever its format (OpenVINO reads ONNX and
-IR alike): `bench --engine`'s default and the New project screen's first choice."""
+if TYPE_CHECKING:
+    from perftui.domain.settings import LabelPart
+
 HINTS = ("latency", "throughput", "cumulative_throughput", "none")
 APIS = ("sync", "async")
 PRECISIONS = ("f32", "bf16", "f16")
@@ -58,7 +56,7 @@ class TensorSpec:
 
 @dataclass(frozen=True)
 class RunConfig:
-    """One point of a benchmark matrix.
+    """One point of a benchmark matrix: one field per setting of perftui.domain.settings.
 
     `threads == 0` means the engine's own default; `streams`/`requests` may be "auto"
     (OpenVINO derives them from the hint; ONNX Runtime has one session, no streams, and in
@@ -75,19 +73,14 @@ class RunConfig:
     precision: str | None = None
     dims: DimPoint = ()
     """Named dimensions bound for this run (perftui.domain.model.shapes), e.g. (("seq", 128),)."""
+    pinning: str = AUTO
+    """OpenVINO's CPU pinning of inference threads: "on", "off" or "auto" (the engine's own)."""
 
     def to_dict(self) -> dict[str, Any]:
-        # by hand: asdict deep-copies field by field, for every run an import stores
-        return {
-            "batch": self.batch,
-            "threads": self.threads,
-            "streams": self.streams,
-            "requests": self.requests,
-            "hint": self.hint,
-            "api": self.api,
-            "precision": self.precision,
-            "dims": dict(self.dims),
-        }
+        # not asdict: it deep-copies field by field, for every run an import stores
+        from perftui.domain.settings import stored  # the registry reads RunConfig
+
+        return stored(self)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> RunConfig:
@@ -96,7 +89,9 @@ class RunConfig:
         return cls(**fields)
 
     def parts(self) -> list[LabelPart]:
-        """The parts every label of this configuration picks from (domain.label_parts)."""
+        """The parts every label of this configuration picks from (domain.settings)."""
+        from perftui.domain.settings import config_parts
+
         return config_parts(self)
 
     def label(self) -> str:
@@ -144,7 +139,8 @@ class LatencyStats:
                 return None if name in OPTIONAL_STATS else 0.0
             return float(raw)
 
-        return cls(**{name: value(name) for name in cls.__dataclass_fields__})
+        values: dict[str, Any] = {name: value(name) for name in cls.__dataclass_fields__}
+        return cls(**values)
 
 
 OPTIONAL_STATS = ("p90", "p99", "stdev", "cv")
@@ -222,7 +218,7 @@ class RunResult:
 
     def to_dict(self, *, with_layers: bool = True) -> dict[str, Any]:
         """As JSON types; the layers None unless `with_layers`."""
-        found = {
+        found: dict[str, Any] = {
             "id": self.id,
             "project": self.project,
             "benchmark_id": self.benchmark_id,

@@ -55,7 +55,7 @@ def read_resolved(data: Mapping[str, Any] | None) -> Resolved:
     for key, words in OLD_RESOLVED.items():
         if resolved.get(key) in words:
             resolved[key] = None
-    return Resolved(**resolved)  # type: ignore[typeddict-item]
+    return Resolved(**resolved)  # type: ignore[typeddict-item]  # stored keys: not checked here
 
 
 def unreported(data: Mapping[str, Any] | None) -> tuple[str, ...]:

@@ -11,12 +11,35 @@ from typing import ClassVar
 
 import numpy as np
 
+from perftui.domain.capabilities import Capabilities
 from perftui.domain.errors import InputError
 from perftui.domain.records import AUTO, LayerProfile, RunConfig, TensorSpec
 from perftui.domain.resolved import Resolved
+from perftui.engines.capabilities import CAPABILITIES
 
 PROFILE_WARMUP = 2
 """Unprofiled requests before a per-layer profile (the first ones allocate and are slow)."""
+
+NOT_TAKEN: dict[str, tuple[tuple[object, ...], str]] = {
+    "streams": ((AUTO, 1), "{title} has no streams; use --streams auto"),
+    "precision": (
+        (None, "f32"),
+        "{title} runs the model's own precision; --precision {value} needs the {takers}"
+        " engine (or a model converted to that precision)",
+    ),
+}
+"""Settings an engine may not take (`Capabilities.takes`): the values that ask nothing of it,
+and the line that refuses any other. The hint is left out: an engine without one runs alike
+whatever it says."""
+
+
+def check_not_taken(capabilities: Capabilities, config: RunConfig) -> None:
+    """InputError for a setting the engine does not take, set to more than NOT_TAKEN allows."""
+    for setting, (neutral, message) in NOT_TAKEN.items():
+        value = getattr(config, setting)
+        if not capabilities.takes(setting) and value not in neutral:
+            takers = " or ".join(c.engine for c in CAPABILITIES.values() if c.takes(setting))
+            raise InputError(message.format(title=capabilities.title, value=value, takers=takers))
 
 
 class Recorder(ABC):
@@ -80,8 +103,24 @@ class Prepared(ABC):
         Only valid when prepared with profile=True (a separate, slower compilation)."""
 
 
+@dataclass(frozen=True)
+class LoadedModel:
+    """A model compiled on one engine and device for its outputs (the INT8 accuracy check):
+    its output names, a run function and the inference precision the engine compiled it for
+    ('model' where the engine runs the model's own)."""
+
+    outputs: tuple[str, ...]
+    run: Callable[[Mapping[str, np.ndarray]], list[np.ndarray]]
+    precision: str
+
+
 class Engine(ABC):
-    name: ClassVar[str]
+    capabilities: ClassVar[Capabilities]
+    """What it takes, reads and quantizes with (perftui.engines.capabilities)."""
+
+    @property
+    def name(self) -> str:
+        return self.capabilities.engine
 
     @abstractmethod
     def version(self) -> str: ...
@@ -90,9 +129,10 @@ class Engine(ABC):
     def devices(self) -> list[str]:
         """Devices as the engine reports them on this machine (e.g. ["CPU"])."""
 
-    @abstractmethod
     def check_config(self, config: RunConfig) -> None:
-        """InputError for a setting this engine cannot honour (checked before any run)."""
+        """InputError for a setting this engine cannot honour (checked before any run): by
+        default, a setting it does not take set to more than NOT_TAKEN's neutral values."""
+        check_not_taken(self.capabilities, config)
 
     def check_device(self, device: str) -> None:
         """InputError unless `device` names a device this engine can run on here; engines
@@ -128,6 +168,13 @@ class Engine(ABC):
 
         `shapes` are the static input shapes already resolved by perftui.bench.inputs
         (batch applied); raise InputError for a device the engine does not have."""
+
+    @abstractmethod
+    def load_outputs(
+        self, model_path: str, device: str, shapes: Mapping[str, tuple[int, ...]], exact: bool
+    ) -> LoadedModel:
+        """The model compiled on `device` for the static `shapes`, returning its outputs: in
+        f32 when `exact`, else at the engine's default precision, as a benchmark runs it."""
 
 
 def elapsed_ms(start: float) -> float:

@@ -105,6 +105,8 @@ def compile_config(config: RunConfig, *, profile: bool) -> dict[str, Any]:
                 f"unknown precision {config.precision!r}; choose one of: {', '.join(_PRECISIONS)}"
             )
         properties[hints.inference_precision()] = _PRECISIONS[config.precision]
+    if config.pinning != AUTO:
+        properties[hints.enable_cpu_pinning()] = config.pinning == "on"
     if profile:
         properties[props.enable_profiling()] = True
     return properties

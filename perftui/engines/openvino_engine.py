@@ -23,12 +23,14 @@ from perftui.domain.resolved import Resolved
 from perftui.engines.base import (
     PROFILE_WARMUP,
     Engine,
+    LoadedModel,
     Prepared,
     Recorder,
     check_profile_request,
     elapsed_ms,
     request_count,
 )
+from perftui.engines.capabilities import OPENVINO
 from perftui.engines.openvino_config import (
     compile_config,
     compiled_property,
@@ -201,7 +203,7 @@ def _fill(request: ov.InferRequest, compiled: ov.CompiledModel, feeds: Mapping[s
 
 
 class OpenVinoEngine(Engine):
-    name = "openvino"
+    capabilities = OPENVINO
 
     def __init__(self) -> None:
         self._core: ov.Core | None = None
@@ -234,10 +236,6 @@ class OpenVinoEngine(Engine):
                     dims.append((names[i] if i < len(names) else None) or "?")
             specs.append(TensorSpec(name, dtype_name(port.get_element_type()), tuple(dims)))
         return specs
-
-    def check_config(self, config: RunConfig) -> None:
-        """Every RunConfig maps onto OpenVINO properties; the plugin adjusts what it cannot
-        honour (e.g. streams beyond the threads) and `resolved` reports what it used."""
 
     def prepare(
         self,
@@ -286,7 +284,7 @@ class OpenVinoEngine(Engine):
             requests=requests,
             hint=str(hint.name if hasattr(hint, "name") else hint).lower() if hint else None,
             precision=precision.get_type_name() if isinstance(precision, ov.Type) else None,
-            shapes={spec.name: list(spec.shape) for spec in inputs},
+            shapes={spec.name: [int(d) for d in spec.shape] for spec in inputs},  # static
             device=device,
         )
         execution_devices = compiled_property(compiled, "EXECUTION_DEVICES")
@@ -305,6 +303,33 @@ class OpenVinoEngine(Engine):
             api=config.api,
             profile=profile,
         )
+
+    def load_outputs(
+        self, model_path: str, device: str, shapes: Mapping[str, tuple[int, ...]], exact: bool
+    ) -> LoadedModel:
+        """Reshaped to `shapes` and compiled; `exact` asks for f32 explicitly (OpenVINO's
+        default on a CPU with AVX-512 BF16 or AMX is bf16)."""
+        path = Path(model_path)
+        model = self.core.read_model(str(path))
+        reshape(model, shapes, path)
+        config = {hints.inference_precision(): ov.Type.f32} if exact else {}
+        compiled = self.core.compile_model(model, device, config)
+        precision = compiled_property(compiled, hints.inference_precision())
+        request = compiled.create_infer_request()
+        inputs = [(port, port_name(port)) for port in compiled.inputs]
+
+        def run(feeds: Mapping[str, np.ndarray]) -> list[np.ndarray]:
+            request.infer({port: feeds[name] for port, name in inputs})
+            return [
+                np.array(request.get_output_tensor(i).data) for i in range(len(compiled.outputs))
+            ]
+
+        names = tuple(
+            port.get_any_name() if port.get_names() else f"output {i}"
+            for i, port in enumerate(compiled.outputs)
+        )
+        said = precision.get_type_name() if isinstance(precision, ov.Type) else "?"
+        return LoadedModel(names, run, said)
 
     def check_device(self, device: str) -> None:
         """A device from `devices()` ("GPU.1"), its family ("GPU"), or a virtual device

@@ -19,17 +19,19 @@ import numpy as np
 import onnxruntime as ort
 
 from perftui.domain.errors import InputError
-from perftui.domain.records import AUTO, LayerProfile, RunConfig, TensorSpec
+from perftui.domain.records import LayerProfile, RunConfig, TensorSpec
 from perftui.domain.resolved import Resolved
 from perftui.engines.base import (
     PROFILE_WARMUP,
     Engine,
+    LoadedModel,
     Prepared,
     Recorder,
     check_profile_request,
     elapsed_ms,
     request_count,
 )
+from perftui.engines.capabilities import ONNXRUNTIME
 from perftui.engines.ort_config import (
     IGNORED_PROVIDERS,
     OPTIMIZED_WEIGHTS_FILE,
@@ -164,7 +166,7 @@ class OrtPrepared(Prepared):
 
 
 class OrtEngine(Engine):
-    name = "onnxruntime"
+    capabilities = ONNXRUNTIME
 
     def version(self) -> str:
         return ort.__version__
@@ -214,7 +216,7 @@ class OrtEngine(Engine):
             requests=requests,
             hint=None,
             precision="model",
-            shapes={spec.name: list(spec.shape) for spec in inputs},
+            shapes={spec.name: [int(d) for d in spec.shape] for spec in inputs},  # static
             device=device,
             providers=list(session.get_providers()),
         )
@@ -232,15 +234,22 @@ class OrtEngine(Engine):
         )
 
     def check_config(self, config: RunConfig) -> None:
-        if config.streams not in (AUTO, 1):
-            raise InputError("ONNX Runtime has no streams; use --streams auto")
-        if config.precision not in (None, "f32"):
-            raise InputError(
-                f"ONNX Runtime runs the model's own precision; --precision {config.precision} "
-                "needs the openvino engine (or a model converted to that precision)"
-            )
+        super().check_config(config)
         if config.threads < 0:
             raise InputError(f"threads must be 0 (engine default) or more, not {config.threads}")
+
+    def load_outputs(
+        self, model_path: str, device: str, shapes: Mapping[str, tuple[int, ...]], exact: bool
+    ) -> LoadedModel:
+        """A session on the device's execution provider (CPU behind it); it runs the model's
+        own precision, so `exact` changes nothing, and the inputs carry their shapes."""
+        options = ort.SessionOptions()
+        options.log_severity_level = 3
+        session = ort.InferenceSession(model_path, options, providers=self._providers_for(device))
+        names = tuple(o.name for o in session.get_outputs())
+        return LoadedModel(
+            names, lambda feeds: list(session.run(list(names), dict(feeds))), "model"
+        )
 
     def check_device(self, device: str) -> None:
         self._providers_for(device)

@@ -151,7 +151,7 @@ class _OriginalNames:
         if name in self._nodes:
             return (name,)
         anchor = self._anchor(name, node)
-        if anchor not in self._nodes:
+        if anchor is None or anchor not in self._nodes:
             return ()
         found = {anchor, *self._backward(anchor), *self._forward(anchor)}
         return tuple(sorted(found, key=self._order.__getitem__))

@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 from collections import defaultdict
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from perftui.domain.errors import InputError
 from perftui.domain.model.profile import precision_from_exec_type
@@ -123,7 +123,7 @@ def layers(counters: dict[str, Any]) -> tuple[LayerProfile, ...]:
 
 
 def _config(options: dict[str, Any], setup: dict[str, Any]) -> RunConfig:
-    def whole(value: Any, default: int | str) -> int | str:
+    def whole(value: Any, default: int | Literal["auto"]) -> int | Literal["auto"]:
         number = _number(value, "a setting")
         return default if number is None else int(number)
 

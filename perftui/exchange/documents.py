@@ -16,12 +16,13 @@ import csv
 import io
 import json
 from collections.abc import Iterator, Sequence
-from typing import Any, TextIO
+from typing import IO, Any
 
 from perftui import __version__
 from perftui.domain.errors import InputError
 from perftui.domain.measurement.context import ran_precision
 from perftui.domain.records import Project
+from perftui.domain.settings import SETTINGS
 from perftui.exchange import schema
 from perftui.exchange.importer import EXPORT_FORMAT, MAX_IMPORT_BYTES, import_document
 from perftui.store.database import Store
@@ -44,14 +45,7 @@ CSV_COLUMNS = (
     "device",
     "run_id",
     "started_at",
-    "batch",
-    "threads",
-    "streams",
-    "requests",
-    "hint",
-    "api",
-    "precision",
-    "dims",
+    *(s.name for s in SETTINGS),
     "precision_run",
     "status",
     "error",
@@ -124,7 +118,7 @@ def export_chunks(
 
 def write_export(
     store: Store,
-    out: TextIO,
+    out: IO[str],
     projects: Sequence[str] | None = None,
     *,
     include_samples: bool = True,
@@ -170,14 +164,7 @@ def export_csv(store: Store, projects: Sequence[str] | None = None) -> str:
                 project.device,
                 run.id,
                 run.started_at,
-                c.batch,
-                c.threads,
-                c.streams,
-                c.requests,
-                c.hint,
-                c.api,
-                c.precision,
-                " ".join(f"{name}={value}" for name, value in c.dims),
+                *(s.csv(getattr(c, s.name)) for s in SETTINGS),
                 ran_precision(run),
                 run.status,
                 run.error,

@@ -122,13 +122,15 @@ def records(
                 if workers is None:
                     yield ready_run(data, where, names[i])
                 else:
-                    yield Line(*data, where, names[i], source)
+                    raw, number = data  # read_events with raw_runs: the line and its number
+                    yield Line(raw, number, where, names[i], source)
 
     found = items()
     if workers is not None:
         found = ordered(batched(found, workers), workers.count * AHEAD)
     admission = _Admission()
     for item in found:
+        assert not isinstance(item, Line), "a run's line goes to the workers"
         yield admission.admit(item) if isinstance(item, Ready) else item
 
 

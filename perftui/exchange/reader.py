@@ -87,12 +87,12 @@ def read_events(
                 at(read)
             if in_runs and raw_runs:  # decoded by a worker (`text`)
                 kept = raw.rstrip(b"\r\n")
-                rest = next((r for r in RAW_RESTS if kept.endswith(b"}" + r)), b"")
-                if not rest:
+                ending = next((r for r in RAW_RESTS if kept.endswith(b"}" + r)), b"")
+                if not ending:
                     raise NotStreamable(f"line {number}: not a run")
                 run += 1
-                yield "run", project, run, (kept[: -len(rest)], number)
-                in_runs = rest == b","
+                yield "run", project, run, (kept[: -len(ending)], number)
+                in_runs = ending == b","
                 continue
             line = text(raw, source)
             if ended:

@@ -13,11 +13,12 @@ import json
 import math
 import re
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, TypedDict
 
 from perftui.domain.errors import InputError
-from perftui.domain.limits import MAX_BATCH
-from perftui.domain.records import APIS, ENGINES, HINTS, OPTIONAL_STATS, PRECISIONS, RUN_STATUSES
+from perftui.domain.records import OPTIONAL_STATS, RUN_STATUSES
+from perftui.domain.settings import SETTINGS, Stored
+from perftui.engines import ENGINES
 from perftui.exchange.quick_checks import (
     LAYER_STATUSES,
     MAX_DEPTH,
@@ -225,20 +226,20 @@ def project_name(value: Any, path: str) -> str:
 
 
 count = integer(0, MAX_COUNT)
-workers = integer(1, 65_536)
 
-config = record(
-    {
-        "batch": integer(1, MAX_BATCH),
-        "threads": integer(0, 65_536),
-        "streams": auto_or(workers),
-        "requests": auto_or(workers),
-        "hint": choice(HINTS),
-        "api": choice(APIS),
-        "precision": optional(choice(PRECISIONS)),
-        "dims": mapping(name, integer(1, 2**31 - 1), 64),
-    }
-)
+
+def _setting(stored: Stored) -> Check:
+    """The check of a stored setting's value (perftui.domain.settings.Stored)."""
+    found = {
+        "count": lambda: integer(stored.least, stored.most),
+        "count_or_auto": lambda: auto_or(integer(stored.least, stored.most)),
+        "choice": lambda: choice(stored.choices),
+        "dims": lambda: mapping(name, integer(stored.least, stored.most), 64),
+    }[stored.kind]()
+    return optional(found) if stored.optional else found
+
+
+config = record({s.name: _setting(s.stored) for s in SETTINGS})
 
 latency = record(
     {
@@ -379,7 +380,17 @@ def _parse_constant(spelled: str) -> float:
     raise NumberError(f"{spelled} (not a JSON number)")
 
 
-HOOKS = {"parse_int": _parse_int, "parse_float": _parse_float, "parse_constant": _parse_constant}
+class _Hooks(TypedDict):
+    parse_int: Callable[[str], Any]
+    parse_float: Callable[[str], Any]
+    parse_constant: Callable[[str], Any]
+
+
+HOOKS: _Hooks = {
+    "parse_int": _parse_int,
+    "parse_float": _parse_float,
+    "parse_constant": _parse_constant,
+}
 
 
 def decoder() -> json.JSONDecoder:

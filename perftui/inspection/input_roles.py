@@ -65,7 +65,7 @@ def _scalar(value: Any) -> float | None:
 
 
 def _graph_rule(
-    name: str, integer: bool, follow: Callable[[Any], Iterable[Use]], start: Any
+    name: str, integer: bool, follow: Callable[[Any], Iterable[tuple[Use, Any]]], start: Any
 ) -> InputRule:
     """Follow one input through the graph (`follow(value)` lists its uses and the values they
     produce) and turn what it reaches into a rule."""
@@ -98,8 +98,8 @@ def _graph_rule(
         low, high = max(0, -offset), rows - offset
         if high > low:
             more = f" (the smallest of {len(tables)} tables)" if len(tables) > 1 else ""
-            shift = f", after adding {offset}" if offset else ""
-            return InputRule("indices", f"indices of {node}, {rows} rows{more}{shift}", low, high)
+            added = f", after adding {offset}" if offset else ""
+            return InputRule("indices", f"indices of {node}, {rows} rows{more}{added}", low, high)
     return DEFAULT
 
 

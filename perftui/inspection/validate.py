@@ -6,34 +6,18 @@ from __future__ import annotations
 import os
 import re
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from perftui.domain.errors import InputError
 
-__all__ = ["FORMATS", "ONNX_DOMAINS", "check_onnx_graph", "model_format", "validate_model_file"]
+if TYPE_CHECKING:
+    from perftui.domain.capabilities import Capabilities
+
+__all__ = ["FORMATS", "check_onnx_graph", "model_format", "validate_model_file"]
 
 FORMATS = {".onnx": "onnx", ".xml": "openvino-ir"}
 _ONNX_GRAPH_FIELD = 7
 _ONNX_OPSET_FIELD = 8
-ONNX_DOMAINS = {
-    "onnxruntime": frozenset(
-        {
-            "",
-            "ai.onnx",
-            "ai.onnx.ml",
-            "ai.onnx.training",
-            "ai.onnx.preview.training",
-            "com.microsoft",
-            "com.microsoft.nchwc",
-            "com.microsoft.experimental",
-            "com.ms.internal.nhwc",
-        }
-    ),
-    "openvino": frozenset(
-        {"", "ai.onnx", "ai.onnx.ml", "com.microsoft", "org.openvinotoolkit", "org.pytorch.aten"}
-    ),
-}
-"""The operator domains each engine's ONNX reader knows (its built-in operator sets)."""
 
 
 def model_format(path: str | os.PathLike[str]) -> str:
@@ -121,7 +105,7 @@ def _check_onnx_structure(p: Path, size: int) -> None:
             else:
                 length = {1: 8, 5: 4}.get(wire) or _read_varint(f)
                 ok = length is not None and f.tell() + length <= size
-                if ok:
+                if ok and length is not None:
                     f.seek(length, os.SEEK_CUR)
             if not ok:
                 raise InputError(
@@ -158,7 +142,9 @@ def _check_ir_files(xml: Path) -> None:
         )
 
 
-def check_onnx_graph(path: str | os.PathLike[str], engine: str, domains: bool = True) -> None:
+def check_onnx_graph(
+    path: str | os.PathLike[str], engine: Capabilities, domains: bool = True
+) -> None:
     """InputError for what an engine would only trip over once the worker reads the model:
     stored tensors whose data is missing, outside the model's folder (OpenVINO refuses it; ONNX
     Runtime would read any file the model names) or smaller than their shapes
@@ -174,14 +160,14 @@ def check_onnx_graph(path: str | os.PathLike[str], engine: str, domains: bool = 
     except Exception:  # the engine's own reader says what is wrong
         return
     local = {function.domain for function in model.functions}
-    known = ONNX_DOMAINS.get(engine, frozenset()) | local
+    known = engine.onnx_domains | local
     check_tensors(_graphs(model.graph), p)
     for graph in _graphs(model.graph):
         for node in graph.node:
-            if domains and engine in ONNX_DOMAINS and node.domain not in known:
+            if domains and node.domain not in known:
                 raise InputError(
                     f"model {p.name}: node {node.name or node.op_type!r} is {node.op_type} of"
-                    f" the operator domain {node.domain!r}, which {engine} does not know"
+                    f" the operator domain {node.domain!r}, which {engine.engine} does not know"
                     f" (it knows {', '.join(sorted(d or 'ai.onnx' for d in known - {''}))})"
                 )
 

@@ -322,7 +322,7 @@ def measure_accuracy(
     inputs: str,
     progress: Progress | None = None,
     *,
-    engine: str = "onnxruntime",
+    engine: str,
     device: str = "CPU",
     shapes: Mapping[str, tuple[int, ...]] | None = None,
 ) -> AccuracyReport:

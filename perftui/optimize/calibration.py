@@ -22,6 +22,7 @@ from perftui.bench.arrayfile import (
 )
 from perftui.bench.inputs import make_feeds, resolve_shapes
 from perftui.domain.model.input_rules import InputRule
+from perftui.domain.model.shapes import ShapeBindings
 from perftui.domain.records import TensorSpec
 
 Feeds = dict[str, np.ndarray]
@@ -44,7 +45,7 @@ class CalibrationSet:
 
 # --------------------------------------------------------------------------- shapes
 def calibration_shapes(
-    inputs: Sequence[TensorSpec], user_shapes: Mapping[str, Sequence[int]]
+    inputs: Sequence[TensorSpec], user_shapes: ShapeBindings | Mapping[str, Sequence[int]]
 ) -> dict[str, tuple[int, ...]]:
     """Static shape of each input at batch 1 (`--shape` fills dynamic dims, as for `bench`).
 

@@ -86,7 +86,7 @@ def fold_weights(model: Any) -> str | None:
     try:
         from openvino import passes
     except ImportError:  # OpenVINO before 2025
-        from openvino.runtime import passes  # type: ignore[no-redef]
+        from openvino.runtime import passes
     manager = passes.Manager()
     manager.register_pass(passes.ConstantFolding())
     manager.run_passes(model)

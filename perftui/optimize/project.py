@@ -31,6 +31,8 @@ from perftui.domain.limits import DEFAULT_RANDOM_SAMPLES, check_samples, check_s
 from perftui.domain.model.shapes import ShapeBindings, as_bindings, shapes_text
 from perftui.domain.names import int8_name
 from perftui.domain.records import METHODS, Method, Project, TensorSpec
+from perftui.engines import CAPABILITIES, capabilities
+from perftui.engines.capabilities import ONNXRUNTIME
 from perftui.inspection import inspect_model, model_format, validate_model_file
 from perftui.inspection.validate import check_onnx_graph
 from perftui.optimize.accuracy import AccuracyReport, measure_accuracy
@@ -67,8 +69,9 @@ class OptimizeResult:
     """The calibration folder, if one was given."""
     available: int = 0
     """Samples the folder holds (more than `samples` when --samples took the first N)."""
-    tool: str = "onnxruntime"
-    """The quantizer: "onnxruntime" or "nncf"."""
+    tool: str = ONNXRUNTIME.quantizer
+    """The quantizer (the engine's `Capabilities.quantizer`); documents from before it was
+    recorded were made by ONNX Runtime's."""
     changes: tuple[str, ...] = ()
     """What the recipe changed in the model or chose, one line each."""
     shapes: str = ""
@@ -107,7 +110,7 @@ class OptimizeResult:
             accuracy=AccuracyReport.from_dict(data["accuracy"]),
             folder=None if data["folder"] is None else Path(data["folder"]),
             available=int(data["available"]),
-            tool=str(data.get("tool", "onnxruntime")),
+            tool=str(data.get("tool", ONNXRUNTIME.quantizer)),
             changes=tuple(str(line) for line in data.get("changes") or ()),
             shapes=str(data.get("shapes") or ""),
         )
@@ -138,13 +141,14 @@ def _check_source(store: Store, name: str) -> Project:
     try:
         validate_model_file(model)
         if model_format(model) == "onnx":  # its tensors' data, as a benchmark checks them
-            check_onnx_graph(model, source.engine, domains=False)
+            check_onnx_graph(model, capabilities(source.engine), domains=False)
     except InputError as exc:
         raise InputError(f"project {name!r}: {exc}") from None
-    if source.engine != "openvino" and model_format(model) != "onnx":
+    if not capabilities(source.engine).reads(fmt := model_format(model)):
+        readers = " or ".join(c.title for c in CAPABILITIES.values() if c.reads(fmt))
         raise InputError(
-            f"project {name!r} runs on {source.engine}, which cannot read the OpenVINO IR"
-            f" {model.name}; optimize an OpenVINO project of it instead"
+            f"project {name!r} runs on {source.engine}, which cannot read the {fmt} model"
+            f" {model.name}; optimize an {readers} project of it instead"
         )
     return source
 
@@ -276,7 +280,7 @@ def make_int8(
         method,
         data.samples,
         progress,
-        engine=engine,
+        quantizer=capabilities(engine).quantizer,
     )
     if progress is not None:
         progress(f"checking on {engine}", 0, 0)

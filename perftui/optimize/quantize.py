@@ -203,10 +203,11 @@ def quantize_model(
     samples: Sequence[Mapping[str, np.ndarray]] = (),
     progress: Progress | None = None,
     *,
-    engine: str = "onnxruntime",
+    quantizer: str,
 ) -> Quantized:
-    """Quantize with `method` and the recipe of `engine` (NNCF for "openvino", ONNX Runtime's
-    tools otherwise) into `workdir`; InputError (one line) when the tools fail on this model.
+    """Quantize with `method` by `quantizer` (an engine's `Capabilities.quantizer`: "nncf",
+    or "onnxruntime" for ONNX Runtime's tools) into `workdir`; InputError (one line) when the
+    tools fail on this model.
 
     `samples` calibrate the static method (ignored by the dynamic one); NNCF's scheme follows
     the model's structure (perftui.optimize.nncf_recipe). Files may be left in `workdir` on
@@ -219,18 +220,18 @@ def quantize_model(
     name = Path(source).name
     try:
         with quiet():
-            if engine == "openvino":
+            if quantizer == "nncf":
                 from perftui.optimize.nncf_recipe import quantize_openvino
 
                 target = workdir / "int8.xml"
                 changes = quantize_openvino(source, target, method, samples, progress)
-                return Quantized(target, "nncf", changes)
+                return Quantized(target, quantizer, changes)
             target = workdir / "int8.onnx"
             if method == "static":
                 changes = quantize_static_qdq(source, target, samples, progress)
             else:
                 changes = quantize_dynamic_int8(source, target, progress)
-            return Quantized(target, "onnxruntime", changes)
+            return Quantized(target, quantizer, changes)
     except InputError:
         raise
     except MemoryError:

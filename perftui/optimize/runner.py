@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from perftui.bench import protocol
 from perftui.bench.protocol import Fatal, Handback, OptimizeWarning, Step
+from perftui.domain.records import Method
 from perftui.processes import Exit, child_env, exit_description, keep_last_lines
 
 if TYPE_CHECKING:
@@ -50,7 +51,7 @@ class OptimizeOptions:
     """What to ask `perftui optimize` for; None/empty leaves the command's default."""
 
     project: str
-    method: str = "static"
+    method: Method = "static"
     calibration: str | None = None
     samples: int | None = None
     name: str | None = None

@@ -10,7 +10,8 @@ import os
 import sys
 import zlib
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, NamedTuple
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     import numpy as np
@@ -64,7 +65,8 @@ def plain(value: Any) -> Any:
     raise TypeError(f"cannot store a value of type {type(value).__name__}: {value!r}")
 
 
-class SamplesBlob(NamedTuple):
+@dataclass(frozen=True)
+class SamplesBlob:
     """An export's samples (zlib of float32 little-endian), checked to hold `count`."""
 
     blob: bytes

@@ -9,7 +9,7 @@ from __future__ import annotations
 import contextlib
 import os
 import uuid
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Set
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -123,7 +123,7 @@ class Store:
         with self._transaction() as tx:
             tidy(tx)
 
-    def _check(self, project: str, parts: set[str] = frozenset(), *, benchmarks=False) -> None:
+    def _check(self, project: str, parts: Set[str] = frozenset(), *, benchmarks=False) -> None:
         """Refuse, before the lock is taken, a write that would meet damage: the project's
         entry and folder, the run files `parts` (if they exist) and its `benchmarks`.
         The write itself says when there is no such project."""
@@ -452,10 +452,13 @@ class Store:
         """The project's figures as its entry keeps them, else computed from its runs (figures
         another method stored, or none yet: a read writes nothing); with `key`, that
         configuration's alone when the entry does not keep it."""
-        if stored_summary(entry.figures) is not None and (
-            key is None or key in entry.figures["best"]
+        figures = entry.figures
+        if (
+            figures is not None
+            and stored_summary(figures) is not None
+            and (key is None or key in figures["best"])
         ):
-            return entry.figures
+            return figures
         docs = self._reader.run_docs(entry)
         runs = [self._reader.record(entry, d, with_layers=bool(d.get("layers"))) for d in docs]
         known, by_id = {d["id"]: d["figures"] for d in docs}, {d["id"]: d for d in docs}

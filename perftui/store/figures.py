@@ -98,7 +98,7 @@ def extended(
 ) -> dict[str, Any] | None:
     """The `stored` figures with the runs `added`; `members` are the stored runs of the
     configurations they belong to. None when the stored figures are none this method wrote."""
-    if not stored or stored.get("method") != METHOD or stored_summary(stored) is None:
+    if stored is None or (summed := stored_summary(stored)) is None:
         return None
     try:
         source = PrecisionSource.from_dict(stored["source"])
@@ -108,7 +108,7 @@ def extended(
     keys = {config_key(run) for run in added}
     heads, docs = combined([*members, *added], known, samples)
     heads = {key: value for key, value in heads.items() if key in keys}
-    summary = extend(stored_summary(stored)[0], added, {**old_heads, **heads}, set(heads))
+    summary = extend(summed[0], added, {**old_heads, **heads}, set(heads))
     return _doc(summary, source.extend(added), {**old_heads, **heads}, {**stored["best"], **docs})
 
 

@@ -25,7 +25,7 @@ from perftui.store.files import NOFOLLOW
 try:  # POSIX; elsewhere the lock is a no-op (perftui targets Linux/macOS servers)
     import fcntl
 except ImportError:  # pragma: no cover
-    fcntl = None  # type: ignore[assignment]
+    fcntl = None  # type: ignore[assignment]  # a module or None: the no-op lock
 
 __all__ = ["LockBusy", "exclusive_lock"]
 

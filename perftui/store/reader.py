@@ -189,8 +189,8 @@ class Reader:
             )
         return data or {}
 
-    def entries(self) -> dict[str, dict[str, Any]]:
-        """Project name -> its document, unchecked."""
+    def entries(self) -> dict[Any, dict[str, Any]]:
+        """Project name -> its document, unchecked (`entry` checks the name is a string)."""
         return {doc.get("name"): doc for doc in self.index().get("projects", {}).values()}
 
     def entry(self, name: str) -> Entry | None:
@@ -204,7 +204,8 @@ class Reader:
             self._entries[name] = known
         return known[1]
 
-    def environments(self) -> dict[str, Any]:
+    def environments(self) -> dict[Any, Any]:
+        """Environment id -> the environment, unchecked."""
         return {
             d.get("id"): d.get("environment") for d in self.index().get("environments", {}).values()
         }

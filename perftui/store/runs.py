@@ -111,7 +111,7 @@ def payload_bytes(item: Prepared) -> bytes | None:
     if item.layers is not None:
         arrays["layers"] = np.frombuffer(item.layers[1], dtype=np.uint8)
     buffer = io.BytesIO()
-    np.savez(buffer, **arrays)
+    np.savez(buffer, allow_pickle=False, **arrays)
     return buffer.getvalue()
 
 

@@ -23,7 +23,7 @@ import uuid
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from tinydb import Query, TinyDB
 from tinydb.middlewares import CachingMiddleware
@@ -255,7 +255,8 @@ class Transaction:
             os.replace(tmp, path)
         for folder in {path.parent for _, path in growing}:
             fsync_dir(folder)
-        self.index.storage.flush()  # the commit
+        # the commit; `_open` gave the index a CachingMiddleware, TinyDB types it as a Storage
+        cast(CachingMiddleware, self.index.storage).flush()
         self.made.clear()
         self.made_folders.clear()
         for tmp, path in shrinking:

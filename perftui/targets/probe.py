@@ -22,9 +22,12 @@ else:
     found = {"environment": environment()}
     if sys.argv[1:] == ["devices"]:
         found["devices"] = {}
-        for name in ("openvino", "onnxruntime"):
+        try:
+            from perftui.engines import ENGINES, get_engine
+        except ImportError:  # another version of perftui there: its version says so
+            ENGINES = ()
+        for name in ENGINES:
             try:
-                from perftui.engines import get_engine
                 found["devices"][name] = get_engine(name).devices()
             except Exception:  # an engine (or numpy) not installed there, or broken
                 found["devices"][name] = []

@@ -74,7 +74,7 @@ SEVERITIES = ("information", "warning", "error")
 class PerftuiApp(OrderedKeys):
     """Keyboard-driven workbench for inference performance (keys handled in the order typed)."""
 
-    CSS_PATH: ClassVar[list[str | PurePath]] = [  # type: ignore[misc]
+    CSS_PATH: ClassVar[list[str | PurePath]] = [
         "perftui.tcss",
         "projects/projects.tcss",
         "benchmark/benchmark.tcss",
@@ -84,7 +84,8 @@ class PerftuiApp(OrderedKeys):
     ]
     TITLE = "perftui"
     COMMANDS = App.COMMANDS | {PerftuiCommands}
-    HORIZONTAL_BREAKPOINTS: ClassVar[list[tuple[int, str]]] = [(0, "-narrow"), (100, "-wide")]
+    # typed as Textual declares it (`ClassVar[...] | None` is an instance variable to mypy)
+    HORIZONTAL_BREAKPOINTS: list[tuple[int, str]] | None = [(0, "-narrow"), (100, "-wide")]  # noqa: RUF012
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("f1", "help", "Help", id="help"),
         Binding("f2", "save_svg", "Save SVG", id="save_svg", show=False),

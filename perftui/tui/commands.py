@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import partial
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
@@ -18,7 +18,7 @@ class PerftuiCommands(Provider):
     """Command palette entries for every screen and every project."""
 
     def _commands(self) -> list[tuple[str, Callable[[], Any], str]]:
-        app: PerftuiApp = self.app  # type: ignore[assignment]
+        app = cast("PerftuiApp", self.app)
         commands: list[tuple[str, Callable[[], Any], str]] = [
             ("Projects", app.go_home, "The home screen: every project with its best results"),
             ("New project", app.new_project, "Pick a model file, engine and device"),

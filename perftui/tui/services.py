@@ -13,7 +13,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
 from perftui.bench.alternate import Measured
-from perftui.domain.records import ENGINES, BenchmarkRequest
+from perftui.domain.records import BenchmarkRequest
+from perftui.engines import ENGINES
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -25,7 +26,7 @@ if TYPE_CHECKING:
     from perftui.domain.tune.result import Trial
     from perftui.optimize.runner import OptimizeEvent, OptimizeOptions
     from perftui.store.database import Store
-    from perftui.targets.fleet import Fleet
+    from perftui.targets.fleet import Fleet, SerialStore
     from perftui.targets.probe import Probe
     from perftui.targets.registry import Target
     from perftui.tune.search import Outcome
@@ -88,7 +89,7 @@ def validate(request: BenchmarkRequest) -> None:
     validate_request(request)
 
 
-def client(request: BenchmarkRequest, store: Store) -> Client:
+def client(request: BenchmarkRequest, store: Store | SerialStore) -> Client:
     """A benchmark client that runs the request in a child process and stores each run; on
     the project's SSH target when it names one (the model is placed there first)."""
     from perftui.bench.client import BenchmarkClient
@@ -196,7 +197,7 @@ class Services:
     devices: Callable[[], dict[str, list[str] | str]] = probe_devices
     inspect: Callable[[str, Mapping[str, tuple[int, ...]] | None], ModelInfo] = inspect
     validate: Callable[[BenchmarkRequest], None] = validate
-    client: Callable[[BenchmarkRequest, Store], Client] = client
+    client: Callable[[BenchmarkRequest, Store | SerialStore], Client] = client
     measure_requests: Callable[
         [Store, Comparison, int], tuple[BenchmarkRequest, BenchmarkRequest]
     ] = measure_requests
@@ -218,5 +219,5 @@ class Services:
         serial = SerialStore(store)
         return Fleet(
             shares(request, hosts),
-            lambda share, _say: self.client(share.request, serial),  # type: ignore[arg-type]
+            lambda share, _say: self.client(share.request, serial),
         )

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from perftui.domain.errors import InputError
 from perftui.domain.records import BenchmarkRequest, RunConfig, RunResult
-from perftui.domain.tune.guide import propose
+from perftui.domain.tune.guide import floor_configs, propose
 from perftui.domain.tune.playoff import (
     PLAYOFF_ROUNDS,
     Round,
@@ -42,7 +42,6 @@ from perftui.domain.tune.result import (
     Limits,
     Trial,
     best_trial,
-    floor_configs,
     judge_trial,
     needs_second_run,
     on_the_edge,

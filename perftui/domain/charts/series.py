@@ -11,6 +11,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from perftui.domain.records import RunConfig, RunResult
+from perftui.domain.settings import BY_NAME, summary
+from perftui.domain.settings import key as config_key
 
 
 def threads_label(threads: int) -> str:
@@ -19,11 +21,12 @@ def threads_label(threads: int) -> str:
 
 
 def short_label(config: RunConfig) -> str:
-    """A compact label for charts: the whole label (RunConfig.label) without a sync api and
-    auto streams and requests: 'b4 t2', 'b1 t:auto r2 async seq=64'."""
-    defaults = {"streams": "s:auto", "requests": "r:auto", "api": "sync"}
+    """A compact label for charts: the whole label (RunConfig.label) without the defaults a
+    setting's `brief` names (a sync api, ...): 'b4 t2', 'b1 t:auto r2 async seq=64'."""
     return " ".join(
-        text for key, text, quiet in config.parts() if not quiet and defaults.get(key) != text
+        text
+        for key, text, quiet in config.parts()
+        if not quiet and not (key in BY_NAME and text in BY_NAME[key].brief)
     )
 
 
@@ -37,14 +40,14 @@ def batches(runs: Sequence[RunResult]) -> list[int]:
     return sorted({r.config.batch for r in ok_runs(runs)})
 
 
-def _rest_key(config: RunConfig) -> tuple[object, ...]:
-    """The settings a scaling series holds fixed besides batch and threads, dims included
-    (a series that mixed seq=32 and seq=64 would chart the shape, not the scaling)."""
-    return (config.streams, config.requests, config.hint, config.api, config.precision, config.dims)
-
-
 SCALED = ("batch", "threads")
 """The settings a scaling series runs along or holds fixed."""
+
+
+def _rest_key(config: RunConfig) -> RunConfig:
+    """The settings a scaling series holds fixed besides batch and threads, dims included
+    (a series that mixed seq=32 and seq=64 would chart the shape, not the scaling)."""
+    return config_key(config, without=SCALED)
 
 
 def _settings(config: RunConfig) -> str:
@@ -107,17 +110,17 @@ def _series(runs: Sequence[RunResult], axis: str, fixed: str, value: int) -> Sca
 
 def scalings(runs: Sequence[RunResult], axis: str) -> list[Scaling]:
     """Every scaling series along `axis` ('threads' or 'batch'): one per value of the other
-    of the two and per set of the other settings (streams, requests, hint, api, precision,
-    dims), so a sync/async or seq=32,64 matrix shows each of its halves, none mixed or
-    hidden. Ordered by the fixed value, then by settings."""
+    of the two and per set of the other settings (dims included), so a sync/async or seq=32,64
+    matrix shows each of its halves, none mixed or hidden. Ordered by the fixed value, then by
+    settings."""
     fixed = "batch" if axis == "threads" else "threads"
-    groups: dict[tuple[object, ...], list[RunResult]] = {}
+    groups: dict[tuple[int, str, RunConfig], list[RunResult]] = {}
     for run in ok_runs(runs):
         key = (getattr(run.config, fixed), _settings(run.config), _rest_key(run.config))
         groups.setdefault(key, []).append(run)
     return [
-        _series(group, axis, fixed, key[0])  # type: ignore[arg-type]
-        for key, group in sorted(groups.items(), key=lambda item: item[0][:2])  # type: ignore[index]
+        _series(group, axis, fixed, key[0])
+        for key, group in sorted(groups.items(), key=lambda item: item[0][:2])
     ]
 
 
@@ -176,8 +179,8 @@ def throughput_bars(
 class ModelSummary:
     """Sparsify's model summary for one run: settings, machine and measured speed."""
 
-    batch: int
-    threads: str
+    settings: tuple[tuple[str, str], ...]
+    """(setting, text) as run, e.g. ("threads", "auto (8)") (perftui.domain.settings.summary)."""
     isa: tuple[str, ...]
     cpu: str
     cores: str
@@ -185,8 +188,6 @@ class ModelSummary:
     ms_per_batch: float | None
     """Median latency of one request (one batch)."""
     items_per_s: float | None
-    streams: str
-    requests: str
     engine_version: str
 
 
@@ -203,21 +204,14 @@ def model_summary(run: RunResult, engine: str = "") -> ModelSummary:
     """Figures for the summary panel; resolved values win over the requested ones."""
     resolved = run.resolved or {}
     env = resolved.get("environment") or {}
-    threads = threads_label(run.config.threads)
-    actual = resolved.get("threads")
-    if run.config.threads == 0 and isinstance(actual, int) and actual > 0:
-        threads = f"auto ({actual})"
     ok = run.status == "ok" and run.latency_ms is not None
     return ModelSummary(
-        batch=run.config.batch,
-        threads=threads,
+        settings=summary(run.config, resolved),
         isa=tuple(str(flag) for flag in env.get("isa") or ()),
         cpu=str(env.get("cpu_model") or "unknown CPU"),
         cores=_cores(env.get("physical_cores"), env.get("logical_cores")),
         ms_per_batch=run.latency_ms.median if ok and run.latency_ms else None,
         items_per_s=run.throughput_fps if ok else None,
-        streams=str(resolved.get("streams", run.config.streams)),
-        requests=str(resolved.get("requests", run.config.requests)),
         engine_version=str(env.get(engine) or "") if engine else "",
     )
 

@@ -49,6 +49,8 @@ FIELDS = (
     ("INT8 ISA", lambda env: _flags(env, INT8_ISA)),
     ("BF16/FP16", lambda env: _flags(env, BF16_ISA + F16_ISA)),
     ("AMX", lambda env: _flags(env, AMX)),
+    # each engine's version, under its name: the row is its capabilities' version_label
+    # (tests/test_capabilities.py checks one row per engine)
     ("OpenVINO", lambda env: str(env.get("openvino") or DASH)),
     ("ONNX RT", lambda env: str(env.get("onnxruntime") or DASH)),
     ("perftui", lambda env: str(env.get("perftui") or DASH)),

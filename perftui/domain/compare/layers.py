@@ -108,6 +108,12 @@ class LayerPair:
         return self.a if side is Side.A else self.b
 
     @property
+    def type(self) -> str:
+        """The layer's type (A's where both have the layer)."""
+        layer = self.a or self.b
+        return layer.type if layer else ""
+
+    @property
     def time_a(self) -> float | None:
         return self.a.time_ms if self.a else None
 
@@ -185,30 +191,28 @@ def join_layers(a: Sequence[LayerProfile], b: Sequence[LayerProfile]) -> list[La
 
     used: set[int] = set()
 
-    def pick(layer: LayerProfile, alike: bool) -> tuple[int | None, str, str] | None:
-        for found in candidates(layer):
-            index = found[0]
+    def pick(layer: LayerProfile, alike: bool) -> tuple[int, str, str] | None:
+        for index, how, key in candidates(layer):
             if index is None or index in used:
                 continue
             if alike and (b[index].status == EXECUTED) != (layer.status == EXECUTED):
                 continue
-            return found
+            return index, how, key
         return None
 
-    chosen: dict[int, tuple[int | None, str, str]] = {}
+    chosen: dict[int, tuple[int, str, str]] = {}
     order = sorted(range(len(a)), key=lambda i: a[i].status != EXECUTED)
     for alike in (True, False):
         for i in order:
             if i not in chosen and (found := pick(a[i], alike)) is not None:
                 chosen[i] = found
-                used.add(found[0])  # type: ignore[arg-type]
+                used.add(found[0])
     pairs: list[LayerPair] = []
     for i, layer in enumerate(a):
         if i not in chosen:
             pairs.append(LayerPair(layer.name, layer, None))
             continue
         index, how, key = chosen[i]
-        assert index is not None
         pairs.append(LayerPair(key, layer, b[index], how))
     pairs += [LayerPair(layer.name, None, layer) for i, layer in enumerate(b) if i not in used]
     return pairs
@@ -234,7 +238,7 @@ def sort_pairs(
     if key == "type":
         return sorted(
             pairs,
-            key=lambda p: ((p.a or p.b).type.casefold(), p.name),  # type: ignore[union-attr]
+            key=lambda p: (p.type.casefold(), p.name),
             reverse=reverse,
         )
 

@@ -4,7 +4,7 @@ are typed.
 
 Each field is one string as a person typed it; `FORM` (perftui.domain.forms.fields) says what is
 wrong with a field in one line. The rules of the matrix (sync runs once whatever the request
-counts; an empty or "auto" hint follows the api) are perftui.domain.forms.options.expand_matrix's.
+counts; an empty or "auto" hint follows the api) are perftui.domain.settings.expand_matrix's.
 A time of 0 is allowed: the iterations (always at least 1) are then the whole stop condition.
 """
 
@@ -12,35 +12,27 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from perftui.domain import settings
 from perftui.domain.errors import InputError
 from perftui.domain.forms.fields import (
     Form,
-    at_most,
+    Parser,
     duration,
     seconds,
     whole_number,
 )
-from perftui.domain.forms.options import (
-    default_hint,
-    expand_matrix,
-    parse_choices,
-    parse_hints,
-    parse_int_or_auto,
-    parse_positive_ints,
-    parse_shapes,
-)
-from perftui.domain.limits import MAX_BATCH
+from perftui.domain.forms.options import parse_shapes
 from perftui.domain.records import (
-    APIS,
-    HINTS,
-    PRECISIONS,
     BenchmarkRequest,
     Budget,
     Project,
     RunConfig,
 )
+
+if TYPE_CHECKING:
+    from perftui.domain.capabilities import Capabilities
 
 
 @dataclass(frozen=True)
@@ -48,7 +40,7 @@ class FieldSpec:
     name: str
     label: str
     default: str
-    hint: str
+    help: str
     """What the field takes, shown next to it while it is valid."""
     placeholder: str = ""
     """Shown inside the empty field."""
@@ -75,15 +67,7 @@ MEASURE_TIME_S = 2.0
 warm-up still apply): ten 2 s rounds a side cost less than five of the default 10 s."""
 
 FIELDS: tuple[FieldSpec, ...] = (
-    FieldSpec("batch", "Batch sizes", "1", "e.g. 1,4,8"),
-    FieldSpec("threads", "Threads", "auto", "auto or e.g. 1,2,4"),
-    FieldSpec("streams", "Streams", "auto", "auto or e.g. 1,2"),
-    FieldSpec("requests", "Requests", "auto", "auto or e.g. 4"),
-    FieldSpec("hint", "Hint", "auto", ", ".join(HINTS), "auto: by API"),
-    FieldSpec("api", "API", "sync", "sync, async"),
-    FieldSpec(
-        "precision", "Precision", "", "empty for the engine's default, or f32, bf16, f16", "default"
-    ),
+    *(FieldSpec(s.name, s.title, s.default, s.help, s.placeholder) for s in settings.TYPED),
     FieldSpec("time", "Time (s)", "10", "minimum seconds per run"),
     FieldSpec("iterations", "Iterations", "100", "minimum requests per run"),
     FieldSpec("warmup", "Warm-up", "10", "requests not counted"),
@@ -108,8 +92,6 @@ LABELS: dict[str, str] = {spec.flag: spec.label for spec in FIELDS} | {
 """What the dashboard calls the settings the CLI names by flag."""
 
 
-MOST_THREADS = MOST_IN_FLIGHT = 1024
-"""More threads, streams or requests than any machine runs at once: a typing slip."""
 MOST_TIME_S = 30 * 86400
 MOST_ITERATIONS = 10**9
 MOST_WARMUP = MOST_PROFILE_ITERATIONS = 10**7
@@ -117,71 +99,34 @@ MOST_REPEAT = 1000
 LONG_S = 3600
 """A benchmark measured for longer than this (at the least) gets a warning, not a refusal."""
 
+
+def _preset(**chosen: str) -> dict[str, str]:
+    """The settings `chosen`, and those the hint picks left to it (their default, "auto")."""
+    return {
+        s.name: chosen.get(s.name, s.default)
+        for s in settings.TYPED
+        if s.name in chosen or s.by_hint
+    }
+
+
 PRESETS: dict[str, dict[str, str]] = {
     # OpenVINO latency tricks: one request at a time, batch 1, the LATENCY hint.
-    "latency": {
-        "batch": "1",
-        "streams": "auto",
-        "requests": "auto",
-        "hint": "latency",
-        "api": "sync",
-    },
+    "latency": _preset(batch="1", hint="latency", api="sync"),
     # OpenVINO throughput tricks: a bigger batch, the THROUGHPUT hint, async requests.
-    "throughput": {
-        "batch": "1,4",
-        "streams": "auto",
-        "requests": "auto",
-        "hint": "throughput",
-        "api": "async",
-    },
+    "throughput": _preset(batch="1,4", hint="throughput", api="async"),
 }
 
 
-def _bounded(values: list[Any], most: int, what: str) -> list[Any]:
-    for value in values:
-        if isinstance(value, int):
-            at_most(value, most, what)
-    return values
+def _setting(setting: settings.Setting, capabilities: Capabilities | None) -> Parser:
+    return lambda text: settings.parse(setting, text, capabilities)
 
 
-def _threads(text: str) -> list[int]:
-    """'auto' is 0, the engine's own default."""
-    items = [item.strip() for item in text.split(",")]
-    cleaned = ",".join("0" if item.lower() == "auto" else item for item in items)
-    return _bounded(
-        parse_positive_ints(cleaned, "threads", allow_zero=True), MOST_THREADS, "threads"
-    )
-
-
-def _precision(text: str, engine: str | None) -> str | None:
-    """One precision (a benchmark has one; run it again for another); ONNX Runtime runs the
-    model's own, so it takes f32 (or nothing) only."""
-    values = parse_choices(text, "precision", PRECISIONS) if text.strip() else []
-    if len(values) > 1:
-        raise InputError("one precision, not a list; benchmark again for another")
-    precision = values[0] if values else None
-    if engine == "onnxruntime" and precision not in (None, "f32"):
-        raise InputError(
-            f"{precision} needs the openvino engine; onnxruntime runs the model's own precision"
-        )
-    return precision
-
-
-def form(engine: str | None = None) -> Form:
-    """The settings' parsers; with `engine`, those that depend on it (precision) know it."""
+def form(capabilities: Capabilities | None = None) -> Form:
+    """The fields' parsers; with an engine's `capabilities`, the settings refuse what that
+    engine cannot honour."""
     return Form(
         {
-            "batch": lambda t: _bounded(parse_positive_ints(t, "batch sizes"), MAX_BATCH, "batch"),
-            "threads": _threads,
-            "streams": lambda t: _bounded(
-                parse_int_or_auto(t, "streams"), MOST_IN_FLIGHT, "streams"
-            ),
-            "requests": lambda t: _bounded(
-                parse_int_or_auto(t, "requests"), MOST_IN_FLIGHT, "requests"
-            ),
-            "hint": parse_hints,
-            "api": lambda t: parse_choices(t, "api", APIS),
-            "precision": lambda t: _precision(t, engine),
+            **{s.name: _setting(s, capabilities) for s in settings.TYPED},
             "time": lambda t: seconds(t, "time", most=MOST_TIME_S),
             "iterations": lambda t: whole_number(t, "iterations", most=MOST_ITERATIONS),
             "warmup": lambda t: whole_number(t, "warm-up requests", least=0, most=MOST_WARMUP),
@@ -200,39 +145,35 @@ def form(engine: str | None = None) -> Form:
 FORM = form()
 
 
-def check_field(name: str, text: str, engine: str | None = None) -> str | None:
-    """Why a field cannot be used as typed (for a project on `engine`), or None."""
-    return form(engine).check(name, text)
+def check_field(name: str, text: str, capabilities: Capabilities | None = None) -> str | None:
+    """Why a field cannot be used as typed (for a project on that engine), or None."""
+    return form(capabilities).check(name, text)
 
 
-def form_errors(values: Mapping[str, str], engine: str | None = None) -> dict[str, str]:
-    return form(engine).errors(values)
+def form_errors(
+    values: Mapping[str, str], capabilities: Capabilities | None = None
+) -> dict[str, str]:
+    return form(capabilities).errors(values)
 
 
 def _configs(v: Mapping[str, Any]) -> tuple[RunConfig, ...]:
-    return expand_matrix(
-        v["batch"],
-        v["threads"],
-        v["streams"],
-        v["requests"],
-        v["hint"],
-        v["api"],
-        v["precision"],
-        v["shapes"].points(),
-    )
+    axes = {s.name: v[s.name] for s in settings.TYPED}
+    return settings.expand_matrix(axes | {"dims": v["shapes"].points()})
 
 
 def build_request(
     project: Project,
     values: Mapping[str, str],
     *,
+    capabilities: Capabilities | None = None,
     profile: bool = False,
     seed: int = 0,
     data: str | None = None,
 ) -> BenchmarkRequest:
-    """The request the settings describe (the CLI's and the dashboard's one builder);
-    FieldError naming the first invalid field. The repeats are the `repeat` field's."""
-    v = form(project.engine).parse_all(values)
+    """The request the settings describe (the CLI's and the dashboard's one builder), checked
+    against the engine's `capabilities` where given; FieldError naming the first invalid
+    field. The repeats are the `repeat` field's."""
+    v = form(capabilities).parse_all(values)
     budget = Budget(
         time_s=v["time"],
         iterations=v["iterations"],
@@ -278,35 +219,12 @@ def long_warning(request: BenchmarkRequest) -> str | None:
     return f"this benchmark measures for at least {duration(least)}"
 
 
-def _join(values: list[Any]) -> str:
-    return ",".join(str(v) for v in values)
-
-
 def form_from_request(request: BenchmarkRequest) -> dict[str, str]:
     """The form fields that reproduce a stored request (its configs as lists)."""
     configs = request.configs or (RunConfig(),)
-
-    def distinct(attr: str, among: Sequence[RunConfig] = configs) -> list[Any]:
-        return list(dict.fromkeys(getattr(c, attr) for c in among))
-
-    threads = ["auto" if t == 0 else t for t in distinct("threads")]
-    hints = distinct("hint")
-    if all(c.hint == default_hint(c.api) for c in configs):
-        # each api its own default: "auto" builds these runs, as typed (so does the api's
-        # own hint named, which builds the very same request)
-        hints = ["auto"]
-    # sync runs once whatever the request counts: they are the async runs'
-    requests = distinct("requests", [c for c in configs if c.api == "async"] or configs)
-    precision = next((c.precision for c in configs if c.precision), "") or ""
     budget = request.budget
     return {
-        "batch": _join(distinct("batch")),
-        "threads": _join(threads),
-        "streams": _join(distinct("streams")),
-        "requests": _join(requests),
-        "hint": _join(hints),
-        "api": _join(distinct("api")),
-        "precision": precision,
+        **settings.as_text(configs),
         "time": repr(float(budget.time_s)).removesuffix(".0"),  # every digit: 1234567 s
         "iterations": str(budget.iterations),
         "warmup": str(budget.warmup),

@@ -1,4 +1,5 @@
-"""Parsing and validation of benchmark settings typed by a person (CLI flags, dashboard fields).
+"""Parsing and validation of values typed by a person (CLI flags, dashboard fields); each
+benchmark setting's own rule is perftui.domain.settings'.
 
 Every function raises InputError with one line that says what was wrong and what to do, so
 the CLI and the dashboard can show the same message.
@@ -6,13 +7,11 @@ the CLI and the dashboard can show the same message.
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Sequence
 
 from perftui.domain.errors import InputError
-from perftui.domain.model.shapes import DimPoint
 from perftui.domain.model.shapes import parse_shapes as parse_shapes  # the shape flags' parser
-from perftui.domain.records import APIS, AUTO, HINTS, Auto, RunConfig
+from perftui.domain.records import AUTO, Auto
 
 
 def _items(text: str) -> list[str]:
@@ -87,48 +86,3 @@ def parse_threshold(text: str) -> float:
     if not value > 0 or value == float("inf"):
         raise InputError(f"latency threshold {value:g} is out of range; give milliseconds > 0")
     return value
-
-
-def default_hint(api: str) -> str:
-    """The hint a run gets when none is asked for: latency for sync, throughput for async."""
-    return "throughput" if api == "async" else "latency"
-
-
-def parse_hints(text: str) -> list[str] | None:
-    """'latency,throughput' -> the hints; '' or 'auto' -> None (each api's default hint)."""
-    if str(text).strip().lower() in ("", AUTO):
-        return None
-    return parse_choices(text, "hint", HINTS)
-
-
-def expand_matrix(
-    batches: Sequence[int],
-    threads: Sequence[int],
-    streams: Sequence[int | Auto] = (AUTO,),
-    requests: Sequence[int | Auto] = (AUTO,),
-    hints: Sequence[str] | None = None,
-    apis: Sequence[str] = ("sync",),
-    precision: str | None = None,
-    dims: Sequence[DimPoint] = ((),),
-) -> tuple[RunConfig, ...]:
-    """Every combination, batch outermost, then the named-dimension points (`--shape seq=64,128`),
-    as Sparsify's "enable multiple" matrices.
-
-    Sync has one request in flight whatever `requests` says, so it runs once (requests
-    "auto"), never once per request count; `hints` None gives each api its `default_hint`.
-    """
-    for hint in hints or ():
-        if hint not in HINTS:
-            raise InputError(f"unknown hint {hint!r}; choose from: {', '.join(HINTS)}")
-    for api in apis:
-        if api not in APIS:
-            raise InputError(f"unknown api {api!r}; choose from: {', '.join(APIS)}")
-    return tuple(
-        RunConfig(
-            batch=b, threads=t, streams=s, requests=r, hint=h, api=a, precision=precision, dims=d
-        )
-        for b, d, t, s in itertools.product(batches, dims, threads, streams)
-        for a in apis
-        for r in (requests if a == "async" else (AUTO,))
-        for h in (hints or (default_hint(a),))
-    )

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from perftui.domain.errors import InputError
 from perftui.domain.forms.bench import FORM
@@ -19,6 +19,10 @@ from perftui.domain.measurement.statistic import LATENCY_NAMES
 from perftui.domain.model.shapes import ShapeBindings
 from perftui.domain.records import BenchmarkRequest, Budget, Project, RunConfig
 from perftui.domain.tune.result import Limits, default_trials, patience
+
+if TYPE_CHECKING:
+    from perftui.domain.capabilities import Capabilities
+
 from perftui.domain.tune.space import (
     candidates,
     default_space,
@@ -115,13 +119,15 @@ TUNE_ELSEWHERE = "tune a project of the same model made on this machine"
 def tune_spec(
     values: Mapping[str, str],
     project: Project,
+    capabilities: Capabilities,
     last_shapes: ShapeBindings | None,
     cores: int,
     seed: int = 0,
 ) -> TuneSpec:
     """The search `values` (field -> text, missing ones their defaults) ask for on `project`
-    with `cores` cores; the shapes default to `last_shapes` (the project's last benchmark).
-    FieldError names the first bad field; InputError for a project on another host."""
+    (its engine's `capabilities`) with `cores` cores; the shapes default to `last_shapes` (the
+    project's last benchmark). FieldError names the first bad field; InputError for a project
+    on another host."""
     check_here(project, "tune", TUNE_ELSEWHERE)
     v = TUNE_FORM.parse_all(values)
     shapes = v["shapes"] if values.get("shapes", "").strip() else None
@@ -130,7 +136,7 @@ def tune_spec(
     if len(points) != 1:
         raise FieldError("shapes", "give one value per dimension; tune one shape at a time")
     try:
-        space = parse_space([v["space"]], default_space(project.engine, cores))
+        space = parse_space([v["space"]], default_space(capabilities, cores))
         found = candidates(space, cores, dims=points[0])
     except InputError as error:
         raise FieldError("space", str(error)) from None

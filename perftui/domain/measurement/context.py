@@ -76,11 +76,11 @@ def precision_run(runs: Sequence[RunResult], int8: bool = False) -> str:
     when there is one ('I8/FP32'); `UNSAID` where no run says."""
     said = [run for run in runs if run.status == "ok" and ran_precision(run) != UNSAID]
     newest = max(said, key=lambda run: run.started_at or "", default=None)
-    engine = ran_precision(newest) if newest is not None else UNSAID
+    ran = ran_precision(newest) if newest is not None else UNSAID
     profiled = [run for run in runs if run.layers]
-    if engine == MODEL_TYPES and profiled:
+    if ran == MODEL_TYPES and profiled:
         return precision_text(runtime_precision(profiled))
-    return precision_text(engine, int8)
+    return precision_text(ran, int8)
 
 
 def model_is_int8(runs: Iterable[RunResult], project_notes: Mapping[str, Any]) -> bool:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, final
 
 from perftui.domain.measurement.uncertainty import (
     Interval,
@@ -54,6 +54,7 @@ def run_windows(run: RunResult, samples_ms: np.ndarray | None) -> tuple[float, .
     return window_rates(np.cumsum(np.asarray(samples_ms, dtype=np.float64)) / 1000.0, 0.0, 1)
 
 
+@final  # always true, so `figures and figures.throughput` types as the interval or None
 @dataclass(frozen=True)
 class Figures:
     """Throughput and latency percentiles with their 95 % intervals, and the verdict."""
@@ -143,8 +144,8 @@ def _combined(runs: Sequence[RunResult], members: Sequence[Figures]) -> Figures:
         if not ok or len(runs) == 1:
             return ok[0][1] if ok else members[0]
         only = ok[0][1]
-        reasons = (*only.verdict.reasons, *lost)
-        return replace(only, verdict=Verdict(worst([only.verdict.status, NOISY]), reasons))
+        said = (*only.verdict.reasons, *lost)
+        return replace(only, verdict=Verdict(worst([only.verdict.status, NOISY]), said))
     throughputs = [r.throughput_fps for r, _ in ok]
     latency = {}
     for name in PERCENTILES:

@@ -8,7 +8,7 @@ import hashlib
 import json
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, final
 
 from perftui.domain.model.profile import precision_counts, runtime_precision
 from perftui.domain.records import RunConfig, RunResult
@@ -39,6 +39,7 @@ class ProjectSummary:
     """The `config_key` of the configuration the best latency is of."""
 
 
+@final  # always true, so `headline and headline.figures` types as the figures or None
 @dataclass(frozen=True)
 class Headline:
     """A configuration's combined figures, as the projects list shows a project's best."""
@@ -82,8 +83,8 @@ def with_best(summary: ProjectSummary, headlines: Headlines) -> ProjectSummary:
     """`summary` whose headlines are the best of the configurations' (ties: the first key in
     sorted order)."""
     keys = sorted(headlines)
-    fps = [(headlines[k][0], k) for k in keys if headlines[k][0] is not None]
-    ms = [(headlines[k][1], k) for k in keys if headlines[k][1] is not None]
+    fps = [(v, k) for k in keys if (v := headlines[k][0]) is not None]
+    ms = [(v, k) for k in keys if (v := headlines[k][1]) is not None]
     fastest = max(fps, key=lambda item: item[0], default=(None, None))
     quickest = min(ms, key=lambda item: item[0], default=(None, None))
     return replace(
@@ -119,7 +120,8 @@ def _rivals(summary: ProjectSummary, headlines: Headlines, changed: Collection[s
     """The headlines that may hold the best when only the `changed` ones differ from those
     `summary` was made from: those and its best ones, unless a best one changed. Any other
     is no better than a best one, and a tie goes to the first key, which the best one is."""
-    best = {summary.best_throughput_config, summary.best_latency_config} - {None}
+    bests = (summary.best_throughput_config, summary.best_latency_config)
+    best = {key for key in bests if key is not None}
     if not best.isdisjoint(changed):
         return headlines
     return {key: headlines[key] for key in {*changed, *best} if key in headlines}
@@ -169,7 +171,7 @@ class PrecisionSource:
     @classmethod
     def from_dict(cls, doc: dict) -> PrecisionSource:
         """ValueError if `doc` is not what `to_dict` makes."""
-        marks = []
+        marks: list[Mark | None] = []
         for key in ("profile", "engine"):
             mark = doc[key]
             if mark is None:

@@ -263,17 +263,17 @@ def flops_profile(
                 owner.setdefault(i, (layer, len(nodes) - 1))
     rows = []
     for i, node in enumerate(node_flops):
-        layer, shared = owner.get(i, (None, 0))
+        owned, shared = owner.get(i, (None, 0))
         rows.append(
             FlopsRow(
                 name=node.name,
                 op_type=node.op_type,
                 flops=node.flops,
                 flops_share=node.flops / total_flops if total_flops > 0 else 0.0,
-                layer=layer.name if layer else None,
-                time_ms=layer.time_ms if layer else None,
-                time_share=(layer.time_ms / total_time if total_time > 0 else 0.0)
-                if layer
+                layer=owned.name if owned else None,
+                time_ms=owned.time_ms if owned else None,
+                time_share=(owned.time_ms / total_time if total_time > 0 else 0.0)
+                if owned
                 else None,
                 shared_with=shared,
             )

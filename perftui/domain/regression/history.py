@@ -23,13 +23,14 @@ from perftui.domain.measurement.statistic import statistic
 from perftui.domain.measurement.uncertainty import NOISE_FLOOR, Z_95, t_quantile
 
 if TYPE_CHECKING:
+    from perftui.domain.capabilities import Capabilities
     from perftui.domain.measurement.figures import ConfigGroup
     from perftui.domain.measurement.verdict import Verdict
     from perftui.domain.records import RunConfig
 
 WATCHED = ("Target", "CPU", "perftui", "Governor")
-"""Environment fields whose change a history names (with the project's engine version)."""
-ENGINE_FIELD = {"openvino": "OpenVINO", "onnxruntime": "ONNX RT"}
+"""Environment fields whose change a history names (with the project's engine version, the
+field its capabilities' `version_label` names)."""
 ALPHA = 0.05
 LEAST_SIDE = 2
 """Points on each side of a step at least: one point alone is an outlier until another
@@ -110,10 +111,10 @@ def figure_of(group: ConfigGroup, stat: str) -> tuple[float, float | None, float
 
 
 def environment_changes(
-    before: Mapping[str, Any], after: Mapping[str, Any], engine: str
+    before: Mapping[str, Any], after: Mapping[str, Any], engine: Capabilities
 ) -> tuple[str, ...]:
     """What differs between two runs' environments, of the fields a history watches."""
-    watched = (*WATCHED[:2], ENGINE_FIELD.get(engine, ""), *WATCHED[2:])
+    watched = (*WATCHED[:2], engine.version_label, *WATCHED[2:])
     found = []
     for label, show in FIELDS:
         if label in watched and before and after and show(before) != show(after):
@@ -130,7 +131,9 @@ def configurations(groups: Sequence[ConfigGroup]) -> list[tuple[RunConfig, int]]
     return sorted(counts.items(), key=lambda item: -item[1])
 
 
-def history(groups: Sequence[ConfigGroup], config: RunConfig, stat: str, engine: str) -> History:
+def history(
+    groups: Sequence[ConfigGroup], config: RunConfig, stat: str, engine: Capabilities
+) -> History:
     """The configuration's points in time order and the change points among them."""
     points: list[Point] = []
     for group in groups:
@@ -154,7 +157,7 @@ def history(groups: Sequence[ConfigGroup], config: RunConfig, stat: str, engine:
     return History(config, stat, tuple(points), tuple(steps))
 
 
-def _with_changes(point: Point, before: Point, engine: str) -> Point:
+def _with_changes(point: Point, before: Point, engine: Capabilities) -> Point:
     return replace(
         point, changes=environment_changes(before.environment, point.environment, engine)
     )

@@ -18,6 +18,7 @@ from perftui.domain.measurement.uncertainty import Interval
 from perftui.domain.model.profile import latest_profiled, layer_type_summary
 from perftui.domain.records import RunResult
 from perftui.domain.report.parts import Bar, Bars, Point, Section, Table
+from perftui.domain.settings import SETTINGS
 
 
 def ci_text(interval: Interval | None, fmt: str = "{:.1f}") -> str:
@@ -101,12 +102,8 @@ RUN_HEADERS = (
 
 def _settings(group: ConfigGroup) -> str:
     c = group.config
-    parts = [f"{c.api}", f"hint {c.hint}", f"streams {c.streams}", f"requests {c.requests}"]
-    if c.precision:
-        parts.append(f"asked {c.precision}")
-    parts.append(f"ran {precision_run(group.runs)}")
-    parts += [f"{name} {value}" for name, value in c.dims]
-    return ", ".join(parts)
+    parts = [s.report(getattr(c, s.name)) for s in SETTINGS if s.report]
+    return ", ".join([p for p in parts if p] + [f"ran {precision_run(group.runs)}"])
 
 
 def configurations(groups: Sequence[ConfigGroup]) -> str:
@@ -120,7 +117,8 @@ def runs_table(title: str, groups: Sequence[ConfigGroup]) -> Table:
     """A row per configuration and benchmark; a configuration measured in several
     benchmarks says when each ran, so no two rows read the same."""
     labels = group_labels(groups)
-    headers, right = (*RUN_HEADERS, "Verdict"), frozenset({3, 4, 5, 6, 7})
+    headers: tuple[str, ...] = (*RUN_HEADERS, "Verdict")
+    right = frozenset({3, 4, 5, 6, 7})
     rows = tuple(_group_row(g, _settings(g), labels[id(g)]) for g in groups)
     if any(runs_price(g.runs) is not None for g in groups):  # the cost beside the throughput
         headers, right = (*headers[:5], COST_HEADER, *headers[5:]), frozenset(range(3, 9))

@@ -47,15 +47,12 @@ def _md_block(block: Block) -> list[str]:
             for b in block.bars
         )
         return _md_table(Table(block.title, ("", block.unit, "95 % CI"), rows, frozenset({1, 2})))
-    rows = tuple(
+    points = tuple(
         (block.series[p.series], p.label, f"{p.x:.3g}", f"{p.y:,.1f}", p.mark) for p in block.points
     )
     title = block.title + (f" (threshold {block.threshold:g} ms)" if block.threshold else "")
-    return _md_table(
-        Table(
-            title, ("Project", "Config", block.x_label, block.y_label, ""), rows, frozenset({2, 3})
-        )
-    )
+    headers = ("Project", "Config", block.x_label, block.y_label, "")
+    return _md_table(Table(title, headers, points, frozenset({2, 3})))
 
 
 def to_markdown(report: Report) -> str:

@@ -25,6 +25,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from perftui.domain.records import AUTO, RunConfig
+from perftui.domain.settings import key
 from perftui.domain.tune.result import UNJUDGED, Trial, best_trial
 
 BATCH_EXPONENT = 0.75
@@ -98,14 +99,14 @@ def _measured(trials: Sequence[Trial]) -> list[Trial]:
     return [t for t in trials if t.status not in UNJUDGED and t.latency is not None and t.fps > 0]
 
 
-def _family(config: RunConfig) -> tuple[object, ...]:
+def _family(config: RunConfig) -> RunConfig:
     """Everything but the batch."""
-    return (config.threads, config.streams, config.requests, config.hint, config.api)
+    return key(config, without=("batch",))
 
 
-def _place(config: RunConfig) -> tuple[object, ...]:
-    """What the batch and the requests run on: the threads, streams, hint and api."""
-    return (config.threads, config.streams, config.hint, config.api)
+def _place(config: RunConfig) -> RunConfig:
+    """What the batch and the requests run on: every other setting."""
+    return key(config, without=("batch", "requests"))
 
 
 def distance(a: RunConfig, b: RunConfig) -> float:
@@ -249,8 +250,7 @@ def _order(value: int | str) -> float:
 
 def _only(a: RunConfig, b: RunConfig, knob: str) -> bool:
     """`a` and `b` differ in `knob` alone."""
-    others = ("batch", "threads", "streams", "requests", "hint", "api")
-    return all(getattr(a, k) == getattr(b, k) for k in others if k != knob)
+    return key(a, without=(knob,)) == key(b, without=(knob,))
 
 
 def unexplored_fallback(
@@ -261,3 +261,16 @@ def unexplored_fallback(
     guesses = [(estimate(c, trials, threads), c) for c in pool]
     known = [(g.latency_ms, c.batch, c) for g, c in guesses if g is not None]
     return min(known, key=lambda k: (k[0], k[1]))[2] if known else None
+
+
+def floor_configs(configs: Sequence[RunConfig]) -> list[RunConfig]:
+    """The configurations by the latency to expect, least first: the smallest batch, sync
+    before async, the fewest requests, the latency hint, one stream, the most threads (then
+    fewer: on a busy machine one thread can beat two)."""
+
+    def expected(c: RunConfig) -> tuple[int, bool, int, bool, int, int]:
+        requests = 1 if c.api == "sync" else 10**6 if c.requests == AUTO else int(c.requests)
+        streams = 1 if c.streams == AUTO else int(c.streams)
+        return (c.batch, c.api != "sync", requests, c.hint != "latency", streams, -c.threads)
+
+    return sorted(configs, key=expected)

@@ -25,7 +25,7 @@ from perftui.domain.measurement.uncertainty import (
     ratio_interval,
     unknown_interval,
 )
-from perftui.domain.records import AUTO, Budget, RunConfig, RunResult
+from perftui.domain.records import Budget, RunConfig, RunResult
 
 """A tune's budget is on a latency statistic."""
 FITS, OVER, STOPPED, FAILED = "fits", "over", "stopped early", "failed"
@@ -339,16 +339,3 @@ def clearly_over(stat: str, budget_ms: float, tick_ms: Sequence[float], left_s: 
     if left_s < EARLY_MIN_SAVING_S or len(tick_ms) < EARLY_TICKS:
         return False
     return min(tick_ms[-EARLY_TICKS:]) > budget_ms * EARLY_MARGIN[stat]
-
-
-def floor_configs(configs: Sequence[RunConfig]) -> list[RunConfig]:
-    """The configurations by the latency to expect, least first: the smallest batch, sync
-    before async, the fewest requests, the latency hint, one stream, the most threads (then
-    fewer: on a busy machine one thread can beat two)."""
-
-    def key(c: RunConfig) -> tuple[int, bool, int, bool, int, int]:
-        requests = 1 if c.api == "sync" else 10**6 if c.requests == AUTO else int(c.requests)
-        streams = 1 if c.streams == AUTO else int(c.streams)
-        return (c.batch, c.api != "sync", requests, c.hint != "latency", streams, -c.threads)
-
-    return sorted(configs, key=key)

@@ -2,9 +2,8 @@
 be pruned without measuring.
 
 Domain knowledge that cuts the space (OpenVINO's throughput notes, perftui's own runs):
-- OpenVINO's threads are the compiled model's total (INFERENCE_NUM_THREADS, shared by its
-  streams), so threads beyond the machine's cores only oversubscribe it and a stream without
-  a thread of its own cannot run beside the others: both are dropped;
+- each setting's own rule of what fits the machine's cores (perftui.domain.settings.fits_cores:
+  threads beyond the cores only oversubscribe it, ...) drops what cannot run well;
 - latency rises with the batch and with the requests in flight, the rest held equal, so once
   a configuration is over the latency budget, every larger batch or request count with the
   same other settings is too (`dominated`).
@@ -15,17 +14,26 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from perftui.domain.errors import InputError
 from perftui.domain.forms.bench import FORM
 from perftui.domain.forms.fields import FieldError
-from perftui.domain.forms.options import expand_matrix
 from perftui.domain.model.shapes import DimPoint
 from perftui.domain.records import AUTO, RunConfig
+from perftui.domain.settings import (
+    KNOBS,
+    expand_matrix,
+    fits_cores,
+    fits_rules,
+    key,
+    powers_of_two,
+    tune_defaults,
+)
 
-KNOBS = ("batch", "threads", "streams", "requests", "hint", "api")
-"""The settings a tune searches, as `--space KNOB=VALUES` names them."""
-DEFAULT_BATCHES = (1, 2, 4, 8, 16, 32)
+if TYPE_CHECKING:
+    from perftui.domain.capabilities import Capabilities
+
 _RANGE = re.compile(r"^\s*(\d+)\s*\.\.\s*(\d+)\s*$")
 _DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(s|m|h)?\s*$", re.IGNORECASE)
 _UNIT_S = {"s": 1.0, "m": 60.0, "h": 3600.0}
@@ -43,35 +51,10 @@ class Space:
         return " ".join(f"{knob}={self.values[knob]}" for knob in KNOBS)
 
 
-def powers_of_two(lo: int, hi: int) -> list[int]:
-    """lo, 2lo, 4lo, ... up to hi, and hi itself: `batch=1..64`."""
-    if lo < 1 or hi < lo:
-        raise InputError(f"{lo}..{hi} is not a range of whole numbers from 1 up")
-    found = [lo]
-    while found[-1] * 2 <= hi:
-        found.append(found[-1] * 2)
-    return found if found[-1] == hi else [*found, hi]
-
-
-def _up_to(most: int) -> str:
-    return ",".join(str(v) for v in powers_of_two(1, max(1, most)))
-
-
-def default_space(engine: str, cores: int) -> Space:
-    """A modest space for `engine` on a machine with `cores` cores: powers of two up to the
-    cores for threads and streams (ONNX Runtime has no streams), the engine's own optimal
-    request count ("auto") and powers of two up to twice the cores, batches 1 to 32, async."""
-    openvino = engine == "openvino"
-    return Space(
-        {
-            "batch": ",".join(str(b) for b in DEFAULT_BATCHES),
-            "threads": _up_to(cores),
-            "streams": _up_to(cores) if openvino else AUTO,
-            "requests": f"{AUTO},{_up_to(2 * cores)}",
-            "hint": "throughput,latency" if openvino else "throughput",
-            "api": "async",
-        }
-    )
+def default_space(capabilities: Capabilities, cores: int) -> Space:
+    """A modest space for the engine of `capabilities` on a machine with `cores` cores (each
+    knob's default, perftui.domain.settings)."""
+    return Space(tune_defaults(capabilities, cores))
 
 
 def parse_space(items: Sequence[str], base: Space) -> Space:
@@ -113,45 +96,23 @@ def candidates(
             parsed[knob] = FORM.parse(knob, space.values[knob])
         except FieldError as error:
             raise InputError(f"{knob}: {error}") from None
-    configs = expand_matrix(
-        parsed["batch"],
-        parsed["threads"],
-        parsed["streams"],
-        parsed["requests"],
-        parsed["hint"],
-        parsed["api"],
-        precision,
-        (dims,),
-    )
+    configs = expand_matrix(parsed | {"precision": [precision], "dims": [dims]})
     kept = tuple(dict.fromkeys(c for c in configs if fits_cores(c, cores)))
     if not kept:
         raise InputError(
-            f"no configuration of the space fits the {cores} cores (threads at most {cores}, "
-            f"streams at most the threads): {space.text()}"
+            f"no configuration of the space fits the {cores} cores ({fits_rules(cores)}): "
+            f"{space.text()}"
         )
     return kept
 
 
-def fits_cores(config: RunConfig, cores: int) -> bool:
-    """Threads (the total the streams share) within the cores, and no more streams than
-    threads; an "auto" or engine-default value is the engine's to fit."""
-    if config.threads <= 0:
-        return True
-    return config.threads <= cores and (
-        config.streams == AUTO or int(config.streams) <= config.threads
-    )
-
-
 def _same_but_load(a: RunConfig, b: RunConfig) -> bool:
     """Equal but for the batch and the requests in flight."""
-    return (a.threads, a.streams, a.hint, a.api, a.precision, a.dims) == (
-        b.threads,
-        b.streams,
-        b.hint,
-        b.api,
-        b.precision,
-        b.dims,
-    )
+    return key(a, without=LOAD) == key(b, without=LOAD)
+
+
+LOAD = ("batch", "requests")
+"""The settings latency rises with, the rest held equal."""
 
 
 def _requests_at_least(config: RunConfig, other: RunConfig) -> bool:

@@ -26,6 +26,8 @@ from perftui.domain.forms.bench import (
 )
 from perftui.domain.forms.fields import FieldError, duration
 from perftui.domain.records import BenchmarkRequest, Project
+from perftui.domain.settings import BY_NAME, unused_note
+from perftui.engines.capabilities import capabilities
 from perftui.targets.registry import LOCAL
 from perftui.tui.kit import format as fmt
 from perftui.tui.kit.fit import fit_parts
@@ -38,8 +40,6 @@ from perftui.tui.kit.screen import one_line
 if TYPE_CHECKING:
     from perftui.domain.model.model_info import ModelInfo
 
-ORT_UNUSED = {"hint": "not used by onnxruntime", "streams": "onnxruntime: one session"}
-
 
 class BenchmarkConfigScreen(InspectingScreen):
     """The benchmark form of one project."""
@@ -50,7 +50,7 @@ class BenchmarkConfigScreen(InspectingScreen):
     form, or back from a dialog), its first field takes the focus, not the scrolling box
     around the fields (Textual's default, which shows no focus)."""
     HELP = (
-        "Lists (1,4,8) in batch sizes, threads, streams, requests, hint or API make a matrix: "
+        "Lists (1,4,8) in the settings' fields (batch sizes, threads, ...) make a matrix: "
         "every combination is one run. Threads 'auto' is the engine's default. A run stops when "
         "both the time and the iteration minimum are reached; warm-up requests are not counted. "
         "The per-layer profile is a separate, shorter pass after each run. Repeat measures each "
@@ -75,6 +75,7 @@ class BenchmarkConfigScreen(InspectingScreen):
     ) -> None:
         super().__init__()
         self.project = project
+        self.capabilities = capabilities(project.engine)
         self.initial = dict(values) if values else None
         self.initial_profile = profile
         self.info: ModelInfo | None = None
@@ -149,15 +150,16 @@ class BenchmarkConfigScreen(InspectingScreen):
 
     def _note(self, name: str, text: str) -> None:
         note = self.query_one(f"#e-{name}", Static)
-        reason = check_field(name, text, self.project.engine)
+        reason = check_field(name, text, self.capabilities)
         note.set_class(reason is not None, "error")
+        unused = unused_note(BY_NAME[name], self.capabilities) if name in BY_NAME else ""
         if reason is not None:
             note.update(escape(reason))
-        elif self.project.engine == "onnxruntime" and name in ORT_UNUSED:
-            note.update(ORT_UNUSED[name])
+        elif unused:
+            note.update(escape(unused))
         else:
             spec = next(s for s in FIELDS if s.name == name)
-            note.update(escape(self._shapes_hint(spec.name) or spec.hint))
+            note.update(escape(self._shapes_hint(spec.name) or spec.help))
 
     def _shapes_hint(self, name: str) -> str:
         if name != "shapes" or self.info is None:
@@ -220,7 +222,7 @@ class BenchmarkConfigScreen(InspectingScreen):
 
     def _update_plan(self, values: dict[str, str]) -> None:
         plan = self.query_one("#cfg-plan", Static)
-        wrong = len(form_errors(values, self.project.engine))
+        wrong = len(form_errors(values, self.capabilities))
         try:
             hosts = len(self._hosts())
         except InputError:
@@ -230,7 +232,7 @@ class BenchmarkConfigScreen(InspectingScreen):
             plan.update(f"{wrong} field(s) to fix before running (ctrl+r runs)")
             return
         plan.set_class(False, "error")
-        request = build_request(self.project, values)
+        request = build_request(self.project, values, capabilities=self.capabilities)
         runs = len(request.configs)
         seconds = request.budget.time_s * runs * request.repeat
         count = f"{runs} run(s)" + (f" x {request.repeat} repeats" if request.repeat > 1 else "")
@@ -287,7 +289,9 @@ class BenchmarkConfigScreen(InspectingScreen):
             return
         profile = self.query_one("#profile", Checkbox).value
         try:
-            request = build_request(self.project, self.values(), profile=profile)
+            request = build_request(
+                self.project, self.values(), capabilities=self.capabilities, profile=profile
+            )
         except FieldError as error:
             self._note(error.field, self.values()[error.field])
             self.query_one(f"#f-{error.field}", Input).focus()

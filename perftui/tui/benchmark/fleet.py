@@ -226,7 +226,7 @@ class FleetRunScreen(FollowingScreen[None], PerftuiScreen):
             return
         self._dirty = False
         table = self.query_one("#fleet-hosts", DataTable)
-        rows = [
+        rows: list[tuple[str | None, list[Cell]]] = [
             (
                 row.host,
                 [

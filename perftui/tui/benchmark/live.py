@@ -29,7 +29,7 @@ from perftui.domain.labels import config_labels
 from perftui.domain.measurement.figures import run_figures
 from perftui.domain.measurement.memory import runs_peak_text
 from perftui.domain.measurement.verdict import STABLE
-from perftui.domain.records import BenchmarkRequest, RunResult
+from perftui.domain.records import BenchmarkRequest, RunConfig, RunResult
 from perftui.tui.benchmark.charts import ChartLag, LiveChart, nothing_measured, series_key
 from perftui.tui.benchmark.messages import PHASES, REDRAW_HZ, LiveEvent, LiveFailed, LiveTick
 from perftui.tui.benchmark.notices import (
@@ -186,14 +186,14 @@ class LiveRunScreen(FollowingScreen[None], PerftuiScreen):
     def child_failed(self, error: Exception) -> None:
         self.app.call_from_thread(self.report, error, "Benchmark")
 
-    def _label(self, request: BenchmarkRequest, config: object, index: int) -> str:
+    def _label(self, request: BenchmarkRequest, config: RunConfig, index: int) -> str:
         return str(self._named(request, config, request.scheduled(index)[0]))
 
-    def _named(self, request: BenchmarkRequest, config: object, repeat: int) -> Named:
+    def _named(self, request: BenchmarkRequest, config: RunConfig, repeat: int) -> Named:
         """A run's project (when the screen runs several), the settings that differ between
         the screen's runs and its repetition ('b1 seq=64 (2/3)'): its one name in the table,
         the charts and the notices; the table cuts the names together, keeps the rest whole."""
-        label = self._label_of.get(config) or short_label(config)  # type: ignore[arg-type]
+        label = self._label_of.get(config) or short_label(config)
         if request.repetitions > 1:
             label += f" ({repeat + 1}/{request.repetitions})"
         return Named(request.project.name if self._multi else "", label)

@@ -152,7 +152,7 @@ class InferenceChart(Chart):
                 plt.bar(
                     [y],
                     [bar.value],
-                    orientation="h",
+                    orientation="horizontal",
                     width=0.5,
                     color=PLOT_COLORS[bar.side],
                     marker=BAR_MARKERS[bar.side],

@@ -188,10 +188,9 @@ class KernelPane(Pane[SummaryState]):
                 only = Side.A if pair.presence == "a_only" else Side.B
                 delta = side_text(only, f"only {only}", bold=True)
                 delta.justify = "right"
-            layer = pair.a or pair.b
             cells: list[Cell] = [cut(pair.name, name_width)]
             if wide:
-                cells.append(cut(layer.type if layer else "", 18))
+                cells.append(cut(pair.type, 18))
             cells += [
                 right(times.text(pair, Side.A)),
                 (pair.a.precision or "?") if pair.a else fmt.DASH,

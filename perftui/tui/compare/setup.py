@@ -69,7 +69,7 @@ class CompareScreen(PerftuiScreen):
         ),
         Binding(
             "space",
-            "toggle",
+            "check_run",
             "Check",
             id="toggle",
             tooltip="Check or uncheck the run under the cursor (enter too)",
@@ -218,8 +218,8 @@ class CompareScreen(PerftuiScreen):
             chart.message = "check runs of A or B (space in the table) to see them here"
             a, b = (state.sides[side].selected() for side in Side)
             chart.set_data(compare_chart(c, a, b))
-        names = [name or "—" for name in state.names().values()]
-        legend_line = legend(*names, state.stat, self.size.width - 2)
+        a_name, b_name = (name or "—" for name in state.names().values())
+        legend_line = legend(a_name, b_name, state.stat, self.size.width - 2)
         self.query_one("#cmp-legend", Static).update(legend_line)
         self.query_one("#cmp-sweet", Static).update(sweet_text(self.state, c))
         self.fill_runs_table(c)
@@ -297,7 +297,7 @@ class CompareScreen(PerftuiScreen):
     @on(DataTable.RowSelected, "#cmp-runs")
     def _row_selected(self, event: DataTable.RowSelected) -> None:
         event.stop()
-        self.action_toggle()
+        self.action_check_run()
 
     # ------------------------------------------------------------------ actions
 
@@ -317,7 +317,7 @@ class CompareScreen(PerftuiScreen):
             return None
         return found
 
-    def action_toggle(self) -> None:
+    def action_check_run(self) -> None:
         if (found := self.comparable_run()) is not None:
             side, run = found
             self.state.sides[side].toggle(run.id)

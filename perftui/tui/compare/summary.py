@@ -9,6 +9,7 @@ from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
+from textual.coordinate import Coordinate
 from textual.widgets import DataTable, Footer, Header, Input, Static, TabPane
 
 from perftui.domain.charts.series import short_label
@@ -233,7 +234,7 @@ class CompareSummaryScreen(TabbedScreen):
         table = self.query_one("#cmp-types", DataTable)
         if not table.row_count or table.cursor_row < 0:
             return
-        key = table.coordinate_to_cell_key((table.cursor_row, 0)).row_key.value
+        key = table.coordinate_to_cell_key(Coordinate(table.cursor_row, 0)).row_key.value
         if key is not None:
             self.state.toggle_type(key)
             self.query_one(TypesPane).redraw()

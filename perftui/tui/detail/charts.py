@@ -37,7 +37,7 @@ class ScalingChart(Chart):
         assert self.scaling is not None
         plt = self.plt
         points = self.scaling.points
-        xs = list(range(1, len(points) + 1))
+        xs: list[float] = list(range(1, len(points) + 1))
         plt.plot(xs, [p.throughput_fps for p in points], marker="hd", color="cyan", label="items/s")
         known = [(x, i) for x, i in zip(xs, self.intervals, strict=False) if i is not None]
         for x, interval in known:
@@ -51,8 +51,9 @@ class ScalingChart(Chart):
                 label="median ms",
                 yside="right",
             )
-            plt.ylabel("items/s", yside="left")
-            plt.ylabel("ms", yside="right")
+            # textual-plotext's stubs name ylabel's side `xside`; plotext's is `yside`
+            plt.ylabel("items/s", yside="left")  # type: ignore[call-arg]
+            plt.ylabel("ms", yside="right")  # type: ignore[call-arg]
         # both axes start at zero, so a small difference never looks like a big one, and
         # step evenly in round numbers on rows of their own
         top = max([p.throughput_fps for p in points] + [i.hi for _, i in known])
@@ -60,8 +61,9 @@ class ScalingChart(Chart):
         fit_y(plt, top, rows)
         if not self.narrow:
             right = row_axis(max(p.latency_ms for p in points) * 1.05, rows)
-            plt.ylim(0, right.top, yside="right")
-            plt.yticks(right.ticks, right.labels, yside="right")
+            # the stubs type a side as a float; plotext takes "left" / "right"
+            plt.ylim(0, right.top, yside="right")  # type: ignore[arg-type]
+            plt.yticks(list(right.ticks), right.labels, yside="right")  # type: ignore[arg-type]
         plt.xticks(xs, [p.label for p in points])
         plt.xlim(0.5, len(points) + 0.5)
         plt.xlabel(self.scaling.axis + (f"   {INTERVAL_LEGEND}" if known else ""))
@@ -110,7 +112,7 @@ class BarChart(Chart):
         plt.bar(
             labels[::-1],
             [value for _, value in bars][::-1],
-            orientation="h",
+            orientation="horizontal",
             width=0.6,
             marker="sd",
             color="cyan",

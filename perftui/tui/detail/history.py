@@ -18,6 +18,7 @@ from perftui.domain.regression.gate_stored import (
     stored_gate,
 )
 from perftui.domain.regression.history import history
+from perftui.engines import capabilities
 from perftui.tui.detail.state import DetailState
 from perftui.tui.kit import format as fmt
 from perftui.tui.kit.format import escape
@@ -95,7 +96,7 @@ class HistoryPane(Pane[DetailState]):
             return
         mine = [r for r in d.runs if r.config == run.config]
         found = history(group_runs(mine, d.samples, d.figures), run.config, "throughput",
-                        d.project.engine)  # fmt: skip
+                        capabilities(d.project.engine))  # fmt: skip
         head.update(
             f"[b]{escape(run.config.label())}[/] over time: {len(found.points)} benchmark(s) "
             "[dim](the configuration of the run selected in Runs)[/]"

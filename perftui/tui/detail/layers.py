@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from textual.app import ComposeResult
 from textual.containers import Horizontal
 from textual.widgets import DataTable, Static
@@ -82,7 +84,7 @@ class FittedPane(Pane[DetailState]):
         self,
         table: DataTable,
         columns: tuple[tuple[str, str], ...],
-        rows: list[tuple[str | None, list[str]]],
+        rows: Sequence[tuple[str | None, list[str]]],
         maximum: int,
     ) -> None:
         """Fill `table`; its first column (layer or node names) takes the room left."""

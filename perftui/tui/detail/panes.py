@@ -72,8 +72,9 @@ class SummaryPane(Pane[DetailState]):
             lines += [
                 f"[b]Run[/]       {fmt.when(run.started_at)}  {escape(short_label(run.config))}"
                 f"  {run.status}  [dim](the run selected in Runs)[/]",
-                f"[b]Batch[/] {s.batch}   [b]Threads[/] {s.threads}   [b]Streams[/] {s.streams}"
-                f"   [b]Requests[/] {escape(s.requests)}",
+                "   ".join(
+                    f"[b]{name.capitalize()}[/] {escape(text)}" for name, text in s.settings
+                ),
                 f"[b]Measured[/]  {fmt.ms_ci(s.ms_per_batch, figures.latency.get('median'))} "
                 f"ms/batch (median)   {fmt.fps_ci(s.items_per_s, figures.throughput)} items/s",
                 f"[b]Verdict[/]   {verdict_notice(d)}",
@@ -288,16 +289,16 @@ class ChartsPane(Pane[DetailState]):
             intervals = [latency.get(name) for name, _ in stats]
             bars.set_bars(stats, title="latency (ms)", intervals=intervals)
         elif view == "memory":
-            data = memory_bars(d.runs, TOP_BARS, d.label_of)
-            unknown = "" if data else ": unknown for these runs (measured before memory was)"
+            values = memory_bars(d.runs, TOP_BARS, d.label_of)
+            unknown = "" if values else ": unknown for these runs (measured before memory was)"
             head.update(
                 f"[b]memory by run[/]: peak resident MiB in the timed window, oldest first "
-                f"(last {len(data)}){unknown}{keys}"
+                f"(last {len(values)}){unknown}{keys}"
             )
-            bars.set_bars(data, title="peak resident memory (MiB)")
+            bars.set_bars(values, title="peak resident memory (MiB)")
         else:
-            data = throughput_bars(d.runs, TOP_BARS, d.label_of)
-            head.update(f"[b]throughput by run[/], oldest first (last {len(data)}){keys}")
+            values = throughput_bars(d.runs, TOP_BARS, d.label_of)
+            head.update(f"[b]throughput by run[/], oldest first (last {len(values)}){keys}")
             shown = [run.id for run in bar_runs(d.runs, TOP_BARS)]
             intervals = _throughput_intervals(d, shown)
-            bars.set_bars(data, title="throughput (items/s)", intervals=intervals)
+            bars.set_bars(values, title="throughput (items/s)", intervals=intervals)

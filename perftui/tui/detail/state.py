@@ -92,6 +92,7 @@ class DetailState:
     def profiled_run(self) -> tuple[RunResult | None, str]:
         """The run whose profile the layer tabs show, and a line saying which one it is."""
         selected = self.selected
+        run: RunResult | None
         if selected is not None and selected.layers:
             run, why = selected, "selected run"
         else:

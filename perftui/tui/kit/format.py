@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from pathlib import Path
 
 from perftui.domain import units
@@ -12,6 +13,7 @@ from perftui.domain.measurement.cost import cost_ci_text, run_cost, run_price
 from perftui.domain.measurement.uncertainty import Interval
 from perftui.domain.measurement.verdict import INVALID, NOISY, STABLE
 from perftui.domain.records import RunResult
+from perftui.engines import CAPABILITIES
 from perftui.tui.kit.fit import cut
 
 DASH = "—"
@@ -48,14 +50,30 @@ DASHBOARD_WORDS = (
 """Commands and flags a CLI user types, as the dashboard's keys and fields say them."""
 
 
-QUANTIZERS = {"openvino": "NNCF", "onnxruntime": "ONNX Runtime quantization"}
-"""What makes a project's INT8 version, by its engine (perftui.optimize.quantize)."""
-QUANTIZERS_TEXT = "NNCF for OpenVINO projects, ONNX Runtime quantization for ONNX Runtime ones"
+QUANTIZERS_TEXT = ", ".join(
+    f"{c.quantizer_title} for {c.title} projects" for c in CAPABILITIES.values()
+)
+"""What makes a project's INT8 version, for each engine (perftui.optimize.quantize)."""
 
 
 def quantizer(engine: str) -> str:
-    """'NNCF' for an OpenVINO project, 'ONNX Runtime quantization' for an ONNX Runtime one."""
-    return QUANTIZERS.get(engine, QUANTIZERS_TEXT)
+    """What makes the INT8 version of a project on `engine` ('NNCF' for OpenVINO); every
+    engine's for a name no engine has."""
+    found = CAPABILITIES.get(engine)
+    return found.quantizer_title if found else QUANTIZERS_TEXT
+
+
+ENGINE_CELLS = 8
+"""The widest engine name a table writes whole ("openvino"); a wider one gets its short form."""
+
+
+def engine_cell(engine: str, narrow: bool = False) -> str:
+    """An engine in a table: its name, or its short form ("ort") where the name is wider than
+    ENGINE_CELLS or the table is `narrow`; a name no engine has, as stored."""
+    found = CAPABILITIES.get(engine)
+    if found is None:
+        return engine
+    return found.short if narrow or len(engine) > ENGINE_CELLS else engine
 
 
 def said(message: str) -> str:
@@ -117,7 +135,7 @@ def when(stamp: str | None, *, seconds: bool = False) -> str:
     return stamp.replace("T", " ")[: 19 if seconds else 16]
 
 
-def shape(dims: tuple[int | str, ...] | list[int | str]) -> str:
+def shape(dims: Sequence[int | str]) -> str:
     return "[" + ",".join(str(d) for d in dims) + "]"
 
 

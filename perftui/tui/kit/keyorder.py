@@ -11,6 +11,7 @@ otherwise Textual's own delivery."""
 from __future__ import annotations
 
 from collections import deque
+from typing import Any
 
 from textual import events
 from textual.app import App
@@ -41,8 +42,8 @@ _Followed.handler_name = events.Key.handler_name  # handled as any key: on_key, 
 class OrderedKeys(App[None]):
     """An app whose keys are delivered one at a time, each once the one before is done."""
 
-    def __init__(self, *args: object, **kwargs: object) -> None:
-        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
         self._keys: deque[_Followed | events.Paste] = deque()
         """The key (or paste) on its way (first), then those waiting for it."""
 

@@ -101,8 +101,9 @@ def fill_table(
         widths[flex] = min(widths[flex], flex_width(width - scrollbar, others, maximum=maximum))
     if width is not None:
         named = [cells[flex] for _, cells in rows]
-        if named and all(isinstance(cell, Named) for cell in named):
-            fitted = distinct_named(named, widths[flex])  # type: ignore[arg-type]
+        pairs = [cell for cell in named if isinstance(cell, Named)]
+        if named and len(pairs) == len(named):
+            fitted = distinct_named(pairs, widths[flex])
         else:
             texts = [str(cell) for cell in named]
             short = fit_labels([text[marks:] for text in texts], widths[flex] - marks)
@@ -110,7 +111,7 @@ def fill_table(
     table.clear(columns=True)
     for (label, key), column_width in zip(columns, widths, strict=True):
         table.add_column(label, key=key, width=column_width)
-    for n, (key, cells) in enumerate(rows):
+    for n, (row_key, cells) in enumerate(rows):
         shown = list(cells)
         if width is not None:
             shown[flex] = fitted[n]
@@ -119,5 +120,5 @@ def fill_table(
                 Text(terminal_safe(str(cell))) if isinstance(cell, str | Named) else cell
                 for cell in shown
             ),
-            key=key,
+            key=row_key,
         )

@@ -56,7 +56,8 @@ class Pane(Widget, Generic[StateT]):
 
     @property
     def state(self) -> StateT:
-        return self.screen.state  # type: ignore[attr-defined, no-any-return]
+        # a pane's screen holds its state; Textual types the screen as a plain Screen
+        return self.screen.state  # type: ignore[attr-defined]
 
     def on_mount(self) -> None:
         self.redraw()

@@ -3,6 +3,8 @@ samples, shapes, name), checked as typed."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, cast
+
 from textual import on
 from textual.app import ComposeResult
 from textual.containers import Vertical
@@ -24,6 +26,9 @@ from perftui.tui.kit import format as fmt
 from perftui.tui.kit.format import escape
 from perftui.tui.kit.forms import FormDialog, field_row
 from perftui.tui.kit.requests import last_request
+
+if TYPE_CHECKING:
+    from perftui.tui.app import PerftuiApp
 
 METHOD_NOTES = {
     "static": "QDQ; activations calibrated on the data",
@@ -117,7 +122,7 @@ class OptimizeDialog(FormDialog[OptimizeOptions]):
 
     def _last_shapes(self) -> str:
         """The shapes of the project's last benchmark (a dynamic model needs them again)."""
-        request = last_request(self.app.store, self.project.name)  # type: ignore[attr-defined]
+        request = last_request(cast("PerftuiApp", self.app).store, self.project.name)
         return form_from_request(request)["shapes"] if request else ""
 
     def on_mount(self) -> None:
@@ -166,8 +171,8 @@ class OptimizeDialog(FormDialog[OptimizeOptions]):
         if isinstance(event.value, str) and name.value.strip() in ("", self.suggested):
             self.suggested = suggest_name(self.project.name, event.value, self.existing)
             name.value = self.suggested
-        for name in ("method", "calibration"):
-            self._note(name)
+        for field in ("method", "calibration"):
+            self._note(field)
 
     @on(Input.Changed, ".opt-field")
     def _field_changed(self, event: Input.Changed) -> None:

@@ -9,7 +9,7 @@ process is the one writer); the app reloads the screens below when it is done.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, cast
 
 from textual import on
 from textual.app import App, ComposeResult
@@ -95,7 +95,7 @@ class OptimizeScreen(FollowingScreen[Finished], ModalScreen[str | None]):
 
     @property
     def perftui(self) -> PerftuiApp:
-        return self.app  # type: ignore[return-value]
+        return cast("PerftuiApp", self.app)
 
     def compose(self) -> ComposeResult:
         o = self.options
@@ -196,8 +196,7 @@ class OptimizeScreen(FollowingScreen[Finished], ModalScreen[str | None]):
         self.outcome = outcome
         name = outcome.project
         if outcome.status == "ok" and name:
-            perftui: PerftuiApp = app  # type: ignore[assignment]
-            perftui.projects_changed(select=name)
+            cast("PerftuiApp", app).projects_changed(select=name)
             late = " (the cancel came too late)" if outcome.cancel_requested else ""
             app.notify(
                 f"Made {name}, the {self.options.method} INT8 of {self.project.name}{late}."

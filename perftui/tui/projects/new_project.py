@@ -14,7 +14,9 @@ from textual.widgets import DirectoryTree, Footer, Header, Input, Label, Select,
 
 from perftui.domain.errors import InputError, StoreError
 from perftui.domain.names import default_project_name, name_problem
-from perftui.domain.records import DEFAULT_ENGINE, ENGINES, Project
+from perftui.domain.records import Project
+from perftui.engines import DEFAULT_ENGINE, ENGINES, capabilities
+from perftui.inspection.validate import FORMATS
 from perftui.targets.registry import LOCAL
 from perftui.tui.kit.format import escape
 from perftui.tui.kit.inspection import InspectingScreen
@@ -134,8 +136,9 @@ class NewProjectScreen(InspectingScreen):
         usable = [
             e for e in ENGINES if self.devices is None or isinstance(self.devices.get(e), list)
         ]
-        if self.model_path and self.model_path.lower().endswith(".xml"):
-            usable = [e for e in usable if e == "openvino"]  # ONNX Runtime reads ONNX only
+        fmt = FORMATS.get(Path(self.model_path).suffix.lower()) if self.model_path else None
+        if fmt is not None:
+            usable = [e for e in usable if capabilities(e).reads(fmt)]
         return usable
 
     def _update_engines(self, new_model: bool = False) -> None:

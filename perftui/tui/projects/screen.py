@@ -154,7 +154,7 @@ class ProjectsScreen(PerftuiScreen):
             cells = [
                 f"{mark}{project.name}",
                 fmt.model_name(project.model),
-                project.engine if project.engine == "openvino" else "ort",
+                fmt.engine_cell(project.engine),
                 project.device
                 if project.target == LOCAL
                 else f"{project.device}@{cut(project.target, TARGET_CELLS)}",
@@ -173,8 +173,8 @@ class ProjectsScreen(PerftuiScreen):
         columns = [(label, key) for label, key in self.COLUMNS if wide or key != "model"]
         engine = 2 if wide else 1  # where the engine column is
         if not self._names_fit(columns, rows, width):
-            for cells in rows:  # 'ov' gives a name 6 more cells
-                cells[engine] = "ov" if cells[engine] == "openvino" else cells[engine]
+            for (project, _), cells in zip(summaries, rows, strict=True):  # 'ov': 6 more cells
+                cells[engine] = fmt.engine_cell(project.engine, narrow=True)
         for key in self.NARROW_DROPS:  # below 80 columns: leave out the least needed columns
             if self._names_fit(columns, rows, width, self.MIN_NAME):
                 break

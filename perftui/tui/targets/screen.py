@@ -18,6 +18,7 @@ from textual.widgets import Footer, Header, Static
 from perftui.domain.errors import InputError
 from perftui.domain.limits import parse_price
 from perftui.domain.measurement.context import INT8_ISA
+from perftui.engines import CAPABILITIES
 from perftui.targets.registry import LOCAL, Target, TargetBook
 from perftui.tui.kit.dialogs import ConfirmScreen, PromptScreen
 from perftui.tui.kit.screen import PerftuiScreen, one_line
@@ -56,9 +57,9 @@ def cells(target: Target, found: Probe | None) -> list[str]:
     env = (found.environment if found else None) or {}
     isa = env.get("isa") or []
     engines = " ".join(
-        f"{short} {'.'.join(str(env[key]).split('.')[:2])}"
-        for key, short in (("openvino", "ov"), ("onnxruntime", "ort"))
-        if env.get(key)
+        f"{c.short} {'.'.join(str(env[c.engine]).split('.')[:2])}"
+        for c in CAPABILITIES.values()
+        if env.get(c.engine)
     )
     price = DASH if target.price_per_hour is None else f"{target.price_per_hour:g}"
     return [
@@ -157,9 +158,9 @@ class TargetsScreen(PerftuiScreen):
         name = self.selected()
         found = self.probes.get(name) if name else None
         if not line and found is not None:
+            listed = found.devices or {}
             devices = "; ".join(
-                f"{engine} {' '.join(found.devices[engine]) or 'none'}"
-                for engine in sorted(found.devices or {})
+                f"{engine} {' '.join(listed[engine]) or 'none'}" for engine in sorted(listed)
             )
             where = found.target.destination
             line = found.error or (f"{where}: devices {devices}" if devices else where)

@@ -14,7 +14,9 @@ from perftui.domain.forms.fields import FieldError
 from perftui.domain.forms.tune import DEFAULT_BUDGET, TUNE_FORM, TuneSpec, tune_spec
 from perftui.domain.model.shapes import ShapeBindings
 from perftui.domain.records import Project
+from perftui.domain.settings import KNOBS
 from perftui.domain.tune.space import default_space
+from perftui.engines.capabilities import capabilities
 from perftui.tui.kit.format import escape
 from perftui.tui.kit.forms import FormDialog, field_row
 
@@ -35,7 +37,7 @@ class TuneForm(FormDialog[TuneSpec]):
     HELP = (
         "Searches the project's settings for the most throughput whose latency statistic "
         "stays within the budget, as `perftui tune` does (the same fields, the same search). "
-        "The space is the knobs to search (batch, threads, streams, requests, hint, api), "
+        f"The space is the knobs to search ({', '.join(KNOBS)}), "
         "filled with the default for the engine and this machine's cores; lo..hi means the "
         "powers of two between. Every trial is a real run stored in the project. The search "
         "stops when the time budget or the trials (by default a fifth of the space's "
@@ -54,6 +56,7 @@ class TuneForm(FormDialog[TuneSpec]):
     ) -> None:
         super().__init__()
         self.project = project
+        self.capabilities = capabilities(project.engine)
         self.last_shapes = last_shapes
         self.cores = cores
         self.seed = seed
@@ -61,7 +64,7 @@ class TuneForm(FormDialog[TuneSpec]):
     def compose(self) -> ComposeResult:
         defaults = {
             **TUNE_FORM.defaults,
-            "space": default_space(self.project.engine, self.cores).text(),
+            "space": default_space(self.capabilities, self.cores).text(),
         }
         with Vertical(classes="dialog-box", id="tune-form"):
             yield Label(f"Tune {escape(self.project.name)}", classes="dialog-title")
@@ -103,7 +106,9 @@ class TuneForm(FormDialog[TuneSpec]):
 
     def spec(self) -> TuneSpec:
         """The search the fields ask for; FieldError naming the first bad one."""
-        return tune_spec(self.values(), self.project, self.last_shapes, self.cores, self.seed)
+        return tune_spec(
+            self.values(), self.project, self.capabilities, self.last_shapes, self.cores, self.seed
+        )
 
     def action_start(self) -> None:
         try:

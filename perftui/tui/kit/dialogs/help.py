@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from rich.table import Table
 from rich.text import Text
@@ -53,7 +53,7 @@ class HelpScreen(ModalScreen[None]):
         self.dismiss(None)
 
 
-def help_for(app: App[object]) -> HelpScreen:
+def help_for(app: App[Any]) -> HelpScreen:
     """The help of the app's current screen: its `HELP` text (and the focused widget's),
     then its keys, perftui's own first (the screen's before the app's), then Textual's."""
     screen = app.screen
