@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import IO
 
@@ -59,3 +60,41 @@ def process_gone(pid: int) -> bool:
             return True
         return False
     return state in ("Z", "X")
+
+
+READ_SYSCALL = {"x86_64": 0, "aarch64": 63, "riscv64": 63}
+
+
+def reading_stdin(pid: int) -> bool:
+    """True while the process's main thread is blocked in read() on its stdin (a worker
+    waiting for its request)."""
+    try:
+        fields = Path(f"/proc/{pid}/syscall").read_text().split()
+    except OSError:
+        return False
+    read = READ_SYSCALL.get(os.uname().machine)
+    return len(fields) > 1 and fields[0] == str(read) and int(fields[1], 16) == 0
+
+
+def wait_until(condition: Callable[[], object], timeout_s: float, what: str) -> None:
+    """Poll `condition` until it holds; AssertionError naming `what` after `timeout_s`."""
+    deadline = time.monotonic() + timeout_s
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"{what} within {timeout_s:.0f} s")
+        time.sleep(0.05)
+
+
+MEASURING_CPU_S = 3.0
+"""A bench worker that has used this much CPU has started, read and compiled the sample model
+(well under a second of CPU) and is in its timed window: CPU time, not wall time, since a
+loaded machine slows the wall clock's share of both."""
+
+
+def cpu_seconds(pid: int) -> float:
+    """The CPU time the process has used, all its threads (0.0 once it is gone)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")

@@ -23,6 +23,7 @@ from perftui.domain.records import (
 )
 from perftui.store.database import Store
 from perftui.store.layout import projects_root
+from tests.factories import run_result
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -39,7 +40,8 @@ def make_run(project: str = "resnet-fp32", *, started_at: str = "", **kw) -> Run
             LayerProfile("relu1", "Relu", "undef", "FP32", "not_run", 0.0),
         ),
     )
-    return RunResult(
+    return run_result(
+        kw.pop("throughput_fps", 456.5),
         config=kw.pop(
             "config",
             RunConfig(
@@ -50,7 +52,6 @@ def make_run(project: str = "resnet-fp32", *, started_at: str = "", **kw) -> Run
         error=kw.pop("error", None),
         iterations=kw.pop("iterations", 120),
         duration_s=10.5,
-        throughput_fps=kw.pop("throughput_fps", 456.5),
         first_inference_ms=3.25,
         compile_ms=120.5,
         read_ms=12.0,

@@ -12,6 +12,7 @@ import pytest
 
 from tests.cli_helpers import bench_json, long_and_short, one_error_line, perftui
 from tests.conftest import ENCODER, SAMPLES
+from tests.process_helpers import read_until
 
 pytestmark = pytest.mark.engine
 
@@ -136,7 +137,6 @@ def test_ctrl_c_stops_the_gate_with_130_and_keeps_the_rounds(tmp_path: Path):
     import signal
     import subprocess
     import sys
-    import time
 
     db = tmp_path / "db.json"
     shallow_and_deep(db)
@@ -146,7 +146,8 @@ def test_ctrl_c_stops_the_gate_with_130_and_keeps_the_rounds(tmp_path: Path):
                "--time", "0.5", "--junit", str(junit)]  # fmt: skip
     process = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                text=True)  # fmt: skip
-    time.sleep(6)
+    assert process.stderr is not None
+    read_until(process.stderr, "run 2/")  # one round measured, the gate goes on
     process.send_signal(signal.SIGINT)
     out, err = process.communicate(timeout=60)
     assert process.returncode == 130, err

@@ -25,18 +25,18 @@ from perftui.domain.compare import (
 from perftui.domain.compare.ranking import candidates
 from perftui.domain.errors import InputError
 from perftui.domain.measurement.summary import ProjectSummary
-from perftui.domain.records import LatencyStats, LayerProfile, Project, RunConfig, RunResult
+from perftui.domain.records import LayerProfile, Project, RunConfig
+from tests.factories import flat_latency, run_result
 
 
 def run(id: str, fps: float, median: float, p99: float | None = None, status: str = "ok"):
     p99 = median * 2 if p99 is None else p99
-    stats = LatencyStats(median, median, median, median * 1.5, p99, p99, 0.1, 0.1)
-    return RunResult(
-        config=RunConfig(),
+    stats = flat_latency(median, p90=median * 1.5, p99=p99, high=p99, stdev=0.1, cv=0.1)
+    return run_result(
+        fps,
         status=status,
         id=id,
         benchmark_id=id,  # each run a configuration of its own
-        throughput_fps=fps,
         latency_ms=stats if status == "ok" else None,
     )
 

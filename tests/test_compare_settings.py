@@ -7,16 +7,12 @@ from dataclasses import replace
 from perftui.domain.compare import compare_projects
 from perftui.domain.compare.settings import differing_settings
 from perftui.domain.records import LatencyStats, RunConfig, RunResult
+from tests.factories import run_result
 
 
 def run(config: RunConfig, ran: str = "f32", fps: float = 100.0) -> RunResult:
-    return RunResult(
-        config=config,
-        latency_ms=LatencyStats(1, 1, 1, 1, 1, 1, 0, 0),
-        throughput_fps=fps,
-        iterations=200,
-        resolved={"precision": ran},
-        id=f"r{fps:g}",
+    return run_result(
+        fps, 1.0, config=config, iterations=200, resolved={"precision": ran}, id=f"r{fps:g}"
     )
 
 

@@ -12,19 +12,19 @@ from perftui.domain.compare.pairing import paired_runs
 from perftui.domain.measurement.stats import latency_stats
 from perftui.domain.measurement.uncertainty import Interval
 from perftui.domain.records import BenchmarkRequest, LayerProfile, Project, RunConfig, RunResult
+from tests.factories import run_result
 
 
 def run(fps: float, windows_spread: float = 0.01, **fields: object) -> RunResult:
     windows = tuple(fps * (1 + (windows_spread if i % 2 else -windows_spread)) for i in range(20))
     base = {
-        "config": RunConfig(),
         "iterations": 500,
         "throughput_fps": fps,
         "latency_ms": latency_stats(np.full(500, 1000.0 / fps)),
         "window_fps": windows,
         "benchmark_id": "b",
     }
-    return RunResult(**{**base, **fields})
+    return run_result(**{**base, **fields})
 
 
 def test_a_real_difference_is_stated_with_its_interval():

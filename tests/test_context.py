@@ -5,8 +5,9 @@ from __future__ import annotations
 from perftui.bench.environment import parse_cpuinfo
 from perftui.cli.textfmt import runs_table
 from perftui.domain.measurement.context import model_is_int8, precision_notes, run_notes
-from perftui.domain.records import LatencyStats, LayerProfile, Project, RunConfig, RunResult
+from perftui.domain.records import LayerProfile, Project, RunConfig, RunResult
 from tests.cli_helpers import table_column
+from tests.factories import run_result
 
 CPUINFO = """\
 processor\t: {n}
@@ -75,10 +76,10 @@ def int8_layer(precision: str = "I8") -> LayerProfile:
 
 
 def make_run(precision: str | None = None, ran: str = "f32", **resolved: object) -> RunResult:
-    return RunResult(
+    return run_result(
+        100.0,
+        1.0,
         config=RunConfig(precision=precision),
-        latency_ms=LatencyStats(1, 1, 1, 1, 1, 1, 0, 0),
-        throughput_fps=100.0,
         iterations=200,
         resolved={"precision": ran, "device": "CPU", "environment": {"isa": NO_VNNI}, **resolved},
     )

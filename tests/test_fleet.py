@@ -18,7 +18,7 @@ import pytest
 from perftui.store import Store
 from tests.cli_helpers import QUICK, one_error_line, perftui
 from tests.conftest import MOBILENET, ROOT
-from tests.process_helpers import read_until
+from tests.process_helpers import MEASURING_CPU_S, cpu_seconds, read_until, wait_until
 from tests.sshd import ALIAS, MISSING, SSHD, Server, command_line, descendants, sshd
 
 pytestmark = pytest.mark.skipif(SSHD is None, reason=MISSING)
@@ -151,14 +151,21 @@ def test_ctrl_c_cancels_every_host_and_keeps_what_they_measured(hosts: dict, iso
         text=True,
     )
     try:
-        deadline = time.monotonic() + 120
-        while not all(  # both hosts' workers measure
-            any("bench.worker" in command_line(pid) for pid in descendants(s.process.pid))
-            for s in hosts.values()
-        ):
-            assert time.monotonic() < deadline and process.poll() is None, "no workers"
-            time.sleep(0.2)
-        time.sleep(4)  # past the compile, into the timed window
+        wait_until(  # both hosts' workers measure (CPU time past the read and compile)
+            lambda: (
+                process.poll() is not None
+                or all(
+                    any(
+                        "bench.worker" in command_line(pid) and cpu_seconds(pid) >= MEASURING_CPU_S
+                        for pid in descendants(s.process.pid)
+                    )
+                    for s in hosts.values()
+                )
+            ),
+            120,
+            "no workers measured on both hosts",
+        )
+        assert process.poll() is None, "the benchmark ended before it was interrupted"
         process.send_signal(signal.SIGINT)
         _, err = process.communicate(timeout=120)
     finally:

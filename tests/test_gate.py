@@ -10,7 +10,7 @@ from dataclasses import replace
 import pytest
 
 from perftui.domain.errors import InputError
-from perftui.domain.records import LatencyStats, RunConfig, RunResult
+from perftui.domain.records import RunResult
 from perftui.domain.regression import gate
 from perftui.domain.regression.gate import FAIL, INCONCLUSIVE, PASS, Schedule, decide, judge_stat
 from perftui.domain.regression.gate_render import GateReport, GateSide, gate_junit, gate_markdown
@@ -22,6 +22,7 @@ from perftui.domain.regression.gate_stored import (
     parse_gate_label,
     stored_gate,
 )
+from tests.factories import run_result
 
 
 @pytest.mark.parametrize(
@@ -148,9 +149,7 @@ def test_a_stored_gate_is_judged_again_as_the_gate_judged_it():
 
 
 def run(repeat: int, median: float, status: str = "ok") -> RunResult:
-    stats = LatencyStats(median, median, median, median, median, median, 0.0, 0.0)
-    return RunResult(RunConfig(), status=status, throughput_fps=1000 / median,
-                     latency_ms=stats, repetition=repeat)  # fmt: skip
+    return run_result(1000 / median, median, status=status, repetition=repeat)
 
 
 def test_rounds_pair_by_repeat_and_a_failed_run_gives_none():

@@ -8,10 +8,11 @@ import random
 import re
 from pathlib import Path
 
-from perftui.domain.records import BenchmarkRequest, LatencyStats, Project, RunConfig, RunResult
+from perftui.domain.records import BenchmarkRequest, Project, RunConfig, RunResult
 from perftui.domain.regression.history import change_points
 from perftui.store.database import Store
 from tests.cli_helpers import one_error_line, perftui
+from tests.factories import run_result
 
 CONFIG = RunConfig(batch=1, threads=1, api="sync", hint="latency")
 OTHER = RunConfig(batch=4, threads=1, api="sync", hint="latency")
@@ -25,10 +26,9 @@ def environment(openvino: str, perftui_version: str) -> dict:
 def measured(fps: float, rng: random.Random) -> RunResult:
     """A run of about `fps` with twenty windows that vary by about 1 %."""
     windows = tuple(fps * (1 + rng.gauss(0, 0.01)) for _ in range(20))
-    median = 1000 / fps
-    stats = LatencyStats(median, median, median, median, median, median, 0.0, 0.0)
-    return RunResult(CONFIG, iterations=1000, duration_s=1.0, throughput_fps=fps,
-                     latency_ms=stats, window_fps=windows)  # fmt: skip
+    return run_result(
+        fps, 1000 / fps, config=CONFIG, iterations=1000, duration_s=1.0, window_fps=windows
+    )
 
 
 def history_store(db: Path) -> None:

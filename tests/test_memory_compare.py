@@ -8,7 +8,8 @@ from perftui.cli.compare_report import comparison_document, comparison_text
 from perftui.cli.textfmt import runs_table
 from perftui.domain.compare import compare_projects
 from perftui.domain.measurement.memory import RunMemory, fits_memory, memory_ratio, runs_peak_text
-from perftui.domain.records import LatencyStats, RunConfig, RunResult
+from perftui.domain.records import RunConfig, RunResult
+from tests.factories import flat_latency, run_result
 
 
 def run(id: str, fps: float, median: float, peak: float | None, batch: int = 1) -> RunResult:
@@ -17,11 +18,11 @@ def run(id: str, fps: float, median: float, peak: float | None, batch: int = 1) 
         memory = RunMemory(
             baseline_mib=80.0, compile_peak_mib=peak - 10, window_peak_mib=peak, end_mib=peak
         )
-    return RunResult(
+    return run_result(
+        fps,
         config=RunConfig(batch=batch),
         iterations=200,
-        throughput_fps=fps,
-        latency_ms=LatencyStats(median, median, median, median, median, median, 0.01, 0.01),
+        latency_ms=flat_latency(median, stdev=0.01, cv=0.01),
         memory=memory,
         id=id,
     )

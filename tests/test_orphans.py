@@ -14,7 +14,7 @@ import pytest
 
 from perftui.bench.client import spawn_piped
 from perftui.processes import PARENT_ENV
-from tests.process_helpers import process_gone, read_line
+from tests.process_helpers import process_gone, read_line, reading_stdin, wait_until
 
 PARENT = (
     "import os, subprocess, sys, time\n"
@@ -58,7 +58,7 @@ def test_a_worker_dies_within_a_second_of_its_parent(worker: list[str]):
     try:
         assert parent.stdout is not None
         child = int(read_line(parent.stdout, 30))
-        time.sleep(2.0)  # the worker is up, importing or waiting for its request
+        wait_until(lambda: reading_stdin(child), 60, "the worker did not wait for its request")
         assert not process_gone(child), "the worker ended before its parent did"
         parent.send_signal(signal.SIGKILL)
         parent.wait()

@@ -16,6 +16,7 @@ from perftui.domain.charts.series import (
     throughput_bars,
 )
 from perftui.domain.records import LatencyStats, RunConfig, RunResult
+from tests.factories import run_result
 
 
 def stats(median: float) -> LatencyStats:
@@ -25,10 +26,10 @@ def stats(median: float) -> LatencyStats:
 
 
 def run(batch: int, threads: int, fps: float, when: str, status: str = "ok", **cfg) -> RunResult:
-    return RunResult(
+    return run_result(
+        fps,
         config=RunConfig(batch=batch, threads=threads, **cfg),
         status=status,
-        throughput_fps=fps,
         latency_ms=stats(1000 * batch / fps) if status == "ok" else None,
         id=f"{batch}-{threads}-{when}",
         started_at=f"2025-01-01T00:00:{when}+00:00",

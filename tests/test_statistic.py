@@ -10,18 +10,17 @@ from perftui.domain.errors import InputError
 from perftui.domain.forms.tune import TUNE_FORM
 from perftui.domain.measurement.figures import group_runs
 from perftui.domain.measurement.statistic import LATENCY_NAMES, NAMES, STATISTICS, statistic
-from perftui.domain.records import LatencyStats, RunConfig, RunResult
+from perftui.domain.records import RunConfig, RunResult
 from perftui.domain.regression import gate
 from perftui.domain.regression.history import figure_of
+from tests.factories import run_result
 
 UNKNOWN = ("p95", "mean", "fps", "")
 
 
 def run(fps: float, latency_ms: float) -> RunResult:
-    stats = LatencyStats(latency_ms, latency_ms, latency_ms, latency_ms, latency_ms,
-                         latency_ms, 0.0, 0.0)  # fmt: skip
     config = RunConfig(batch=1, threads=1, api="sync", hint="latency")
-    return RunResult(config, iterations=100, duration_s=1.0, throughput_fps=fps, latency_ms=stats)
+    return run_result(fps, latency_ms, config=config, iterations=100, duration_s=1.0)
 
 
 def test_the_list_names_each_statistic_once_with_its_direction_and_unit() -> None:

@@ -84,3 +84,32 @@ def test_upkeep_removes_what_a_killed_import_left_and_keeps_run_files(tmp_path: 
     assert not killed.exists() and (kept / "runs-m-.json").exists()
     doctor = perftui("doctor", db=path)
     assert doctor.returncode == 0 and str(kept) in doctor.stdout
+
+
+def test_repair_shows_what_is_wrong_and_asks_before_it_changes_anything(
+    tmp_path: Path, monkeypatch, capsys
+) -> None:
+    from perftui.cli.entry import main
+
+    path = build(tmp_path)
+    next(folder(path, "A").glob("runs-m-*.json")).unlink()
+    before = tree(tmp_path)
+    asked: list[str] = []
+    monkeypatch.setattr("sys.stdin.isatty", lambda: True)
+
+    def answer(prompt: str) -> str:
+        asked.append(capsys.readouterr().out + prompt)
+        return "n"
+
+    monkeypatch.setattr("builtins.input", answer)
+    assert main(["doctor", "--repair", "--db", str(path)]) == 1
+    assert len(asked) == 1 and "is missing" in asked[0] and asked[0].endswith("[y/N] ")
+    assert "nothing was changed" in capsys.readouterr().out
+    assert tree(tmp_path) == before
+    monkeypatch.setattr("sys.stdin.isatty", lambda: False)  # no one to ask: no repair
+    assert main(["doctor", "--repair", "--db", str(path)]) == 1
+    assert "give --yes" in capsys.readouterr().out and tree(tmp_path) == before
+    monkeypatch.setattr("builtins.input", lambda _prompt: "y")
+    monkeypatch.setattr("sys.stdin.isatty", lambda: True)
+    assert main(["doctor", "--repair", "--db", str(path)]) == 0
+    assert tree(tmp_path) != before

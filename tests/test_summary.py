@@ -13,7 +13,8 @@ from perftui.domain.measurement.summary import (
     summarize,
 )
 from perftui.domain.model.profile import runtime_precision
-from perftui.domain.records import LatencyStats, LayerProfile, RunConfig, RunResult
+from perftui.domain.records import LayerProfile, RunConfig, RunResult
+from tests.factories import flat_latency, run_result
 
 
 def run(
@@ -25,11 +26,11 @@ def run(
     layers: tuple[LayerProfile, ...] | None = None,
     precision: str | None = None,
 ) -> RunResult:
-    return RunResult(
+    return run_result(
+        fps,
         config=RunConfig(batch=n),
         status=status,
-        throughput_fps=fps,
-        latency_ms=LatencyStats(1, median, median, median, median, median, 0.1, 0.01),
+        latency_ms=flat_latency(median, low=1, stdev=0.1, cv=0.01),
         layers=layers,
         resolved={"precision": precision} if precision else {},
         id=f"r{n}",

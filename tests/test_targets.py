@@ -24,7 +24,13 @@ from perftui.store import Store
 from perftui.targets.registry import Target, TargetBook
 from tests.cli_helpers import QUICK, one_error_line, perftui
 from tests.conftest import MOBILENET, MOBILENET_IR, ROOT
-from tests.process_helpers import process_gone, read_until
+from tests.process_helpers import (
+    MEASURING_CPU_S,
+    cpu_seconds,
+    process_gone,
+    read_until,
+    wait_until,
+)
 from tests.sshd import (
     ALIAS,
     CLOSED,
@@ -66,13 +72,18 @@ def remote_workers(server: Server) -> list[int]:
 
 
 def wait_measuring(server: Server) -> list[int]:
-    """The remote worker's processes, once it has had time to reach its timed window."""
-    deadline = time.monotonic() + 60
-    while not any("bench.worker" in command_line(pid) for pid in remote_workers(server)):
-        assert time.monotonic() < deadline, "no worker runs on the target"
-        time.sleep(0.1)
-    time.sleep(4)  # the model compiles in well under a second; then it measures
+    """The remote worker's processes, once its worker has worked long enough to be in its
+    timed window (CPU time, not wall time: a loaded machine slows both alike)."""
+    wait_until(
+        lambda: any(cpu_seconds(pid) >= MEASURING_CPU_S for pid in bench_workers(server)),
+        120,
+        "no worker measured on the target",
+    )
     return remote_workers(server)
+
+
+def bench_workers(server: Server) -> list[int]:
+    return [pid for pid in remote_workers(server) if "bench.worker" in command_line(pid)]
 
 
 def wait_gone(pids: list[int], timeout_s: float = 20.0) -> list[int]:

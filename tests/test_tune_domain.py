@@ -54,6 +54,7 @@ from perftui.domain.tune.space import (
     powers_of_two,
 )
 from perftui.engines.capabilities import ONNXRUNTIME, OPENVINO
+from tests.factories import run_result
 
 
 def test_ranges_are_powers_of_two_ending_at_the_top() -> None:
@@ -169,10 +170,7 @@ def run(
         max=float(samples.max()), stdev=float(samples.std()), cv=0.02,
     )  # fmt: skip
     window_fps = tuple(fps * (1 + spread * ((i % 2) * 2 - 1)) for i in range(windows))
-    result = RunResult(
-        config=RunConfig(), throughput_fps=fps, iterations=n, latency_ms=stats,
-        window_fps=window_fps, id=rid,
-    )  # fmt: skip
+    result = run_result(fps, iterations=n, latency_ms=stats, window_fps=window_fps, id=rid)
     return result, samples
 
 

@@ -16,6 +16,7 @@ from perftui.domain.measurement.verdict import (
     load_findings,
 )
 from perftui.domain.records import LatencyStats, LayerProfile, RunConfig, RunResult
+from tests.factories import run_result
 
 STEADY = (100.0,) * 20
 
@@ -23,13 +24,12 @@ STEADY = (100.0,) * 20
 def make_run(samples: np.ndarray | None = None, **fields: object) -> RunResult:
     samples = np.full(200, 10.0) if samples is None else samples
     base = {
-        "config": RunConfig(),
         "iterations": int(samples.size),
         "throughput_fps": 100.0,
         "latency_ms": latency_stats(samples),
         "window_fps": STEADY,
     }
-    return RunResult(**{**base, **fields})
+    return run_result(**{**base, **fields})
 
 
 def quiet_load(**changes: float) -> MachineLoad:

@@ -15,6 +15,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import IO
 
+from perftui.atomic import replacing
 from perftui.cli.common import (
     CliError,
     Command,
@@ -24,7 +25,6 @@ from perftui.cli.common import (
     open_store,
     output_path,
 )
-from perftui.store.files import NEW_FILE_MODE
 
 
 def add_parsers(command: CommandFactory) -> None:
@@ -69,33 +69,22 @@ def _output(name: str | None) -> Iterator[IO[str]]:
         return
     path = output_path(name)
     try:
-        mode = os.lstat(path).st_mode
+        in_place = not stat.S_ISREG(os.lstat(path).st_mode)
     except FileNotFoundError:
-        mode = stat.S_IFREG | NEW_FILE_MODE
+        in_place = False
     except OSError as error:
         raise CliError(f"cannot write {path}: {error.strerror or error}") from None
-    renamed = stat.S_ISREG(mode)  # else written in place
-    handle: IO[str]
-    try:
-        if renamed:
-            handle = tempfile.NamedTemporaryFile(  # noqa: SIM115 (closed below, then renamed)
-                "w", encoding="utf-8", dir=path.parent, prefix=f".{path.name}.", delete=False
+    with contextlib.ExitStack() as stack:
+        handle: IO[str]
+        try:
+            handle = stack.enter_context(
+                open(path, "w", encoding="utf-8")  # noqa: SIM115 (closed by the stack)
+                if in_place
+                else replacing(path, encoding="utf-8")
             )
-            os.chmod(handle.name, stat.S_IMODE(mode))
-        else:
-            handle = open(path, "w", encoding="utf-8")  # noqa: SIM115 (closed below)
-    except OSError as error:
-        raise CliError(f"cannot write {path}: {error.strerror or error}") from None
-    try:
-        with handle:
-            yield handle
-        if renamed:
-            os.replace(handle.name, path)
-    except BaseException:
-        if renamed:
-            with contextlib.suppress(OSError):
-                os.unlink(handle.name)
-        raise
+        except OSError as error:
+            raise CliError(f"cannot write {path}: {error.strerror or error}") from None
+        yield handle
 
 
 def cmd_export(args: argparse.Namespace) -> int:

@@ -117,10 +117,11 @@ def fitted_table(headers: Sequence[str], rows: list[list[str]], right: set[int],
     project's name cut in the middle (to NAME_MIN at least), else the columns of
     DROPPED_FIRST left out in turn."""
     from perftui.cli.textfmt import table
+    from perftui.domain.cells import cell_width
     from perftui.domain.errors import cut
 
     kept = list(range(len(headers)))
-    longest = max(len(row[0]) for row in rows)
+    longest = max(cell_width(row[0]) for row in rows)
 
     def render(name_width: int) -> str:
         picked = [
@@ -130,7 +131,7 @@ def fitted_table(headers: Sequence[str], rows: list[list[str]], right: set[int],
         return table([headers[i] for i in kept], picked, aligned)
 
     def over(text: str) -> int:
-        return max(len(line) for line in text.splitlines()) - width
+        return max(cell_width(line) for line in text.splitlines()) - width
 
     for column in DROPPED_FIRST:
         if over(render(NAME_MIN)) <= 0:

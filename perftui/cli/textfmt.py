@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from perftui.domain.cells import cell_width, ljust, rjust
 from perftui.domain.measurement.context import model_is_int8, precision_run, runs_notes
 from perftui.domain.measurement.memory import runs_peak_text
 from perftui.domain.model.shapes import shapes_text
@@ -20,16 +21,17 @@ if TYPE_CHECKING:
 def table(
     headers: Sequence[str], rows: Sequence[Sequence[str]], right: set[int] | None = None
 ) -> str:
-    """A fixed-width table; columns in `right` are right-aligned (numbers)."""
+    """A fixed-width table (widths in terminal cells); columns in `right` are right-aligned
+    (numbers)."""
     right = right or set()
-    widths = [len(h) for h in headers]
+    widths = [cell_width(h) for h in headers]
     for row in rows:
         for i, cell in enumerate(row):
-            widths[i] = max(widths[i], len(cell))
+            widths[i] = max(widths[i], cell_width(cell))
 
     def line(cells: Sequence[str]) -> str:
         parts = [
-            cell.rjust(widths[i]) if i in right else cell.ljust(widths[i])
+            rjust(cell, widths[i]) if i in right else ljust(cell, widths[i])
             for i, cell in enumerate(cells)
         ]
         return "  ".join(parts).rstrip()

@@ -3,6 +3,8 @@ and the one way to cut a long text to a width (names in tables, values echoed in
 
 import re
 
+from perftui.domain.cells import cell_width, take
+
 ELLIPSIS = "…"
 ECHO_MAX = 256
 """The most characters of one word (a value echoed in an error) a one-line error shows: a
@@ -23,12 +25,13 @@ def cut(text: str, width: int, *, middle: bool = False) -> str:
     With `middle`, the ellipsis goes in the middle and the end stays: names of one family
     ('mobilenet-fp32-ov', 'mobilenet-fp32-ort') differ at the end."""
     width = max(1, width)
-    if len(text) <= width:
+    if cell_width(text) <= width:
         return text
     if not middle or width < 5:
-        return text[: width - 1] + ELLIPSIS
+        return take(text, width - 1) + ELLIPSIS
     tail = (width - 1) // 2
-    return text[: width - 1 - tail] + ELLIPSIS + text[-tail:]
+    end = take(text, tail, from_end=True)
+    return take(text, width - 1 - cell_width(end)) + ELLIPSIS + end
 
 
 _LONG_WORD = re.compile(rf"\S{{{ECHO_MAX + 1},}}")

@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from perftui.atomic import commit, staging
 from perftui.domain.errors import InputError
 from perftui.optimize.calibration_folder import safe_name
 
@@ -71,21 +72,21 @@ def publish(store: Store, made: OptimizeResult) -> OptimizeResult:
         ) from None
     made_files = _quantized_files(Path(made.project.model))
     final = _free_path(folder, made.project.name, made_files[0].suffix)
-    moves = [
-        (made_file, part.with_name(f".{part.name}.{os.getpid()}.part"), part)
-        for made_file, part in zip(made_files, _quantized_files(final), strict=True)
-    ]
+    kept = _quantized_files(final)
+    staged: list[str] = []
     with _held_signals():
         try:
-            for made_file, part, _ in moves:
-                shutil.copyfile(made_file, part)
-            for _, part, kept in reversed(moves):  # the .xml last: the model is whole once read
-                os.replace(part, kept)
+            for made_file, path in zip(made_files, kept, strict=True):
+                with staging(path) as (tmp, out), made_file.open("rb") as source:
+                    staged.append(tmp)
+                    shutil.copyfileobj(source, out)
+            for tmp, path in reversed(list(zip(staged, kept, strict=True))):  # the .xml last
+                commit(tmp, path)
             stored = store.add_project(dataclasses.replace(made.project, model=str(final)))
         except BaseException as exc:
-            for leftover in (path for _, part, kept in moves for path in (part, kept)):
+            for leftover in [*staged, *map(str, kept)]:
                 with contextlib.suppress(OSError):
-                    leftover.unlink()
+                    os.unlink(leftover)
             if isinstance(exc, OSError):
                 raise InputError(
                     f"cannot write the INT8 model to {final} ({exc.strerror or exc})"

@@ -8,9 +8,10 @@ import contextlib
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from perftui.atomic import TEMP
 from perftui.domain.errors import StoreError
 from perftui.store import convert
-from perftui.store.files import TEMP, check_folder, load_tables
+from perftui.store.files import check_folder, load_tables
 from perftui.store.layout import BENCHMARKS, HEADS, PAYLOADS, PROJECT_ID, RUN_ID
 from perftui.store.reader import Entry, Reader, entry_of, listing
 from perftui.store.write import remove_temps

@@ -1,53 +1,32 @@
-"""Files as the store touches them: never through a symbolic link, replaced atomically, and
-read without ever being opened for writing.
-
-A write puts the new bytes in a temporary file in the same folder, fsyncs it, renames it over
-the old one (``os.replace``) and fsyncs the folder: a kill at any moment leaves the old file or
-the new one, whole. `FileStorage` is TinyDB's Storage on these terms.
+"""Files as the store touches them: never through a symbolic link, replaced atomically
+(perftui.atomic: a kill at any moment leaves the old file or the new one, whole), and read
+without ever being opened for writing. `FileStorage` is TinyDB's Storage on these terms.
 """
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import stat
-import tempfile
 from pathlib import Path
 from typing import Any
 
 from tinydb.storages import Storage
 
+from perftui.atomic import atomic_write_bytes, staged
 from perftui.domain.errors import StoreError
 from perftui.store.codec import dump_json
 
 __all__ = [
-    "NEW_FILE_MODE",
     "NOFOLLOW",
-    "TEMP",
     "FileStorage",
-    "atomic_write_bytes",
     "check_folder",
     "check_writable",
-    "fsync_dir",
     "read_nofollow",
-    "staged",
     "stamp",
 ]
 
 NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
-TEMP = ".tmp-"
-"""Prefix of the temporary files a write makes (a killed write's are removed by the next)."""
-
-
-def _umask() -> int:
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return mask
-
-
-NEW_FILE_MODE = 0o666 & ~_umask()
-"""A new file's mode: what the umask allows, as for any file the user creates."""
 
 
 def stamp(path: Path) -> tuple[int, ...] | None:
@@ -70,15 +49,6 @@ def read_nofollow(path: Path) -> bytes:
             return handle.read()
     finally:
         os.close(fd)
-
-
-def fsync_dir(directory: Path) -> None:
-    with contextlib.suppress(OSError):  # not every filesystem allows it
-        fd = os.open(directory, os.O_RDONLY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
 
 
 def check_folder(folder: Path, shown: Path) -> Path:
@@ -118,46 +88,6 @@ def check_writable(path: Path, shown: Path) -> None:
             f"database {shown} is read-only; it was left untouched"
             " — make it writable (chmod u+w) or use --db PATH"
         )
-
-
-def atomic_write_bytes(target: Path, payload: bytes, *, durable: bool = True) -> None:
-    """Replace `target` by `payload` so that a kill leaves the old or the new file, whole,
-    with the old file's mode. `durable=False` leaves the syncs to the caller (one `os.sync`
-    for many files). OSError, with the temporary file removed."""
-    tmp = staged(target, payload, durable=durable)
-    try:
-        os.replace(tmp, target)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
-    if durable:
-        fsync_dir(target.parent)
-
-
-def staged(
-    target: Path, payload: bytes, *, durable: bool = True, beside: Path | None = None
-) -> str:
-    """A temporary file beside `target` (or in the folder `beside`, of the same file system)
-    holding `payload` with `target`'s mode, to rename over it (OSError, with the temporary
-    file removed)."""
-    fd, tmp = tempfile.mkstemp(prefix=TEMP, suffix=".tmp", dir=beside or target.parent)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(payload)
-            handle.flush()
-            if durable:
-                os.fsync(handle.fileno())
-        try:
-            mode = stat.S_IMODE(os.lstat(target).st_mode)
-        except FileNotFoundError:
-            mode = NEW_FILE_MODE
-        os.chmod(tmp, mode)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
-    return tmp
 
 
 class FileStorage(Storage):

@@ -18,8 +18,9 @@ import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+from perftui.atomic import NEW_FILE_MODE
 from perftui.domain.errors import StoreError
-from perftui.store.files import NEW_FILE_MODE, NOFOLLOW
+from perftui.store.files import NOFOLLOW
 
 try:  # POSIX; elsewhere the lock is a no-op (perftui targets Linux/macOS servers)
     import fcntl

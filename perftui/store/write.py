@@ -28,19 +28,13 @@ from typing import Any, cast
 from tinydb import Query, TinyDB
 from tinydb.middlewares import CachingMiddleware
 
+from perftui.atomic import TEMP, fsync_dir, staged
 from perftui.domain.errors import InputError, StoreError
 from perftui.domain.measurement.summary import config_key
 from perftui.domain.records import Project, RunResult
 from perftui.store.codec import plain
 from perftui.store.figures import computed, extended
-from perftui.store.files import (
-    NOFOLLOW,
-    TEMP,
-    FileStorage,
-    check_folder,
-    fsync_dir,
-    staged,
-)
+from perftui.store.files import NOFOLLOW, FileStorage, check_folder
 from perftui.store.layout import BENCHMARKS, HEADS, PAYLOADS, meta_doc, part_name
 from perftui.store.reader import Entry, Reader, entry_of, old_layout
 from perftui.store.runs import Prepared, payload_bytes

@@ -13,10 +13,10 @@ import stat
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
+from perftui.atomic import atomic_write_bytes
 from perftui.domain.errors import InputError
 from perftui.domain.limits import parse_price
 from perftui.domain.records import LOCAL
-from perftui.store.files import atomic_write_bytes
 
 """The name of this machine as a target; never stored."""
 DEFAULT_PYTHON = "python3"

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from perftui.domain.records import LatencyStats, LayerProfile, Project, RunConfig, RunResult
 from perftui.store.database import Store
+from tests.factories import run_result
 
 ENV = {"cpu_model": "Test CPU @ 3.0GHz", "isa": ["avx2", "avx512f"], "openvino": "2025.0"}
 
@@ -59,13 +60,13 @@ def run(
     status: str = "ok",
 ) -> RunResult:
     ok = status == "ok"
-    return RunResult(
+    return run_result(
+        fps if ok else 0.0,
         config=RunConfig(batch=batch, threads=threads),
         status=status,
         error=None if ok else "worker died",
         iterations=400 if ok else 0,
         duration_s=2.0 if ok else 0.0,
-        throughput_fps=fps if ok else 0.0,
         latency_ms=stats(round(1000.0 * batch / fps, 3)) if ok else None,
         layers=layers,
         resolved={"threads": threads or 4, "environment": ENV},

@@ -29,6 +29,7 @@ from perftui.inspection.conventions import resolve_shapes
 from perftui.store.database import Store
 from perftui.tui.app import PerftuiApp, create_app
 from perftui.tui.services import Services
+from tests.factories import run_result
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -101,13 +102,13 @@ def make_run(
     status: str = "ok",
 ) -> RunResult:
     ok = status == "ok"
-    return RunResult(
+    return run_result(
+        fps if ok else 0.0,
         config=RunConfig(batch=batch, threads=threads),
         status=status,
         error=None if ok else "InputError: bad things (during compile)",
         iterations=500 if ok else 0,
         duration_s=10.0 if ok else 0.0,
-        throughput_fps=fps if ok else 0.0,
         first_inference_ms=12.5,
         compile_ms=150.0,
         latency_ms=stats(1000.0 * batch / fps) if ok else None,

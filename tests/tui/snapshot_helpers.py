@@ -17,7 +17,7 @@ async def settle(
     takes milliseconds), then for the screen to be still: no notifications, no blinking
     cursor (a blink caught mid-way makes the picture random)."""
     await wait_for(pilot, condition, seconds)
-    await pilot.pause(0.1)
+    await pilot.wait_for_scheduled_animations()
     pilot.app.clear_notifications()
     for field in pilot.app.screen.query(Input):
         field.cursor_blink = False

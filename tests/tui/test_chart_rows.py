@@ -14,6 +14,7 @@ from perftui.tui.detail.charts import BarChart
 from tests.tui.compare_data import fill_compare_store, run
 from tests.tui.test_chart_honesty import ChartApp, plain
 from tests.tui.test_compare import open_compare
+from tests.tui.waiting import settled
 
 pytestmark = pytest.mark.tui
 
@@ -27,7 +28,7 @@ async def test_the_compare_chart_says_its_axes_with_a_long_runs_list(tmp_path: P
     app = create_app(path, services)
     async with app.run_test(size=(80, 24)) as pilot:
         screen = await open_compare(app, pilot, "net-fp32", "net-int8")
-        await pilot.pause(0.2)
+        await settled(pilot)
         drawn = str(screen.query_one(LatencyThroughputChart).render())
         assert "latency (ms)" in drawn and "items/s" in drawn, drawn
 

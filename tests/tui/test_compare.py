@@ -22,7 +22,7 @@ from perftui.tui.compare.setup import CompareScreen
 from perftui.tui.compare.summary import CompareSummaryScreen
 from tests.store_helpers import build, missing_part
 from tests.tui.compare_data import FP32_RUNS, INT8_RUNS, fill_compare_store, run
-from tests.tui.waiting import wait_for
+from tests.tui.waiting import settled, wait_for
 
 pytestmark = pytest.mark.tui
 
@@ -373,7 +373,7 @@ async def test_projects_c_and_the_command_palette_open_the_comparison(cmp_app):
         await pilot.press("ctrl+p")
         await pilot.pause()
         await pilot.press(*"compare")
-        await pilot.pause(0.3)
+        await settled(pilot)
         await pilot.press("enter")
         await wait_for(pilot, lambda: isinstance(cmp_app.screen, CompareScreen))
         await pilot.pause()

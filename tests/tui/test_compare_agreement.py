@@ -19,6 +19,7 @@ from perftui.tui.compare.setup import CompareScreen
 from perftui.tui.compare.summary import CompareSummaryScreen
 from tests.cli_helpers import perftui
 from tests.conftest import LAYER_PRECISION, MOBILENET, MOBILENET_INT8, openvino_cpu_precision
+from tests.tui.waiting import wait_for
 
 pytestmark = [pytest.mark.tui, pytest.mark.engine]
 
@@ -63,8 +64,7 @@ async def test_screen_and_cli_agree_on_the_sweet_spot(real_db: Path, services):
     app = create_app(real_db, services)
     checked: list[tuple[str, float, tuple[str, str] | None]] = []
     async with app.run_test(size=(100, 30)) as pilot:
-        while app.store is None or len(app.screen_stack) < 2:
-            await pilot.pause(0.02)
+        await wait_for(pilot, lambda: app.store is not None and len(app.screen_stack) > 1)
         screen = CompareScreen("fp32", "int8")
         app.push_screen(screen)
         await pilot.pause()

@@ -12,6 +12,7 @@ import pytest
 from perftui.domain.charts.ticks import nice_step, row_axis
 from perftui.tui.compare.charts import SWEET, LatencyThroughputChart
 from tests.tui.test_compare import cmp_app, open_compare  # noqa: F401 (a fixture)
+from tests.tui.waiting import settled
 
 pytestmark = pytest.mark.tui
 
@@ -46,7 +47,7 @@ def test_row_axis_labels_have_the_decimals_of_the_step() -> None:
 async def test_the_chart_at_80x24_has_even_round_ticks_and_marks_one_cell_each(cmp_app):  # noqa: F811
     async with cmp_app.run_test(size=(80, 24)) as pilot:
         screen = await open_compare(cmp_app, pilot)
-        await pilot.pause(0.2)
+        await settled(pilot)
         chart = screen.query_one(LatencyThroughputChart)
         lines = str(chart.render()).splitlines()
         rows = [n for n, line in enumerate(lines) if "┤" in line or line.lstrip().startswith("│")]

@@ -6,15 +6,15 @@ from __future__ import annotations
 import numpy as np
 
 from perftui.domain.compare import compare_projects
-from perftui.domain.records import LatencyStats, RunConfig, RunResult
+from perftui.domain.records import RunResult
 from perftui.tui.compare.summary import head_text
+from tests.factories import run_result
 
 
 def run(rid: str, median: float) -> RunResult:
-    return RunResult(
-        config=RunConfig(batch=1),
-        latency_ms=LatencyStats(median, median, median, median, median, median, 0.0, 0.0),
-        throughput_fps=1000.0 / median,
+    return run_result(
+        1000.0 / median,
+        median,
         iterations=2000,
         duration_s=2000 * median / 1000.0,
         resolved={"precision": "f32"},

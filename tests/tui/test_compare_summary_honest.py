@@ -20,7 +20,7 @@ from perftui.tui.measure.screen import MeasureScreen
 from tests.tui.compare_data import run
 from tests.tui.conftest import FakeServices
 from tests.tui.test_measure import two_benchmarked
-from tests.tui.waiting import wait_for
+from tests.tui.waiting import settled, wait_for
 
 pytestmark = pytest.mark.tui
 
@@ -61,7 +61,7 @@ async def test_the_summary_says_the_compared_runs_differ_in_settings(tmp_path: P
         app.compare_summary(c)
         await wait_for(pilot, lambda: isinstance(app.screen, CompareSummaryScreen))
         await pilot.press("2")  # the Inference tab (it opens there without profiles)
-        await pilot.pause(0.2)
+        await settled(pilot)
         lines = screen_lines(app)
     shown = "\n".join(lines)
     verdict = next(n for n, line in enumerate(lines) if "B's p90 latency is" in line)
@@ -80,7 +80,7 @@ async def test_after_m_the_summary_shows_the_paired_verdict(tmp_path: Path):
         await wait_for(pilot, lambda: isinstance(app.screen, CompareSummaryScreen))
         summary = app.screen
         await pilot.press("2")  # the Inference tab (it opens there without profiles)
-        await pilot.pause(0.2)
+        await settled(pilot)
         before = "\n".join(screen_lines(app))
         await pilot.press("M")
         await wait_for(pilot, lambda: isinstance(app.screen, MeasureScreen))
@@ -88,7 +88,7 @@ async def test_after_m_the_summary_shows_the_paired_verdict(tmp_path: Path):
         await wait_for(pilot, lambda: not measure.running, 30)
         await pilot.press("escape")
         await wait_for(pilot, lambda: app.screen is summary)
-        await pilot.pause(0.2)
+        await settled(pilot)
         lines = screen_lines(app)
     shown = "\n".join(lines)
     assert "measured alternately" not in before and "one run per side" in before

@@ -16,6 +16,7 @@ from perftui.store.database import Store
 from perftui.tui.app import create_app
 from perftui.tui.compare.charts import InferenceChart
 from tests.tui.conftest import make_run
+from tests.tui.waiting import settled
 
 pytestmark = pytest.mark.tui
 
@@ -52,11 +53,11 @@ async def test_the_summary_states_the_difference_with_its_interval(tmp_path, ser
     app = create_app(tmp_path / "db.json", services)
     async with app.run_test(size=(80, 24)) as pilot:
         app.compare_projects("a", "b")
-        await pilot.pause(0.3)
+        await settled(pilot)
         await pilot.press("c")
-        await pilot.pause(0.3)
+        await settled(pilot)
         await pilot.press("2")
-        await pilot.pause(0.3)
+        await settled(pilot)
         text = figures_text(app)
         assert said in text
         assert "items/s  stable" in text and "±" in text
@@ -69,7 +70,7 @@ async def test_the_setup_names_the_runs_within_noise_of_the_sweet_spot(tmp_path,
     app = create_app(tmp_path / "db.json", services)
     async with app.run_test(size=(80, 24)) as pilot:
         app.compare_projects("a", "b")
-        await pilot.pause(0.3)
+        await settled(pilot)
         sweet = str(app.screen.query_one("#cmp-sweet", Static).render())
         assert "Sweet spot" in sweet and "A a b1 t2" in sweet
         assert "within noise of it: A b1 t1" in sweet

@@ -18,7 +18,7 @@ from perftui.tui.benchmark.live import LiveRunScreen
 from tests.tui.conftest import make_run
 from tests.tui.test_detail import cells, open_detail, text
 from tests.tui.test_live import table_rows
-from tests.tui.waiting import wait_for
+from tests.tui.waiting import settled, wait_for
 
 pytestmark = pytest.mark.tui
 
@@ -74,7 +74,7 @@ async def runs_tab(app, pilot) -> tuple[object, DataTable, list[str], list[str]]
     settings of its rows."""
     screen = await open_detail(app, pilot, "enc")
     await pilot.press("right")
-    await pilot.pause(0.3)
+    await settled(pilot)
     table = screen.query_one("#runs", DataTable)
     keys = [str(key.value) for key in table.columns]
     labels = [row[keys.index("config")] for row in cells(screen, "runs")]

@@ -9,7 +9,7 @@ from perftui.tui.benchmark.live import LiveRunScreen
 from perftui.tui.detail.charts import BarChart, ScalingChart
 from perftui.tui.detail.screen import ProjectDetailScreen
 from perftui.tui.kit.dialogs import ConfirmScreen
-from tests.tui.waiting import wait_for
+from tests.tui.waiting import settled, wait_for
 
 pytestmark = pytest.mark.tui
 
@@ -84,7 +84,7 @@ async def test_charts_cycle_views_and_fixed_values(app):
     async with app.run_test(size=(100, 30)) as pilot:
         screen = await open_detail(app, pilot)
         await pilot.press("3")
-        await pilot.pause(0.2)
+        await settled(pilot)
         assert screen.query_one("#tabs", TabbedContent).active == "charts"
         scaling = screen.query_one("#chart-scaling", ScalingChart)
         assert scaling.scaling is not None
@@ -116,14 +116,14 @@ async def test_layer_types_layers_and_flops(app):
     async with app.run_test(size=(120, 40)) as pilot:
         screen = await open_detail(app, pilot)
         await pilot.press("4")
-        await pilot.pause(0.2)
+        await settled(pilot)
         types = cells(screen, "types")
         assert [r[0] for r in types] == ["Convolution", "FullyConnected", "Eltwise", "FakeQuantize"]
         assert types[0][1:3] == ["2.00", "80.0%"] and types[0][4:] == ["2", "1 FP32 1 I8"]
         assert types[0][3] == "██████▍"  # a text bar of the share
         assert "selected run" in text(screen, "types-head")
         await pilot.press("5")
-        await pilot.pause(0.2)
+        await settled(pilot)
         layers = cells(screen, "layers")
         assert [r[0] for r in layers][:2] == ["conv1", "conv2"]
         assert layers[0][5] == "300 M" and layers[-1][6] == "not_run"
@@ -135,7 +135,7 @@ async def test_layer_types_layers_and_flops(app):
         await pilot.pause()
         assert cells(screen, "layers")[0][1] == "FullyConnected"
         await pilot.press("6")
-        await pilot.pause(0.2)
+        await settled(pilot)
         flops = cells(screen, "flops")
         assert [r[0] for r in flops] == ["conv1", "conv2", "fc"]
         assert flops[0][2:] == ["300 M", "50.0%", "1.20", "48.0%"]
@@ -150,10 +150,10 @@ async def test_a_project_without_runs_explains_what_to_do(app):
         assert app.screen is screen
         assert any("No run selected" in n.message for n in app._notifications)
         await pilot.press("3")
-        await pilot.pause(0.2)
+        await settled(pilot)
         assert "no successful runs yet" in text(screen, "chart-head")
         await pilot.press("4")
-        await pilot.pause(0.2)
+        await settled(pilot)
         assert "No per-layer profile yet" in text(screen, "types-head")
         await pilot.press("b")
         await pilot.pause()

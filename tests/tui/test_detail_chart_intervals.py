@@ -14,6 +14,7 @@ from perftui.tui.detail.charts import BarChart, ScalingChart
 from perftui.tui.kit.charts import INTERVAL_LEGEND
 from tests.tui.conftest import make_run
 from tests.tui.test_detail import open_detail
+from tests.tui.waiting import settled
 
 pytestmark = pytest.mark.tui
 
@@ -38,7 +39,7 @@ async def test_scaling_and_bars_draw_the_intervals(app):
             app.store.add_run(run, samples)
         screen = await open_detail(app, pilot, "noisy")
         await pilot.press("3")
-        await pilot.pause(0.2)
+        await settled(pilot)
         scaling = screen.query_one("#chart-scaling", ScalingChart)
         expected = [run_figures(run, samples).throughput for run, samples in runs]
         assert scaling.intervals == expected and all(expected)

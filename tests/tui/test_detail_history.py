@@ -17,7 +17,7 @@ from perftui.store.database import Store
 from perftui.tui.app import create_app
 from perftui.tui.detail.screen import ProjectDetailScreen
 from tests.test_history import CONFIG, history_store, measured, store_with_an_invalid_point
-from tests.tui.waiting import wait_for
+from tests.tui.waiting import settled, wait_for
 
 pytestmark = pytest.mark.tui
 
@@ -49,12 +49,12 @@ async def test_history_tab_shows_the_points_the_step_and_the_gate(tmp_path: Path
     async with app.run_test(size=(120, 40)) as pilot:
         screen = ProjectDetailScreen("det", tab="history")
         app.push_screen(screen)
-        await pilot.pause(0.3)
+        await settled(pilot)
         chosen = next(r for r in screen.state.runs if r.config == CONFIG and not r.repetition
                       and r.started_at.startswith("2026-03-12"))  # fmt: skip
         screen.state.selected_id = chosen.id
         screen.redraw_panes()
-        await pilot.pause(0.2)
+        await settled(pilot)
         table = screen.query_one("#history", DataTable)
         assert table.row_count == 13  # 12 dates and the gate's rounds
         steps = str(screen.query_one("#history-steps", Static).render())

@@ -19,6 +19,7 @@ from perftui.tui.compare.summary import CompareSummaryScreen
 from perftui.tui.kit.fit import distinct
 from tests.tui.conftest import make_run
 from tests.tui.snapshot_helpers import settle
+from tests.tui.waiting import settled
 
 pytestmark = pytest.mark.tui
 
@@ -62,7 +63,7 @@ async def test_family_names_stay_apart_at_80_columns(family_app):
         screen = CompareScreen("mobilenet-fp32-ort", "mobilenet-fp32-ort-int8")
         app.push_screen(screen)
         await settle(pilot, lambda: screen.comparison is not None)
-        await pilot.pause(0.2)
+        await settled(pilot)
         labels = [shown(s.query_one("#label", Static)) for s in screen.query(Select)][:2]
         assert labels[0] != labels[1] and labels[1].endswith("ort-int8"), labels
         runs = screen.query_one("#cmp-runs", DataTable)
@@ -77,6 +78,6 @@ async def test_family_names_stay_apart_at_80_columns(family_app):
         assert sum(line.count("items/s") for line in head[:2]) == 2, head
         assert all(len(line) <= 78 for line in head), head
         await pilot.press("2")
-        await pilot.pause(0.3)
+        await settled(pilot)
         chart = str(app.screen.query_one(InferenceChart).render())
         assert "B " in chart and "ort-int8" in chart, chart

@@ -13,6 +13,7 @@ from perftui.tui.compare.distribution import CdfChart
 from perftui.tui.detail.distribution import LatencyHistogram, LatencyOverTime
 from perftui.tui.detail.screen import ProjectDetailScreen
 from tests.tui.conftest import make_run
+from tests.tui.waiting import settled
 
 pytestmark = pytest.mark.tui
 
@@ -44,7 +45,7 @@ async def test_the_detail_latency_tab_draws_the_selected_runs_samples(db, app):
         await pilot.pause()
         assert isinstance(app.screen, ProjectDetailScreen)
         await pilot.press("7")
-        await pilot.pause(0.3)
+        await settled(pilot)
         head = str(app.screen.query_one("#latency-head", Static).render())
         assert head.startswith("Latency of b2 t1") and "500 requests, 3.00-9.00 ms" in head
         hist = app.screen.query_one(LatencyHistogram)
@@ -56,7 +57,7 @@ async def test_the_detail_latency_tab_draws_the_selected_runs_samples(db, app):
         await pilot.press("2", "down")
         await pilot.pause()
         await pilot.press("7")
-        await pilot.pause(0.3)
+        await settled(pilot)
         assert "kept no latency samples" in str(app.screen.query_one("#latency-head").render())
 
 
@@ -64,11 +65,11 @@ async def test_the_compare_summary_lays_the_two_cdfs_over_each_other(db, app):
     add_warming_run(db)
     async with app.run_test(size=(80, 24)) as pilot:
         app.compare_projects("net-fp32", "net-int8")
-        await pilot.pause(0.3)
+        await settled(pilot)
         await pilot.press("c")
-        await pilot.pause(0.3)
+        await settled(pilot)
         await pilot.press("4")
-        await pilot.pause(0.3)
+        await settled(pilot)
         chart = app.screen.query_one(CdfChart)
         head = str(app.screen.query_one("#cdf-head", Static).render())
         assert "● A net-fp32" in head and "◆ B net-int8" in head
@@ -86,7 +87,7 @@ async def test_the_histogram_of_equal_samples_is_drawn(db, app):
         app.open_project("net-int8")
         await pilot.pause()
         await pilot.press("7")
-        await pilot.pause(0.3)
+        await settled(pilot)
         hist = app.screen.query_one(LatencyHistogram)
         assert hist.data is not None and sum(hist.data.counts) == 50
         drawn = str(hist.render())

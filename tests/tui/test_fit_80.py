@@ -19,7 +19,7 @@ from perftui.tui.kit.dialogs import ConfirmScreen, HelpScreen
 from perftui.tui.projects.screen import ProjectsScreen
 from tests.tui.conftest import make_run
 from tests.tui.test_detail import open_detail
-from tests.tui.waiting import wait_for
+from tests.tui.waiting import settled, wait_for
 
 pytestmark = pytest.mark.tui
 
@@ -44,7 +44,7 @@ async def test_long_project_names_are_cut_in_the_table_not_scrolled(app, db):
     add_project(db, LONG, "/models/mobilenet_fp32_int8_2.onnx")
     add_project(db, "a-very-long-project-name-for-the-int8-version", "/models/x.onnx")
     async with app.run_test(size=(80, 24)) as pilot:
-        await pilot.pause(0.2)
+        await settled(pilot)
         table = app.screen.query_one("#projects", DataTable)
         assert fits(table) and table.size.width == 80
         names = [str(table.get_row_at(i)[0]).strip() for i in range(table.row_count)]
@@ -54,7 +54,7 @@ async def test_long_project_names_are_cut_in_the_table_not_scrolled(app, db):
         assert app.screen.names[0] == "a-very-long-project-name-for-the-int8-version"
         # the full name is in the detail screen
         await pilot.press("enter")
-        await pilot.pause(0.2)
+        await settled(pilot)
         assert "a-very-long-project-name-for-the-int8-version" in line(
             app.screen.query_one("#detail-head", Static)
         )
@@ -62,13 +62,13 @@ async def test_long_project_names_are_cut_in_the_table_not_scrolled(app, db):
 
 async def test_engine_is_shortened_only_when_the_names_need_the_room(app, db, services):
     async with app.run_test(size=(90, 24)) as pilot:
-        await pilot.pause(0.2)
+        await settled(pilot)
         table = app.screen.query_one("#projects", DataTable)
         assert "openvino" in [str(table.get_row_at(i)[1]) for i in range(table.row_count)]
     add_project(db, LONG, "/models/m.onnx")
     app = create_app(db, services)
     async with app.run_test(size=(90, 24)) as pilot:
-        await pilot.pause(0.2)
+        await settled(pilot)
         table = app.screen.query_one("#projects", DataTable)
         rows = [[str(c) for c in table.get_row_at(i)] for i in range(table.row_count)]
         assert [r[1] for r in rows] == ["ov", "ov", "ov", "ort"]
@@ -80,11 +80,11 @@ async def test_engine_is_shortened_only_when_the_names_need_the_room(app, db, se
 async def test_the_table_refits_when_the_terminal_is_resized(app, db):
     add_project(db, LONG, "/models/m.onnx")
     async with app.run_test(size=(120, 40)) as pilot:
-        await pilot.pause(0.2)
+        await settled(pilot)
         table = app.screen.query_one("#projects", DataTable)
         assert "Model" in [str(c.label) for c in table.columns.values()]
         await pilot.resize_terminal(64, 24)
-        await pilot.pause(0.3)
+        await settled(pilot)
         assert fits(table) and table.size.width == 64
         assert "Model" not in [str(c.label) for c in table.columns.values()]
 
@@ -115,11 +115,11 @@ async def test_layer_and_flops_tables_fit_80_columns(app, db):
         screen = await open_detail(app, pilot)
         for tab, table_id in (("5", "layers"), ("6", "flops")):
             await pilot.press(tab)
-            await pilot.pause(0.3)
+            await settled(pilot)
             table = screen.query_one(f"#{table_id}", DataTable)
             assert fits(table), table_id
         await pilot.press("5")
-        await pilot.pause(0.2)
+        await settled(pilot)
         table = screen.query_one("#layers", DataTable)
         names = [str(table.get_row_at(i)[0]) for i in range(table.row_count)]
         assert any("…" in n and n.endswith("long_tail") for n in names)
@@ -146,7 +146,7 @@ async def test_brackets_in_names_and_errors_are_text_not_markup(app, db):
     odd = "net[b]-v2[/]"
     add_project(db, odd, "/models/odd[1.onnx")
     async with app.run_test(size=(100, 30)) as pilot:
-        await pilot.pause(0.2)
+        await settled(pilot)
         screen = app.screen
         assert isinstance(screen, ProjectsScreen)
         table = screen.query_one("#projects", DataTable)
@@ -159,7 +159,7 @@ async def test_brackets_in_names_and_errors_are_text_not_markup(app, db):
         assert str(app.screen.query_one(".dialog-title").render()) == f"Delete project {odd}?"
         await pilot.press("n")
         await pilot.press("enter")
-        await pilot.pause(0.2)
+        await settled(pilot)
         assert line(app.screen.query_one("#detail-head", Static)).startswith(odd)
         app.notify("cannot read shape 'input_ids[1,64'; [b]really[/b]")
         await pilot.pause()

@@ -7,6 +7,7 @@ import pytest
 from textual.widgets._footer import FooterKey
 
 from tests.tui.test_detail import open_detail
+from tests.tui.waiting import settled
 
 pytestmark = pytest.mark.tui
 
@@ -25,7 +26,7 @@ async def test_the_detail_footer_fits_80_columns_on_every_tab(app):
         screen = await open_detail(app, pilot)
         for digit, own in TAB_KEYS.items():
             await pilot.press(digit)
-            await pilot.pause(0.1)
+            await settled(pilot)
             keys = list(screen.query(FooterKey))
             shown = {k.key_display for k in keys if k.region.right <= 80 and k.region.width}
             assert len(shown) == len(keys), (digit, shown)

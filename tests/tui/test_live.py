@@ -24,7 +24,7 @@ from perftui.tui.benchmark.live import (
 from perftui.tui.detail.screen import ProjectDetailScreen
 from perftui.tui.kit.dialogs import ConfirmScreen
 from perftui.tui.kit.pacing import LONGEST_WAIT_S, redraw_interval
-from tests.tui.waiting import wait_for
+from tests.tui.waiting import settled, wait_for
 
 pytestmark = pytest.mark.tui
 
@@ -56,7 +56,7 @@ async def test_a_benchmark_runs_to_the_end_and_its_runs_are_stored(app, services
         screen = LiveRunScreen([request(app)], validated=True)
         app.push_screen(screen)
         await wait_for(pilot, lambda: not screen.running)
-        await pilot.pause(0.3)  # one more chart redraw
+        await settled(pilot)  # the final redraw
         rows = table_rows(screen)
         assert [row[1] for row in rows] == ["b1", "b4"]  # t1 is said once above
         assert [row[2] for row in rows] == ["stable", "stable"]
@@ -166,7 +166,7 @@ async def test_a_flood_of_ticks_redraws_the_charts_at_a_bounded_rate(app, servic
         app.push_screen(screen)
         await wait_for(pilot, lambda: not screen.running)
         elapsed = time.monotonic() - start
-        await pilot.pause(0.1)  # the final frame
+        await settled(pilot)  # the final frame
         bound = REDRAW_HZ * elapsed + 2  # the timer's ticks, plus the final redraw
         assert 1 <= plots["chart-fps"] <= bound and 1 <= plots["chart-ms"] <= bound
         # every tick was recorded even though few were drawn (the last one of each run too)

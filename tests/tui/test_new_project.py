@@ -10,7 +10,7 @@ from textual.widgets import Input, Select, Static
 from perftui.store.database import Store
 from perftui.tui.benchmark.configure import BenchmarkConfigScreen
 from perftui.tui.projects.new_project import ModelTree, NewProjectScreen
-from tests.tui.waiting import wait_for
+from tests.tui.waiting import settled, wait_for
 
 pytestmark = pytest.mark.tui
 
@@ -121,7 +121,7 @@ async def test_a_name_nobody_typed_follows_the_model(app, tmp_path: Path):
             path.value = str(model)
             path.focus()
             await pilot.press("enter")
-            await pilot.pause(0.1)
+            await pilot.pause()
 
         await enter(folder / "broken.onnx")
         await wait_for(pilot, lambda: screen.query_one("#info").has_class("error"))
@@ -148,7 +148,7 @@ async def test_after_create_the_first_field_of_the_form_has_the_focus(app, tmp_p
         await pilot.pause()
         await pilot.press("ctrl+s")
         await wait_for(pilot, lambda: isinstance(app.screen, BenchmarkConfigScreen))
-        await pilot.pause(0.2)
+        await settled(pilot)
         batch = app.screen.query_one("#f-batch", Input)
         assert app.screen.focused is batch
         await pilot.press("ctrl+u", "2")

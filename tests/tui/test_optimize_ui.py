@@ -377,7 +377,7 @@ async def test_escape_while_running_asks_then_cancels(app, optimizers, services)
         assert isinstance(app.screen, ConfirmScreen)
         await pilot.press("y")
         await wait_for(pilot, lambda: optimizers[0].finished)
-        await pilot.pause(0.1)
+        await wait_for(pilot, lambda: isinstance(app.screen, ProjectsScreen))
         assert optimizers[0].cancelled
         assert isinstance(app.screen, ProjectsScreen)
         assert any("nothing was kept" in n.message for n in app._notifications)

@@ -17,7 +17,7 @@ from perftui.tui.app import create_app
 from tests.cli_helpers import perftui
 from tests.tui.compare_data import run
 from tests.tui.test_compare import open_compare
-from tests.tui.waiting import wait_for
+from tests.tui.waiting import settled, wait_for
 
 pytestmark = pytest.mark.tui
 
@@ -53,7 +53,7 @@ async def test_compare_and_the_projects_list_write_the_precision_run_alike(
         assert any("BF16" in row and any(c.strip() == "rn50" for c in row) for row in rows), rows
         assert any("I8/BF16" in row for row in rows), rows
         screen = await open_compare(app, pilot, "rn50", "rn50-int8")
-        await pilot.pause(0.2)
+        await settled(pilot)
         table = screen.query_one("#cmp-runs", DataTable)
         columns = [str(c.label) for c in table.columns.values()]
         ran = [str(table.get_row_at(i)[columns.index("Ran")]) for i in range(table.row_count)]

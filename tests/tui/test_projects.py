@@ -16,7 +16,7 @@ from perftui.tui.kit.dialogs import ConfirmScreen, HelpScreen, PromptScreen, Sto
 from perftui.tui.projects.new_project import NewProjectScreen
 from perftui.tui.projects.screen import ProjectsScreen
 from tests.store_helpers import build, folder_outside, missing_part, tree
-from tests.tui.waiting import wait_for
+from tests.tui.waiting import settled, wait_for
 
 pytestmark = pytest.mark.tui
 
@@ -172,7 +172,7 @@ async def test_command_palette_reaches_a_project(app):
         await pilot.pause()
         for ch in "open project net-int8":
             await pilot.press("space" if ch == " " else ch)
-        await pilot.pause(0.3)
+        await settled(pilot)
         await pilot.press("enter")
         await pilot.pause()
         assert isinstance(app.screen, ProjectDetailScreen)

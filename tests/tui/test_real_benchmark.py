@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import pytest
@@ -13,6 +12,7 @@ from perftui.store.database import Store
 from perftui.tui.app import create_app
 from perftui.tui.benchmark.configure import BenchmarkConfigScreen
 from perftui.tui.benchmark.live import LiveRunScreen
+from tests.tui.waiting import wait_for
 
 pytestmark = [pytest.mark.tui, pytest.mark.engine]
 
@@ -34,14 +34,11 @@ async def test_a_real_benchmark_from_the_configuration_screen(tmp_path: Path):
             screen.query_one(f"#f-{name}", Input).value = value
         await pilot.pause()
         await pilot.press("ctrl+r")
-        deadline = time.monotonic() + 90
-        while time.monotonic() < deadline:
-            await pilot.pause(0.1)
-            live = app.screen
-            if isinstance(live, LiveRunScreen) and not live.running:
-                break
-        else:
-            raise AssertionError("the benchmark did not finish in time")
+        await wait_for(
+            pilot, lambda: isinstance(app.screen, LiveRunScreen) and not app.screen.running, 90
+        )
+        live = app.screen
+        assert isinstance(live, LiveRunScreen)
         assert [run.status for run in live.finished] == ["ok", "ok"], live.finished
     runs = Store(db).runs("mobilenet-ort")
     assert sorted((r.config.batch, r.config.threads) for r in runs) == [(1, 1), (1, 2)]

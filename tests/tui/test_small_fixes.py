@@ -16,6 +16,7 @@ from perftui.tui.projects.new_project import NewProjectScreen
 from tests.tui.conftest import make_run
 from tests.tui.snapshot_helpers import settle
 from tests.tui.test_projects import rows
+from tests.tui.waiting import settled, wait_for
 
 pytestmark = pytest.mark.tui
 
@@ -68,7 +69,7 @@ async def test_detail_footer_offers_rerun_all_and_summary_has_cores(app):
         screen = ProjectDetailScreen("net-fp32", tab="summary")
         app.push_screen(screen)
         await settle(pilot, lambda: screen.info is not None)
-        await pilot.pause(0.2)
+        await settled(pilot)
         shown = {b.id for _, b, enabled, _ in screen.active_bindings.values() if b.show}
         assert "rerun_benchmark" in shown
         summary = str(screen.query_one("#summary-text", Static).render())
@@ -81,7 +82,7 @@ async def test_no_device_is_offered_while_probing(app, services, tmp_path):
         await settle(pilot)
         screen = NewProjectScreen(tmp_path)
         app.push_screen(screen)
-        await pilot.pause(0.1)
+        await wait_for(pilot, lambda: screen.is_mounted and bool(screen.query("#np-status")))
         device = screen.query_one("#device", Select)
         assert device.disabled and "probing" not in str(device._options)
         assert "Asking the engines" in str(screen.query_one("#np-status", Static).render())

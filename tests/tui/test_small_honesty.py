@@ -23,6 +23,7 @@ from tests.tui.conftest import make_run
 from tests.tui.snapshot_helpers import settle
 from tests.tui.test_compare import cmp_app, open_compare, text, wait_for  # noqa: F401
 from tests.tui.test_tune import open_form
+from tests.tui.waiting import settled
 
 pytestmark = pytest.mark.tui
 
@@ -51,7 +52,7 @@ async def test_the_compare_notes_say_the_measure_key(cmp_app):  # noqa: F811
         await pilot.press("c")
         await wait_for(pilot, lambda: isinstance(cmp_app.screen, CompareSummaryScreen))
         await pilot.press("2")
-        await pilot.pause(0.3)
+        await settled(pilot)
         figures = text(cmp_app.screen, "#inference-figures")
         assert "--measure" not in figures and "Measure, M on the compare" in figures, figures
 

@@ -16,6 +16,7 @@ from perftui.tui.benchmark.live import LiveRunScreen
 from perftui.tui.detail.screen import ProjectDetailScreen
 from perftui.tui.projects.new_project import NewProjectScreen
 from tests.tui.snapshot_helpers import settle
+from tests.tui.waiting import settled
 
 pytestmark = pytest.mark.tui
 
@@ -57,7 +58,7 @@ def test_project_detail(snap_compare, app, size, tab):
         screen = ProjectDetailScreen("net-fp32", tab=tab)
         pilot.app.push_screen(screen)
         await settle(pilot, lambda: screen.info is not None)
-        await pilot.pause(0.2)  # lazy panes mount
+        await settled(pilot)  # lazy panes mount
 
     assert snap_compare(app, terminal_size=size, run_before=before)
 

@@ -9,6 +9,7 @@ from textual.widgets import Tab, Tabs
 
 from perftui.tui.compare.summary import CompareSummaryScreen
 from tests.tui.test_compare import cmp_app, open_compare, wait_for  # noqa: F401
+from tests.tui.waiting import settled
 
 pytestmark = pytest.mark.tui
 
@@ -27,7 +28,7 @@ async def test_every_compare_tab_is_on_screen(cmp_app, size):  # noqa: F811
         await open_compare(cmp_app, pilot)
         await pilot.press("c")
         await wait_for(pilot, lambda: isinstance(cmp_app.screen, CompareSummaryScreen))
-        await pilot.pause(0.2)
+        await settled(pilot)
         shown = titles(cmp_app.screen)
         assert len(shown) == 5
         assert all(right <= size[0] for _, _, right in shown), shown

@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from perftui.domain.cells import cell_width, ljust
 from perftui.domain.compare.environments import environment_rows
 from perftui.domain.regression.gate import FAIL, INCONCLUSIVE, PASS, Decision, Schedule, StatVerdict
 
@@ -106,9 +107,9 @@ def _looks_text(report: GateReport) -> str:
 def gate_text(report: GateReport) -> str:
     """The table on stdout."""
     rows = [("statistic", "B/A (interval)", "limit", "pairs", "verdict"), *_stat_rows(report)]
-    widths = [max(len(row[i]) for row in rows) for i in range(5)]
+    widths = [max(cell_width(row[i]) for row in rows) for i in range(5)]
     lines = [headline(report), f"settings: {report.settings}", ""]
-    lines += ["  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)) for row in rows]
+    lines += ["  ".join(map(ljust, row, widths)) for row in rows]
     lines += ["", f"A (baseline):  {_side_line(report.baseline)}"]
     lines += [f"B (candidate): {_side_line(report.candidate)}", _looks_text(report)]
     if report.decision.advice:

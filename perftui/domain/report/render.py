@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from html import escape
 
+from perftui.domain.cells import cell_width
 from perftui.domain.charts.ticks import nice_axis
 from perftui.domain.report.parts import Bars, Block, Report, Scatter, Table
 
@@ -108,7 +109,7 @@ def _label_spot(
 ) -> tuple[float, float, str, Box] | None:
     """The first of LABEL_SPOTS where `text` stays inside `room` and clear of every box
     `taken` (other labels, the markers); None where there is none."""
-    width = len(text) * CHAR_WIDTH
+    width = cell_width(text) * CHAR_WIDTH
     for dx, dy, anchor in LABEL_SPOTS:
         tx, ty = x + dx, y + dy
         left = {"start": tx, "end": tx - width, "middle": tx - width / 2}[anchor]

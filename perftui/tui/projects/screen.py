@@ -15,7 +15,7 @@ from perftui.domain.measurement.context import model_is_int8, precision_text
 from perftui.domain.measurement.summary import Headline
 from perftui.domain.names import name_problem
 from perftui.domain.records import Project
-from perftui.samples import sample_models
+from perftui.sample_models import sample_models
 from perftui.targets.registry import LOCAL
 from perftui.tui.kit import format as fmt
 from perftui.tui.kit.dialogs import ConfirmScreen, PromptScreen
