@@ -1,0 +1,65 @@
+"""Open-loop traffic on a prepared model: a run at a rate, and the capacity search over such
+runs. What a worker calls once the model is compiled and its inputs bound."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, Protocol
+
+from perftui.bench.open_loop import run_open_loop
+from perftui.domain.traffic.arrivals import arrival_times
+from perftui.domain.traffic.capacity import DRAIN_SHARE, Capacity, SearchPlan, search_capacity
+from perftui.domain.traffic.figures import TrafficFigures, traffic_figures
+from perftui.domain.traffic.objective import Objective
+from perftui.domain.traffic.timeline import Timeline
+
+WARMUP_PER_SLOT = 2
+"""Untimed requests on each slot before its first timed one (a fresh infer request allocates
+on its first inference)."""
+
+
+class Servable(Protocol):
+    """What an open-loop run needs of a prepared model (perftui.engines.base.Prepared)."""
+
+    @property
+    def resolved(self) -> Mapping[str, Any]: ...
+
+    def slots(self, n: int) -> list[Callable[[], object]]: ...
+
+
+class TrafficRun:
+    """A prepared model's slots (one for the sync API, `requests` for async), warmed up
+    once, and open-loop runs on them."""
+
+    def __init__(self, prepared: Servable, *, arrival: str, seed: int) -> None:
+        self._slots = prepared.slots(int(prepared.resolved.get("requests") or 1))
+        for slot in self._slots:
+            for _ in range(WARMUP_PER_SLOT):
+                slot()
+        self._arrival = arrival
+        self._seed = seed
+
+    def timeline(
+        self, rate: float, window_s: float, cancelled: Callable[[], bool] = lambda: False
+    ) -> Timeline:
+        scheduled = arrival_times(self._arrival, rate, window_s, self._seed)
+        return run_open_loop(
+            self._slots, scheduled, window_s, drain_s=DRAIN_SHARE * window_s, cancelled=cancelled
+        )
+
+    def figures(
+        self, rate: float, window_s: float, cancelled: Callable[[], bool] = lambda: False
+    ) -> TrafficFigures:
+        return traffic_figures(self.timeline(rate, window_s, cancelled), rate)
+
+    def capacity(
+        self,
+        objectives: Sequence[Objective],
+        plan: SearchPlan,
+        cancelled: Callable[[], bool] = lambda: False,
+    ) -> Capacity:
+        def measure(rate: float, window_s: float) -> TrafficFigures:
+            return self.figures(rate, window_s, cancelled)
+
+        return search_capacity(measure, objectives, plan, time.monotonic, cancelled)

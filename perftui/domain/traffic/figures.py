@@ -1,0 +1,178 @@
+"""An open-loop run's figures: offered and achieved rate, latency from arrival with its
+intervals, queue and service apart, the scheduler's lateness, and whether the engine kept
+up (saturated) and the scheduler kept its schedule.
+
+The intervals are domain.measurement.uncertainty's: batch means for the achieved rate, order
+statistics for the percentiles. The percentile intervals assume exchangeable samples; in an
+open loop neighbouring requests share a queue, so near saturation they are narrower than the
+truth, and a run whose queue grows is marked saturated rather than trusted.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from perftui.domain.measurement.figures import PERCENTILES
+from perftui.domain.measurement.stats import nearest_rank
+from perftui.domain.measurement.uncertainty import (
+    Interval,
+    quantile_interval,
+    t_critical,
+    throughput_interval,
+    window_rates,
+)
+from perftui.domain.traffic.timeline import Timeline
+
+LATENESS_LIMIT_MS = 1.0
+"""The scheduler's lateness p99 past which its schedule was not kept: the latencies then hold
+the scheduler's delay too, and the run says so instead of presenting them as the engine's."""
+SLICES = 10
+"""Equal spans of the window that the queue's trend is read over (batch means of queue time)."""
+GROWTH_MIN_SERVICES = 2.0
+"""A trend of the queue counts as growth when it adds at least this many median service
+times of waiting over the window (besides being beyond the slices' noise)."""
+SHORTFALL_MIN = 0.02
+"""The achieved rate falls short of the offered one when its whole interval is this share or
+more below it."""
+
+
+@dataclass(frozen=True)
+class TrafficFigures:
+    """Rates in requests per second (a request is one batch), times in milliseconds."""
+
+    rate: float
+    """The rate asked for."""
+    offered_rate: float
+    """Arrivals scheduled in the window / the window (a Poisson schedule's own rate)."""
+    achieved_rate: float
+    """Completed requests / the time from the window's start to the last result (at least
+    the window)."""
+    achieved: Interval | None
+    latency: dict[str, Interval]
+    """Arrival to result, by statistic name (median, p90, p99)."""
+    queue_median_ms: float
+    service_median_ms: float
+    lateness_p99_ms: float
+    requests: int
+    completed: int
+    saturated: tuple[str, ...]
+    """Why the engine did not keep up (the queue grew, the rate fell short, requests were
+    never served); empty when it did."""
+    window_s: float
+
+    @property
+    def is_saturated(self) -> bool:
+        return bool(self.saturated)
+
+    @property
+    def schedule_kept(self) -> bool:
+        return self.lateness_p99_ms <= LATENESS_LIMIT_MS
+
+    @property
+    def reasons(self) -> tuple[str, ...]:
+        """Everything that keeps the latencies from being the engine's at this rate."""
+        late = () if self.schedule_kept else (
+            f"schedule not kept: the scheduler issued requests up to {self.lateness_p99_ms:.2g}"
+            f" ms late (p99, limit {LATENESS_LIMIT_MS:g} ms); the latencies include its delay",
+        )  # fmt: skip
+        return (*self.saturated, *late)
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "rate": self.rate,
+            "offered_rate": self.offered_rate,
+            "achieved_rate": self.achieved_rate,
+            "achieved_ci": self.achieved.as_list() if self.achieved else None,
+            "latency_ms": {name: found.value for name, found in self.latency.items()},
+            "latency_ci_ms": {name: found.as_list() for name, found in self.latency.items()},
+            "queue_median_ms": self.queue_median_ms,
+            "service_median_ms": self.service_median_ms,
+            "lateness_p99_ms": self.lateness_p99_ms,
+            "requests": self.requests,
+            "completed": self.completed,
+            "saturated": self.is_saturated,
+            "schedule_kept": self.schedule_kept,
+            "reasons": list(self.reasons),
+        }
+
+
+def traffic_figures(timeline: Timeline, rate: float) -> TrafficFigures:
+    requests = int(timeline.scheduled.size)
+    done = timeline.done
+    completed = int(done.sum())
+    latency_ms = np.sort(timeline.latency) * 1000.0
+    latency = {}
+    for name, percentile in PERCENTILES.items():
+        found = quantile_interval(latency_ms, percentile, presorted=True)
+        if found is not None:
+            latency[name] = found
+    ends = np.sort(timeline.ended[done])
+    span = max(timeline.window_s, float(ends[-1])) if completed else timeline.window_s
+    achieved_rate = completed / span
+    achieved = throughput_interval(achieved_rate, window_rates(ends, 0.0, 1))
+    offered = requests / timeline.window_s
+    service_ms = _median_ms(timeline.service)
+    lateness = np.sort(timeline.lateness())
+    saturated = [
+        *(() if completed == requests else (f"{requests - completed} of {requests} requests "
+                                            "were never served",)),
+        *_queue_growth(timeline, service_ms),
+        *_shortfall(offered, achieved),
+    ]  # fmt: skip
+    return TrafficFigures(
+        rate=rate,
+        offered_rate=offered,
+        achieved_rate=achieved_rate,
+        achieved=achieved,
+        latency=latency,
+        queue_median_ms=_median_ms(timeline.queue),
+        service_median_ms=service_ms,
+        lateness_p99_ms=nearest_rank(lateness, 99) * 1000.0 if lateness.size else 0.0,
+        requests=requests,
+        completed=completed,
+        saturated=tuple(saturated),
+        window_s=timeline.window_s,
+    )
+
+
+def _median_ms(seconds: np.ndarray) -> float:
+    return nearest_rank(np.sort(seconds), 50) * 1000.0 if seconds.size else math.nan
+
+
+def _queue_growth(timeline: Timeline, service_ms: float) -> tuple[str, ...]:
+    """The queue grew through the window: the slope of the slices' mean queue times over
+    time is above zero beyond their noise (the lower end of its 95 % t-interval) and adds at
+    least GROWTH_MIN_SERVICES median service times of waiting over the window."""
+    done = timeline.done
+    arrivals, queue = timeline.scheduled[done], timeline.queue
+    slice_of = np.minimum((arrivals / timeline.window_s * SLICES).astype(int), SLICES - 1)
+    centres, means = [], []
+    for index in range(SLICES):
+        members = queue[slice_of == index]
+        if members.size:
+            centres.append((index + 0.5) * timeline.window_s / SLICES)
+            means.append(float(members.mean()))
+    if len(means) < 3:
+        return ()
+    x, y = np.asarray(centres), np.asarray(means)
+    dx = x - x.mean()
+    slope = float((dx * (y - y.mean())).sum() / (dx**2).sum())
+    residual = y - y.mean() - slope * dx
+    se = math.sqrt(float((residual**2).sum()) / (len(y) - 2) / float((dx**2).sum()))
+    growth_ms = slope * timeline.window_s * 1000.0
+    material = growth_ms >= GROWTH_MIN_SERVICES * (service_ms if service_ms > 0 else 0.0)
+    if slope - t_critical(len(y) - 2) * se > 0 and material:
+        return (f"the queue grew through the window: waiting rose {growth_ms:.3g} ms",)
+    return ()
+
+
+def _shortfall(offered: float, achieved: Interval | None) -> tuple[str, ...]:
+    if achieved is None or achieved.hi >= offered * (1.0 - SHORTFALL_MIN):
+        return ()
+    return (
+        f"served {achieved.value:.4g} requests/s ({achieved.lo:.4g}-{achieved.hi:.4g}) of the "
+        f"{offered:.4g} offered",
+    )
