@@ -145,3 +145,27 @@ def test_a_late_scheduler_counts_only_within_the_objectives_tolerance() -> None:
     assert judge(calm, GENEROUS) == ()
     assert judge(late, GENEROUS) == ()  # 3 ms late against a 500 ms bound: within 2 %
     assert "3 ms late" in judge(late, parse_objectives("p99=100ms"))[0]
+
+
+def test_each_point_is_handed_on_as_it_is_judged() -> None:
+    seen: list[float] = []
+    simulated = Simulated()
+    plan = SearchPlan(start_rate=50.0, budget_s=600.0)
+    found = search_capacity(
+        simulated.measure,
+        GENEROUS,
+        plan,
+        lambda: simulated.now,
+        on_point=lambda p: seen.append(p.rate),
+    )
+    assert seen == [p.rate for p in found.curve]
+
+
+def test_a_cancel_stops_the_search_and_leaves_its_run_out() -> None:
+    simulated = Simulated()
+    plan = SearchPlan(start_rate=50.0, budget_s=600.0)
+    found = search_capacity(
+        simulated.measure, GENEROUS, plan, lambda: simulated.now, lambda: simulated.now > 20.0
+    )
+    assert found.stopped is not None and found.stopped.startswith("cancelled while")
+    assert sum(p.window_s for p in found.curve) <= 20.0

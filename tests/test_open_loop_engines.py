@@ -27,6 +27,7 @@ def test_below_capacity_it_keeps_up_and_far_above_it_saturates(engine_name: str)
     run = TrafficRun(prepared(engine_name, RunConfig(threads=1)), arrival="poisson", seed=0)
     calm = run.figures(20.0, 1.5)
     assert calm.completed == calm.requests and not calm.is_saturated, calm.reasons
+    assert calm.service_median_ms is not None
     service_s = calm.service_median_ms / 1000.0
     assert calm.latency["median"].value >= calm.service_median_ms * 0.9
     flooded = run.figures(3.0 / service_s, 1.5)  # three times what one slot serves

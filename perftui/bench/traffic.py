@@ -9,7 +9,13 @@ from typing import Any, Protocol
 
 from perftui.bench.open_loop import run_open_loop
 from perftui.domain.traffic.arrivals import arrival_times
-from perftui.domain.traffic.capacity import DRAIN_SHARE, Capacity, SearchPlan, search_capacity
+from perftui.domain.traffic.capacity import (
+    DRAIN_SHARE,
+    Capacity,
+    Point,
+    SearchPlan,
+    search_capacity,
+)
 from perftui.domain.traffic.figures import TrafficFigures, traffic_figures
 from perftui.domain.traffic.objective import Objective
 from perftui.domain.traffic.timeline import Timeline
@@ -58,8 +64,9 @@ class TrafficRun:
         objectives: Sequence[Objective],
         plan: SearchPlan,
         cancelled: Callable[[], bool] = lambda: False,
+        on_point: Callable[[Point], None] = lambda _point: None,
     ) -> Capacity:
         def measure(rate: float, window_s: float) -> TrafficFigures:
             return self.figures(rate, window_s, cancelled)
 
-        return search_capacity(measure, objectives, plan, time.monotonic, cancelled)
+        return search_capacity(measure, objectives, plan, time.monotonic, cancelled, on_point)

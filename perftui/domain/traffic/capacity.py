@@ -154,9 +154,11 @@ def search_capacity(
     plan: SearchPlan,
     clock: Callable[[], float],
     cancelled: Callable[[], bool] = lambda: False,
+    on_point: Callable[[Point], None] = lambda _point: None,
 ) -> Capacity:
-    """The capacity under `objectives` from runs of `measure`; a run the person cancelled
-    stops the search and is left out of it."""
+    """The capacity under `objectives` from runs of `measure`, each handed to `on_point` as
+    it is judged (a live curve); a run the person cancelled stops the search and is left
+    out of it."""
     began = clock()
     curve: list[Point] = []
     lo: float | None = None  # the highest rate that met
@@ -199,6 +201,7 @@ def search_capacity(
             break
         reasons = judge(figures, objectives)
         curve.append(Point(rate, span, figures, not reasons, reasons, confirming))
+        on_point(curve[-1])
         if confirming:
             if not reasons:
                 confirmed = True

@@ -53,8 +53,9 @@ class TrafficFigures:
     achieved: Interval | None
     latency: dict[str, Interval]
     """Arrival to result, by statistic name (median, p90, p99)."""
-    queue_median_ms: float
-    service_median_ms: float
+    queue_median_ms: float | None
+    service_median_ms: float | None
+    """None where no request completed."""
     lateness_p99_ms: float
     requests: int
     completed: int
@@ -138,11 +139,11 @@ def traffic_figures(timeline: Timeline, rate: float) -> TrafficFigures:
     )
 
 
-def _median_ms(seconds: np.ndarray) -> float:
-    return nearest_rank(np.sort(seconds), 50) * 1000.0 if seconds.size else math.nan
+def _median_ms(seconds: np.ndarray) -> float | None:
+    return nearest_rank(np.sort(seconds), 50) * 1000.0 if seconds.size else None
 
 
-def _queue_growth(timeline: Timeline, service_ms: float) -> tuple[str, ...]:
+def _queue_growth(timeline: Timeline, service_ms: float | None) -> tuple[str, ...]:
     """The queue grew through the window: the slope of the slices' mean queue times over
     time is above zero beyond their noise (the lower end of its 95 % t-interval) and adds at
     least GROWTH_MIN_SERVICES median service times of waiting over the window."""
@@ -163,7 +164,7 @@ def _queue_growth(timeline: Timeline, service_ms: float) -> tuple[str, ...]:
     residual = y - y.mean() - slope * dx
     se = math.sqrt(float((residual**2).sum()) / (len(y) - 2) / float((dx**2).sum()))
     growth_ms = slope * timeline.window_s * 1000.0
-    material = growth_ms >= GROWTH_MIN_SERVICES * (service_ms if service_ms > 0 else 0.0)
+    material = growth_ms >= GROWTH_MIN_SERVICES * (service_ms or 0.0)
     if slope - t_critical(len(y) - 2) * se > 0 and material:
         return (f"the queue grew through the window: waiting rose {growth_ms:.3g} ms",)
     return ()
