@@ -22,11 +22,18 @@ SERVICE_S = 0.010
 GENEROUS = parse_objectives("p99=500ms")
 
 
-def queue(rate: float, window_s: float, *, service_s: float = SERVICE_S, slots: int = 1,
-          seed: int = 0) -> Timeline:  # fmt: skip
+def queue(
+    rate: float,
+    window_s: float,
+    *,
+    service_s: float = SERVICE_S,
+    slots: int = 1,
+    seed: int = 0,
+    arrival: str = "poisson",
+) -> Timeline:
     """A first-come, first-served queue of `slots` servers of constant service time, fed
-    Poisson arrivals: what a perfect scheduler and engine would record."""
-    scheduled = arrival_times("poisson", rate, window_s, seed)
+    `arrival` arrivals: what a perfect scheduler and engine would record."""
+    scheduled = arrival_times(arrival, rate, window_s, seed)
     free = [0.0] * slots
     started = np.empty_like(scheduled)
     for i, due in enumerate(scheduled):
@@ -59,6 +66,17 @@ def test_the_simulated_queue_is_judged_as_a_queue_is() -> None:
     assert calm.latency["median"].value == pytest.approx(SERVICE_S * 1000)
     assert not calm.is_saturated and calm.lateness_p99_ms == 0.0
     assert traffic_figures(queue(150.0, 4.0), 150.0).is_saturated
+
+
+def test_a_queue_busy_nearly_all_the_time_is_at_its_capacity() -> None:
+    """Evenly spaced arrivals at 98 % of capacity never queue, so no trend shows; the
+    share of the run the slot was busy says the engine is at its capacity all the same."""
+    figures = traffic_figures(queue(98.0, 4.0, arrival="constant"), 98.0)
+    assert figures.queue_median_ms == 0.0
+    assert figures.busy == pytest.approx(0.98, abs=0.005)
+    assert figures.saturated == ("the engine was busy 98% of the run: at its capacity",)
+    calm = traffic_figures(queue(90.0, 4.0, arrival="constant"), 90.0)
+    assert calm.busy == pytest.approx(0.90, abs=0.005) and not calm.is_saturated
 
 
 def test_saturation_is_not_claimed_of_a_busy_queue_that_keeps_up() -> None:
@@ -130,8 +148,14 @@ def test_the_search_on_the_stand_in_engine_finds_its_capacity() -> None:
     """In real time: the runner, the stand-in's 10 ms requests and the search together,
     under a generous p90 (a p99 needs 450 requests a run: a minute of search at 100/s)."""
     run = TrafficRun(StandIn(SERVICE_S), arrival="poisson", seed=5)
-    plan = SearchPlan(start_rate=50.0, budget_s=30.0, window_s=0.6, confirm_s=2.0,
-                      min_requests=60, resolution=0.15)  # fmt: skip
+    plan = SearchPlan(
+        start_rate=50.0,
+        budget_s=30.0,
+        window_s=0.6,
+        confirm_s=2.0,
+        min_requests=60,
+        resolution=0.15,
+    )
     found = run.capacity(parse_objectives("p90=300ms"), plan)
     assert found.rate is not None and found.hi is not None, found.stopped
     assert 60.0 <= found.rate <= 100.0 <= found.hi * 1.15, found.to_dict()

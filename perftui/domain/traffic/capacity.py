@@ -99,11 +99,16 @@ class Capacity:
             "stopped": self.stopped,
             "elapsed_s": self.elapsed_s,
             "curve": [
-                {"window_s": p.window_s, "meets": p.meets, "confirming": p.confirming,
-                 "why_not": list(p.reasons), **p.figures.to_dict()}
+                {
+                    "window_s": p.window_s,
+                    "meets": p.meets,
+                    "confirming": p.confirming,
+                    "why_not": list(p.reasons),
+                    **p.figures.to_dict(),
+                }
                 for p in self.curve
             ],
-        }  # fmt: skip
+        }
 
 
 def judge(figures: TrafficFigures, objectives: Sequence[Objective]) -> tuple[str, ...]:

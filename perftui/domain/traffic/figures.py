@@ -34,6 +34,10 @@ SLICES = 10
 GROWTH_MIN_SERVICES = 2.0
 """A trend of the queue counts as growth when it adds at least this many median service
 times of waiting over the window (besides being beyond the slices' noise)."""
+BUSY_SATURATED = 0.97
+"""The share of the run its slots were busy from which the engine is at its capacity: a queue
+that busy waits about 16 service times on average (M/D/1) and wanders far above that within a
+window of seconds, whether or not one window's trend shows it."""
 SHORTFALL_MIN = 0.02
 """The achieved rate falls short of the offered one when its whole interval is this share or
 more below it."""
@@ -57,6 +61,8 @@ class TrafficFigures:
     service_median_ms: float | None
     """None where no request completed."""
     lateness_p99_ms: float
+    busy: float
+    """The share of the run (to its last result) the slots spent serving: the utilisation."""
     requests: int
     completed: int
     saturated: tuple[str, ...]
@@ -75,11 +81,13 @@ class TrafficFigures:
     @property
     def reasons(self) -> tuple[str, ...]:
         """Everything that keeps the latencies from being the engine's at this rate."""
-        late = () if self.schedule_kept else (
+        if self.schedule_kept:
+            return self.saturated
+        late = (
             f"schedule not kept: the scheduler issued requests up to {self.lateness_p99_ms:.2g}"
-            f" ms late (p99, limit {LATENESS_LIMIT_MS:g} ms); the latencies include its delay",
-        )  # fmt: skip
-        return (*self.saturated, *late)
+            f" ms late (p99, limit {LATENESS_LIMIT_MS:g} ms); the latencies include its delay"
+        )
+        return (*self.saturated, late)
 
     def to_dict(self) -> dict[str, object]:
         return {
@@ -92,6 +100,7 @@ class TrafficFigures:
             "queue_median_ms": self.queue_median_ms,
             "service_median_ms": self.service_median_ms,
             "lateness_p99_ms": self.lateness_p99_ms,
+            "busy": self.busy,
             "requests": self.requests,
             "completed": self.completed,
             "saturated": self.is_saturated,
@@ -116,13 +125,14 @@ def traffic_figures(timeline: Timeline, rate: float) -> TrafficFigures:
     achieved = throughput_interval(achieved_rate, window_rates(ends, 0.0, 1))
     offered = requests / timeline.window_s
     service_ms = _median_ms(timeline.service)
+    busy = float(timeline.service.sum()) / (timeline.slots * span)
     lateness = np.sort(timeline.lateness())
-    saturated = [
-        *(() if completed == requests else (f"{requests - completed} of {requests} requests "
-                                            "were never served",)),
-        *_queue_growth(timeline, service_ms),
-        *_shortfall(offered, achieved),
-    ]  # fmt: skip
+    saturated = (
+        _unserved(requests, completed)
+        + _busy(busy)
+        + _queue_growth(timeline, service_ms)
+        + _shortfall(offered, achieved)
+    )
     return TrafficFigures(
         rate=rate,
         offered_rate=offered,
@@ -132,15 +142,28 @@ def traffic_figures(timeline: Timeline, rate: float) -> TrafficFigures:
         queue_median_ms=_median_ms(timeline.queue),
         service_median_ms=service_ms,
         lateness_p99_ms=nearest_rank(lateness, 99) * 1000.0 if lateness.size else 0.0,
+        busy=busy,
         requests=requests,
         completed=completed,
-        saturated=tuple(saturated),
+        saturated=saturated,
         window_s=timeline.window_s,
     )
 
 
 def _median_ms(seconds: np.ndarray) -> float | None:
     return nearest_rank(np.sort(seconds), 50) * 1000.0 if seconds.size else None
+
+
+def _unserved(requests: int, completed: int) -> tuple[str, ...]:
+    if completed == requests:
+        return ()
+    return (f"{requests - completed} of {requests} requests were never served",)
+
+
+def _busy(busy: float) -> tuple[str, ...]:
+    if busy < BUSY_SATURATED:
+        return ()
+    return (f"the engine was busy {busy:.0%} of the run: at its capacity",)
 
 
 def _queue_growth(timeline: Timeline, service_ms: float | None) -> tuple[str, ...]:
