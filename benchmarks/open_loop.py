@@ -51,7 +51,7 @@ def main() -> None:
     )  # fmt: skip
     print(
         "engine         rate  offered  achieved   p50 ms   p99 ms  p99 hi queue p50 serv p50"
-        " late p99   sat load1m"
+        " late p99  busy   sat load1m"
     )
     for name in args.engine or ["openvino", "onnxruntime"]:
         engine = get_engine(name)
@@ -87,10 +87,12 @@ def row(engine: str, f: TrafficFigures, point: Point | None = None) -> None:
         f"{engine:<11} {f.rate:>7.1f} {f.offered_rate:>8.1f} {f.achieved_rate:>9.1f}"
         f" {median.value:>8.2f} {p99.value:>8.2f}{'+' if p99.open_ends[1] else ' '}"
         f" {p99.hi:>7.2f} {f.queue_median_ms or 0.0:>9.3f} {f.service_median_ms or 0.0:>9.2f}"
-        f" {f.lateness_p99_ms:>8.3f} {('yes' if f.is_saturated else 'no'):>5}"
+        f" {f.lateness_p99_ms:>8.3f} {f.busy:>5.0%} {('yes' if f.is_saturated else 'no'):>5}"
         f" {os.getloadavg()[0]:>6.2f}{judged}",
         flush=True,
     )
+    for reason in f.reasons:
+        print(f"{'':<12}{reason}")
 
 
 if __name__ == "__main__":

@@ -56,3 +56,25 @@ def test_a_perfect_schedule_has_no_lateness(slots: int) -> None:
     timeline = Timeline(scheduled, scheduled.copy(), scheduled + 0.005, slots, 0.5)
     assert np.all(timeline.lateness() == 0.0)
     assert traffic_figures(timeline, 100.0).schedule_kept
+
+
+def slices_timeline(queue_by_slice: list[float], service_s: float = 0.002) -> Timeline:
+    """Constant arrivals, 20 per slice of a 2 s window, each waiting its slice's time."""
+    scheduled = np.arange(200) * 0.01
+    waits = np.repeat(np.asarray(queue_by_slice), 20)
+    started = scheduled + waits
+    return Timeline(scheduled, started, started + service_s, 1, 2.0)
+
+
+def test_the_last_slices_held_up_by_a_hiccup_are_no_growing_queue() -> None:
+    """A hiccup of the machine at the end of the window holds up the last two slices'
+    requests; the queue did not grow through the window (a least-squares slope said so)."""
+    figures = traffic_figures(slices_timeline([0.0] * 8 + [0.05, 0.1]), 50.0)
+    assert not any("queue grew" in reason for reason in figures.saturated)
+
+
+def test_a_queue_rising_through_the_window_is_growth() -> None:
+    rising = [0.01 * k for k in range(10)]
+    rising[3], rising[4] = rising[4], rising[3]  # not even strictly
+    figures = traffic_figures(slices_timeline(rising), 50.0)
+    assert any("queue grew" in reason for reason in figures.saturated), figures.saturated
