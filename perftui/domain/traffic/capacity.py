@@ -23,6 +23,10 @@ from perftui.domain.traffic.objective import Objective
 Measure = Callable[[float, float], TrafficFigures]
 """(rate in requests/s, window in s) -> the figures of an open-loop run at that rate."""
 
+START_SHARE = 0.5
+"""The search starts at this share of the closed-loop maximum (requests/s: a closed-loop
+run's throughput over its batch): below capacity, as LoadGen's first guess is, so the first
+doubling or halving already brackets it in most cases."""
 DRAIN_SHARE = 1.0
 """A run waits at most this share of its window after it for its queue to drain: a search
 run costs up to (1 + DRAIN_SHARE) windows, and the budget counts that."""
@@ -39,7 +43,7 @@ lowest rate measured: past it, waiting in the queue dominates the latency."""
 @dataclass(frozen=True)
 class SearchPlan:
     start_rate: float
-    """Where bracketing starts: a rate below the closed-loop maximum (e.g. half of it)."""
+    """Where bracketing starts: START_SHARE of the closed-loop maximum."""
     budget_s: float
     """The whole search's time; it stops, and says where it got, before a run that could
     pass it (its window and the longest drain)."""
