@@ -4,10 +4,10 @@ is doing, on any engine's slots (`Prepared.slots`).
 One thread per slot. A free slot takes the next request in arrival order (first come, first
 served: the requests that arrived while every slot was busy wait in that order), waits for
 its arrival if it is still to come, runs it and records when it started and ended. Waiting
-sleeps until SPIN_S before the arrival and spins the rest (a sleep overshoots by about a
-tenth of a millisecond here); the slots run with the GIL released, so a thread waiting for
-an arrival is not held up by the ones in flight. How late each request was issued is
-measured, not assumed (Timeline.lateness).
+sleeps until SPIN_S before the arrival and spins the rest; the slots run with the GIL
+released, so a thread waiting for an arrival is not held up by the ones in flight. How late
+each request was issued is measured, not assumed (Timeline.lateness): an engine whose own
+threads take every core delays the scheduler's wake-ups, and the run then says so.
 """
 
 from __future__ import annotations
@@ -21,7 +21,9 @@ import numpy as np
 from perftui.domain.traffic.timeline import Timeline
 
 SPIN_S = 0.0003
-"""The last part of a wait that is spun rather than slept."""
+"""The last part of a wait that is spun rather than slept: a sleep overshoots by 0.11 ms
+(p50; 0.15 ms p99) here, and spinning longer made requests later under load, not earlier
+(benchmarks/README.md, open_loop.py)."""
 POLL_S = 0.05
 """The longest sleep between two looks at the cancel flag."""
 LEAD_S = 0.02
