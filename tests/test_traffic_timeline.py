@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from perftui.bench.traffic import open_loop_measurement
 from perftui.domain.traffic.figures import traffic_figures
 from perftui.domain.traffic.timeline import Timeline
 
@@ -78,3 +79,21 @@ def test_a_queue_rising_through_the_window_is_growth() -> None:
     rising[3], rising[4] = rising[4], rising[3]  # not even strictly
     figures = traffic_figures(slices_timeline(rising), 50.0)
     assert any("queue grew" in reason for reason in figures.saturated), figures.saturated
+
+
+def test_a_run_is_recorded_as_the_worker_records_a_closed_loop_one() -> None:
+    """Latencies from arrival in the order the requests completed, the span to the last
+    result, the items it served per second of it: what RunResult is built from."""
+    timeline = Timeline(
+        scheduled=np.array([0.0, 0.1, 0.2, 0.3]),
+        started=np.array([0.0, 0.1, 0.2, NAN]),
+        ended=np.array([0.5, 0.15, 0.3, NAN]),  # the first finished last
+        slots=2,
+        window_s=0.4,
+    )
+    measured = open_loop_measurement(timeline, batch=4)
+    np.testing.assert_allclose(measured.latencies_ms, [50.0, 100.0, 500.0])
+    assert measured.duration_s == 0.5
+    assert measured.throughput_fps == pytest.approx(3 * 4 / 0.5)
+    figures = traffic_figures(timeline, 10.0)
+    assert figures.achieved_rate * 4 == pytest.approx(measured.throughput_fps)

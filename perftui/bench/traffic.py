@@ -1,5 +1,6 @@
-"""Open-loop traffic on a prepared model: a run at a rate, and the capacity search over such
-runs. What a worker calls once the model is compiled and its inputs bound."""
+"""Open-loop traffic on a prepared model: a run at a rate (and its record as the worker keeps
+a closed-loop run's), and the capacity search over such runs. What a worker calls once the
+model is compiled and its inputs bound."""
 
 from __future__ import annotations
 
@@ -7,7 +8,11 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Protocol
 
+import numpy as np
+
 from perftui.bench.open_loop import run_open_loop
+from perftui.bench.recorder import Measurement
+from perftui.domain.measurement.uncertainty import window_rates
 from perftui.domain.traffic.arrivals import arrival_times
 from perftui.domain.traffic.capacity import (
     DRAIN_SHARE,
@@ -70,3 +75,19 @@ class TrafficRun:
             return self.figures(rate, window_s, cancelled)
 
         return search_capacity(measure, objectives, plan, time.monotonic, cancelled, on_point)
+
+
+def open_loop_measurement(timeline: Timeline, batch: int) -> Measurement:
+    """An open-loop run as the worker records a closed-loop one: each completed request's
+    latency from its arrival (ms, in the order they completed), the span from the window's
+    start to the last result, the items served per second of it and its windows' rates."""
+    done = timeline.done
+    order = np.argsort(timeline.ended[done], kind="stable")
+    ends = timeline.ended[done][order]
+    span = timeline.span_s
+    return Measurement(
+        latencies_ms=timeline.latency[order] * 1000.0,
+        duration_s=span,
+        throughput_fps=ends.size * batch / span,
+        window_fps=window_rates(ends, 0.0, batch),
+    )

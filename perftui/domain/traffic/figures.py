@@ -120,7 +120,7 @@ def traffic_figures(timeline: Timeline, rate: float) -> TrafficFigures:
         if found is not None:
             latency[name] = found
     ends = np.sort(timeline.ended[done])
-    span = max(timeline.window_s, float(ends[-1])) if completed else timeline.window_s
+    span = timeline.span_s
     achieved_rate = completed / span
     achieved = throughput_interval(achieved_rate, window_rates(ends, 0.0, 1))
     offered = requests / timeline.window_s

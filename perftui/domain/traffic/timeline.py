@@ -30,6 +30,12 @@ class Timeline:
         return ~np.isnan(self.ended)
 
     @property
+    def span_s(self) -> float:
+        """From the window's start to its last result, at least the window."""
+        done = self.done
+        return max(self.window_s, float(self.ended[done].max())) if done.any() else self.window_s
+
+    @property
     def latency(self) -> np.ndarray:
         """Arrival to result, queueing included, of the completed requests."""
         return (self.ended - self.scheduled)[self.done]
