@@ -127,6 +127,7 @@ class OpenVinoPrepared(Prepared):
     def slots(self, n: int) -> list[Callable[[], object]]:
         """An infer request of its own per slot; `infer` waits with the GIL released."""
         self._bound_request()
+        self._used = True  # their inferences count in the graph's profiling counters
         requests = [self._compiled.create_infer_request() for _ in range(n)]
         for i, request in enumerate(requests):
             _fill(request, self._compiled, self._samples[i % len(self._samples)])
