@@ -67,7 +67,7 @@ def main() -> None:
                 parse_objectives(args.slo), plan, on_point=functools.partial(on_point, name)
             )
             print(
-                f"{name}: capacity {found.rate} requests/s, interval [{found.lo}, {found.hi}],"
+                f"{name}: capacity {found.rate} requests/s, interval [{found.rate}, {found.hi}],"
                 f" confirmed {found.confirmed}, knee {found.knee}, stopped: {found.stopped},"
                 f" {found.elapsed_s:.0f} s"
             )

@@ -5,9 +5,9 @@ bisect the bracket, then confirm the answer with a longer run.
 A rate **meets** the objectives when the run kept up (not saturated), the scheduler kept its
 schedule closely enough (LATENESS_SHARE), and every objective's statistic is under its bound
 with confidence (the upper end of its 95 % interval; an open upper end, too few samples for it,
-is not confidence). It **fails**
-otherwise. The capacity is the highest rate that met, with the interval [that rate, the lowest
-rate above it that did not]. Pure: the runs come from `measure`, the time from `clock`.
+is not confidence). It **fails** otherwise. The capacity is the highest rate that met, with
+the interval [that rate, the lowest rate above it that did not]. Pure: the runs come from
+`measure`, the time from `clock`.
 """
 
 from __future__ import annotations
@@ -79,9 +79,9 @@ class Capacity:
     objectives: tuple[Objective, ...]
     rate: float | None
     """The highest rate that met the objectives; None where none did."""
-    lo: float | None
     hi: float | None
-    """The lowest rate above `rate` that did not meet them; None where none was found."""
+    """The lowest rate above `rate` that did not meet them, the interval's upper end; None
+    where none was found."""
     confirmed: bool
     """Whether a longer run at `rate` met them too."""
     curve: tuple[Point, ...]
@@ -97,7 +97,7 @@ class Capacity:
                 {"statistic": o.statistic, "bound_ms": o.bound_ms} for o in self.objectives
             ],
             "capacity": self.rate,
-            "capacity_ci": [self.lo, self.hi],
+            "capacity_ci": [self.rate, self.hi],
             "confirmed": self.confirmed,
             "knee": self.knee,
             "stopped": self.stopped,
@@ -225,7 +225,6 @@ def search_capacity(
     return Capacity(
         objectives=tuple(objectives),
         rate=lo,
-        lo=lo,
         hi=hi,
         confirmed=confirmed,
         curve=tuple(curve),
