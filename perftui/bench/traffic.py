@@ -4,6 +4,7 @@ model is compiled and its inputs bound."""
 
 from __future__ import annotations
 
+import itertools
 import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Protocol
@@ -41,7 +42,9 @@ class Servable(Protocol):
 
 class TrafficRun:
     """A prepared model's slots (one for the sync API, `requests` for async), warmed up
-    once, and open-loop runs on them."""
+    once, and open-loop runs on them. Run k draws its arrivals with seed + k: the same seed
+    gives the same runs, and a search's runs do not share one draw (runs of equal length in
+    requests would otherwise all be offered the same share more or less than their rate)."""
 
     def __init__(self, prepared: Servable, *, arrival: str, seed: int) -> None:
         self._slots = prepared.slots(int(prepared.resolved.get("requests") or 1))
@@ -49,12 +52,12 @@ class TrafficRun:
             for _ in range(WARMUP_PER_SLOT):
                 slot()
         self._arrival = arrival
-        self._seed = seed
+        self._seeds = itertools.count(seed)
 
     def timeline(
         self, rate: float, window_s: float, cancelled: Callable[[], bool] = lambda: False
     ) -> Timeline:
-        scheduled = arrival_times(self._arrival, rate, window_s, self._seed)
+        scheduled = arrival_times(self._arrival, rate, window_s, next(self._seeds))
         return run_open_loop(
             self._slots, scheduled, window_s, drain_s=DRAIN_SHARE * window_s, cancelled=cancelled
         )

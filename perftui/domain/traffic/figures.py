@@ -31,9 +31,11 @@ LATENESS_LIMIT_MS = 1.0
 the scheduler's delay too, and the run says so instead of presenting them as the engine's."""
 SLICES = 10
 """Equal spans of the window that the queue's trend is read over (batch means of queue time)."""
-GROWTH_MIN_SERVICES = 2.0
-"""A trend of the queue counts as growth when it adds at least this many median service
-times of waiting over the window (besides being beyond the slices' noise)."""
+GROWTH_MIN = 2.0
+"""A trend of the queue counts as growth when it adds at least this many times the larger of
+the median service time and the mean wait a queue at this rate settles at (besides being
+beyond the slices' noise): a run starts with an empty queue, which rises to that wait
+whether or not the engine keeps up, slowly near capacity (seconds at 90 % busy)."""
 BUSY_SATURATED = 0.97
 """The share of the run its slots were busy from which the engine is at its capacity: a queue
 that busy waits about 16 service times on average (M/D/1) and wanders far above that within a
@@ -130,7 +132,7 @@ def traffic_figures(timeline: Timeline, rate: float) -> TrafficFigures:
     saturated = (
         _unserved(requests, completed)
         + _busy(busy)
-        + _queue_growth(timeline, service_ms)
+        + _queue_growth(timeline, max(service_ms or 0.0, _settled_wait_ms(timeline, offered)))
         + _shortfall(offered, achieved)
     )
     return TrafficFigures(
@@ -166,11 +168,25 @@ def _busy(busy: float) -> tuple[str, ...]:
     return (f"the engine was busy {busy:.0%} of the run: at its capacity",)
 
 
-def _queue_growth(timeline: Timeline, service_ms: float | None) -> tuple[str, ...]:
+def _settled_wait_ms(timeline: Timeline, offered: float) -> float:
+    """The mean wait of a queue that kept up at this rate (Pollaczek-Khinchine, M/G/1: each
+    slot taken as a queue of its own fed its share of the arrivals, which waits longer than
+    slots sharing one queue do); 0 where the slots cannot keep up (busy beyond 1)."""
+    service = timeline.service
+    if not service.size:
+        return 0.0
+    per_slot = offered / timeline.slots
+    busy = per_slot * float(service.mean())
+    if busy >= 1.0:
+        return 0.0
+    return per_slot * float(np.mean(service**2)) / (2.0 * (1.0 - busy)) * 1000.0
+
+
+def _queue_growth(timeline: Timeline, floor_ms: float) -> tuple[str, ...]:
     """The queue grew through the window: the slices' mean queue times rise with time beyond
     chance (a Mann-Kendall test at 95 %: ranks, so one slice held up by a hiccup of the
     machine does not make a trend) and the trend (Sen's slope: the median of the slopes
-    between slices) adds at least GROWTH_MIN_SERVICES median service times over the window."""
+    between slices) adds at least GROWTH_MIN times `floor_ms` over the window."""
     done = timeline.done
     arrivals, queue = timeline.scheduled[done], timeline.queue
     slice_of = np.minimum((arrivals / timeline.window_s * SLICES).astype(int), SLICES - 1)
@@ -188,7 +204,7 @@ def _queue_growth(timeline: Timeline, service_ms: float | None) -> tuple[str, ..
     score = float(np.sign(y[j] - y[i]).sum())
     z = (score - 1.0) / math.sqrt(n * (n - 1) * (2 * n + 5) / 18.0)
     growth_ms = float(np.median((y[j] - y[i]) / (x[j] - x[i]))) * timeline.window_s * 1000.0
-    if z > Z_95 and growth_ms >= GROWTH_MIN_SERVICES * (service_ms or 0.0):
+    if z > Z_95 and growth_ms >= GROWTH_MIN * floor_ms:
         return (f"the queue grew through the window: waiting rose {growth_ms:.3g} ms",)
     return ()
 
