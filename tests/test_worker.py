@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 
 import numpy as np
@@ -37,6 +37,9 @@ class FakePrepared(Prepared):
 
     def run_async(self, recorder: Recorder) -> None:
         self.run_sync(recorder)
+
+    def slots(self, n: int) -> list[Callable[[], object]]:
+        return [self.infer_once] * n
 
     def layer_profile(self, iterations: int) -> list[LayerProfile]:
         if self._cancel_in_profile:

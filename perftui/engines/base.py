@@ -97,6 +97,13 @@ class Prepared(ABC):
         then wait for the ones in flight (they are recorded too)."""
 
     @abstractmethod
+    def slots(self, n: int) -> list[Callable[[], object]]:
+        """`n` independent request slots on the bound inputs (slot i uses sample i mod the
+        samples bound): a call runs one request synchronously, with the GIL released, and
+        returns once its result is ready; the n slots may run at once from n threads (an
+        open-loop run, perftui.bench.open_loop)."""
+
+    @abstractmethod
     def layer_profile(self, iterations: int) -> list[LayerProfile]:
         """Per-layer times averaged over `iterations` synchronous requests.
 

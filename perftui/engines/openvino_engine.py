@@ -7,8 +7,9 @@ the latency; it is counted in throughput, which the recorder measures in wall ti
 
 from __future__ import annotations
 
+import functools
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -74,6 +75,7 @@ class OpenVinoPrepared(Prepared):
         self._api = api
         self._profile = profile
         self._feeds: dict[str, np.ndarray] = {}
+        self._samples: list[Mapping[str, np.ndarray]] = []
         self._request: ov.InferRequest | None = None
         self._queue: ov.AsyncInferQueue | None = None
         self._used = False
@@ -84,6 +86,7 @@ class OpenVinoPrepared(Prepared):
         samples = [feeds, *others]
         for sample in samples:
             self.check_feeds(sample)
+        self._samples = samples
         self._feeds = {spec.name: np.asarray(feeds[spec.name]) for spec in self.inputs}
         self._request = self._compiled.create_infer_request()
         _fill(self._request, self._compiled, self._feeds)
@@ -122,6 +125,15 @@ class OpenVinoPrepared(Prepared):
         queue.wait_all()
         for request_id in in_flight:  # the requests still in flight when the window closed
             record(queue[request_id].latency * 1e-3)
+
+    def slots(self, n: int) -> list[Callable[[], object]]:
+        """An infer request of its own per slot; `infer` waits with the GIL released."""
+        self._bound_request()
+        self._used = True  # their inferences count in the graph's profiling counters
+        requests = [self._compiled.create_infer_request() for _ in range(n)]
+        for i, request in enumerate(requests):
+            _fill(request, self._compiled, self._samples[i % len(self._samples)])
+        return [functools.partial(request.infer, share_outputs=True) for request in requests]
 
     def layer_profile(self, iterations: int) -> list[LayerProfile]:
         """Per-layer times of `iterations` sync requests after PROFILE_WARMUP unprofiled ones.

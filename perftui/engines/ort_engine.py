@@ -7,11 +7,12 @@ which is what a bare `session.run` loop would measure.
 
 from __future__ import annotations
 
+import functools
 import json
 import tempfile
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from time import perf_counter
 
@@ -134,6 +135,12 @@ class OrtPrepared(Prepared):
             thread.join()
         if failures:
             raise failures[0]
+
+    def slots(self, n: int) -> list[Callable[[], object]]:
+        """`session.run` is thread-safe and releases the GIL: the slots share the session."""
+        self._bound_feeds()
+        samples, run = self._samples, self._session.run
+        return [functools.partial(run, None, samples[i % len(samples)]) for i in range(n)]
 
     def layer_profile(self, iterations: int) -> list[LayerProfile]:
         """Per-node kernel times from ONNX Runtime's profiler, in a fresh profiling session so

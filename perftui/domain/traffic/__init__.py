@@ -1,0 +1,1 @@
+"""Open-loop traffic: requests arriving at a rate whatever the engine is doing."""
