@@ -144,6 +144,8 @@ TYPED: list[dict[str, str]] = [
     {"api": "async,sync"},
     {"precision": "bf16"},
     {"pinning": "on,auto"},
+    {"rate": "200,closed,50"},
+    {"rate": "100.5", "arrival": "constant"},
     {"time": "1234567"},
     {"time": "0.25"},
     {"iterations": "12345"},

@@ -18,6 +18,7 @@ from perftui.domain.resolved import Resolved, read_resolved, unreported
 
 if TYPE_CHECKING:
     from perftui.domain.settings import LabelPart
+    from perftui.domain.traffic.figures import TrafficFigures
 
 HINTS = ("latency", "throughput", "cumulative_throughput", "none")
 APIS = ("sync", "async")
@@ -75,6 +76,11 @@ class RunConfig:
     """Named dimensions bound for this run (perftui.domain.model.shapes), e.g. (("seq", 128),)."""
     pinning: str = AUTO
     """OpenVINO's CPU pinning of inference threads: "on", "off" or "auto" (the engine's own)."""
+    rate: float | None = None
+    """Open loop: requests (batches) offered per second, issued at their scheduled times
+    whatever the engine is doing (perftui.domain.traffic); None: closed loop."""
+    arrival: str = "poisson"
+    """How an open loop's requests arrive (perftui.domain.traffic.arrivals.ARRIVALS)."""
 
     def to_dict(self) -> dict[str, Any]:
         # not asdict: it deep-copies field by field, for every run an import stores
@@ -86,6 +92,8 @@ class RunConfig:
     def from_dict(cls, data: dict[str, Any]) -> RunConfig:
         fields = {k: data[k] for k in cls.__dataclass_fields__ if k in data}
         fields["dims"] = tuple((str(k), int(v)) for k, v in dict(fields.get("dims") or {}).items())
+        if fields.get("rate") is not None:
+            fields["rate"] = float(fields["rate"])
         return cls(**fields)
 
     def parts(self) -> list[LabelPart]:
@@ -211,6 +219,9 @@ class RunResult:
     """CPU time of the whole machine during the timed window (perftui.domain.measurement.load)."""
     memory: RunMemory | None = None
     """Resident memory around the run's phases (domain.measurement.memory); None: not measured."""
+    traffic: TrafficFigures | None = None
+    """An open-loop run's figures (config.rate set): offered and achieved rate, latency from
+    arrival, queue and service apart, saturation; None for a closed-loop run."""
     id: str = ""
     project: str = ""
     benchmark_id: str = ""
@@ -240,12 +251,16 @@ class RunResult:
             "load": self.load.to_dict() if self.load else None,
             "memory": self.memory.to_dict() if self.memory else None,
         }
+        if self.traffic is not None:  # a closed-loop run's document stays as it was
+            found["traffic"] = self.traffic.to_dict()
         if with_layers and self.layers is not None:
             found["layers"] = [layer.to_dict() for layer in self.layers]
         return found
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> RunResult:
+        from perftui.domain.traffic.figures import TrafficFigures  # its imports lead back here
+
         latency = data.get("latency_ms")
         resolved = data.get("resolved")
         layers = data.get("layers")
@@ -266,6 +281,7 @@ class RunResult:
             window_fps=tuple(float(x) for x in data.get("window_fps") or ()),
             load=MachineLoad.from_dict(data["load"]) if data.get("load") else None,
             memory=RunMemory.from_dict(data.get("memory")),
+            traffic=TrafficFigures.from_dict(data["traffic"]) if data.get("traffic") else None,
             id=str(data.get("id", "")),
             project=str(data.get("project", "")),
             benchmark_id=str(data.get("benchmark_id", "")),

@@ -20,6 +20,7 @@ from perftui.domain.forms.fields import at_most
 from perftui.domain.forms.options import parse_choices, parse_int_or_auto, parse_positive_ints
 from perftui.domain.limits import MAX_BATCH
 from perftui.domain.records import APIS, AUTO, HINTS, PRECISIONS, RunConfig
+from perftui.domain.traffic.arrivals import ARRIVALS, MAX_RATE, parse_rates
 
 if TYPE_CHECKING:
     from perftui.domain.capabilities import Capabilities
@@ -43,7 +44,7 @@ MOST_STORED = 65_536
 class Stored:
     """What an imported configuration may hold for a setting (perftui.exchange.schema)."""
 
-    kind: Literal["count", "count_or_auto", "choice", "dims"]
+    kind: Literal["count", "count_or_auto", "choice", "dims", "rate"]
     least: int = 0
     most: int = 0
     choices: tuple[str, ...] = ()
@@ -215,6 +216,30 @@ def _threads_ran(asked: int, resolved: Mapping[str, Any]) -> str:
     return AUTO if asked == 0 else str(asked)
 
 
+CLOSED = "closed"
+"""The rate field's word for a closed loop (no rate: a request is sent when one finishes)."""
+
+
+def _rates(text: str) -> list[float | None]:
+    """'100,200' -> the open-loop rates; '' -> [None], a closed loop, as is an item 'closed'
+    ('closed,100,200' measures the closed loop beside the rates)."""
+    items = [item.strip() for item in str(text).split(",")]
+    if items == [""]:
+        return [None]
+    found: list[float | None] = []
+    for item in items:
+        found.extend([None] if item.lower() == CLOSED else parse_rates(item))
+    return list(dict.fromkeys(found))
+
+
+def _rate_text(rate: float | None) -> str:
+    return CLOSED if rate is None else f"{rate:g}/s"
+
+
+def _rates_text(configs: Sequence[RunConfig]) -> str:
+    return _join(CLOSED if c.rate is None else f"{c.rate:g}" for c in configs)
+
+
 def _dims_text(dims: Any) -> str:
     return " ".join(f"{name}={value}" for name, value in dims)
 
@@ -370,6 +395,39 @@ SETTINGS: tuple[Setting, ...] = (
         report=lambda v: None if v == AUTO else f"pinning {v}",
         unused="not used by {engine}",
         untaken=(AUTO,),
+        always_stored=False,
+    ),
+    Setting(
+        "rate",
+        "Rate /s",
+        "closed, or requests per second, e.g. 100,200,400",
+        "open loop: requests (batches) per second issued on schedule, e.g. 100,200,400; "
+        "closed (the default): a request is sent when one finishes",
+        CLOSED,
+        _rates,
+        lambda c: [("rate", f"@{_rate_text(c.rate)}", c.rate is None)],
+        _rate_text,
+        Stored("rate", most=int(MAX_RATE), optional=True),
+        axis=8,
+        placeholder=CLOSED,
+        csv=lambda v: "" if v is None else v,
+        text=_rates_text,
+        report=lambda v: None if v is None else f"rate {v:g}/s",
+        always_stored=False,
+    ),
+    Setting(
+        "arrival",
+        "Arrival",
+        ", ".join(ARRIVALS) + " (with a rate)",
+        f"{'|'.join(ARRIVALS)}: how open-loop requests arrive (default poisson)",
+        ARRIVALS[0],
+        lambda t: parse_choices(t, "arrival", ARRIVALS),
+        lambda c: [("arrival", c.arrival, c.rate is None or c.arrival == ARRIVALS[0])],
+        str,
+        Stored("choice", choices=ARRIVALS),
+        axis=9,
+        within=lambda values, chosen: values if chosen["rate"] is not None else (ARRIVALS[0],),
+        report=lambda v: None if v == ARRIVALS[0] else f"{v} arrivals",
         always_stored=False,
     ),
 )

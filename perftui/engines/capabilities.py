@@ -6,7 +6,7 @@ from __future__ import annotations
 from perftui.domain.capabilities import Capabilities
 from perftui.domain.errors import InputError
 
-_COMMON = frozenset({"batch", "threads", "requests", "api", "dims"})
+_COMMON = frozenset({"batch", "threads", "requests", "api", "dims", "rate", "arrival"})
 _ONNX_STANDARD = frozenset({"", "ai.onnx", "ai.onnx.ml"})
 
 OPENVINO = Capabilities(

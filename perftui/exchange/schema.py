@@ -235,6 +235,7 @@ def _setting(stored: Stored) -> Check:
         "count_or_auto": lambda: auto_or(integer(stored.least, stored.most)),
         "choice": lambda: choice(stored.choices),
         "dims": lambda: mapping(name, integer(stored.least, stored.most), 64),
+        "rate": lambda: number(0.0, stored.most),
     }[stored.kind]()
     return optional(found) if stored.optional else found
 

@@ -4,10 +4,12 @@ request is one batch), and the one check of a rate a person gives."""
 from __future__ import annotations
 
 import math
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from perftui.domain.errors import InputError
+
+if TYPE_CHECKING:
+    import numpy as np
 
 ARRIVALS = ("poisson", "constant")
 """poisson: independent arrivals (exponential gaps), as users send them and as MLPerf's
@@ -53,6 +55,8 @@ def check_arrival(name: str) -> str:
 def arrival_times(arrival: str, rate: float, window_s: float, seed: int) -> np.ndarray:
     """The arrival times (seconds from the window's start, ascending, all < window_s) of
     the requests of a window; the same arguments give the same times."""
+    import numpy as np
+
     check_arrival(arrival)
     rate = check_rate(rate)
     if not window_s > 0:

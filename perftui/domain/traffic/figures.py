@@ -11,12 +11,11 @@ truth, and a run whose queue grows is marked saturated rather than trusted.
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from perftui.domain.measurement.figures import PERCENTILES
-from perftui.domain.measurement.stats import nearest_rank
 from perftui.domain.measurement.uncertainty import (
     Z_95,
     Interval,
@@ -24,11 +23,16 @@ from perftui.domain.measurement.uncertainty import (
     throughput_interval,
     window_rates,
 )
-from perftui.domain.traffic.timeline import Timeline
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from perftui.domain.traffic.timeline import Timeline
 
 LATENESS_LIMIT_MS = 1.0
 """The scheduler's lateness p99 past which its schedule was not kept: the latencies then hold
 the scheduler's delay too, and the run says so instead of presenting them as the engine's."""
+NOT_KEPT = "schedule not kept"
 SLICES = 10
 """Equal spans of the window that the queue's trend is read over (batch means of queue time)."""
 GROWTH_MIN = 2.0
@@ -86,7 +90,7 @@ class TrafficFigures:
         if self.schedule_kept:
             return self.saturated
         late = (
-            f"schedule not kept: the scheduler issued requests up to {self.lateness_p99_ms:.2g}"
+            f"{NOT_KEPT}: the scheduler issued requests up to {self.lateness_p99_ms:.2g}"
             f" ms late (p99, limit {LATENESS_LIMIT_MS:g} ms); the latencies include its delay"
         )
         return (*self.saturated, late)
@@ -108,10 +112,59 @@ class TrafficFigures:
             "saturated": self.is_saturated,
             "schedule_kept": self.schedule_kept,
             "reasons": list(self.reasons),
+            "window_s": self.window_s,
         }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> TrafficFigures:
+        """What `to_dict` wrote (stored, sent by a worker, imported after the schema's check):
+        an interval's open end (None) reads as its figure, marked open."""
+
+        def interval(value: float, ends: Sequence[float | None] | None, n: int) -> Interval:
+            lo, hi = ends or (None, None)
+            return Interval(
+                value,
+                value if lo is None else float(lo),
+                value if hi is None else float(hi),
+                n,
+                (lo is None, hi is None),
+            )
+
+        completed = int(data.get("completed", 0))
+        cis = data.get("latency_ci_ms") or {}
+        achieved = float(data["achieved_rate"])
+        saturated = data.get("reasons") or () if data.get("saturated") else ()
+        return cls(
+            rate=float(data["rate"]),
+            offered_rate=float(data["offered_rate"]),
+            achieved_rate=achieved,
+            achieved=interval(achieved, data["achieved_ci"], completed)
+            if data.get("achieved_ci")
+            else None,
+            latency={
+                name: interval(float(value), cis.get(name), completed)
+                for name, value in (data.get("latency_ms") or {}).items()
+            },
+            queue_median_ms=_number(data.get("queue_median_ms")),
+            service_median_ms=_number(data.get("service_median_ms")),
+            lateness_p99_ms=float(data.get("lateness_p99_ms", 0.0)),
+            busy=float(data.get("busy", 0.0)),
+            requests=int(data.get("requests", 0)),
+            completed=completed,
+            saturated=tuple(str(r) for r in saturated if not str(r).startswith(NOT_KEPT)),
+            window_s=float(data.get("window_s", 0.0)),
+        )
+
+
+def _number(value: Any) -> float | None:
+    return None if value is None else float(value)
 
 
 def traffic_figures(timeline: Timeline, rate: float) -> TrafficFigures:
+    import numpy as np
+
+    from perftui.domain.measurement.stats import nearest_rank
+
     requests = int(timeline.scheduled.size)
     done = timeline.done
     completed = int(done.sum())
@@ -153,6 +206,10 @@ def traffic_figures(timeline: Timeline, rate: float) -> TrafficFigures:
 
 
 def _median_ms(seconds: np.ndarray) -> float | None:
+    import numpy as np
+
+    from perftui.domain.measurement.stats import nearest_rank
+
     return nearest_rank(np.sort(seconds), 50) * 1000.0 if seconds.size else None
 
 
@@ -172,6 +229,8 @@ def _settled_wait_ms(timeline: Timeline, offered: float) -> float:
     """The mean wait of a queue that kept up at this rate (Pollaczek-Khinchine, M/G/1: each
     slot taken as a queue of its own fed its share of the arrivals, which waits longer than
     slots sharing one queue do); 0 where the slots cannot keep up (busy beyond 1)."""
+    import numpy as np
+
     service = timeline.service
     if not service.size:
         return 0.0
@@ -187,6 +246,8 @@ def _queue_growth(timeline: Timeline, floor_ms: float) -> tuple[str, ...]:
     chance (a Mann-Kendall test at 95 %: ranks, so one slice held up by a hiccup of the
     machine does not make a trend) and the trend (Sen's slope: the median of the slopes
     between slices) adds at least GROWTH_MIN times `floor_ms` over the window."""
+    import numpy as np
+
     done = timeline.done
     arrivals, queue = timeline.scheduled[done], timeline.queue
     slice_of = np.minimum((arrivals / timeline.window_s * SLICES).astype(int), SLICES - 1)
