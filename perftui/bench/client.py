@@ -186,7 +186,7 @@ class BenchmarkClient:
         if store is not None:
             project = store.ensure_project(request.project)
             request = replace(request, project=project)
-            self.benchmark_id = store.add_benchmark(request)
+            self.benchmark_id = self._register(store, request)
         self.request = request
         self.runs: list[RunResult] = []
         self.cancelled = False
@@ -197,6 +197,17 @@ class BenchmarkClient:
         self._stderr: collections.deque[str] = collections.deque(maxlen=STDERR_LINES)
         self._drain: threading.Thread | None = None
         self.watchdog_s = watchdog_limit(request)
+
+    def _register(self, store: RunStore, request: BenchmarkRequest) -> str:
+        """Store the benchmark; its id."""
+        return store.add_benchmark(request)
+
+    def _message(self, start: int, stop: int) -> dict[str, Any]:
+        """What the worker is handed: the runs from `start` up to `stop`."""
+        return {"request": self.request.to_dict(), "start": start, "stop": stop}
+
+    def _repetition(self, index: int) -> int:
+        return self.request.scheduled(index)[0]
 
     @property
     def total(self) -> int:
@@ -313,8 +324,7 @@ class BenchmarkClient:
             daemon=True,
         )
         self._drain.start()
-        message = {"request": self.request.to_dict(), "start": start, "stop": stop}
-        self.launcher.send(process, message)
+        self.launcher.send(process, self._message(start, stop))
         with self._lock:
             self._process = process
             if self.cancelled:
@@ -359,7 +369,7 @@ class BenchmarkClient:
             event.run,
             project=self.request.project.name,
             benchmark_id=self.benchmark_id,
-            repetition=self.request.scheduled(event.index)[0],
+            repetition=self._repetition(event.index),
             resolved={
                 **event.run.resolved,
                 "environment": self.launcher.environment(),
