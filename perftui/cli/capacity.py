@@ -87,6 +87,7 @@ def _request(store: Store, args: argparse.Namespace) -> BenchmarkRequest:
     an unknown project or model flags given with a project."""
     from perftui.cli.bench import request_from_args
     from perftui.domain.names import terminal_safe
+    from perftui.domain.settings import BY_NAME, parse
 
     if args.rate is not None:
         raise CliError("--rate: capacity searches the rate itself; leave --rate out")
@@ -122,10 +123,11 @@ def _request(store: Store, args: argparse.Namespace) -> BenchmarkRequest:
     request = request_from_args(made)
     if len(request.configs) != 1:
         varied = [
-            "--shape" if name == "dims" else "--" + name
-            for name in ("dims", *SETTINGS)
-            if len({getattr(c, name) for c in request.configs}) > 1
-        ]
+            "--" + name
+            for name in SETTINGS
+            if getattr(args, name) is not None
+            and len(parse(BY_NAME[name], getattr(args, name))) > 1
+        ] + (["--shape"] if len(request.shapes.points()) > 1 else [])
         raise CliError(
             f"{', '.join(varied)} give {len(request.configs)} configurations; capacity is "
             "searched for one: give one value each"
