@@ -11,6 +11,7 @@ from perftui.domain.traffic.capacity import judge
 from perftui.domain.units import ms
 
 if TYPE_CHECKING:
+    from perftui.domain.compare.capacity import CapacityRatio
     from perftui.domain.measurement.figures import Figures
     from perftui.domain.measurement.uncertainty import Interval
     from perftui.domain.records import Project, RunResult
@@ -153,4 +154,54 @@ def capacity_document(
         "budget_s": stored.search.budget_s,
         **stored.capacity.to_dict(),
         "closed_loop": closed,
+    }
+
+
+def _side_text(side: str, project: str, stored: StoredCapacity) -> str:
+    found = stored.capacity
+    if found.rate is None:
+        return f"{side} {project}: no rate met"
+    state = "confirmed" if found.confirmed else "not confirmed"
+    return (
+        f"{side} {project}: {rate_text(found.rate)} {bracket_text(found.rate, found.hi)} ({state})"
+    )
+
+
+def ratio_text(ratio: CapacityRatio, names: tuple[str, str]) -> str:
+    """`compare`'s lines on the two capacities: each side's, then B/A or why not."""
+    from perftui.domain.compare.capacity import HOW
+
+    head = f"capacity (requests/s, {ratio.a.config.label()}) under {ratio.a.search.label}:"
+    lines = [
+        head,
+        f"  {_side_text('A', names[0], ratio.a)}",
+        f"  {_side_text('B', names[1], ratio.b)}",
+    ]
+    if ratio.value is None:
+        lines.append(f"  no B/A: {ratio.why_not}")
+    else:
+        lo = "?" if ratio.lo is None else f"{ratio.lo:.2f}"
+        hi = "?" if ratio.hi is None else f"{ratio.hi:.2f}"
+        lines.append(f"  capacity B/A {ratio.value:.2f} ({lo}-{hi}; {HOW})")
+    return "\n".join(lines)
+
+
+def ratio_document(ratio: CapacityRatio) -> dict[str, Any]:
+    def side(stored: StoredCapacity) -> dict[str, Any]:
+        found = stored.capacity
+        return {
+            "benchmark_id": stored.benchmark_id,
+            "objectives": found.to_dict()["objectives"],
+            "config": stored.config.to_dict(),
+            "capacity": found.rate,
+            "capacity_ci": [found.rate, found.hi],
+            "confirmed": found.confirmed,
+        }
+
+    return {
+        "a": side(ratio.a),
+        "b": side(ratio.b),
+        "ratio": ratio.value,
+        "ratio_ci": None if ratio.value is None else [ratio.lo, ratio.hi],
+        "why_not": ratio.why_not or None,
     }
