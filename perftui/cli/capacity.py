@@ -25,6 +25,7 @@ from perftui.cli.common import (
 )
 from perftui.domain.forms.bench import DEFAULTS
 from perftui.domain.settings import TYPED
+from perftui.engines import DEFAULT_ENGINE, ENGINES
 
 if TYPE_CHECKING:
     from perftui.bench.capacity import CapacityClient
@@ -64,7 +65,9 @@ def add_parsers(command: CommandFactory) -> None:
     )
     capacity.add_argument("--json", action="store_true", help="print one JSON document")
     models = capacity.add_argument_group("how it is measured (bench's flags; one configuration)")
-    models.add_argument("--engine", help="openvino | onnxruntime (a model file; default openvino)")
+    models.add_argument(
+        "--engine", help=f"{' | '.join(ENGINES)} (a model file; default {DEFAULT_ENGINE})"
+    )
     models.add_argument("--device", help="device as the engine names it (default CPU)")
     models.add_argument("--project", help="project name (default: MODEL-ENGINE-DEVICE)")
     for name in SETTINGS:
@@ -107,7 +110,7 @@ def _request(store: Store, args: argparse.Namespace) -> BenchmarkRequest:
                 (*SETTINGS, "iterations", "warmup")}  # fmt: skip
     made = argparse.Namespace(
         model=project.model if project is not None else str(path),
-        engine=project.engine if project is not None else args.engine or "openvino",
+        engine=project.engine if project is not None else args.engine or DEFAULT_ENGINE,
         device=project.device if project is not None else args.device or "CPU",
         project=project.name if project is not None else args.project,
         shape=args.shape or [],
