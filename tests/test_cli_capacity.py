@@ -91,3 +91,34 @@ def test_a_capacity_on_the_sample_mobilenet_is_stored_as_a_benchmark(tmp_path: P
                    "--db", str(db), timeout=150)  # fmt: skip
     assert text.returncode == 0, text.stderr
     assert "closed-loop maximum" in text.stdout and "the budget of 0.5 s ran out" in text.stdout
+
+
+def test_ctrl_c_keeps_the_runs_measured_and_says_the_search_was_cut_short(
+    tmp_path: Path,
+) -> None:
+    import signal
+    import subprocess
+    import sys
+
+    from perftui.store import Store
+    from tests.conftest import ROOT
+    from tests.process_helpers import read_until
+
+    db = tmp_path / "r.json"
+    process = subprocess.Popen(
+        [sys.executable, "-m", "perftui", "capacity", str(MOBILENET_IR), "--slo", "p99=200ms",
+         "--budget", "60", "--time", "0.5", "--threads", "1", "--project", "mn",
+         "--db", str(db)],
+        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    assert process.stderr is not None
+    read_until(process.stderr, "rate ", timeout_s=120)  # the first search run is judged
+    process.send_signal(signal.SIGINT)
+    out, _ = process.communicate(timeout=60)
+    assert process.returncode == 130
+    assert "the search stopped: cancelled while" in out
+    (benchmark,) = Store(db).project_benchmarks("mn")
+    assert benchmark.capacity is not None and benchmark.capacity.ended
+    assert (benchmark.capacity.stopped or "").startswith("cancelled while")
+    runs = Store(db).runs("mn")
+    assert len(runs) >= 2 and all(r.status == "ok" for r in runs)
