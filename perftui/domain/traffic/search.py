@@ -47,10 +47,13 @@ class CapacitySearch:
     def from_dict(cls, data: Mapping[str, Any]) -> CapacitySearch:
         elapsed = data.get("elapsed_s")
         stopped = data.get("stopped")
+        objectives = tuple(
+            Objective(str(o["statistic"]), float(o["bound_ms"])) for o in data["objectives"]
+        )
+        if not objectives:
+            raise ValueError("a capacity search without objectives")
         return cls(
-            objectives=tuple(
-                Objective(str(o["statistic"]), float(o["bound_ms"])) for o in data["objectives"]
-            ),
+            objectives=objectives,
             budget_s=float(data["budget_s"]),
             ended=bool(data.get("ended", False)),
             stopped=None if stopped is None else str(stopped),
