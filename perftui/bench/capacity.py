@@ -4,12 +4,14 @@ with the capacity worker as its child, its benchmark stored with the search's ob
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
+from perftui.bench import protocol
 from perftui.bench.client import BenchmarkClient, RunStore
 
 if TYPE_CHECKING:
-    from perftui.domain.records import BenchmarkRequest
+    from perftui.domain.records import BenchmarkRequest, RunConfig
     from perftui.domain.traffic.search import CapacitySearch
     from perftui.store import Store
 
@@ -25,6 +27,7 @@ class CapacityClient(BenchmarkClient):
     ) -> None:
         self.search = search
         self._search_store = store
+        self._started: dict[int, RunConfig] = {}
         super().__init__(request, store)
 
     def _register(self, store: RunStore, request: BenchmarkRequest) -> str:
@@ -41,3 +44,13 @@ class CapacityClient(BenchmarkClient):
 
     def _repetition(self, index: int) -> int:
         return 0  # each search run is a rate of its own
+
+    def _events(self) -> Iterator[protocol.Event]:
+        for event in super()._events():
+            if isinstance(event, protocol.RunStarted):
+                self._started[event.index] = event.config
+            yield event
+
+    def _config(self, index: int) -> RunConfig:
+        """The rate a dead worker was searching at, where it had said so."""
+        return self._started.get(index) or super()._config(index)

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from perftui.bench import protocol
 from perftui.bench.environment import environment
-from perftui.domain.records import BenchmarkRequest, Project, RunResult
+from perftui.domain.records import BenchmarkRequest, Project, RunConfig, RunResult
 from perftui.processes import child_env, exit_description, keep_last_lines
 
 if TYPE_CHECKING:
@@ -209,6 +209,10 @@ class BenchmarkClient:
     def _repetition(self, index: int) -> int:
         return self.request.scheduled(index)[0]
 
+    def _config(self, index: int) -> RunConfig:
+        """The configuration of the run `index` (one a dead worker was measuring)."""
+        return self.request.scheduled(index)[1]
+
     @property
     def total(self) -> int:
         return self.request.total_runs
@@ -305,8 +309,7 @@ class BenchmarkClient:
                 error = watchdog.message()
             else:
                 error = self._death_message(returncode)
-            _, config = self.request.scheduled(index)
-            lost = RunResult(config=config, status=status, error=error)
+            lost = RunResult(config=self._config(index), status=status, error=error)
             yield self._keep(protocol.RunFinished(index, lost, None))
             start = index + 1
             if self.cancelled:

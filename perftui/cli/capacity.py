@@ -213,6 +213,9 @@ def _why_not(client: CapacityClient, fatal: str | None) -> str:
     """Why a search that sent no outcome ended."""
     if fatal:
         return f"the search failed: {fatal}"
+    lost = [r for r in client.runs if r.config.rate is not None and r.status == "failed"]
+    if lost:
+        return f"the search failed at {lost[-1].config.rate:g} requests/s: {lost[-1].error}"
     if client.cancelled:
         return "cancelled during the closed-loop run"
     return "the closed-loop run did not succeed, so there was no rate to start from"
