@@ -7,6 +7,7 @@ import numpy as np
 
 from perftui.cli.report import build_report
 from perftui.domain.records import BenchmarkRequest, Project, RunConfig, RunResult
+from perftui.domain.report.parts import Report, Section
 from perftui.domain.report.render import to_html, to_markdown
 from perftui.domain.traffic.capacity import SearchPlan
 from perftui.domain.traffic.objective import parse_objectives
@@ -66,3 +67,12 @@ def test_a_project_without_a_search_has_no_capacity_section(store) -> None:
     project = store.ensure_project(Project("mn", "/models/mn.onnx", "openvino"))
     store.add_benchmark(BenchmarkRequest(project, (RunConfig(),)))
     assert "Capacity" not in to_markdown(build_report(store, "mn", None))
+
+
+def test_a_chart_s_table_writes_rates_without_exponents() -> None:
+    from perftui.domain.report.parts import Point, Scatter
+
+    chart = Scatter("curve", "offered rate (requests/s)", "p99 (ms)",
+                    (Point(1023.4, 5.0, "1,020/s"), Point(0.7341, 1.0, "x")), ("mn",))  # fmt: skip
+    table = to_markdown(Report("r", (Section("s", (), (chart,)),)))
+    assert "| 1,023 |" in table and "| 0.734 |" in table

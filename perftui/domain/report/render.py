@@ -48,7 +48,7 @@ def _md_block(block: Block) -> list[str]:
         )
         return _md_table(Table(block.title, ("", block.unit, "95 % CI"), rows, frozenset({1, 2})))
     points = tuple(
-        (block.series[p.series], p.label, f"{p.x:.3g}", f"{p.y:,.1f}", p.mark) for p in block.points
+        (block.series[p.series], p.label, _x_text(p.x), f"{p.y:,.1f}", p.mark) for p in block.points
     )
     title = block.title + (f" (threshold {block.threshold:g} ms)" if block.threshold else "")
     if block.threshold_label or block.level_label:
@@ -58,6 +58,11 @@ def _md_block(block: Block) -> list[str]:
         )
     headers = ("Project", "Config", block.x_label, block.y_label, "")
     return _md_table(Table(title, headers, points, frozenset({2, 3})))
+
+
+def _x_text(x: float) -> str:
+    """Three significant digits, never an exponent: 0.734, 12.3, 1,023 (a rate)."""
+    return f"{x:,.0f}" if abs(x) >= 1000 else f"{x:.3g}"
 
 
 def to_markdown(report: Report) -> str:
