@@ -122,3 +122,20 @@ def test_ctrl_c_keeps_the_runs_measured_and_says_the_search_was_cut_short(
     assert (benchmark.capacity.stopped or "").startswith("cancelled while")
     runs = Store(db).runs("mn")
     assert len(runs) >= 2 and all(r.status == "ok" for r in runs)
+
+
+def test_a_project_of_another_machine_or_with_model_flags_is_refused(tmp_path: Path) -> None:
+    from perftui.domain.records import Project
+    from perftui.store import Store
+
+    db = tmp_path / "r.json"
+    store = Store(db)
+    store.ensure_project(Project("far", "/models/m.onnx", "onnxruntime", target="box"))
+    store.ensure_project(Project("near", "/models/m.onnx", "onnxruntime"))
+    line = one_error_line(perftui("capacity", "far", "--slo", "p99=5ms", "--db", str(db)))
+    assert "is measured on target box; capacity searches on this machine only" in line
+    line = one_error_line(
+        perftui("capacity", "near", "--slo", "p99=5ms", "--device", "GPU", "--db", str(db))
+    )
+    assert "--device: project 'near' brings its own model, engine and device" in line
+    assert Store(db).project_benchmarks("far") == Store(db).project_benchmarks("near") == []

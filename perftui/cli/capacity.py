@@ -90,6 +90,7 @@ def _request(store: Store, args: argparse.Namespace) -> BenchmarkRequest:
     an unknown project or model flags given with a project."""
     from perftui.cli.bench import request_from_args
     from perftui.domain.names import terminal_safe
+    from perftui.domain.records import LOCAL
     from perftui.domain.settings import BY_NAME, parse
 
     if args.rate is not None:
@@ -100,6 +101,11 @@ def _request(store: Store, args: argparse.Namespace) -> BenchmarkRequest:
         if path.suffix.lower() in (".onnx", ".xml") or "/" in args.target:
             raise CliError(f"model file {terminal_safe(args.target)} does not exist")
         raise unknown_project(store, args.target)
+    if project is not None and project.target != LOCAL:
+        raise CliError(
+            f"project {project.name!r} is measured on target {project.target}; capacity searches"
+            " on this machine only: give the model file to search it here"
+        )
     given = [f"--{n}" for n in MODEL_FLAGS if getattr(args, n) is not None]
     if project is not None and given:
         raise CliError(
