@@ -60,12 +60,14 @@ ENGINE_MODULES = (
 them in a script it runs) is an engine test."""
 ENGINE_NAMES = frozenset({"get_engine", "openvino_cpu_precision"})
 """Callables that do the same from modules that also hold lighter things."""
-RUNNERS = frozenset({"BenchmarkClient", "OptimizeProcess", "TuneProcess", "create_app"})
+RUNNERS = frozenset(
+    {"BenchmarkClient", "CapacityClient", "OptimizeProcess", "TuneProcess", "create_app"}
+)
 """What starts a worker (the app with its real services too): on a sample model, a real
 engine runs in it."""
 SCRIPT_WORDS = (*(m for m in ENGINE_MODULES if m.startswith("perftui.")), "BenchmarkClient(")
 """The same, in the source of a script a test runs (`python -c SCRIPT`)."""
-MEASURING = frozenset({"bench", "tune", "optimize", "gate", "--measure"})
+MEASURING = frozenset({"bench", "capacity", "tune", "optimize", "gate", "--measure"})
 """perftui's sub-commands (and compare's flag) that measure, run with a real engine."""
 SSH_NAMES = frozenset({"sshd"})
 """tests/sshd.py's real OpenSSH server on the loopback address."""

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from perftui.bench import protocol
 from perftui.bench.environment import environment
-from perftui.domain.records import BenchmarkRequest, Project, RunResult
+from perftui.domain.records import BenchmarkRequest, Project, RunConfig, RunResult
 from perftui.processes import child_env, exit_description, keep_last_lines
 
 if TYPE_CHECKING:
@@ -186,7 +186,7 @@ class BenchmarkClient:
         if store is not None:
             project = store.ensure_project(request.project)
             request = replace(request, project=project)
-            self.benchmark_id = store.add_benchmark(request)
+            self.benchmark_id = self._register(store, request)
         self.request = request
         self.runs: list[RunResult] = []
         self.cancelled = False
@@ -197,6 +197,21 @@ class BenchmarkClient:
         self._stderr: collections.deque[str] = collections.deque(maxlen=STDERR_LINES)
         self._drain: threading.Thread | None = None
         self.watchdog_s = watchdog_limit(request)
+
+    def _register(self, store: RunStore, request: BenchmarkRequest) -> str:
+        """Store the benchmark; its id."""
+        return store.add_benchmark(request)
+
+    def _message(self, start: int, stop: int) -> dict[str, Any]:
+        """What the worker is handed: the runs from `start` up to `stop`."""
+        return {"request": self.request.to_dict(), "start": start, "stop": stop}
+
+    def _repetition(self, index: int) -> int:
+        return self.request.scheduled(index)[0]
+
+    def _config(self, index: int) -> RunConfig:
+        """The configuration of the run `index` (one a dead worker was measuring)."""
+        return self.request.scheduled(index)[1]
 
     @property
     def total(self) -> int:
@@ -294,8 +309,7 @@ class BenchmarkClient:
                 error = watchdog.message()
             else:
                 error = self._death_message(returncode)
-            _, config = self.request.scheduled(index)
-            lost = RunResult(config=config, status=status, error=error)
+            lost = RunResult(config=self._config(index), status=status, error=error)
             yield self._keep(protocol.RunFinished(index, lost, None))
             start = index + 1
             if self.cancelled:
@@ -313,8 +327,7 @@ class BenchmarkClient:
             daemon=True,
         )
         self._drain.start()
-        message = {"request": self.request.to_dict(), "start": start, "stop": stop}
-        self.launcher.send(process, message)
+        self.launcher.send(process, self._message(start, stop))
         with self._lock:
             self._process = process
             if self.cancelled:
@@ -359,7 +372,7 @@ class BenchmarkClient:
             event.run,
             project=self.request.project.name,
             benchmark_id=self.benchmark_id,
-            repetition=self.request.scheduled(event.index)[0],
+            repetition=self._repetition(event.index),
             resolved={
                 **event.run.resolved,
                 "environment": self.launcher.environment(),

@@ -8,6 +8,9 @@ to stderr). A benchmark worker:
   {"event": "tick", "index", "elapsed_s", "iterations", "fraction", "throughput_fps", "latency_ms"}
   {"event": "finished", "index", "run": {RunResult}, "samples": base64 float32 ms | null}
   {"event": "done", "cancelled": bool}
+A capacity worker (perftui.bench.capacity_worker) sends a benchmark's events (the closed-loop
+run, then each search run as it is judged, its config's rate set) and, before "done":
+  {"event": "capacity", "outcome": {Capacity.to_dict() without its curve}}
 The optimize worker (perftui.optimize.worker):
   {"event": "step", "phase": str, "done": int, "total": int}   (total 0: a phase without steps)
   {"event": "warning", "text": str}
@@ -71,6 +74,14 @@ class BenchmarkDone:
 
 
 @dataclass(frozen=True)
+class SearchEnded:
+    """How a capacity search ended (perftui.domain.traffic.capacity.Capacity.to_dict, its
+    curve left out: the search's runs came as RunFinished events)."""
+
+    outcome: dict[str, Any]
+
+
+@dataclass(frozen=True)
 class Fatal:
     error: str
 
@@ -113,6 +124,7 @@ Event = (
     | Progress
     | RunFinished
     | BenchmarkDone
+    | SearchEnded
     | Step
     | OptimizeWarning
     | Handback
@@ -163,6 +175,8 @@ def encode(event: Event) -> str:
         }
     elif isinstance(event, BenchmarkDone):
         data = {"event": "done", "cancelled": event.cancelled}
+    elif isinstance(event, SearchEnded):
+        data = {"event": "capacity", "outcome": event.outcome}
     elif isinstance(event, Step):
         data = {"event": "step", "phase": event.phase, "done": event.done, "total": event.total}
     elif isinstance(event, OptimizeWarning):
@@ -192,6 +206,8 @@ def decode(line: str) -> Event:
         )
     if kind == "done":
         return BenchmarkDone(bool(data["cancelled"]))
+    if kind == "capacity":
+        return SearchEnded(dict(data["outcome"]))
     if kind == "step":
         return Step(str(data["phase"]), int(data["done"]), int(data["total"]))
     if kind == "warning":

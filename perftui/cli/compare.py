@@ -19,8 +19,10 @@ from perftui.domain.forms.bench import MEASURE_ROUNDS, MEASURE_TIME_S
 if TYPE_CHECKING:
     import numpy as np
 
+    from perftui.domain.compare.capacity import CapacityRatio
     from perftui.domain.measurement.figures import Figures
     from perftui.domain.records import RunResult
+    from perftui.store import Store
 
 
 def add_parsers(command: CommandFactory) -> None:
@@ -53,6 +55,7 @@ def add_parsers(command: CommandFactory) -> None:
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
+    from perftui.cli.capacity_text import ratio_document, ratio_text
     from perftui.cli.compare_report import (
         cheapest_document,
         cheapest_line,
@@ -124,14 +127,29 @@ def cmd_compare(args: argparse.Namespace) -> int:
         comparison = compared()
     limits = (threshold, stat, samples, max_memory, COST, known)  # the sweet spot by cost, too
     spot = ranked_sweet_spot(runs[args.a], runs[args.b], *limits)
+    capacity = _capacities(store, args.a, args.b)
     if args.json:
         cheapest = cheapest_document(comparison, spot)
-        print_json({**comparison_document(comparison), "cheapest": cheapest})
+        found = None if capacity is None else ratio_document(capacity)
+        print_json({**comparison_document(comparison), "cheapest": cheapest, "capacity": found})
     else:
         print(comparison_text(comparison))
         if spot is not None:
             print(cheapest_line(spot, comparison, threshold, stat))
+        if capacity is not None:
+            print("\n" + ratio_text(capacity, (args.a, args.b)))
     return Exit.CANCELLED if cancelled else Exit.OK
+
+
+def _capacities(store: Store, a: str, b: str) -> CapacityRatio | None:
+    """Both projects' newest capacities side by side, or None unless both have one."""
+    from perftui.domain.compare.capacity import capacity_ratio
+    from perftui.domain.traffic.stored import latest_capacity
+
+    found = [latest_capacity(store.project_benchmarks(n), store.runs(n)) for n in (a, b)]
+    if found[0] is None or found[1] is None:
+        return None
+    return capacity_ratio(found[0], found[1])
 
 
 COMMANDS: dict[str, Command] = {"compare": cmd_compare}

@@ -19,6 +19,7 @@ from typing import Any, NoReturn, TextIO
 from perftui import __version__
 from perftui.cli import (
     bench,
+    capacity,
     compare,
     devices,
     doctor,
@@ -37,6 +38,7 @@ from perftui.domain.names import terminal_safe
 
 MODULES = (
     bench,
+    capacity,
     tune,
     projects,
     inspect,

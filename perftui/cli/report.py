@@ -45,6 +45,7 @@ def build_report(
     """The report of project `a`, or of `a` compared with `b` (the dashboard's too)."""
     from perftui.domain.compare import Side, compare_projects
     from perftui.domain.report.document import comparison_report, project_report
+    from perftui.domain.traffic.stored import latest_capacity
     from perftui.optimize.notes import optimization_of
 
     projects = {}
@@ -60,7 +61,9 @@ def build_report(
         if (made := optimization_of(project)) is not None
     }
     if b is None:
-        return project_report(projects[a], store.runs(a), samples, int8)
+        own = store.runs(a)
+        capacity = latest_capacity(store.project_benchmarks(a), own)
+        return project_report(projects[a], own, samples, int8, capacity)
     runs = {Side.A: store.runs(a), Side.B: store.runs(b)}
     comparison = compare_projects(
         a,

@@ -19,6 +19,7 @@ from perftui.domain.resolved import Resolved, read_resolved, unreported
 if TYPE_CHECKING:
     from perftui.domain.settings import LabelPart
     from perftui.domain.traffic.figures import TrafficFigures
+    from perftui.domain.traffic.search import CapacitySearch
 
 HINTS = ("latency", "throughput", "cumulative_throughput", "none")
 APIS = ("sync", "async")
@@ -390,22 +391,32 @@ class StoredBenchmark:
     project_name: str
     created_at: str
     request: BenchmarkRequest
+    capacity: CapacitySearch | None = None
+    """A capacity search's objectives and how it ended (`perftui capacity`); None for a
+    benchmark of a matrix."""
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        found = {
             "id": self.id,
             "project_name": self.project_name,
             "created_at": self.created_at,
             **self.request.to_dict(),
         }
+        if self.capacity is not None:  # a matrix's document stays as it was
+            found["capacity"] = self.capacity.to_dict()
+        return found
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> StoredBenchmark:
         """KeyError, TypeError, ValueError or AttributeError if `data` is not one."""
+        from perftui.domain.traffic.search import CapacitySearch
+
         request = BenchmarkRequest.from_dict(data)
+        capacity = data.get("capacity")
         return cls(
             id=str(data["id"]),
             project_name=str(data.get("project_name", request.project.name)),
             created_at=str(data.get("created_at", "")),
             request=request,
+            capacity=CapacitySearch.from_dict(capacity) if capacity else None,
         )

@@ -16,6 +16,7 @@ from collections.abc import Callable, Mapping
 from typing import Any, TypedDict
 
 from perftui.domain.errors import InputError
+from perftui.domain.measurement.statistic import LATENCY_NAMES
 from perftui.domain.records import OPTIONAL_STATS, RUN_STATUSES
 from perftui.domain.settings import SETTINGS, Stored
 from perftui.engines import ENGINES
@@ -322,6 +323,21 @@ project = record(
     required=("name", "model", "engine"),
 )
 
+_objective = record(
+    {"statistic": choice(LATENCY_NAMES), "bound_ms": number(1e-9, 1e9)},
+    required=("statistic", "bound_ms"),
+)
+
+
+def _objectives(value: Any, path: str) -> list[Any]:
+    """A capacity search's objectives: one to three, each statistic once."""
+    found = list_of(_objective, len(LATENCY_NAMES))(value, path)
+    names = [o["statistic"] for o in found]
+    if not found or len(set(names)) != len(names):
+        raise _fail(path, "one objective or more, each statistic once", value)
+    return found
+
+
 shape = list_of(either(integer(-1, 2**31 - 1), text(200, empty=False)), 64)
 benchmark = record(
     {
@@ -355,6 +371,18 @@ benchmark = record(
         "seed": integer(0, 2**32 - 1),
         "data": optional(text(4096)),
         "repeat": integer(1, 1_000_000),
+        "capacity": optional(
+            record(
+                {
+                    "objectives": _objectives,
+                    "budget_s": number(0, 1e7),
+                    "ended": boolean,
+                    "stopped": optional(text(2000)),
+                    "elapsed_s": optional(number(0, 1e9)),
+                },
+                required=("objectives", "budget_s"),
+            )
+        ),
     },
     required=("id", "project", "configs"),
 )

@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     import numpy as np
 
     from perftui.domain.measurement.figures import Figures
+    from perftui.domain.traffic.search import CapacitySearch
 
     Record = Project | StoredBenchmark | Prepared
     """What `Store.merge` takes."""
@@ -229,13 +230,17 @@ class Store:
 
     # ------------------------------------------------------------------ benchmarks
 
-    def add_benchmark(self, request: BenchmarkRequest) -> str:
-        """Store what was asked (project, configs, budget, shapes, profile); its new id."""
+    def add_benchmark(
+        self, request: BenchmarkRequest, capacity: CapacitySearch | None = None
+    ) -> str:
+        """Store what was asked (project, configs, budget, shapes, profile; a capacity
+        search's objectives); its new id."""
         stored = StoredBenchmark(
             id=uuid.uuid4().hex,
             project_name=request.project.name,
             created_at=now_iso(),
             request=request,
+            capacity=capacity,
         )
         self._check(request.project.name, benchmarks=True)  # before anything is measured
         with self._transaction() as tx:
@@ -243,6 +248,17 @@ class Store:
                 raise InputError(f"no project named {request.project.name!r}; create it first")
             tx.add_benchmark(request.project.name, plain(stored.to_dict()))
         return stored.id
+
+    def end_search(self, benchmark_id: str, capacity: CapacitySearch) -> None:
+        """Record how a capacity search ended with its benchmark."""
+        found = self.get_benchmark(benchmark_id)
+        if found is None:
+            raise InputError(f"no benchmark {benchmark_id!r}")
+        name = found.project_name
+        self._check(name, benchmarks=True)
+        with self._transaction() as tx:
+            if not tx.replace_benchmark(name, plain(replace(found, capacity=capacity).to_dict())):
+                raise InputError(f"no benchmark {benchmark_id!r} in project {name!r}")
 
     def _benchmarks(self, entry: Entry) -> list[StoredBenchmark]:
         found = self._reader.benchmarks(entry)

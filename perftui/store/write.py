@@ -73,6 +73,8 @@ class _Project:
     shrunk: set[str] = field(default_factory=set)
     """The run files runs were removed from (written after the index)."""
     benchmarks: list[dict[str, Any]] = field(default_factory=list)
+    replaced: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """Stored benchmarks' new documents by id (a capacity search's end)."""
     recount: bool = False
     """A run was removed, or a file holds runs the index does not count: the figures are
     computed again from all the runs."""
@@ -171,6 +173,15 @@ class Transaction:
         mine.benchmarks.append(doc)
         self.dirty = True
 
+    def replace_benchmark(self, name: str, doc: dict[str, Any]) -> bool:
+        """Replace the stored benchmark of `doc`'s id (False where there is none)."""
+        mine = self._project(name)
+        if not any(b.id == doc["id"] for b in self.reader.benchmarks(mine.entry)):
+            return False
+        mine.replaced[doc["id"]] = doc
+        self.dirty = True
+        return True
+
     def add_run(self, item: Prepared, *, skip_existing: bool) -> bool:
         """Add a run (False if its id is stored already and `skip_existing`)."""
         mine = self._project(item.run.project)
@@ -244,8 +255,11 @@ class Transaction:
             for part, docs in mine.docs.items():
                 stage = shrinking if part in mine.shrunk else growing
                 _stage(folder / part, self.shown, "runs", docs + mine.added.get(part, []), stage)
-            if mine.benchmarks:
-                old = [b.to_dict() for b in self.reader.benchmarks(mine.entry)]
+            if mine.benchmarks or mine.replaced:
+                old = [
+                    mine.replaced.get(b.id) or b.to_dict()
+                    for b in self.reader.benchmarks(mine.entry)
+                ]
                 _stage(
                     folder / BENCHMARKS, self.shown, "benchmarks", old + mine.benchmarks, growing
                 )

@@ -28,7 +28,9 @@ from perftui.domain.report.blocks import (
     scatter_points,
     throughput_bars,
 )
+from perftui.domain.report.capacity import capacity_section
 from perftui.domain.report.parts import Block, Report, Scatter, Section, Table
+from perftui.domain.traffic.stored import StoredCapacity
 
 
 def project_report(
@@ -36,10 +38,12 @@ def project_report(
     runs: Sequence[RunResult],
     samples: Samples,
     int8: Mapping[str, Sequence[str]] | None = None,
+    capacity: StoredCapacity | None = None,
 ) -> Report:
     """The project's summary: model, machine, every configuration with its intervals and
     verdict, throughput bars, latency against throughput, and the newest profile by type.
-    `int8`: a quantized project's lines on how it was made and its accuracy, by name."""
+    `int8`: a quantized project's lines on how it was made and its accuracy, by name;
+    `capacity`: its newest capacity search, with the load curve."""
     int8 = int8 or {}
     groups = group_runs(runs, samples)
     head = Section(
@@ -71,7 +75,8 @@ def project_report(
         f"perftui report: {project.name}",
         (head,)
         + ((Section("INT8 accuracy", accuracy),) if accuracy else ())
-        + (environment_section(runs, project.engine), Section("Results", (), tuple(blocks))),
+        + (environment_section(runs, project.engine), Section("Results", (), tuple(blocks)))
+        + (() if capacity is None else (capacity_section(project.name, capacity, samples),)),
     )
 
 

@@ -53,6 +53,11 @@ class Scatter:
     series: tuple[str, ...]
     threshold: float | None = None
     """A vertical line at this x (the latency threshold)."""
+    threshold_label: str = ""
+    """What the vertical line is (default: '≤ THRESHOLD ms')."""
+    level: float | None = None
+    """A horizontal line at this y (a latency objective's bound)."""
+    level_label: str = ""
 
 
 Block = Table | Bars | Scatter

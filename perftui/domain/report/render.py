@@ -48,11 +48,21 @@ def _md_block(block: Block) -> list[str]:
         )
         return _md_table(Table(block.title, ("", block.unit, "95 % CI"), rows, frozenset({1, 2})))
     points = tuple(
-        (block.series[p.series], p.label, f"{p.x:.3g}", f"{p.y:,.1f}", p.mark) for p in block.points
+        (block.series[p.series], p.label, _x_text(p.x), f"{p.y:,.1f}", p.mark) for p in block.points
     )
     title = block.title + (f" (threshold {block.threshold:g} ms)" if block.threshold else "")
+    if block.threshold_label or block.level_label:
+        title = (
+            block.title
+            + f" ({'; '.join(filter(None, (block.threshold_label, block.level_label)))})"
+        )
     headers = ("Project", "Config", block.x_label, block.y_label, "")
     return _md_table(Table(title, headers, points, frozenset({2, 3})))
+
+
+def _x_text(x: float) -> str:
+    """Three significant digits, never an exponent: 0.734, 12.3, 1,023 (a rate)."""
+    return f"{x:,.0f}" if abs(x) >= 1000 else f"{x:.3g}"
 
 
 def to_markdown(report: Report) -> str:
@@ -156,7 +166,8 @@ def _svg_bars(block: Bars) -> str:
 def _svg_scatter(block: Scatter) -> str:
     width, height, left, bottom = 720, 340, 70, 45
     xs = [p.x for p in block.points] + ([block.threshold] if block.threshold else [])
-    x_axis, y_axis = nice_axis(max(xs)), nice_axis(max(p.y for p in block.points))
+    ys = [p.y for p in block.points] + ([block.level] if block.level else [])
+    x_axis, y_axis = nice_axis(max(xs)), nice_axis(max(ys))
     x_top, y_top = x_axis.top, y_axis.top
     plot_w, plot_h = width - left - 20, height - bottom - 15
 
@@ -186,7 +197,15 @@ def _svg_scatter(block: Scatter) -> str:
         x, _ = at(block.threshold, 0)
         parts.append(
             f'<line x1="{x:.1f}" y1="15" x2="{x:.1f}" y2="{15 + plot_h}" class="threshold"/>'
-            f'<text x="{x + 4:.1f}" y="26" class="tick">≤ {block.threshold:g} ms</text>'
+            f'<text x="{x + 4:.1f}" y="26" class="tick">'
+            f"{escape(block.threshold_label or f'≤ {block.threshold:g} ms')}</text>"
+        )
+    if block.level:
+        _, y = at(0, block.level)
+        parts.append(
+            f'<line x1="{left}" y1="{y:.1f}" x2="{left + plot_w}" y2="{y:.1f}" class="threshold"/>'
+            f'<text x="{left + plot_w - 4}" y="{y - 4:.1f}" class="tick" text-anchor="end">'
+            f"{escape(block.level_label)}</text>"
         )
     # markers first; then labels where they fit: the named points (A, B, the sweet spot)
     # first, then from the highest throughput down, each clear of the others and inside the

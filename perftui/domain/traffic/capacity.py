@@ -40,6 +40,15 @@ KNEE_FACTOR = 2.0
 lowest rate measured: past it, waiting in the queue dominates the latency."""
 
 
+RATE_DIGITS = 3
+"""Significant digits of the rates the search runs: 612/s, not 612.4837/s, in every label and
+table (the bisection's resolution is far coarser than the rounding)."""
+
+
+def round_rate(rate: float) -> float:
+    return float(f"{rate:.{RATE_DIGITS}g}")
+
+
 @dataclass(frozen=True)
 class SearchPlan:
     start_rate: float
@@ -194,6 +203,7 @@ def search_capacity(
             rate, stage, confirming = lo, "confirming", True
         else:
             break
+        rate = round_rate(rate)
         if rate > plan.max_rate:
             stopped = f"every rate up to {plan.max_rate:g} requests/s met the objectives"
             break
