@@ -29,7 +29,7 @@ from perftui.inspection.conventions import resolve_shapes
 from perftui.store.database import Store
 from perftui.tui.app import PerftuiApp, create_app
 from perftui.tui.services import Services
-from tests.factories import run_result
+from tests.factories import run_result, traffic
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -145,6 +145,19 @@ def fill_store(path: Path) -> Store:
     return store
 
 
+SATURATED_FROM = 1000.0
+"""The rate (requests/s) from which a fake open-loop run did not keep up."""
+
+
+def open_loop(rate: float):
+    """A fake open-loop run's figures at `rate`: latency from arrival rising with the rate,
+    saturated from SATURATED_FROM."""
+    saturated = rate >= SATURATED_FROM
+    reasons = ("the queue grew through the window: waiting rose 120 ms",) * saturated
+    p50 = 2.0 + rate / 200
+    return traffic(rate, p50, p50 * (40 if saturated else 2), saturated=reasons)
+
+
 @dataclass
 class FakeClient:
     """Replays a scripted benchmark: ticks for every config, then a finished run (stored)."""
@@ -223,6 +236,8 @@ class FakeClient:
                     **({"label": self.request.label} if self.request.label else {}),
                 },
             )
+            if config.rate is not None and run.status == "ok":
+                run = replace(run, traffic=open_loop(config.rate))
             samples = None
             if run.latency_ms is not None:
                 samples = np.linspace(0.95, 1.05, run.iterations) * run.latency_ms.median

@@ -78,10 +78,10 @@ def load_point(run: RunResult) -> LoadPoint | None:
 
 
 def load_curves(runs: Sequence[RunResult]) -> list[LoadCurve]:
-    """A curve per configuration but the rate, in the order the runs first give them, each
+    """A curve per configuration but the rate, in the order they were first measured, each
     point its rate's newest run (by start time; the later one given where they tie)."""
     newest: dict[RunConfig, dict[float, LoadPoint]] = {}
-    for run in runs:
+    for run in sorted(runs, key=lambda r: r.started_at):
         point = load_point(run)
         if point is None:
             continue
