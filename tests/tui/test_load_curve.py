@@ -47,14 +47,14 @@ async def test_the_form_takes_rates_and_arrivals_and_refuses_bad_ones_in_a_line(
             screen = await open_config(app, pilot, app.store.get_project(name))
             planned = int(str(screen.query_one("#cfg-plan", Static).render()).split(" ")[0])
             for field, bad, said in (
-                ("rate", "0", "is not a request rate"),
+                ("rate", "0", "rate 0 is not a request rate"),  # as typed
                 ("rate", "100,fast", "fast"),
                 ("arrival", "bursty", "bursty"),
             ):
                 await type_into(pilot, screen, field, bad)
                 text = note(screen, field)
                 assert said in text and screen.query_one(f"#e-{field}").has_class("error")
-                assert "\n" not in text
+                assert "\n" not in text and "--" not in text  # no CLI flag in the form
             await type_into(pilot, screen, "rate", "100,200")
             await type_into(pilot, screen, "arrival", "constant")
             for field in ("rate", "arrival"):
