@@ -84,6 +84,7 @@ async def test_the_live_chart_draws_each_finished_rate_against_offered_load(app)
         assert [p.saturated for p in curve.points] == [False, False, True]
         text = rendered(chart)
         assert "S saturated" in text and "S" in text.split("\n", 1)[1]
+        assert "▞p99 •p50" in text  # a narrow chart has no legend: its title says the markers
         assert max(y_labels(chart)) >= open_loop(RATES[-1]).latency["p99"].hi
         labels = [str(screen.query_one("#live-runs", DataTable).get_row_at(i)[1]) for i in range(3)]
         assert labels == ["@100/s", "@400/s", "@1600/s"]

@@ -335,7 +335,7 @@ class LiveRunScreen(FollowingScreen[None], PerftuiScreen):
         )
         self._fill_runs()
         self._lag()
-        if run.traffic is not None:
+        if run.traffic is not None and self._open_loop:
             self.query_one(LoadChart).set_curves(load_curves(self.finished))
         self._progress("overall", len(self.finished))
         if run.status == "failed":

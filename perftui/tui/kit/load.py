@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from perftui.domain.charts.load import LoadCurve, LoadPoint
 from perftui.domain.measurement.uncertainty import Interval
 from perftui.tui.kit.axes import fit_x, fit_y
-from perftui.tui.kit.charts import INTERVAL_LEGEND, Chart, draw_interval
+from perftui.tui.kit.charts import INTERVAL_LEGEND, Chart, draw_interval, glyph
 
 P99_MARKERS = ("hd", "x", "*", "#")
 P50_MARKERS = ("dot", "+", "o", "@")
@@ -87,14 +87,17 @@ class LoadChart(Chart):
         fit_x(plt, right, self.size.width - 10)
         marks = sorted({point_mark(p) for p in points} - {""}, reverse=True)
         said = [{SATURATED: "S saturated", LATE: "L late"}[m] for m in marks]
-        if self.narrow:  # no room for an x label: the title says the x unit and the marks
-            plt.title("  ".join([NARROW_TITLE, *said]))
+        if self.narrow:  # no legend, no x label: the title says the markers, unit and marks
+            stats = f"{glyph(P99_MARKERS[0])}p99 {glyph(P50_MARKERS[0])}p50"
+            plt.title("  ".join([f"{stats} {NARROW_TITLE}", *said]))
         else:
             plt.title(self.chart_title)
             plt.xlabel("   ".join(["offered requests/s", INTERVAL_LEGEND, *said]))
 
 
-NARROW_TITLE = "ms from arrival vs req/s"
+NARROW_TITLE = "ms vs req/s"
+"""A narrow chart's title, after its markers ('▞p99 •p50'); its first curve's, where it
+draws several (a wide chart's legend tells them apart)."""
 
 
 def _interval(point: LoadPoint, name: str) -> Interval | None:
