@@ -6,7 +6,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from perftui.domain.measurement.uncertainty import Interval
 from perftui.domain.records import LatencyStats, RunConfig, RunResult
+from perftui.domain.traffic.figures import TrafficFigures
 
 
 def flat_latency(
@@ -56,3 +58,39 @@ def run_result(
             1000.0 * config.batch / fps if median is None else median
         )
     return RunResult(config=config, throughput_fps=fps, **fields)
+
+
+def traffic(
+    rate: float,
+    p50: float,
+    p99: float,
+    *,
+    offered: float | None = None,
+    saturated: tuple[str, ...] = (),
+    lateness_ms: float = 0.2,
+    completed: int = 2000,
+) -> TrafficFigures:
+    """An open-loop run's figures at `rate` requests/s: latencies from arrival `p50` and
+    `p99` ms, each with an interval 5 % either side; the achieved rate the offered one (less
+    a fifth for a saturated run), with an interval 2 % either side."""
+    offered = rate if offered is None else offered
+    achieved = offered * (0.8 if saturated else 1.0)
+
+    def around(value: float, share: float) -> Interval:
+        return Interval(value, value * (1 - share), value * (1 + share), completed)
+
+    return TrafficFigures(
+        rate=rate,
+        offered_rate=offered,
+        achieved_rate=achieved,
+        achieved=around(achieved, 0.02),
+        latency={"median": around(p50, 0.05), "p90": around(p99, 0.05), "p99": around(p99, 0.05)},
+        queue_median_ms=p50 / 4,
+        service_median_ms=p50 * 3 / 4,
+        lateness_p99_ms=lateness_ms,
+        busy=min(1.0, offered * p50 / 1000),
+        requests=completed,
+        completed=completed,
+        saturated=saturated,
+        window_s=completed / offered,
+    )

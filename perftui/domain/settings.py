@@ -400,7 +400,7 @@ SETTINGS: tuple[Setting, ...] = (
     Setting(
         "rate",
         "Rate /s",
-        "closed, or requests per second, e.g. 100,200,400",
+        "closed, or requests/s, e.g. 100,200,400",
         "open loop: requests (batches) per second issued on schedule, e.g. 100,200,400; "
         "closed (the default): a request is sent when one finishes",
         CLOSED,

@@ -29,7 +29,7 @@ from perftui.inspection.conventions import resolve_shapes
 from perftui.store.database import Store
 from perftui.tui.app import PerftuiApp, create_app
 from perftui.tui.services import Services
-from tests.factories import run_result
+from tests.factories import flat_latency, run_result, traffic
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -145,6 +145,36 @@ def fill_store(path: Path) -> Store:
     return store
 
 
+SATURATED_FROM = 1000.0
+"""The rate (requests/s) from which a fake open-loop run did not keep up."""
+
+
+def open_loop(rate: float):
+    """A fake open-loop run's figures at `rate`: latency from arrival rising with the rate,
+    saturated from SATURATED_FROM."""
+    saturated = rate >= SATURATED_FROM
+    reasons = ("the queue grew through the window: waiting rose 120 ms",) * saturated
+    p50 = 2.0 + rate / 200
+    return traffic(rate, p50, p50 * (40 if saturated else 2), saturated=reasons)
+
+
+def served(run: RunResult, rate: float) -> tuple[RunResult, np.ndarray]:
+    """`run` as an open-loop run at `rate` (open_loop's figures) and its latencies from
+    arrival, whose median and p99 are those figures'."""
+    figures = open_loop(rate)
+    p50, p99 = figures.latency["median"].value, figures.latency["p99"].value
+    samples = np.interp(
+        np.linspace(0, 1, run.iterations), (0, 0.5, 0.99, 1), (p50 / 2, p50, p99, p99)
+    )
+    run = replace(
+        run,
+        traffic=figures,
+        throughput_fps=figures.achieved_rate * run.config.batch,
+        latency_ms=flat_latency(p50, p99=p99, low=p50 / 2),
+    )
+    return run, samples
+
+
 @dataclass
 class FakeClient:
     """Replays a scripted benchmark: ticks for every config, then a finished run (stored)."""
@@ -224,7 +254,9 @@ class FakeClient:
                 },
             )
             samples = None
-            if run.latency_ms is not None:
+            if config.rate is not None and run.status == "ok":
+                run, samples = served(run, config.rate)
+            elif run.latency_ms is not None:
                 samples = np.linspace(0.95, 1.05, run.iterations) * run.latency_ms.median
             if self.store is not None:
                 run = self.store.add_run(run, samples)

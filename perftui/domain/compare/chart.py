@@ -133,7 +133,8 @@ class InferenceTime:
     unit: str
     bars: tuple[InferenceBar, InferenceBar]
     ratio: float | None
-    """B / A; None when either side has no value (or A's is zero)."""
+    """B / A; None when either side has no value (or A's is zero), or when they ran at
+    different loads (Comparison.unlike)."""
 
 
 def inference_time(c: Comparison, metric: str = "throughput") -> InferenceTime:
@@ -158,5 +159,7 @@ def inference_time(c: Comparison, metric: str = "throughput") -> InferenceTime:
 
     a, b = bar(Side.A), bar(Side.B)
     ratio = b.value / a.value if a.value and b.value is not None else None
+    if c.unlike is not None:  # no B/A across loads
+        ratio = None
     unit = "items/s" if metric == "throughput" else f"ms ({c.stat})"
     return InferenceTime(metric, unit, (a, b), ratio)

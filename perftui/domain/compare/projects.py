@@ -33,7 +33,7 @@ from perftui.domain.compare.ranking import (
     spot_with_noise,
     sweet_spot,
 )
-from perftui.domain.compare.settings import settings_note
+from perftui.domain.compare.settings import settings_note, unlike_loads
 from perftui.domain.compare.sides import Side, run_latency
 from perftui.domain.compare.verdicts import (
     MEASURE_AGAIN,
@@ -103,6 +103,26 @@ def _group(run: RunResult | None, found: Sequence[Candidate]) -> ConfigGroup | N
 
 def _any_under(runs: Sequence[RunResult], threshold_ms: float, stat: str) -> bool:
     return any((v := run_latency(r, stat)) is not None and v <= threshold_ms for r in runs)
+
+
+def _same_load(
+    a_pinned: str | None,
+    a_runs: Sequence[RunResult],
+    b_pinned: str | None,
+    b_runs: Sequence[RunResult],
+    stat: str,
+) -> tuple[str | None, str | None]:
+    """With one side's run pinned at a rate, the other side's newest run of the same
+    configuration where it has one: an open-loop figure compares only at its own rate."""
+    pinned, runs, others = (a_pinned, a_runs, b_runs) if a_pinned else (b_pinned, b_runs, a_runs)
+    run = next((r for r in runs if r.id == pinned), None)
+    if run is None or run.config.rate is None:
+        return a_pinned, b_pinned
+    same = [r for r in others if r.config == run.config and run_latency(r, stat) is not None]
+    match = max(same, key=lambda r: r.started_at, default=None)
+    if match is None:
+        return a_pinned, b_pinned
+    return (a_pinned, match.id) if a_pinned else (match.id, b_pinned)
 
 
 NONE_SHARED = "no configuration was measured on both sides: each side's fastest configuration"
@@ -198,6 +218,9 @@ class Comparison:
     alternated: Paired | None = None
     """Where B/A above was judged from runs measured apart: the verdict of the latest
     measurement of the compared configurations alternately (`M`, `compare --measure`)."""
+    unlike: str | None = None
+    """Why B/A is not given: the compared runs ran at different loads (a rate and a closed
+    loop, or two rates; also among `notes`); None when they ran at the same load."""
 
     @property
     def memory(self) -> MemoryRatio | None:
@@ -262,6 +285,8 @@ def compare_projects(
         picked = f"each side's {best} configuration at or under {threshold_ms:g} ms ({stat})"
     if max_memory_mib is not None and a_pinned is None and b_pinned is None:
         picked = memory_picked_note(picked, max_memory_mib)
+    if (a_pinned is None) != (b_pinned is None):
+        a_pinned, b_pinned = _same_load(a_pinned, a_runs, b_pinned, b_runs, stat)
     limits = (threshold_ms, stat)
     a = _pick(offered[Side.A], a_runs, *limits, a_pinned, max_memory_mib, rank)
     b = _pick(offered[Side.B], b_runs, *limits, b_pinned, max_memory_mib, rank)
@@ -271,7 +296,10 @@ def compare_projects(
     pairs: list[tuple[RunResult, RunResult]] = []
     notes = []
     differs: str | None = None
-    if fig_a is not None and fig_b is not None:
+    unlike = unlike_loads(a, b, ((a_name, a_runs), (b_name, b_runs))) if a and b else None
+    if unlike:
+        notes.append(unlike)
+    elif fig_a is not None and fig_b is not None:
         pairs = paired_runs(*groups)
         if pairs:
             throughput, latency = paired_differences(pairs, stat)
@@ -346,6 +374,7 @@ def compare_projects(
         paired_rounds=len(pairs),
         max_memory_mib=max_memory_mib,
         rank=rank,
+        unlike=unlike,
     )
     return with_alternated(comparison, a_runs, b_runs)
 
@@ -356,7 +385,7 @@ def with_alternated(
     """`c` with the latest alternated measurement of its compared configurations among the
     runs, where its own B/A was judged from runs measured apart; the advice to measure them
     so is then dropped."""
-    if c.paired_rounds or c.a is None or c.b is None:
+    if c.paired_rounds or c.a is None or c.b is None or c.unlike:
         return c
     found = latest_paired(a_runs, b_runs, c.a, c.b, c.stat)
     if found is None:

@@ -25,8 +25,8 @@ def check_rate(rate: float) -> float:
     value = float(rate)
     if not math.isfinite(value) or value <= 0 or value > MAX_RATE:
         raise InputError(
-            f"rate {rate!r} is not a request rate: give requests per second, "
-            f"a number above 0 and at most {MAX_RATE:.0e}"
+            f"rate {value:g} is not a request rate: give requests per second, "
+            f"above 0 and at most {MAX_RATE:.0e}"
         )
     return value
 
@@ -40,7 +40,7 @@ def parse_rates(text: str) -> tuple[float, ...]:
             rates.append(float(word))
         except ValueError:
             raise InputError(
-                f"rate {word!r} is not a number: give requests per second, e.g. --rate 100,200"
+                f"rate {word!r} is not a number: give requests per second, e.g. 100,200"
             ) from None
         check_rate(rates[-1])
     return tuple(rates)

@@ -10,12 +10,10 @@ from textual.widgets import Static
 
 from perftui.domain.charts.series import LiveLine
 from perftui.tui.kit.axes import fit_x, fit_y
-from perftui.tui.kit.charts import Chart
+from perftui.tui.kit.charts import Chart, glyph
 
 MARKERS = ("hd", "dot", "x", "+", "*", "o", "#", "@")
 COLORS = ("cyan", "orange", "green", "magenta", "blue", "red", "orange+", "white")
-GLYPHS = {"hd": "▞", "dot": "•"}
-"""How plotext draws a marker, where that is not the marker's name."""
 ANSI = {"cyan": 6, "orange": 3, "green": 2, "magenta": 5, "blue": 4, "red": 1, "orange+": 11}
 """The ANSI colour plotext uses for each of COLORS (white: the terminal's foreground)."""
 
@@ -25,7 +23,7 @@ def series_key(n: int) -> Text:
     (a table column), so lines are told apart with NO_COLOR and in narrow charts."""
     marker, color = MARKERS[n % len(MARKERS)], COLORS[n % len(COLORS)]
     code = ANSI.get(color)
-    return Text(GLYPHS.get(marker, marker), style=f"bold color({code})" if code else "bold")
+    return Text(glyph(marker), style=f"bold color({code})" if code else "bold")
 
 
 class LiveChart(Chart):

@@ -24,6 +24,7 @@ from textual.content import Content
 from textual.widgets import DataTable, Footer, Header, Label, ProgressBar, Static
 
 from perftui.bench import protocol
+from perftui.domain.charts.load import has_rates, load_curves
 from perftui.domain.charts.series import LiveSeries, short_label
 from perftui.domain.labels import config_labels
 from perftui.domain.measurement.figures import run_figures
@@ -41,7 +42,9 @@ from perftui.tui.benchmark.notices import (
     notify_run_failed,
 )
 from perftui.tui.kit import format as fmt
+from perftui.tui.kit.charts import Chart
 from perftui.tui.kit.follower import FollowingScreen
+from perftui.tui.kit.load import LoadChart
 from perftui.tui.kit.pacing import redraw_interval
 from perftui.tui.kit.samples import stored_samples
 from perftui.tui.kit.screen import PerftuiScreen, one_line
@@ -67,7 +70,10 @@ class LiveRunScreen(FollowingScreen[None], PerftuiScreen):
         "the CPU to the benchmark). The table fills in as runs finish; its first column "
         "shows each run's marker in the charts, each figure its 95 % interval (±) and the "
         "run's verdict: stable, noisy or INVALID (the project's Runs tab says why). A machine "
-        "already busy before the start is warned about. While the charts are redrawn less "
+        "already busy before the start is warned about. With rates (an open loop), the "
+        "right chart draws each finished rate's p99 and p50 from arrival against the offered "
+        "rate, with their intervals (S: saturated, L: the scheduler was late). "
+        "While the charts are redrawn less "
         "often than runs finish, a note over them says how many of the table's runs they "
         "show. Every finished run is already stored; "
         "under 100 columns the table leaves p99, peak and iterations to the Runs tab. "
@@ -104,6 +110,8 @@ class LiveRunScreen(FollowingScreen[None], PerftuiScreen):
         planned = [config for request in requests for config in request.configs]
         self._labels = config_labels(planned)
         self._label_of = dict(zip(planned, self._labels.labels, strict=True))
+        self._open_loop = has_rates(planned)
+        """Some runs are at a rate: latency is charted against the offered load."""
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -122,7 +130,10 @@ class LiveRunScreen(FollowingScreen[None], PerftuiScreen):
             yield Static("", id="current-text", classes="progress-text")
         with Horizontal(id="live-charts"):
             yield LiveChart("throughput", id="chart-fps")
-            yield LiveChart("latency", id="chart-ms")
+            if self._open_loop:
+                yield LoadChart(id="chart-load")
+            else:
+                yield LiveChart("latency", id="chart-ms")
             yield ChartLag(id="chart-lag")
         yield RowTable(id="live-runs")
         yield Footer(compact=True, show_command_palette=False)
@@ -324,6 +335,8 @@ class LiveRunScreen(FollowingScreen[None], PerftuiScreen):
         )
         self._fill_runs()
         self._lag()
+        if run.traffic is not None and self._open_loop:
+            self.query_one(LoadChart).set_curves(load_curves(self.finished))
         self._progress("overall", len(self.finished))
         if run.status == "failed":
             notify_run_failed(self.app, f"Run {index + 1} failed", run.error)
@@ -344,7 +357,7 @@ class LiveRunScreen(FollowingScreen[None], PerftuiScreen):
         self._redraw(force=True)
         self._timer.stop()
         message = nothing_measured([r.status for r in self.finished], self.cancel_requested)
-        for chart in self.query(LiveChart):
+        for chart in self.query(Chart):
             chart.set_message(message)  # shown only by a chart without points
         ok = sum(1 for r in self.finished if r.status == "ok")
         other = len(self.finished) - ok

@@ -21,6 +21,7 @@ from perftui.optimize.notes import derived_projects, optimization_of
 from perftui.tui.detail.distribution import DistributionPane
 from perftui.tui.detail.history import HistoryPane, find_gate
 from perftui.tui.detail.layers import FlopsPane, LayersPane, TypesPane
+from perftui.tui.detail.load import LoadPane
 from perftui.tui.detail.panes import ChartsPane, RunsPane, SummaryPane
 from perftui.tui.detail.state import DetailState
 from perftui.tui.kit import format as fmt
@@ -44,6 +45,7 @@ TABS = (
     Tab("flops", "flops-tab", "FLOPs tab"),
     Tab("latency", "latency-tab", "Latency tab"),
     Tab("history", "history-tab", "History tab"),
+    Tab("load", "load-tab", "Load tab"),
 )
 
 
@@ -70,7 +72,11 @@ class ProjectDetailScreen(TabbedScreen, InspectingScreen):
         "History: the selected run's configuration across the project's benchmarks over "
         "time, each with its interval, its runs' verdict (the Runs tab says why) and what "
         "changed in the environment, the change "
-        "points beyond the noise, and the newest gate's verdict (`perftui gate`). "
+        "points beyond the noise, and the newest gate's verdict (`perftui gate`). Load: for "
+        "runs at a rate (an open loop), p50 and p99 latency from arrival against the offered "
+        "rate, a configuration at a time (f: the next), each with its interval, and a table "
+        "of its rates: achieved rate, latencies, queue, the scheduler's lateness, the verdict "
+        "and why a point is not the engine's latency (S saturated, L the scheduler late). "
         f"INT8 (i) makes the INT8 version of the project ({fmt.QUANTIZERS_TEXT}); the "
         "Summary of an INT8 project says what it was made from and how far its outputs are "
         "from the FP32 model's."
@@ -107,7 +113,8 @@ class ProjectDetailScreen(TabbedScreen, InspectingScreen):
             "Fixed",
             id="fixed",
             tooltip="Charts: the next series: the next value of the fixed setting (batch or "
-            "threads) or the next set of other settings (api, dims, ...)",
+            "threads) or the next set of other settings (api, dims, ...); Load: the next "
+            "configuration",
         ),
         Binding("s", "sort", "Sort", id="sort", tooltip="Layers: sort by the next column"),
         Binding(
@@ -118,14 +125,14 @@ class ProjectDetailScreen(TabbedScreen, InspectingScreen):
             show=False,
             tooltip="Layers: reverse the sort",
         ),
-        *tab_bindings(TABS, "Tab", "Next tab (1-8: a tab by number)"),
+        *tab_bindings(TABS, "Tab", "Next tab (1-9: a tab by number)"),
     ]
     TAB_ACTIONS: ClassVar[dict[str, set[str]]] = {
         "rerun": {"summary", "runs-tab"},
         "rerun_benchmark": {"summary", "runs-tab"},
         "remove": {"summary", "runs-tab"},
         "view": {"charts"},
-        "fixed": {"charts"},
+        "fixed": {"charts", "load-tab"},
         "sort": {"layers-tab"},
         "reverse_sort": {"layers-tab"},
     }
@@ -174,6 +181,8 @@ class ProjectDetailScreen(TabbedScreen, InspectingScreen):
                 yield Lazy(DistributionPane())
             with TabPane("History", id="history-tab"):
                 yield Lazy(HistoryPane())
+            with TabPane("Load", id="load-tab"):
+                yield Lazy(LoadPane())
         yield Footer(compact=True, show_command_palette=False)
 
     def on_mount(self) -> None:
@@ -360,7 +369,10 @@ class ProjectDetailScreen(TabbedScreen, InspectingScreen):
         self.redraw_panes()
 
     def action_fixed(self) -> None:
-        self.state.fixed_index += 1
+        if self.active_tab == "load-tab":
+            self.state.curve_index += 1
+        else:
+            self.state.fixed_index += 1
         self.redraw_panes()
 
     def action_sort(self) -> None:

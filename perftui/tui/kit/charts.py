@@ -17,6 +17,15 @@ from textual_plotext import PlotextPlot
 
 from perftui.domain.measurement.uncertainty import Interval
 
+GLYPHS = {"hd": "▞", "dot": "•"}
+"""How plotext draws a marker, where that is not the marker's name."""
+
+
+def glyph(marker: str) -> str:
+    """The character a legend kept outside a chart shows for a plotext marker."""
+    return GLYPHS.get(marker, marker)
+
+
 INTERVAL_COLOR = "white"
 INTERVAL_LEGEND = "┃─┃ 95 % interval"
 """How the charts draw a figure's 95 % interval: whiskers, a line between two end marks."""

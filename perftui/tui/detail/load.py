@@ -1,0 +1,83 @@
+"""The project detail's Load tab: latency from arrival against offered load for one
+configuration (the same settings at several rates), charted, and its rates in a table with
+every figure's interval, the run's verdict and why a point's latencies are not the engine's."""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.widgets import DataTable, Static
+
+from perftui.domain.charts.load import LoadPoint
+from perftui.tui.detail.state import DetailState
+from perftui.tui.kit import format as fmt
+from perftui.tui.kit.format import escape
+from perftui.tui.kit.load import LATE, SATURATED, LoadChart, point_mark
+from perftui.tui.kit.tables import Cell, RowTable, fill_table, right
+from perftui.tui.kit.tabs import Pane
+
+COLUMNS = (
+    ("Rate", "rate"),
+    ("achieved/s", "achieved"),
+    ("p50 ms", "p50"),
+    ("p99 ms", "p99"),
+    ("queue ms", "queue"),
+    ("late ms", "late"),
+    ("Verdict", "verdict"),
+)
+"""Rate: the rate asked for and the point's mark (S saturated, L late: the notes under the
+table say why; the chart's x is the rate the schedule offered); achieved: requests served
+per second; p50, p99: from each request's arrival; queue: the median wait from arrival to
+start; late: the scheduler's lateness p99; Verdict: the run's."""
+MARKED = {SATURATED: "saturated", LATE: "the scheduler was late"}
+NO_RATES = (
+    "No runs at a rate yet: benchmark with a rate (b, then Rate /s, e.g. 100,200,400) to see "
+    "latency against offered load."
+)
+
+
+class LoadPane(Pane[DetailState]):
+    def compose(self) -> ComposeResult:
+        yield Static("", id="load-head", classes="pane-head")
+        yield LoadChart(id="chart-load")
+        yield RowTable(id="load-table")
+        yield Static("", id="load-notes")
+
+    def populate(self) -> None:
+        d = self.state
+        head = self.query_one("#load-head", Static)
+        chart = self.query_one("#chart-load", LoadChart)
+        table = self.query_one("#load-table", DataTable)
+        curves = d.load_curves()
+        if not curves:
+            head.update(NO_RATES)
+            chart.set_curves([])
+            self.query_one("#load-notes", Static).update("")
+            fill_table(table, COLUMNS, [], width=table.size.width or 80, height=4, flex=0)
+            return
+        curve = curves[d.curve_index % len(curves)]
+        which = f" {d.curve_index % len(curves) + 1}/{len(curves)}  [dim]f[/]" * (len(curves) > 1)
+        head.update(f"[b]load curve[/] of {escape(curve.settings)}{which}")
+        chart.set_curves([curve])
+        rows: list[tuple[str | None, list[Cell]]] = [
+            (point.run.id, self._cells(point)) for point in curve.points
+        ]
+        width = table.size.width or self.app.size.width
+        fill_table(table, COLUMNS, rows, width=width, height=table.size.height or 6, flex=0)
+        notes = [
+            f"[b]@{p.rate:g}/s {mark}[/] {MARKED[mark]}: {escape('; '.join(p.reasons))}"
+            for p in curve.points
+            if (mark := point_mark(p))
+        ]
+        self.query_one("#load-notes", Static).update("\n".join(notes))
+
+    def _cells(self, point: LoadPoint) -> list[Cell]:
+        verdict = self.state.figures(point.run).verdict.status
+        return [
+            f"@{point.rate:g}/s {point_mark(point)}".strip(),
+            right(fmt.fps_ci(point.achieved, point.achieved_ci)),
+            right(fmt.ms_ci(point.p50.value if point.p50 else None, point.p50)),
+            right(fmt.ms_ci(point.p99.value if point.p99 else None, point.p99)),
+            right(fmt.ms(point.queue_ms)),
+            right(fmt.ms(point.lateness_ms)),
+            fmt.verdict_or_status(point.run.status, verdict),
+        ]
