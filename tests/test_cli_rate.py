@@ -105,3 +105,29 @@ def test_a_run_at_a_rate_ticks_its_progress_and_ends_as_a_rate_run() -> None:
     assert run.status == "ok" and run.traffic is not None
     assert finished.samples_ms is not None and finished.samples_ms.size == run.iterations
     assert run.traffic.completed == run.iterations == run.traffic.requests
+
+
+def test_a_cancelled_run_at_a_rate_keeps_no_traffic_figures_of_its_cut_schedule() -> None:
+    import threading
+
+    from perftui.bench import protocol
+    from perftui.bench.worker import Cancellation, measure_run
+    from perftui.domain.records import BenchmarkRequest, Budget, RunConfig
+    from perftui.engines import get_engine
+
+    config = RunConfig(threads=1, rate=100.0)
+    request = BenchmarkRequest(
+        project=Project("p", str(MOBILENET), "onnxruntime"),
+        configs=(config,),
+        budget=Budget(time_s=30.0, iterations=1, warmup=2),
+    )
+    cancel = Cancellation()
+
+    def cancel_once_timed(event: protocol.Event) -> None:
+        if isinstance(event, protocol.Progress):
+            threading.Timer(0.3, cancel).start()
+
+    finished = measure_run(get_engine("onnxruntime"), request, 0, config, cancel_once_timed, cancel)
+    run = finished.run
+    assert run.status == "cancelled" and run.iterations > 0
+    assert run.traffic is None  # not "saturated": the rest of the schedule was never offered

@@ -133,6 +133,8 @@ def measure_run(
         # the timed window decides: a cancel that comes later (in the profile pass, which
         # runs to its end) leaves a complete measurement, not a cancelled one
         cancelled = cancel.requested or recorder.was_cancelled
+        if cancelled:  # its schedule was cut short: rates and saturation would describe the cut
+            traffic = None
         resolved = prepared.resolved.copy()
         resolved["inputs"] = inputs.record(prepared.inputs, shapes)
         if inputs.data is not None:
