@@ -52,8 +52,9 @@ def test_the_table_adds_the_open_loop_figures_for_runs_at_a_rate() -> None:
     assert "#2 invalid: saturated at 600/s" in head
     said, header, _, first, second = rest.strip().splitlines()
     assert said == ", queueing included"
-    assert header.split()[:4] == ["#", "config", "offered", "/s"]
-    assert first.startswith("1  b1 t:auto s:auto r:auto sync @100/s")
+    assert header.split()[:5] == ["#", "config", "verdict", "offered", "/s"]
+    assert first.startswith("1  b1 t:auto s:auto r:auto sync @100/s  stable ")
+    assert second.startswith("2  b1 t:auto s:auto r:auto sync @600/s  invalid ")
     assert first.endswith("yes") and second.endswith("saturated")
     assert kept.traffic is not None
     p99 = kept.traffic.latency["p99"]

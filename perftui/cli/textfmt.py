@@ -148,6 +148,7 @@ def runs_table(
 TRAFFIC_HEADERS = (
     "#",
     "config",
+    "verdict",
     "offered /s",
     "achieved /s",
     "median ms",
@@ -172,13 +173,13 @@ def kept_up(traffic: TrafficFigures) -> str:
 
 def traffic_table(groups: Sequence[ConfigGroup]) -> str:
     """The open-loop runs (a configuration with a rate), one row per run numbered as the
-    runs table's configurations (#2.1 for its first repetition when it has several):
-    offered and achieved rates, the latencies from each request's scheduled arrival with
-    their intervals, the queue's and the service's medians and the scheduler's lateness;
-    empty when no run had a rate."""
+    runs table's configurations (#2.1 for its first repetition when it has several), with
+    the run's verdict (its reasons are the runs table's lines): offered and achieved rates,
+    the latencies from each request's scheduled arrival with their intervals, the queue's
+    and the service's medians and the scheduler's lateness; empty when no run had a rate."""
     rows = []
     for i, group in enumerate(groups, 1):
-        for run in group.runs:
+        for run, figures in zip(group.runs, group.members, strict=True):
             t = run.traffic
             if t is None:
                 continue
@@ -191,6 +192,7 @@ def traffic_table(groups: Sequence[ConfigGroup]) -> str:
                 [
                     str(i) if len(group.runs) == 1 else f"{i}.{run.repetition + 1}",
                     group.config.label(),
+                    figures.verdict.status,
                     num(t.offered_rate, 1),
                     with_interval(t.achieved_rate, t.achieved),
                     stat("median"),
@@ -205,7 +207,7 @@ def traffic_table(groups: Sequence[ConfigGroup]) -> str:
     if not rows:
         return ""
     head = "open loop: latency from each request's scheduled arrival, queueing included"
-    return "\n".join(["", head, table(TRAFFIC_HEADERS, rows, right=set(range(2, 10)))])
+    return "\n".join(["", head, table(TRAFFIC_HEADERS, rows, right=set(range(3, 11)))])
 
 
 def flops_line(info: ModelInfo) -> str:
