@@ -17,7 +17,6 @@ from tests.cli_helpers import one_error_line, perftui
 from tests.conftest import MOBILENET
 
 BAD_RATES = ["0", "-5", "nan", "inf", "2e6", "abc", "100,,200"]
-ORT = ["--engine", "onnxruntime", "--threads", "1"]
 SHORT = ["--time", "1", "--iterations", "1", "--warmup", "5"]
 
 
@@ -43,9 +42,13 @@ def test_the_form_refuses_a_bad_rate_on_its_field(rate: str) -> None:
     assert error.value.field == "rate"
 
 
-def test_rates_below_capacity_keep_up_and_one_far_above_saturates(tmp_path: Path) -> None:
+@pytest.mark.parametrize("engine", ["onnxruntime", "openvino"])
+def test_rates_below_capacity_keep_up_and_one_far_above_saturates(
+    tmp_path: Path, engine: str
+) -> None:
     db = tmp_path / "db.json"
-    args = ("bench", str(MOBILENET), *ORT, *SHORT, "--rate", "50,150,20000")
+    one = ["--engine", engine, "--threads", "1"]
+    args = ("bench", str(MOBILENET), *one, *SHORT, "--rate", "50,150,20000")
     result = perftui(*args, "--arrival", "constant", "--json", db=db, timeout=300)
     assert result.returncode == 0, result.stderr
     runs = {run["config"]["rate"]: run for run in json.loads(result.stdout)["runs"]}
@@ -67,7 +70,7 @@ def test_rates_below_capacity_keep_up_and_one_far_above_saturates(tmp_path: Path
     assert full["verdict"]["status"] == "invalid"
     assert any(r.startswith("saturated at 20000/s: ") for r in full["verdict"]["reasons"])
 
-    shown = perftui("show", "mobilenet_fp32-onnxruntime-CPU", db=db)
+    shown = perftui("show", f"mobilenet_fp32-{engine}-CPU", db=db)
     assert shown.returncode == 0, shown.stderr
     _, _, open_loop = shown.stdout.partition("open loop: latency from each request's scheduled")
     rows = [line for line in open_loop.splitlines() if line[:1].isdigit()]
