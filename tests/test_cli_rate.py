@@ -134,3 +134,16 @@ def test_a_cancelled_run_at_a_rate_keeps_no_traffic_figures_of_its_cut_schedule(
     run = finished.run
     assert run.status == "cancelled" and run.iterations > 0
     assert run.traffic is None  # not "saturated": the rest of the schedule was never offered
+
+
+def test_an_arrival_without_a_rate_is_refused_not_dropped(tmp_path: Path) -> None:
+    db = tmp_path / "db.json"
+    line = one_error_line(perftui("bench", str(MOBILENET), "--arrival", "constant", db=db))
+    assert line.startswith("perftui: error: --arrival: arrivals are for runs at a rate")
+    assert not db.exists()
+    with pytest.raises(FieldError) as error:
+        build_request(Project("p", "/m.onnx", "openvino"), {**DEFAULTS, "arrival": "constant"})
+    assert error.value.field == "arrival"
+    both = {**DEFAULTS, "rate": "closed,100", "arrival": "constant"}  # the rate's runs take it
+    configs = build_request(Project("p", "/m.onnx", "openvino"), both).configs
+    assert [(c.rate, c.arrival) for c in configs] == [(None, "poisson"), (100.0, "constant")]
