@@ -106,13 +106,6 @@ def open_loop_measurement(timeline: Timeline, batch: int) -> Measurement:
     )
 
 
-def rate_window_s(budget: Budget, rate: float) -> float:
-    """A run at a rate offers requests for the budget's time, or for as long as its
-    iterations take to arrive at that rate if that is longer (the closed loop's rule: both
-    minimums reached, counted in arrivals, so a saturated engine cannot stretch it)."""
-    return max(budget.time_s, budget.iterations / rate)
-
-
 class RateTicks:
     """Progress ticks of an open-loop run, from its timeline so far: the requests completed
     since the previous tick, their samples per second and their median latency from
@@ -153,7 +146,7 @@ def measure_at_rate(
     rate = config.rate
     if rate is None:
         raise ValueError("a run at a rate needs config.rate")
-    window_s = rate_window_s(budget, rate)
+    window_s = budget.window_at(rate)
     run = TrafficRun(prepared, arrival=config.arrival, seed=seed)
     timeline = run.timeline(rate, window_s, cancelled, RateTicks(config.batch, window_s, on_tick))
     return open_loop_measurement(timeline, config.batch), traffic_figures(timeline, rate)

@@ -219,7 +219,11 @@ def parse_targets(text: str, known: Sequence[str] | None = None) -> list[str]:
 
 def long_warning(request: BenchmarkRequest) -> str | None:
     """A line when the benchmark measures for longer than LONG_S at the least, else None."""
-    least = request.budget.time_s * len(request.configs) * request.repeat
+    budget = request.budget
+    windows = (
+        budget.time_s if c.rate is None else budget.window_at(c.rate) for c in request.configs
+    )
+    least = sum(windows) * request.repeat
     if least <= LONG_S:
         return None
     return f"this benchmark measures for at least {duration(least)}"
