@@ -64,3 +64,16 @@ def test_the_table_adds_the_open_loop_figures_for_runs_at_a_rate() -> None:
 def test_closed_loop_runs_get_no_open_loop_table() -> None:
     run = make_run("p")
     assert "open loop" not in runs_table([run])
+
+
+def test_repetitions_at_a_rate_are_not_noisy_for_their_draws_of_arrivals() -> None:
+    from perftui.domain.measurement.figures import group_runs
+
+    first, samples = traffic_run(100.0)
+    offered = (86.0, 94.0, 100.0, 106.0, 114.0)  # each draw offered a little fewer or more
+    runs = [
+        replace(first, id=f"r{i}", throughput_fps=fps, repetition=i)
+        for i, fps in enumerate(offered)
+    ]
+    (group,) = group_runs(runs, lambda _run: samples)
+    assert group.figures.verdict.status == STABLE, group.figures.verdict.reasons
