@@ -68,3 +68,10 @@ def test_flags_read_as_field_labels_in_the_form():
         said("give it a size with --shape input_ids[1,128]; or --precision f32 --xyz")
         == "give it a size with Shapes input_ids[1,128]; or Precision f32 --xyz"
     )
+
+
+def test_a_slow_rate_s_window_counts_in_the_warning():
+    """At 0.02/s the 100 iterations take 5,000 s to arrive: the window is that long."""
+    assert long_warning(build_request(OV, {**DEFAULTS, "rate": "100"})) is None
+    request = build_request(OV, {**DEFAULTS, "rate": "0.02"})
+    assert long_warning(request) == "this benchmark measures for at least about 83 minutes"

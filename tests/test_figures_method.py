@@ -13,8 +13,9 @@ import numpy as np
 
 from perftui.store.figure_docs import METHOD, figures_doc
 from tests.store_helpers import make_run
+from tests.traffic_runs import traffic_run
 
-COMPUTED = {"3": "818e87aad4261531", "4": "96a96f1dc1f9b5a3"}
+COMPUTED = {"3": "818e87aad4261531", "4": "96a96f1dc1f9b5a3", "5": "7105467f23a58967"}
 """METHOD -> a digest of what `figures` comes to under it."""
 
 
@@ -39,6 +40,8 @@ def figures() -> list[dict[str, Any]]:
         (replace(make_run("p"), window_fps=steady[:2]), rng.gamma(4.0, 1.0, 20)),
         (make_run("p"), None),
         (make_run("p", status="failed", error="boom", latency_ms=None), None),
+        traffic_run(100.0),  # an open loop that kept up, judged by its traffic figures
+        traffic_run(600.0),  # ... and one that did not
     ]
     return [_rounded(figures_doc(run, samples)) for run, samples in runs]
 

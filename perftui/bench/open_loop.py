@@ -28,6 +28,8 @@ POLL_S = 0.05
 """The longest sleep between two looks at the cancel flag."""
 LEAD_S = 0.02
 """Time given to the slots' threads to start before the window opens."""
+TICK_S = 0.25
+"""How often `on_tick` sees the run so far (the calling thread, idle otherwise, looks)."""
 
 Slot = Callable[[], object]
 """Runs one request synchronously (perftui.engines.base.Prepared.slots)."""
@@ -40,10 +42,13 @@ def run_open_loop(
     *,
     drain_s: float,
     cancelled: Callable[[], bool] = lambda: False,
+    on_tick: Callable[[Timeline, float], None] | None = None,
 ) -> Timeline:
     """Run the requests due at `scheduled` (seconds from the window's start, ascending) on
     `slots`. A request not started `drain_s` after the window closed is left unserved (the
-    engine did not keep up; its queue would only grow). Raises what a slot raised."""
+    engine did not keep up; its queue would only grow). Every TICK_S `on_tick` gets a copy
+    of the timeline so far and the seconds since the window opened. Raises what a slot
+    raised."""
     if not slots:
         raise ValueError("an open-loop run needs at least one slot")
     count = int(scheduled.size)
@@ -89,7 +94,11 @@ def run_open_loop(
     for thread in threads:
         thread.start()
     for thread in threads:
-        thread.join()
+        while thread.is_alive():
+            thread.join(None if on_tick is None else TICK_S)
+            if on_tick is not None and thread.is_alive() and clock() > origin:
+                so_far = Timeline(scheduled, started.copy(), ended.copy(), len(slots), window_s)
+                on_tick(so_far, clock() - origin)
     if failures:
         raise failures[0]
     return Timeline(scheduled, started, ended, len(slots), window_s)

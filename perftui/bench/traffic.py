@@ -12,8 +12,9 @@ from typing import Any, Protocol
 import numpy as np
 
 from perftui.bench.open_loop import run_open_loop
-from perftui.bench.recorder import Measurement
+from perftui.bench.recorder import Measurement, Tick
 from perftui.domain.measurement.uncertainty import window_rates
+from perftui.domain.records import Budget, RunConfig
 from perftui.domain.traffic.arrivals import arrival_times
 from perftui.domain.traffic.capacity import (
     DRAIN_SHARE,
@@ -55,11 +56,20 @@ class TrafficRun:
         self._seeds = itertools.count(seed)
 
     def timeline(
-        self, rate: float, window_s: float, cancelled: Callable[[], bool] = lambda: False
+        self,
+        rate: float,
+        window_s: float,
+        cancelled: Callable[[], bool] = lambda: False,
+        on_tick: Callable[[Timeline, float], None] | None = None,
     ) -> Timeline:
         scheduled = arrival_times(self._arrival, rate, window_s, next(self._seeds))
         return run_open_loop(
-            self._slots, scheduled, window_s, drain_s=DRAIN_SHARE * window_s, cancelled=cancelled
+            self._slots,
+            scheduled,
+            window_s,
+            drain_s=DRAIN_SHARE * window_s,
+            cancelled=cancelled,
+            on_tick=on_tick,
         )
 
     def figures(
@@ -94,3 +104,49 @@ def open_loop_measurement(timeline: Timeline, batch: int) -> Measurement:
         throughput_fps=ends.size * batch / span,
         window_fps=window_rates(ends, 0.0, batch),
     )
+
+
+class RateTicks:
+    """Progress ticks of an open-loop run, from its timeline so far: the requests completed
+    since the previous tick, their samples per second and their median latency from
+    arrival; the fraction is the window's share elapsed."""
+
+    def __init__(self, batch: int, window_s: float, emit: Callable[[Tick], None]) -> None:
+        self._batch, self._window_s, self._emit = batch, window_s, emit
+        self._seen: np.ndarray | None = None
+        self._at = 0.0
+
+    def __call__(self, so_far: Timeline, elapsed_s: float) -> None:
+        done = so_far.done
+        new = done if self._seen is None else done & ~self._seen
+        latency = (so_far.ended - so_far.scheduled)[new]
+        span = elapsed_s - self._at
+        self._seen, self._at = done, elapsed_s
+        self._emit(
+            Tick(
+                elapsed_s=elapsed_s,
+                iterations=int(done.sum()),
+                fraction=min(1.0, elapsed_s / self._window_s),
+                throughput_fps=int(new.sum()) * self._batch / span if span > 0 else 0.0,
+                latency_ms=float(np.median(latency)) * 1000.0 if latency.size else 0.0,
+            )
+        )
+
+
+def measure_at_rate(
+    prepared: Servable,
+    config: RunConfig,
+    budget: Budget,
+    seed: int,
+    on_tick: Callable[[Tick], None],
+    cancelled: Callable[[], bool],
+) -> tuple[Measurement, TrafficFigures]:
+    """The worker's timed window of a run at `config.rate`: the open loop on the prepared
+    model's slots, recorded as a closed-loop run is, with its traffic figures."""
+    rate = config.rate
+    if rate is None:
+        raise ValueError("a run at a rate needs config.rate")
+    window_s = budget.window_at(rate)
+    run = TrafficRun(prepared, arrival=config.arrival, seed=seed)
+    timeline = run.timeline(rate, window_s, cancelled, RateTicks(config.batch, window_s, on_tick))
+    return open_loop_measurement(timeline, config.batch), traffic_figures(timeline, rate)

@@ -23,6 +23,7 @@ from perftui.bench.inputs import InputSource, resolve_shapes, run_point
 from perftui.bench.machine import cpu_reading, load_between
 from perftui.bench.memory import MemoryProbe
 from perftui.bench.recorder import Tick, WindowRecorder
+from perftui.bench.traffic import measure_at_rate
 from perftui.domain.errors import one_line
 from perftui.domain.measurement.stats import latency_stats
 from perftui.domain.records import BenchmarkRequest, Budget, RunConfig, RunResult
@@ -109,7 +110,17 @@ def measure_run(
         )
         memory.window_start()
         before = cpu_reading()
-        if not cancel.requested:
+        traffic = None
+        if config.rate is not None:  # the open loop (issue 42); its profile stays closed-loop
+            measured, traffic = measure_at_rate(
+                prepared,
+                config,
+                request.budget,
+                request.seed + request.scheduled(index)[0],  # each repetition its own draw
+                on_tick,
+                lambda: cancel.requested,
+            )
+        elif not cancel.requested:
             if config.api == "async":
                 prepared.run_async(recorder)
             else:
@@ -117,10 +128,13 @@ def measure_run(
         after = cpu_reading()
         memory.window_end()
         load = load_between(before, after)
-        measured = recorder.measurement()
+        if traffic is None:
+            measured = recorder.measurement()
         # the timed window decides: a cancel that comes later (in the profile pass, which
         # runs to its end) leaves a complete measurement, not a cancelled one
         cancelled = cancel.requested or recorder.was_cancelled
+        if cancelled:  # its schedule was cut short: rates and saturation would describe the cut
+            traffic = None
         resolved = prepared.resolved.copy()
         resolved["inputs"] = inputs.record(prepared.inputs, shapes)
         if inputs.data is not None:
@@ -158,6 +172,7 @@ def measure_run(
             window_fps=measured.window_fps,
             load=load,
             memory=memory.result(),
+            traffic=traffic,
             project=project.name,
             started_at=started_at,
         )

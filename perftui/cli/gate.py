@@ -143,6 +143,12 @@ def cmd_gate(args: argparse.Namespace) -> int:
     settings = GateSettings(max_slowdown, tuple(stats), rounds)
     label = gate_label(uuid.uuid4().hex[:12], settings)
     a, b = gate_requests(store, args, rounds, time_s, label)
+    rate = a.configs[0].rate
+    if rate is not None and "throughput" in stats:
+        raise CliError(
+            f"--stat throughput: at {rate:g}/s each side serves the rate it is offered; gate "
+            "a latency (median, p90, p99) at a rate, or throughput in a closed loop"
+        )
     for request in (a, b):
         validate_request(request)
     schedule = gate.Schedule.for_rounds(rounds, len(stats))
@@ -182,7 +188,7 @@ def _measure(
     from perftui.cli.bench import busy_warning
     from perftui.cli.interrupts import StopSignals
     from perftui.cli.progress import ProgressPrinter
-    from perftui.domain.regression.gate import decide, round_values
+    from perftui.domain.regression.gate import decide, round_values, saturation
     from perftui.targets.registry import LOCAL
 
     alternation = Alternation(clients[0], clients[1])
@@ -219,7 +225,8 @@ def _measure(
                 if not (schedule.is_look(done) or last):
                     continue
                 values = round_values(clients[0].runs, clients[1].runs, stats)
-                decision = decide(values, max_slowdown, schedule, look, final=last)
+                saturated = saturation(clients[0].runs, clients[1].runs)
+                decision = decide(values, max_slowdown, schedule, look, last, saturated)
                 look += 1
                 printer.note(f"look {look} after {done} rounds: {decision.outcome}")
                 if decision.settled or last:
@@ -232,7 +239,8 @@ def _measure(
     if decision is None or alternation.cancelled:
         values = round_values(clients[0].runs, clients[1].runs, stats)
         final = not alternation.cancelled  # an interrupted gate has nothing to settle
-        decision = decide(values, max_slowdown, schedule, look, final=final)
+        saturated = saturation(clients[0].runs, clients[1].runs)
+        decision = decide(values, max_slowdown, schedule, look, final, saturated)
     return decision, alternation.cancelled
 
 

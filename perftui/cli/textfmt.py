@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from perftui.domain.measurement.figures import ConfigGroup, Known, Samples
     from perftui.domain.measurement.uncertainty import Interval
     from perftui.domain.model.model_info import ModelInfo
+    from perftui.domain.traffic.figures import TrafficFigures
 
 
 def table(
@@ -140,7 +141,73 @@ def runs_table(
         if verdict.status != STABLE and verdict.reasons:
             lines.append(f"  #{i} {verdict.status}: " + "; ".join(verdict.reasons))
         lines += [f"  #{i} note: {note}" for note in runs_notes(group.runs, int8)]
-    return "\n".join([text, *lines])
+    traffic = traffic_table(groups)
+    return "\n".join([text, *lines, *([traffic] if traffic else [])])
+
+
+TRAFFIC_HEADERS = (
+    "#",
+    "config",
+    "verdict",
+    "offered /s",
+    "achieved /s",
+    "median ms",
+    "p90 ms",
+    "p99 ms",
+    "queue ms",
+    "service ms",
+    "late p99 ms",
+    "kept up",
+)
+
+
+def kept_up(traffic: TrafficFigures) -> str:
+    """Whether an open-loop run's engine and scheduler kept up, in a word or two (the
+    verdict's line under the table says why not)."""
+    said = [
+        *(["saturated"] if traffic.is_saturated else []),
+        *([] if traffic.schedule_kept else ["schedule not kept"]),
+    ]
+    return ", ".join(said) or "yes"
+
+
+def traffic_table(groups: Sequence[ConfigGroup]) -> str:
+    """The open-loop runs (a configuration with a rate), one row per run numbered as the
+    runs table's configurations (#2.1 for its first repetition when it has several), with
+    the run's verdict (its reasons are the runs table's lines): offered and achieved rates,
+    the latencies from each request's scheduled arrival with their intervals, the queue's
+    and the service's medians and the scheduler's lateness; empty when no run had a rate."""
+    rows = []
+    for i, group in enumerate(groups, 1):
+        for run, figures in zip(group.runs, group.members, strict=True):
+            t = run.traffic
+            if t is None:
+                continue
+
+            def stat(name: str, t: TrafficFigures = t) -> str:
+                found = t.latency.get(name)
+                return ms_with_interval(found.value if found else None, found)
+
+            rows.append(
+                [
+                    str(i) if len(group.runs) == 1 else f"{i}.{run.repetition + 1}",
+                    group.config.label(),
+                    figures.verdict.status,
+                    num(t.offered_rate, 1),
+                    with_interval(t.achieved_rate, t.achieved),
+                    stat("median"),
+                    stat("p90"),
+                    stat("p99"),
+                    ms(t.queue_median_ms),
+                    ms(t.service_median_ms),
+                    ms(t.lateness_p99_ms),
+                    kept_up(t),
+                ]
+            )
+    if not rows:
+        return ""
+    head = "open loop: latency from each request's scheduled arrival, queueing included"
+    return "\n".join(["", head, table(TRAFFIC_HEADERS, rows, right=set(range(3, 11)))])
 
 
 def flops_line(info: ModelInfo) -> str:

@@ -118,6 +118,12 @@ class Budget:
     warmup: int = 10
     profile_iterations: int = 50
 
+    def window_at(self, rate: float) -> float:
+        """The timed window of a run at `rate` (open loop): requests are offered for the
+        time, or for as long as the iterations take to arrive if that is longer (both
+        minimums, counted in arrivals, so a saturated engine cannot stretch it)."""
+        return max(self.time_s, self.iterations / rate)
+
 
 @dataclass(frozen=True)
 class LatencyStats:

@@ -16,7 +16,7 @@ import csv
 import io
 import json
 from collections.abc import Iterator, Sequence
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from perftui import __version__
 from perftui.domain.errors import InputError
@@ -27,6 +27,9 @@ from perftui.exchange import schema
 from perftui.exchange.importer import EXPORT_FORMAT, MAX_IMPORT_BYTES, import_document
 from perftui.store.database import Store
 from perftui.store.layout import now_iso
+
+if TYPE_CHECKING:
+    from perftui.domain.traffic.figures import TrafficFigures
 
 __all__ = [
     "CSV_COLUMNS",
@@ -69,10 +72,22 @@ CSV_COLUMNS = (
     "compile_ms",
     "peak_window_mib",
     "peak_compile_mib",
+    "offered_rate",
+    "achieved_rate",
+    "achieved_rate_ci_low",
+    "achieved_rate_ci_high",
+    "arrival_p99_ms",
+    "arrival_p99_ci_low_ms",
+    "arrival_p99_ci_high_ms",
+    "lateness_p99_ms",
+    "saturated",
 )
 """The intervals are 95 % (empty for an end too few samples bound), with the run's verdict
 and its reasons joined by "; ", as the store keeps them; the peaks are resident MiB (the
-timed window's, the compile's), empty where not measured."""
+timed window's, the compile's), empty where not measured. A run at a rate adds its open
+loop's figures (requests/s; p99 from each request's scheduled arrival; the scheduler's
+lateness; saturated true or false, the reasons being the verdict's), empty for a closed
+loop."""
 
 
 def _selected(store: Store, names: Sequence[str] | None) -> list[Project]:
@@ -139,6 +154,21 @@ def _mib(value: float | None) -> float | None:
     return None if value is None else round(value, 1)
 
 
+def _traffic_cells(traffic: TrafficFigures | None) -> tuple[Any, ...]:
+    if traffic is None:
+        return (None,) * 9
+    p99 = traffic.latency.get("p99")
+    return (
+        traffic.offered_rate,
+        traffic.achieved_rate,
+        *(traffic.achieved.as_list() if traffic.achieved else (None, None)),
+        p99.value if p99 else None,
+        *(p99.as_list() if p99 else (None, None)),
+        traffic.lateness_p99_ms,
+        "true" if traffic.is_saturated else "false",
+    )
+
+
 def export_csv(store: Store, projects: Sequence[str] | None = None) -> str:
     """One row per run (header first): identity, settings, outcome, throughput and median
     latency with their intervals and the run's verdict, latency figures in ms and the memory
@@ -180,6 +210,7 @@ def export_csv(store: Store, projects: Sequence[str] | None = None) -> str:
                 run.compile_ms,
                 _mib(memory.window_peak_mib if memory else None),
                 _mib(memory.compile_peak_mib if memory else None),
+                *_traffic_cells(run.traffic),
             )
             writer.writerow([_cell(v) for v in row])
     return out.getvalue()

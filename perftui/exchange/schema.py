@@ -16,9 +16,11 @@ from collections.abc import Callable, Mapping
 from typing import Any, TypedDict
 
 from perftui.domain.errors import InputError
+from perftui.domain.measurement.figures import PERCENTILES
 from perftui.domain.measurement.statistic import LATENCY_NAMES
 from perftui.domain.records import OPTIONAL_STATS, RUN_STATUSES
 from perftui.domain.settings import SETTINGS, Stored
+from perftui.domain.traffic.arrivals import MAX_RATE
 from perftui.engines import ENGINES
 from perftui.exchange.quick_checks import (
     LAYER_STATUSES,
@@ -229,6 +231,31 @@ def project_name(value: Any, path: str) -> str:
 count = integer(0, MAX_COUNT)
 
 
+def rate(most: float) -> Check:
+    """Requests per second: above 0 (a rate of 0 offers nothing) and at most `most`."""
+    within = number(0.0, most)
+
+    def check(value: Any, path: str) -> float:
+        found = within(value, path)
+        if found <= 0:
+            raise _fail(path, f"a rate above 0 and at most {most:g}", value)
+        return found
+
+    return check
+
+
+def pair(end: Check) -> Check:
+    """An interval's [lo, hi]: two ends, each `end` or null (an end the data cannot bound)."""
+    ends = optional(end)
+
+    def check(value: Any, path: str) -> list[Any]:
+        if not isinstance(value, list) or len(value) != 2:
+            raise _fail(path, "a list of two ends [lo, hi]", value)
+        return [ends(x, f"{path}[{i}]") for i, x in enumerate(value)]
+
+    return check
+
+
 def _setting(stored: Stored) -> Check:
     """The check of a stored setting's value (perftui.domain.settings.Stored)."""
     found = {
@@ -236,7 +263,7 @@ def _setting(stored: Stored) -> Check:
         "count_or_auto": lambda: auto_or(integer(stored.least, stored.most)),
         "choice": lambda: choice(stored.choices),
         "dims": lambda: mapping(name, integer(stored.least, stored.most), 64),
-        "rate": lambda: number(0.0, stored.most),
+        "rate": lambda: rate(stored.most),
     }[stored.kind]()
     return optional(found) if stored.optional else found
 
@@ -305,6 +332,29 @@ RUN_FIELDS: dict[str, Check] = {
     "load": optional(record({k: number() for k in ("total_s", "busy_s", "own_s", "steal_s")})),
     "memory": optional(mapping(text(64), optional(number(0, 1e12)))),
 }
+traffic = record(
+    {
+        "rate": rate(MAX_RATE),
+        "offered_rate": number(0, 10 * MAX_RATE),
+        "achieved_rate": number(0, 10 * MAX_RATE),
+        "achieved_ci": optional(pair(number(-10 * MAX_RATE, 10 * MAX_RATE))),
+        "latency_ms": mapping(choice(tuple(PERCENTILES)), number(), len(PERCENTILES)),
+        "latency_ci_ms": mapping(choice(tuple(PERCENTILES)), pair(number()), len(PERCENTILES)),
+        "queue_median_ms": optional(number()),
+        "service_median_ms": optional(number()),
+        "lateness_p99_ms": number(),
+        "busy": number(0, 1e3),
+        "requests": count,
+        "completed": count,
+        "saturated": boolean,
+        "schedule_kept": boolean,
+        "reasons": list_of(text(1000, line=True), 16),
+        "window_s": number(0, 1e7),
+    },
+    required=("rate", "offered_rate", "achieved_rate"),
+)
+"""An open-loop run's figures (perftui.domain.traffic.figures.TrafficFigures.to_dict)."""
+RUN_FIELDS["traffic"] = optional(traffic)
 run = record(RUN_FIELDS, required=("config",))
 
 project = record(

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 
 __all__ = ["METHOD", "encoded", "figures_doc", "figures_from_doc"]
 
-METHOD = "4"
+METHOD = "5"
 """The version of how figures are computed (domain.measurement: figures, uncertainty,
 verdict) and stored here. Figures stored by another method are computed again, not shown
 as if this one found them: change it with any change to what those modules compute

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from perftui.domain import settings
 from perftui.domain.errors import InputError
 from perftui.domain.forms.fields import (
+    FieldError,
     Form,
     Parser,
     duration,
@@ -30,6 +31,7 @@ from perftui.domain.records import (
     Project,
     RunConfig,
 )
+from perftui.domain.traffic.arrivals import ARRIVALS
 
 if TYPE_CHECKING:
     from perftui.domain.capabilities import Capabilities
@@ -174,6 +176,10 @@ def build_request(
     against the engine's `capabilities` where given; FieldError naming the first invalid
     field. The repeats are the `repeat` field's."""
     v = form(capabilities).parse_all(values)
+    if v["rate"] == [None] and v["arrival"] != [ARRIVALS[0]]:  # would be dropped unsaid
+        raise FieldError(
+            "arrival", "arrivals are for runs at a rate: give a rate too, e.g. 100,200"
+        )
     budget = Budget(
         time_s=v["time"],
         iterations=v["iterations"],
@@ -213,7 +219,11 @@ def parse_targets(text: str, known: Sequence[str] | None = None) -> list[str]:
 
 def long_warning(request: BenchmarkRequest) -> str | None:
     """A line when the benchmark measures for longer than LONG_S at the least, else None."""
-    least = request.budget.time_s * len(request.configs) * request.repeat
+    budget = request.budget
+    windows = (
+        budget.time_s if c.rate is None else budget.window_at(c.rate) for c in request.configs
+    )
+    least = sum(windows) * request.repeat
     if least <= LONG_S:
         return None
     return f"this benchmark measures for at least {duration(least)}"

@@ -153,7 +153,9 @@ def _combined(runs: Sequence[RunResult], members: Sequence[Figures]) -> Figures:
         found = mean_interval(values)
         if found is not None:
             latency[name] = found
-    found_spread = spread_finding(spread(throughputs), "repetitions")
+    # at a rate, each repetition's throughput is the rate its own draw of arrivals offered
+    open_loop = ok[0][0].config.rate is not None
+    found_spread = None if open_loop else spread_finding(spread(throughputs), "repetitions")
     statuses = [f.verdict.status for _, f in ok]
     reasons = []
     if found_spread:

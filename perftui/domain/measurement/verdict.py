@@ -2,7 +2,8 @@
 with the reasons a person can act on.
 
 A run is judged from its record alone (old runs included): the windows' throughputs, the
-machine's load during the timed window, its sample count and its profile.
+machine's load during the timed window, its sample count and its profile; a run at a rate
+(open loop) by its traffic figures instead of its windows' spread.
 """
 
 from __future__ import annotations
@@ -10,13 +11,16 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from perftui.domain.forms.bench import REPEAT_SUGGESTED
 from perftui.domain.measurement.load import MachineLoad
 from perftui.domain.measurement.memory import memory_findings
 from perftui.domain.measurement.uncertainty import MIN_WINDOWS, Interval, t_critical
 from perftui.domain.records import RunResult
+
+if TYPE_CHECKING:
+    from perftui.domain.traffic.figures import TrafficFigures
 
 STABLE, NOISY, INVALID = "stable", "noisy", "invalid"
 VERDICTS = (STABLE, NOISY, INVALID)
@@ -117,9 +121,9 @@ def load_findings(load: MachineLoad | None) -> list[tuple[str, str]]:
 
 
 def _profile_finding(run: RunResult) -> tuple[str, str] | None:
-    """Only for sync runs: their latency is one request's service time, as a profile's is;
-    an async latency includes the time a request waits in the queue."""
-    if not run.layers or run.latency_ms is None or run.config.api != "sync":
+    """Only for closed-loop sync runs: their latency is one request's service time, as a
+    profile's is; an async latency, or an open loop's from arrival, includes queueing."""
+    if not run.layers or run.latency_ms is None or run.config.api != "sync" or run.traffic:
         return None
     layer_sum = sum(layer.time_ms for layer in run.layers if layer.status == "executed")
     measured = run.latency_ms.median
@@ -171,12 +175,15 @@ def judge(run: RunResult, windows: Sequence[float]) -> Verdict:
         found.append((NOISY, QUICK_LOOK_REASON))
     if len(windows) < MIN_WINDOWS:
         found.append((NOISY, f"too few requests ({run.iterations}) for a throughput interval"))
-    spread_found = spread_finding(spread(windows), "windows of the run")
-    if spread_found:
-        found.append(spread_found)
-    change = drift(windows)
-    if change is not None:
-        found.append((NOISY, f"throughput drifted {change:+.0%} during the run"))
+    if run.traffic is not None:
+        found += traffic_findings(run.traffic)
+    else:  # an open loop's windows follow its arrivals: their spread is the schedule's
+        spread_found = spread_finding(spread(windows), "windows of the run")
+        if spread_found:
+            found.append(spread_found)
+        change = drift(windows)
+        if change is not None:
+            found.append((NOISY, f"throughput drifted {change:+.0%} during the run"))
     found += load_findings(run.load)
     found += [(NOISY, reason) for reason in memory_findings(run.memory)]
     if run.iterations < P99_MIN_SAMPLES:
@@ -185,3 +192,14 @@ def judge(run: RunResult, windows: Sequence[float]) -> Verdict:
     if profile:
         found.append(profile)
     return Verdict(worst([s for s, _ in found]), tuple(r for _, r in found))
+
+
+def traffic_findings(traffic: TrafficFigures) -> list[tuple[str, str]]:
+    """INVALID for an open-loop run whose latencies are not the engine's at its rate: one
+    that did not keep up (its queue, so its latencies, grow with the window's length) or
+    whose scheduler did not keep the schedule (they hold the scheduler's delay)."""
+    found = []
+    if traffic.is_saturated:
+        found.append((INVALID, f"saturated at {traffic.rate:g}/s: " + "; ".join(traffic.saturated)))
+    found += [(INVALID, reason) for reason in traffic.reasons if reason not in traffic.saturated]
+    return found

@@ -165,6 +165,8 @@ class Decision:
     max_slowdown: float
     advice: str = ""
     """For inconclusive: what would settle it."""
+    reason: str = ""
+    """Why the rounds' B/A was not judged: a side did not keep up at its rate (`saturation`)."""
 
     @property
     def settled(self) -> bool:
@@ -197,16 +199,52 @@ def judge_stat(stat: str, values: Values, max_slowdown: float, alpha: float) -> 
     return StatVerdict(stat, outcome, n, limit, ratio, lo, hi, sd)
 
 
+def saturation(a_runs: Sequence[RunResult], b_runs: Sequence[RunResult]) -> tuple[str, str]:
+    """Per side (A, B), why it did not keep up at its rate in more than half of its rounds
+    (open loop: perftui.domain.traffic.figures); "" for a side that kept up or ran closed.
+    Such a side's latencies grow with the window, so B/A of them is no slowdown."""
+
+    def why(runs: Sequence[RunResult], role: str) -> str:
+        found = [r.traffic for r in runs if r.traffic is not None]
+        full = [t for t in found if t.is_saturated]
+        if not found or 2 * len(full) <= len(found):
+            return ""
+        return (
+            f"the {role} did not keep up at {full[0].rate:g}/s in {len(full)} of {len(found)}"
+            f" rounds ({full[0].saturated[0]})"
+        )
+
+    return why(a_runs, "baseline"), why(b_runs, "candidate")
+
+
 def decide(
     values: Mapping[str, Values],
     max_slowdown: float,
     schedule: Schedule,
     look: int,
     final: bool,
+    saturated: tuple[str, str] = ("", ""),
 ) -> Decision:
     """The verdict at look number `look` (0-based): fail if any statistic fails, pass if all
-    pass, else inconclusive (with what would settle it when `final`)."""
+    pass, else inconclusive (with what would settle it when `final`). A side that did not
+    keep up at its rate (`saturation`) decides it instead: the candidate fails, a baseline
+    alone leaves it inconclusive; no B/A is judged."""
     alpha = schedule.alpha(look)
+    baseline, candidate = saturated
+    if baseline or candidate:
+        up = {s: statistic(s).higher_is_better for s in values}
+        limits = {s: 1 / (1 + max_slowdown) if up[s] else 1 + max_slowdown for s in values}
+        outcome = FAIL if candidate else INCONCLUSIVE
+        pairs = max((len(v) for v in values.values()), default=0)
+        verdicts = tuple(StatVerdict(s, outcome, pairs, limits[s]) for s in values)
+        advice = (
+            "gate at a rate the baseline serves (a lower --rate), or closed-loop" if not candidate
+            else ""
+        )  # fmt: skip
+        return Decision(
+            outcome, verdicts, pairs, look + 1, 1 - alpha, max_slowdown, advice,
+            candidate or baseline,
+        )  # fmt: skip
     verdicts = tuple(judge_stat(s, v, max_slowdown, alpha) for s, v in values.items())
     outcomes = {v.outcome for v in verdicts}
     outcome = FAIL if FAIL in outcomes else PASS if outcomes == {PASS} else INCONCLUSIVE

@@ -66,6 +66,8 @@ def headline(report: GateReport) -> str:
         return f"INTERRUPTED after {rounds}: no verdict"
     if d.outcome == PASS:
         return f"PASS: the candidate is not slower than the baseline by more than {limit}, {rounds}"
+    if d.reason:
+        return f"{d.outcome.upper()}: {d.reason}, {rounds}"
     if d.outcome == FAIL:
         slow = ", ".join(v.stat for v in d.stats if v.outcome == FAIL)
         return (
@@ -150,6 +152,7 @@ def gate_document(report: GateReport) -> dict[str, Any]:
             for v in d.stats
         ],
         "advice": d.advice,
+        "reason": d.reason,
         "baseline": _side_document(report.baseline),
         "candidate": _side_document(report.candidate),
         "command": report.command,
@@ -228,6 +231,8 @@ def gate_junit(report: GateReport) -> str:
     for v in stats:
         case = ET.SubElement(suite, "testcase", classname="perftui.gate", name=v.stat)
         message = f"{v.stat}: B/A {ratio_text(v)}, limit {limit_text(v)}, {v.pairs} pairs"
+        if report.decision.reason:
+            message = f"{v.stat}: {report.decision.reason}"
         if report.interrupted:
             ET.SubElement(case, "skipped", message=f"interrupted: {message}")
         elif v.outcome == FAIL:

@@ -9,7 +9,14 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from perftui.domain.measurement.statistic import NAMES
-from perftui.domain.regression.gate import GATE, Decision, Schedule, decide, round_values
+from perftui.domain.regression.gate import (
+    GATE,
+    Decision,
+    Schedule,
+    decide,
+    round_values,
+    saturation,
+)
 
 if TYPE_CHECKING:
     from perftui.domain.records import RunResult
@@ -104,7 +111,9 @@ def stored_gate(
         (sum(x is not None and y is not None for x, y in v) for v in values.values()), default=0
     )
     look = sum(1 for at in schedule.looks if at < n)
-    decision = decide(values, settings.max_slowdown, schedule, look, final=True)
+    decision = decide(
+        values, settings.max_slowdown, schedule, look, final=True, saturated=saturation(a, b)
+    )
     started = min(r.started_at for r in (*a, *b))
     return StoredGate(label, started, decision, tuple(a))
 
