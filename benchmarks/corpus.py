@@ -8,6 +8,8 @@ script runs, through the real `perftui` entry point:
   inspect    `perftui inspect MODEL --json` (FLOPs must be > 0 for these models)
   ort        `perftui bench MODEL --engine onnxruntime --api sync,async --profile` (short)
   openvino   the same with `--engine openvino`
+  rate       `perftui bench MODEL --rate R` at half the closed-loop sync rate, each engine: the
+             open loop runs and keeps up (not saturated)
   int8 ort   `perftui optimize` of the ONNX Runtime project (static, random calibration)
   int8 ov    `perftui optimize` of the OpenVINO project (NNCF; same calibration)
   compare    `perftui compare` of the two engines' projects, and of FP32 and INT8 on OpenVINO
@@ -187,6 +189,33 @@ def check(name: str, model: Path, db: Path, budget: str) -> list[tuple[str, str,
             "--profile",
             *common,
         )
+    for engine in ("onnxruntime", "openvino"):
+        # open loop at half the closed-loop sync rate: measured from arrival, not saturated
+        rc, out, _ = perftui("show", f"{name}-{engine}", "--json", "--db", str(db))
+        runs = (
+            [r for r in json.loads(out)["runs"] if r["config"]["api"] == "sync"] if rc == 0 else []
+        )
+        ok = [r for r in runs if r["status"] == "ok" and r["throughput_fps"] > 0]
+        if not ok:
+            continue
+        rate = f"{0.5 * ok[0]['throughput_fps'] / ok[0]['config']['batch']:.3g}"
+        rc, out, _ = timed(
+            f"rate {engine[:3]}",
+            "bench",
+            str(model),
+            "--engine",
+            engine,
+            "--project",
+            f"{name}-{engine}-rate",
+            "--rate",
+            rate,
+            "--json",
+            *common,
+        )
+        traffic = json.loads(out)["runs"][0].get("traffic") if rc == 0 else None
+        if rc == 0 and (traffic is None or traffic["saturated"]):
+            why = "no traffic figures" if traffic is None else "; ".join(traffic["reasons"])
+            rows[-1] = (f"rate {engine[:3]}", f"at {rate}/s: {why}", rows[-1][2])
     for engine, label in (("onnxruntime", "int8 ort"), ("openvino", "int8 ov")):
         # no --shape: optimize reuses the project's; it fails unless the INT8 runs on the engine
         timed(label, "optimize", f"{name}-{engine}", "--db", str(db), "--samples", "4")
