@@ -1,5 +1,5 @@
 """`perftui capacity`'s output: a search run's progress line, the capacity as text (with the
-closed-loop maximum beside it and the load curve as a table) and as the JSON document."""
+closed-loop maximum beside it and the traffic curve as a table) and as the JSON document."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """A project's capacity in its report: the figure with its interval beside the closed-loop
-maximum, and the load curve (the objective's statistic against the offered rate, the
+maximum, and the traffic curve (the objective's statistic against the offered rate, the
 objective's line, the capacity marked) with its table. The capacity is
 perftui.domain.traffic.stored's, as everywhere else."""
 
@@ -63,7 +63,7 @@ def capacity_section(name: str, stored: StoredCapacity, samples: Samples) -> Sec
             )
         )  # fmt: skip
     curve = Scatter(
-        f"Load curve: {statistic} against offered rate",
+        f"Traffic curve: {statistic} against offered rate",
         "offered rate (requests/s)",
         f"{statistic} latency from arrival (ms)",
         tuple(points),

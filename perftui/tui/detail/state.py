@@ -7,8 +7,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from perftui.domain.charts.load import LoadCurve, load_curves
 from perftui.domain.charts.series import ok_runs, short_label
+from perftui.domain.charts.traffic import TrafficCurve, traffic_curves
 from perftui.domain.labels import ConfigLabels, config_labels
 from perftui.domain.measurement.context import model_is_int8, precision_run
 from perftui.domain.measurement.figures import (
@@ -47,7 +47,7 @@ class DetailState:
     fixed_index: int = 0
     """Which value of the fixed setting (batch or threads) the chart holds."""
     curve_index: int = 0
-    """Which configuration's load curve the Load tab shows."""
+    """Which configuration's traffic curve the Traffic tab shows."""
     layer_sort: str = "time"
     layer_reversed: bool = False
     samples: Samples = field(default=lambda _run: None, repr=False)
@@ -74,9 +74,9 @@ class DetailState:
         found = dict(zip((r.id for r in self.runs), self.labels().labels, strict=True))
         return found.get(run.id) or short_label(run.config)
 
-    def load_curves(self) -> list[LoadCurve]:
-        """The project's open-loop runs as load curves, one per configuration but the rate."""
-        return load_curves(self.runs)
+    def traffic_curves(self) -> list[TrafficCurve]:
+        """The project's open-loop runs as traffic curves, one per configuration but the rate."""
+        return traffic_curves(self.runs)
 
     def best_group(self) -> ConfigGroup | None:
         """The configuration with the highest combined throughput (its repetitions combined,
