@@ -12,6 +12,7 @@ from perftui.domain.labels import config_labels
 from perftui.domain.measurement.uncertainty import Interval
 from perftui.domain.records import RunConfig, RunResult
 from perftui.domain.settings import key as config_key
+from perftui.domain.traffic.objective import Objective
 
 WITHOUT_RATE = ("rate",)
 """What a traffic curve runs along: every other setting is the curve's."""
@@ -106,3 +107,20 @@ def traffic_curves(runs: Sequence[RunResult]) -> list[TrafficCurve]:
 def has_rates(configs: Sequence[RunConfig]) -> bool:
     """Whether any of these configurations runs at a rate (an open loop)."""
     return any(config.rate is not None for config in configs)
+
+
+def curve_of(curves: Sequence[TrafficCurve], config: RunConfig) -> int | None:
+    """Which of `curves` holds `config`'s runs at a rate (a capacity search's), if any."""
+    wanted = config_key(config, without=WITHOUT_RATE)
+    return next((n for n, curve in enumerate(curves) if curve.config == wanted), None)
+
+
+DRAWN = ("p99", "median")
+"""The statistics a traffic chart draws (p99 and p50), the one whose bound it draws first."""
+
+
+def drawn_bound(objectives: Sequence[Objective]) -> float | None:
+    """The bound a traffic chart draws across: its objective on p99, else on the median;
+    None where the objectives are on a statistic it does not draw (p90)."""
+    bounds = {o.statistic: o.bound_ms for o in objectives}
+    return next((bounds[name] for name in DRAWN if name in bounds), None)

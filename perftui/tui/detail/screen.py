@@ -76,7 +76,10 @@ class ProjectDetailScreen(TabbedScreen, InspectingScreen):
         "runs at a rate (an open loop), p50 and p99 latency from arrival against the offered "
         "rate, a configuration at a time (f: the next), each with its interval, and a table "
         "of its rates: achieved rate, latencies, queue, the scheduler's lateness, the verdict "
-        "and why a point is not the engine's latency (S saturated, L the scheduler late). "
+        "and why a point is not the engine's latency (S saturated, L the scheduler late); with a "
+        "capacity search (`perftui capacity`), its objective's line, the capacity marked on "
+        "its configuration's curve and, above, the capacity with its interval beside the "
+        "closed-loop maximum. "
         f"INT8 (i) makes the INT8 version of the project ({fmt.QUANTIZERS_TEXT}); the "
         "Summary of an INT8 project says what it was made from and how far its outputs are "
         "from the FP32 model's."
@@ -202,6 +205,7 @@ class ProjectDetailScreen(TabbedScreen, InspectingScreen):
         try:
             project = self.store.get_project(self.project_name)
             runs = self.store.runs(self.project_name) if project else []
+            benchmarks = self.store.project_benchmarks(self.project_name) if project else []
             derived = derived_projects(self.project_name, self.store.projects())
             gate = find_gate(self.store, self.project_name, runs) if project else None
         except StoreError as error:
@@ -217,7 +221,7 @@ class ProjectDetailScreen(TabbedScreen, InspectingScreen):
             return False
         s = self.state
         self.loaded = True
-        s.project, s.runs = project, runs
+        s.project, s.runs, s.benchmarks = project, runs, benchmarks
         s.optimization, s.derived = optimization_of(project), derived
         s.gate = gate
         if s.selected_id not in {r.id for r in runs}:
@@ -326,7 +330,8 @@ class ProjectDetailScreen(TabbedScreen, InspectingScreen):
 
     def action_report(self) -> None:
         d = self.state
-        self.perftui.write_report(project_report(d.project, d.runs, d.samples), d.project.name)
+        report = project_report(d.project, d.runs, d.samples, capacity=d.capacity())
+        self.perftui.write_report(report, d.project.name)
 
     def action_rerun_benchmark(self) -> None:
         if (run := self._need_run()) is None:

@@ -1,13 +1,16 @@
 """The project detail's Traffic tab: latency from arrival against offered rate for one
-configuration (the same settings at several rates), charted, and its rates in a table with
-every figure's interval, the run's verdict and why a point's latencies are not the engine's."""
+configuration (the same settings at several rates), charted with the newest capacity search's
+objective and capacity, its rates in a table with every figure's interval, the run's verdict
+and why a point's latencies are not the engine's; the capacity in one line above
+(perftui.domain.traffic.wording, as the CLI says it)."""
 
 from __future__ import annotations
 
 from textual.app import ComposeResult
 from textual.widgets import DataTable, Static
 
-from perftui.domain.charts.traffic import TrafficPoint
+from perftui.domain.charts.traffic import TrafficPoint, curve_of, drawn_bound
+from perftui.domain.traffic.wording import capacity_line
 from perftui.tui.detail.state import DetailState
 from perftui.tui.kit import format as fmt
 from perftui.tui.kit.format import escape
@@ -38,6 +41,7 @@ NO_RATES = (
 class TrafficPane(Pane[DetailState]):
     def compose(self) -> ComposeResult:
         yield Static("", id="traffic-head", classes="pane-head")
+        yield Static("", id="traffic-capacity")
         yield TrafficChart(id="chart-traffic")
         yield RowTable(id="traffic-table")
         yield Static("", id="traffic-notes")
@@ -48,16 +52,26 @@ class TrafficPane(Pane[DetailState]):
         chart = self.query_one("#chart-traffic", TrafficChart)
         table = self.query_one("#traffic-table", DataTable)
         curves = d.traffic_curves()
+        capacity = d.capacity()
+        line = self.query_one("#traffic-capacity", Static)
+        line.display = capacity is not None
+        line.update("" if capacity is None else escape(capacity_line(capacity, d.figures)))
         if not curves:
             head.update(NO_RATES)
             chart.set_curves([])
             self.query_one("#traffic-notes", Static).update("")
             fill_table(table, COLUMNS, [], width=table.size.width or 80, height=4, flex=0)
             return
-        curve = curves[d.curve_index % len(curves)]
-        which = f" {d.curve_index % len(curves) + 1}/{len(curves)}  [dim]f[/]" * (len(curves) > 1)
+        shown = d.shown_curve(curves, capacity)
+        curve = curves[shown]
+        which = f" {shown + 1}/{len(curves)}  [dim]f[/]" * (len(curves) > 1)
         head.update(f"[b]traffic curve[/] of {escape(curve.settings)}{which}")
-        chart.set_curves([curve])
+        if capacity is None:
+            chart.set_curves([curve])
+        else:  # the capacity's rate marked on its own configuration's curve only
+            mine = curve_of(curves, capacity.config) == shown
+            bound = drawn_bound(capacity.search.objectives)
+            chart.set_curves([curve], bound, capacity.capacity.rate if mine else None)
         rows: list[tuple[str | None, list[Cell]]] = [
             (point.run.id, self._cells(point)) for point in curve.points
         ]
