@@ -3,8 +3,9 @@ as one curve per configuration but the rate, each rate's newest run, by offered 
 
 from __future__ import annotations
 
-from perftui.domain.charts.traffic import traffic_curves
+from perftui.domain.charts.traffic import curve_of, drawn_bound, traffic_curves
 from perftui.domain.records import RunConfig
+from perftui.domain.traffic.objective import parse_objectives
 from tests.factories import run_result, traffic
 
 SATURATED = ("the queue grew through the window: waiting rose 80 ms",)
@@ -55,3 +56,17 @@ def test_curves_of_poisson_and_constant_arrivals_are_told_apart():
 def test_failed_and_closed_loop_runs_make_no_curve():
     failed = run_result(0.0, config=RunConfig(rate=100.0), status="failed", latency_ms=None)
     assert traffic_curves([failed, run_result(500.0)]) == []
+
+
+def test_the_objective_line_is_a_drawn_statistic_s_and_the_capacity_finds_its_curve() -> None:
+    assert drawn_bound(parse_objectives("median=5ms,p99=20ms")) == 20.0
+    assert drawn_bound(parse_objectives("median=5ms")) == 5.0
+    assert drawn_bound(parse_objectives("p90=9ms")) is None  # the chart draws no p90
+    runs = [
+        run_result(r * b, config=RunConfig(batch=b, rate=r), traffic=traffic(r, 2.0, 4.0))
+        for b in (1, 4)
+        for r in (100.0, 200.0)
+    ]
+    curves = traffic_curves(runs)
+    assert curve_of(curves, RunConfig(batch=4)) == 1  # a search's configuration: no rate
+    assert curve_of(curves, RunConfig(batch=2)) is None

@@ -116,7 +116,7 @@ def curve_of(curves: Sequence[TrafficCurve], config: RunConfig) -> int | None:
 
 
 DRAWN = ("p99", "median")
-"""The statistics a traffic chart draws (p99 and p50), the one whose bound it draws first."""
+"""The statistics a traffic chart draws (p99, p50), in the order its objective line takes them."""
 
 
 def drawn_bound(objectives: Sequence[Objective]) -> float | None:
