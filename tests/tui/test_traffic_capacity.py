@@ -23,6 +23,7 @@ from perftui.tui.kit.traffic_chart import TrafficChart
 from tests.factories import flat_latency, run_result, traffic
 from tests.tui.test_compare_summary_honest import screen_lines
 from tests.tui.test_detail import open_detail
+from tests.tui.test_report_keys import accept_folder
 from tests.tui.waiting import settled, wait_for
 
 pytestmark = pytest.mark.tui
@@ -163,3 +164,14 @@ async def test_the_compare_summary_says_why_capacities_are_not_compared(tmp_path
     shown = " ".join(" ".join(lines).split())
     assert "no B/A: A's capacity is under p99 ≤ 50 ms, B's under p99 ≤ 20 ms" in shown, shown
     assert "capacity B/A" not in shown, shown
+
+
+async def test_the_detail_s_report_carries_the_capacity_as_the_cli_s_does(app, tmp_path):
+    async with app.run_test(size=(80, 24)) as pilot:
+        store_search(app.store, "served", {200.0: MEETS, 800.0: FAILS})
+        await open_detail(app, pilot, "served")
+        await pilot.press("e")
+        await accept_folder(pilot)
+        md = tmp_path / "reports" / "perftui-report-served.md"
+        await wait_for(pilot, md.is_file)
+        assert "Capacity under p99 ≤ 50 ms: 200 requests/s" in md.read_text()
