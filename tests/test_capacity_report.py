@@ -1,5 +1,5 @@
 """A stored capacity search (the store's write path for its end) read back into the
-project's report: the load curve with the objective's line and the capacity marked."""
+project's report: the traffic curve with the objective's line and the capacity marked."""
 
 from __future__ import annotations
 

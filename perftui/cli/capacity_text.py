@@ -1,5 +1,5 @@
 """`perftui capacity`'s output: a search run's progress line, the capacity as text (with the
-closed-loop maximum beside it and the load curve as a table) and as the JSON document."""
+closed-loop maximum beside it and the traffic curve as a table) and as the JSON document."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from perftui.cli.textfmt import table
 from perftui.domain.traffic.capacity import judge
+from perftui.domain.traffic.wording import bracket_text, rate_text
 from perftui.domain.units import ms
 
 if TYPE_CHECKING:
@@ -21,15 +22,6 @@ if TYPE_CHECKING:
     from perftui.domain.traffic.stored import StoredCapacity
 
 FiguresOf = Callable[["RunResult"], "Figures | None"]
-
-
-def rate_text(rate: float | None) -> str:
-    return "-" if rate is None else f"{rate:,.4g}"
-
-
-def bracket_text(lo: float | None, hi: float | None) -> str:
-    """A capacity's interval: '[612, 650]' (hi None: no failing rate was found above)."""
-    return f"[{rate_text(lo)}, {'?' if hi is None else rate_text(hi)}]"
 
 
 def _interval_ms(found: Interval | None) -> str:
@@ -155,35 +147,6 @@ def capacity_document(
         **stored.capacity.to_dict(),
         "closed_loop": closed,
     }
-
-
-def _side_text(side: str, project: str, stored: StoredCapacity) -> str:
-    found = stored.capacity
-    if found.rate is None:
-        return f"{side} {project}: no rate met"
-    state = "confirmed" if found.confirmed else "not confirmed"
-    return (
-        f"{side} {project}: {rate_text(found.rate)} {bracket_text(found.rate, found.hi)} ({state})"
-    )
-
-
-def ratio_text(ratio: CapacityRatio, names: tuple[str, str]) -> str:
-    """`compare`'s lines on the two capacities: each side's, then B/A or why not."""
-    from perftui.domain.compare.capacity import HOW
-
-    head = f"capacity (requests/s, {ratio.a.config.label()}) under {ratio.a.search.label}:"
-    lines = [
-        head,
-        f"  {_side_text('A', names[0], ratio.a)}",
-        f"  {_side_text('B', names[1], ratio.b)}",
-    ]
-    if ratio.value is None:
-        lines.append(f"  no B/A: {ratio.why_not}")
-    else:
-        lo = "?" if ratio.lo is None else f"{ratio.lo:.2f}"
-        hi = "?" if ratio.hi is None else f"{ratio.hi:.2f}"
-        lines.append(f"  capacity B/A {ratio.value:.2f} ({lo}-{hi}; {HOW})")
-    return "\n".join(lines)
 
 
 def ratio_document(ratio: CapacityRatio) -> dict[str, Any]:

@@ -55,7 +55,7 @@ def add_parsers(command: CommandFactory) -> None:
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
-    from perftui.cli.capacity_text import ratio_document, ratio_text
+    from perftui.cli.capacity_text import ratio_document
     from perftui.cli.compare_report import (
         cheapest_document,
         cheapest_line,
@@ -64,6 +64,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     )
     from perftui.cli.measure import measure_alternately, parse_rounds, parse_time
     from perftui.domain.compare import Comparison, Side, compare_projects
+    from perftui.domain.compare.capacity import ratio_lines
     from perftui.domain.compare.ranking import COST, ranked_sweet_spot
     from perftui.domain.forms import options
     from perftui.domain.limits import parse_memory_limit
@@ -137,19 +138,17 @@ def cmd_compare(args: argparse.Namespace) -> int:
         if spot is not None:
             print(cheapest_line(spot, comparison, threshold, stat))
         if capacity is not None:
-            print("\n" + ratio_text(capacity, (args.a, args.b)))
+            print("\n" + "\n".join(ratio_lines(capacity, (args.a, args.b))))
     return Exit.CANCELLED if cancelled else Exit.OK
 
 
 def _capacities(store: Store, a: str, b: str) -> CapacityRatio | None:
     """Both projects' newest capacities side by side, or None unless both have one."""
-    from perftui.domain.compare.capacity import capacity_ratio
+    from perftui.domain.compare.capacity import both_capacities
     from perftui.domain.traffic.stored import latest_capacity
 
     found = [latest_capacity(store.project_benchmarks(n), store.runs(n)) for n in (a, b)]
-    if found[0] is None or found[1] is None:
-        return None
-    return capacity_ratio(found[0], found[1])
+    return both_capacities(found[0], found[1])
 
 
 COMMANDS: dict[str, Command] = {"compare": cmd_compare}

@@ -4,7 +4,8 @@ interval, only like for like (the same objectives and configuration), else why n
 A capacity is a bracket, [the highest rate that met, the lowest that failed], not a figure
 with a 95 % interval, so B/A is bounded conservatively: from B's lowest over A's highest to
 B's highest over A's lowest. An end a bracket leaves open (no failing rate found above it)
-leaves that end of B/A open (None).
+leaves that end of B/A open (None). `ratio_lines` says it in words, the one wording of the
+CLI and the compare screen.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from dataclasses import dataclass
 
 from perftui.domain.settings import differing
 from perftui.domain.traffic.stored import StoredCapacity
+from perftui.domain.traffic.wording import bracket_text, rate_text
 
 HOW = "conservative: B's lowest over A's highest to B's highest over A's lowest"
 
@@ -28,6 +30,12 @@ class CapacityRatio:
     hi: float | None = None
     """None: open (a bracket without an upper end)."""
     why_not: str = ""
+
+
+def both_capacities(a: StoredCapacity | None, b: StoredCapacity | None) -> CapacityRatio | None:
+    """Two projects' newest capacities (`latest_capacity`) side by side; None unless both
+    have one (a project never searched says nothing)."""
+    return None if a is None or b is None else capacity_ratio(a, b)
 
 
 def capacity_ratio(a: StoredCapacity, b: StoredCapacity) -> CapacityRatio:
@@ -56,3 +64,30 @@ def capacity_ratio(a: StoredCapacity, b: StoredCapacity) -> CapacityRatio:
         lo=None if ra.hi is None else rb.rate / ra.hi,
         hi=None if rb.hi is None else rb.hi / ra.rate,
     )
+
+
+def _side_text(side: str, project: str, stored: StoredCapacity) -> str:
+    found = stored.capacity
+    if found.rate is None:
+        return f"{side} {project}: no rate met"
+    state = "confirmed" if found.confirmed else "not confirmed"
+    return (
+        f"{side} {project}: {rate_text(found.rate)} {bracket_text(found.rate, found.hi)} ({state})"
+    )
+
+
+def ratio_lines(ratio: CapacityRatio, names: tuple[str, str]) -> list[str]:
+    """The two capacities in words, as `perftui compare` prints them and the compare screen
+    shows them: the objectives and configuration, each side's, then B/A or why not."""
+    lines = [
+        f"capacity (requests/s, {ratio.a.config.label()}) under {ratio.a.search.label}:",
+        f"  {_side_text('A', names[0], ratio.a)}",
+        f"  {_side_text('B', names[1], ratio.b)}",
+    ]
+    if ratio.value is None:
+        lines.append(f"  no B/A: {ratio.why_not}")
+    else:
+        lo = "?" if ratio.lo is None else f"{ratio.lo:.2f}"
+        hi = "?" if ratio.hi is None else f"{ratio.hi:.2f}"
+        lines.append(f"  capacity B/A {ratio.value:.2f} ({lo}-{hi}; {HOW})")
+    return lines

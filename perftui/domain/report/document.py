@@ -43,7 +43,7 @@ def project_report(
     """The project's summary: model, machine, every configuration with its intervals and
     verdict, throughput bars, latency against throughput, and the newest profile by type.
     `int8`: a quantized project's lines on how it was made and its accuracy, by name;
-    `capacity`: its newest capacity search, with the load curve."""
+    `capacity`: its newest capacity search, with the traffic curve."""
     int8 = int8 or {}
     groups = group_runs(runs, samples)
     head = Section(

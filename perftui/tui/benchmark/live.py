@@ -24,8 +24,8 @@ from textual.content import Content
 from textual.widgets import DataTable, Footer, Header, Label, ProgressBar, Static
 
 from perftui.bench import protocol
-from perftui.domain.charts.load import has_rates, load_curves
 from perftui.domain.charts.series import LiveSeries, short_label
+from perftui.domain.charts.traffic import has_rates, traffic_curves
 from perftui.domain.labels import config_labels
 from perftui.domain.measurement.figures import run_figures
 from perftui.domain.measurement.memory import runs_peak_text
@@ -44,11 +44,11 @@ from perftui.tui.benchmark.notices import (
 from perftui.tui.kit import format as fmt
 from perftui.tui.kit.charts import Chart
 from perftui.tui.kit.follower import FollowingScreen
-from perftui.tui.kit.load import LoadChart
 from perftui.tui.kit.pacing import redraw_interval
 from perftui.tui.kit.samples import stored_samples
 from perftui.tui.kit.screen import PerftuiScreen, one_line
 from perftui.tui.kit.tables import Cell, Named, RowTable, fill_table
+from perftui.tui.kit.traffic_chart import TrafficChart
 from perftui.tui.services import Client
 
 WIDE = 100
@@ -111,7 +111,7 @@ class LiveRunScreen(FollowingScreen[None], PerftuiScreen):
         self._labels = config_labels(planned)
         self._label_of = dict(zip(planned, self._labels.labels, strict=True))
         self._open_loop = has_rates(planned)
-        """Some runs are at a rate: latency is charted against the offered load."""
+        """Some runs are at a rate: latency is charted against the offered rate."""
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -131,7 +131,7 @@ class LiveRunScreen(FollowingScreen[None], PerftuiScreen):
         with Horizontal(id="live-charts"):
             yield LiveChart("throughput", id="chart-fps")
             if self._open_loop:
-                yield LoadChart(id="chart-load")
+                yield TrafficChart(id="chart-traffic")
             else:
                 yield LiveChart("latency", id="chart-ms")
             yield ChartLag(id="chart-lag")
@@ -336,7 +336,7 @@ class LiveRunScreen(FollowingScreen[None], PerftuiScreen):
         self._fill_runs()
         self._lag()
         if run.traffic is not None and self._open_loop:
-            self.query_one(LoadChart).set_curves(load_curves(self.finished))
+            self.query_one(TrafficChart).set_curves(traffic_curves(self.finished))
         self._progress("overall", len(self.finished))
         if run.status == "failed":
             notify_run_failed(self.app, f"Run {index + 1} failed", run.error)

@@ -9,6 +9,7 @@ from textual.widgets import DataTable, Static
 
 from perftui.domain.charts.series import short_label
 from perftui.domain.compare import Comparison, Side, distribution, inference_time, sort_layer_types
+from perftui.domain.compare.capacity import ratio_lines
 from perftui.domain.compare.pairing import APART
 from perftui.domain.labels import config_labels
 from perftui.domain.model.profile import LayerTypeRow, precision_mix
@@ -191,6 +192,8 @@ class InferencePane(Pane[SummaryState]):
             lines.append(c.alternated.text)
             verdicts = [f"{APART}: " + "; ".join(verdicts)] if verdicts else []
         lines += [fmt.said(text) for text in verdicts]
+        if (capacity := s.capacity()) is not None:  # before the notes: room at 80x24
+            lines += ratio_lines(capacity, (c.name(Side.A), c.name(Side.B)))
         lines += [f"note: {fmt.said(c.settings_note)}"] if c.settings_note else []
         lines += [c.memory.text] if c.memory is not None else []
         lines += [

@@ -21,12 +21,14 @@ from perftui.domain.compare import (
     run_latency,
     sort_pairs,
 )
+from perftui.domain.compare.capacity import CapacityRatio, both_capacities
 from perftui.domain.compare.ranking import RANK_WORDS, RANKS, THROUGHPUT, priced
 from perftui.domain.errors import InputError
 from perftui.domain.forms.options import parse_threshold
 from perftui.domain.limits import parse_memory_limit
 from perftui.domain.measurement.figures import Figures, Samples, figures_once
-from perftui.domain.records import RunResult
+from perftui.domain.records import RunResult, StoredBenchmark
+from perftui.domain.traffic.stored import latest_capacity
 
 
 def _next(keys: tuple[str, ...], current: str) -> str:
@@ -209,6 +211,9 @@ class SummaryState:
     delta_error: str | None = None
     samples: Samples = field(default=lambda _run: None, repr=False)
     """A run's raw latencies, for the latency distribution (the screen reads the store)."""
+    stored: dict[Side, tuple[list[StoredBenchmark], list[RunResult]]] = field(default_factory=dict)
+    """Each side's project's benchmarks and runs as stored (the screen reads them): where
+    their capacity searches are."""
 
     def __post_init__(self) -> None:
         self.included = {
@@ -257,3 +262,11 @@ class SummaryState:
         """The kernel-level rows: the pairs that changed at least the filter, sorted."""
         kept = filter_pairs(self.comparison.layers, self.min_delta)
         return sort_pairs(kept, self.layer_sort, self.layer_reversed)
+
+    def capacity(self) -> CapacityRatio | None:
+        """Both projects' newest capacities and B/A (or why none), as `perftui compare`
+        gives them; None unless both have one."""
+        if set(self.stored) != set(Side):
+            return None
+        found = [latest_capacity(*self.stored[side]) for side in Side]
+        return both_capacities(found[0], found[1])

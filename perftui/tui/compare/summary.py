@@ -97,7 +97,9 @@ class CompareSummaryScreen(TabbedScreen):
         "reverses; space takes the highlighted type in or out of the distribution bars, a "
         "includes all or none. Inference Time: throughput of A and B, m switches to latency "
         "(the statistic chosen on the setup screen); M measures both compared runs again, "
-        "alternately, and judges B/A round by round (`perftui compare --measure`). "
+        "alternately, and judges B/A round by round (`perftui compare --measure`); where both "
+        "projects have a capacity search (`perftui capacity`), their capacities and B/A, "
+        "or why they cannot be compared, as `perftui compare` prints them. "
         "Kernel-Level Performance: every layer of both versions, paired by name (then "
         "original, normalised or scope name); Δ is B minus A; 'only A'/'only B' marks a "
         "layer one version did not execute; f focuses the "
@@ -179,9 +181,23 @@ class CompareSummaryScreen(TabbedScreen):
 
     def on_mount(self) -> None:
         self.state.samples = stored_samples(self.store)
+        self._read_capacities()
         self.query_one(LatencyDistributionPane).redraw()
         self.fit_tab_titles()
         self.call_after_refresh(self.focus_table)
+
+    def _read_capacities(self) -> None:
+        """Each project's benchmarks and runs, where its capacity searches are."""
+        c = self.comparison
+        try:
+            self.state.stored = {
+                side: (self.store.project_benchmarks(c.name(side)), self.store.runs(c.name(side)))
+                for side in Side
+            }
+        except StoreError as error:
+            self.report(error, "Database")
+            return
+        self.query_one(InferencePane).redraw()
 
     def on_screen_resume(self) -> None:
         """Back from `M`: the latest alternated measurement of the compared runs, judged."""

@@ -21,9 +21,9 @@ from perftui.optimize.notes import derived_projects, optimization_of
 from perftui.tui.detail.distribution import DistributionPane
 from perftui.tui.detail.history import HistoryPane, find_gate
 from perftui.tui.detail.layers import FlopsPane, LayersPane, TypesPane
-from perftui.tui.detail.load import LoadPane
 from perftui.tui.detail.panes import ChartsPane, RunsPane, SummaryPane
 from perftui.tui.detail.state import DetailState
+from perftui.tui.detail.traffic import TrafficPane
 from perftui.tui.kit import format as fmt
 from perftui.tui.kit.dialogs import ConfirmScreen
 from perftui.tui.kit.fit import fit_parts
@@ -45,7 +45,7 @@ TABS = (
     Tab("flops", "flops-tab", "FLOPs tab"),
     Tab("latency", "latency-tab", "Latency tab"),
     Tab("history", "history-tab", "History tab"),
-    Tab("load", "load-tab", "Load tab"),
+    Tab("traffic", "traffic-tab", "Traffic tab"),
 )
 
 
@@ -72,11 +72,14 @@ class ProjectDetailScreen(TabbedScreen, InspectingScreen):
         "History: the selected run's configuration across the project's benchmarks over "
         "time, each with its interval, its runs' verdict (the Runs tab says why) and what "
         "changed in the environment, the change "
-        "points beyond the noise, and the newest gate's verdict (`perftui gate`). Load: for "
+        "points beyond the noise, and the newest gate's verdict (`perftui gate`). Traffic: for "
         "runs at a rate (an open loop), p50 and p99 latency from arrival against the offered "
         "rate, a configuration at a time (f: the next), each with its interval, and a table "
         "of its rates: achieved rate, latencies, queue, the scheduler's lateness, the verdict "
-        "and why a point is not the engine's latency (S saturated, L the scheduler late). "
+        "and why a point is not the engine's latency (S saturated, L the scheduler late); with a "
+        "capacity search (`perftui capacity`), its objective's line, the capacity marked on "
+        "its configuration's curve and, above, the capacity with its interval beside the "
+        "closed-loop maximum. "
         f"INT8 (i) makes the INT8 version of the project ({fmt.QUANTIZERS_TEXT}); the "
         "Summary of an INT8 project says what it was made from and how far its outputs are "
         "from the FP32 model's."
@@ -113,7 +116,7 @@ class ProjectDetailScreen(TabbedScreen, InspectingScreen):
             "Fixed",
             id="fixed",
             tooltip="Charts: the next series: the next value of the fixed setting (batch or "
-            "threads) or the next set of other settings (api, dims, ...); Load: the next "
+            "threads) or the next set of other settings (api, dims, ...); Traffic: the next "
             "configuration",
         ),
         Binding("s", "sort", "Sort", id="sort", tooltip="Layers: sort by the next column"),
@@ -132,7 +135,7 @@ class ProjectDetailScreen(TabbedScreen, InspectingScreen):
         "rerun_benchmark": {"summary", "runs-tab"},
         "remove": {"summary", "runs-tab"},
         "view": {"charts"},
-        "fixed": {"charts", "load-tab"},
+        "fixed": {"charts", "traffic-tab"},
         "sort": {"layers-tab"},
         "reverse_sort": {"layers-tab"},
     }
@@ -181,8 +184,8 @@ class ProjectDetailScreen(TabbedScreen, InspectingScreen):
                 yield Lazy(DistributionPane())
             with TabPane("History", id="history-tab"):
                 yield Lazy(HistoryPane())
-            with TabPane("Load", id="load-tab"):
-                yield Lazy(LoadPane())
+            with TabPane("Traffic", id="traffic-tab"):
+                yield Lazy(TrafficPane())
         yield Footer(compact=True, show_command_palette=False)
 
     def on_mount(self) -> None:
@@ -202,6 +205,7 @@ class ProjectDetailScreen(TabbedScreen, InspectingScreen):
         try:
             project = self.store.get_project(self.project_name)
             runs = self.store.runs(self.project_name) if project else []
+            benchmarks = self.store.project_benchmarks(self.project_name) if project else []
             derived = derived_projects(self.project_name, self.store.projects())
             gate = find_gate(self.store, self.project_name, runs) if project else None
         except StoreError as error:
@@ -217,7 +221,7 @@ class ProjectDetailScreen(TabbedScreen, InspectingScreen):
             return False
         s = self.state
         self.loaded = True
-        s.project, s.runs = project, runs
+        s.project, s.runs, s.benchmarks = project, runs, benchmarks
         s.optimization, s.derived = optimization_of(project), derived
         s.gate = gate
         if s.selected_id not in {r.id for r in runs}:
@@ -326,7 +330,8 @@ class ProjectDetailScreen(TabbedScreen, InspectingScreen):
 
     def action_report(self) -> None:
         d = self.state
-        self.perftui.write_report(project_report(d.project, d.runs, d.samples), d.project.name)
+        report = project_report(d.project, d.runs, d.samples, capacity=d.capacity())
+        self.perftui.write_report(report, d.project.name)
 
     def action_rerun_benchmark(self) -> None:
         if (run := self._need_run()) is None:
@@ -369,7 +374,7 @@ class ProjectDetailScreen(TabbedScreen, InspectingScreen):
         self.redraw_panes()
 
     def action_fixed(self) -> None:
-        if self.active_tab == "load-tab":
+        if self.active_tab == "traffic-tab":
             self.state.curve_index += 1
         else:
             self.state.fixed_index += 1

@@ -7,8 +7,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from perftui.domain.charts.load import LoadCurve, load_curves
 from perftui.domain.charts.series import ok_runs, short_label
+from perftui.domain.charts.traffic import TrafficCurve, curve_of, traffic_curves
 from perftui.domain.labels import ConfigLabels, config_labels
 from perftui.domain.measurement.context import model_is_int8, precision_run
 from perftui.domain.measurement.figures import (
@@ -19,7 +19,8 @@ from perftui.domain.measurement.figures import (
     group_runs,
 )
 from perftui.domain.model.profile import SORT_KEYS, latest_profiled
-from perftui.domain.records import Project, RunResult
+from perftui.domain.records import Project, RunResult, StoredBenchmark
+from perftui.domain.traffic.stored import StoredCapacity, latest_capacity
 from perftui.optimize.notes import Optimization
 from perftui.tui.kit import format as fmt
 from perftui.tui.kit.format import escape
@@ -36,6 +37,8 @@ TEXT_SORTS = {"type", "precision", "name"}
 class DetailState:
     project: Project
     runs: list[RunResult] = field(default_factory=list)
+    benchmarks: list[StoredBenchmark] = field(default_factory=list)
+    """The project's stored benchmarks, oldest first (a capacity search is one)."""
     selected_id: str | None = None
     """The run under the Runs cursor; None until one is picked."""
     info: ModelInfo | None = None
@@ -47,7 +50,7 @@ class DetailState:
     fixed_index: int = 0
     """Which value of the fixed setting (batch or threads) the chart holds."""
     curve_index: int = 0
-    """Which configuration's load curve the Load tab shows."""
+    """How many curves on from the first shown (the capacity's) the Traffic tab is."""
     layer_sort: str = "time"
     layer_reversed: bool = False
     samples: Samples = field(default=lambda _run: None, repr=False)
@@ -74,9 +77,19 @@ class DetailState:
         found = dict(zip((r.id for r in self.runs), self.labels().labels, strict=True))
         return found.get(run.id) or short_label(run.config)
 
-    def load_curves(self) -> list[LoadCurve]:
-        """The project's open-loop runs as load curves, one per configuration but the rate."""
-        return load_curves(self.runs)
+    def traffic_curves(self) -> list[TrafficCurve]:
+        """The project's open-loop runs as traffic curves, one per configuration but the rate."""
+        return traffic_curves(self.runs)
+
+    def capacity(self) -> StoredCapacity | None:
+        """The project's newest capacity search, the capacity computed from its runs."""
+        return latest_capacity(self.benchmarks, self.runs)
+
+    def shown_curve(self, curves: list[TrafficCurve], capacity: StoredCapacity | None) -> int:
+        """Which of `curves` the Traffic tab shows: the capacity's configuration's first
+        (else the first curve), f steps on."""
+        start = curve_of(curves, capacity.config) if capacity is not None else None
+        return ((start or 0) + self.curve_index) % len(curves)
 
     def best_group(self) -> ConfigGroup | None:
         """The configuration with the highest combined throughput (its repetitions combined,

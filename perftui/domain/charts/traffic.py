@@ -1,4 +1,4 @@
-"""Latency against offered load: the open-loop runs (RunResult.traffic) of a project or of a
+"""Latency against offered rate: the open-loop runs (RunResult.traffic) of a project or of a
 benchmark in progress as curves, one per configuration but the rate (the same settings at
 several rates), each point a rate's newest successful run with its intervals and why its
 latencies are not the engine's at that rate (saturated, schedule not kept). Pure."""
@@ -12,13 +12,14 @@ from perftui.domain.labels import config_labels
 from perftui.domain.measurement.uncertainty import Interval
 from perftui.domain.records import RunConfig, RunResult
 from perftui.domain.settings import key as config_key
+from perftui.domain.traffic.objective import Objective
 
 WITHOUT_RATE = ("rate",)
-"""What a load curve runs along: every other setting is the curve's."""
+"""What a traffic curve runs along: every other setting is the curve's."""
 
 
 @dataclass(frozen=True)
-class LoadPoint:
+class TrafficPoint:
     """One rate of a curve: requests per second, latencies from arrival in ms."""
 
     run: RunResult
@@ -43,12 +44,12 @@ class LoadPoint:
 
 
 @dataclass(frozen=True)
-class LoadCurve:
+class TrafficCurve:
     config: RunConfig
     """The settings the points share (the rate set aside)."""
     label: str
     """What tells this curve from the others ('' when it is the only one)."""
-    points: tuple[LoadPoint, ...]
+    points: tuple[TrafficPoint, ...]
     """By offered rate, ascending."""
 
     @property
@@ -58,12 +59,12 @@ class LoadCurve:
         return " ".join(text for name, text, quiet in parts if not quiet and name != "rate")
 
 
-def load_point(run: RunResult) -> LoadPoint | None:
+def traffic_point(run: RunResult) -> TrafficPoint | None:
     """A finished open-loop run as a point; None for a closed-loop or unsuccessful run."""
     t = run.traffic
     if t is None or run.status != "ok" or run.config.rate is None:
         return None
-    return LoadPoint(
+    return TrafficPoint(
         run=run,
         offered=t.offered_rate,
         achieved=t.achieved_rate,
@@ -77,12 +78,12 @@ def load_point(run: RunResult) -> LoadPoint | None:
     )
 
 
-def load_curves(runs: Sequence[RunResult]) -> list[LoadCurve]:
+def traffic_curves(runs: Sequence[RunResult]) -> list[TrafficCurve]:
     """A curve per configuration but the rate, in the order they were first measured, each
     point its rate's newest run (by start time; the later one given where they tie)."""
-    newest: dict[RunConfig, dict[float, LoadPoint]] = {}
+    newest: dict[RunConfig, dict[float, TrafficPoint]] = {}
     for run in sorted(runs, key=lambda r: r.started_at):
-        point = load_point(run)
+        point = traffic_point(run)
         if point is None:
             continue
         at = newest.setdefault(config_key(run.config, without=WITHOUT_RATE), {})
@@ -98,7 +99,7 @@ def load_curves(runs: Sequence[RunResult]) -> list[LoadCurve]:
         else ("",) * len(configs)
     )
     return [
-        LoadCurve(config, label, tuple(sorted(newest[config].values(), key=lambda p: p.offered)))
+        TrafficCurve(config, label, tuple(sorted(newest[config].values(), key=lambda p: p.offered)))
         for config, label in zip(configs, labels, strict=True)
     ]
 
@@ -106,3 +107,20 @@ def load_curves(runs: Sequence[RunResult]) -> list[LoadCurve]:
 def has_rates(configs: Sequence[RunConfig]) -> bool:
     """Whether any of these configurations runs at a rate (an open loop)."""
     return any(config.rate is not None for config in configs)
+
+
+def curve_of(curves: Sequence[TrafficCurve], config: RunConfig) -> int | None:
+    """Which of `curves` holds `config`'s runs at a rate (a capacity search's), if any."""
+    wanted = config_key(config, without=WITHOUT_RATE)
+    return next((n for n, curve in enumerate(curves) if curve.config == wanted), None)
+
+
+DRAWN = ("p99", "median")
+"""The statistics a traffic chart draws (p99, p50), in the order its objective line takes them."""
+
+
+def drawn_bound(objectives: Sequence[Objective]) -> float | None:
+    """The bound a traffic chart draws across: its objective on p99, else on the median;
+    None where the objectives are on a statistic it does not draw (p90)."""
+    bounds = {o.statistic: o.bound_ms for o in objectives}
+    return next((bounds[name] for name in DRAWN if name in bounds), None)

@@ -1,6 +1,6 @@
 """Issue 42 in the dashboard: the benchmark form takes rates; the live screen charts latency
-from arrival against offered load as the rate runs finish; the project detail's Load tab
-shows each configuration's load curve with its table, every figure with its interval."""
+from arrival against offered rate as the rate runs finish; the project detail's Traffic tab
+shows each configuration's traffic curve with its table, every figure with its interval."""
 
 from __future__ import annotations
 
@@ -10,12 +10,12 @@ import pytest
 from textual.app import App, ComposeResult
 from textual.widgets import DataTable, Static
 
-from perftui.domain.charts.load import load_curves
+from perftui.domain.charts.traffic import traffic_curves
 from perftui.domain.records import Project, RunConfig
 from perftui.tui.benchmark.live import LiveRunScreen
 from perftui.tui.kit.charts import INTERVAL_LEGEND
 from perftui.tui.kit.format import verdict_word
-from perftui.tui.kit.load import LoadChart
+from perftui.tui.kit.traffic_chart import TrafficChart
 from tests.factories import run_result, traffic
 from tests.tui.conftest import open_loop
 from tests.tui.test_configure import note, open_config, type_into
@@ -68,7 +68,7 @@ async def test_the_form_takes_rates_and_arrivals_and_refuses_bad_ones_in_a_line(
             await pilot.pause()
 
 
-async def test_the_live_chart_draws_each_finished_rate_against_offered_load(app):
+async def test_the_live_chart_draws_each_finished_rate_against_offered_rate(app):
     configs = [RunConfig(rate=rate) for rate in RATES]
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
@@ -76,7 +76,7 @@ async def test_the_live_chart_draws_each_finished_rate_against_offered_load(app)
         app.push_screen(screen)
         await wait_for(pilot, lambda: not screen.running)
         await settled(pilot)
-        chart = screen.query_one(LoadChart)
+        chart = screen.query_one(TrafficChart)
         assert not screen.query("#chart-ms")  # the latency-over-time chart gives way
         (curve,) = chart.curves
         assert [p.rate for p in curve.points] == list(RATES)
@@ -96,7 +96,7 @@ async def test_a_closed_loop_benchmark_keeps_its_latency_chart(app):
         screen = LiveRunScreen([request(app)], validated=True)
         app.push_screen(screen)
         await wait_for(pilot, lambda: not screen.running)
-        assert screen.query("#chart-ms") and not screen.query(LoadChart)
+        assert screen.query("#chart-ms") and not screen.query(TrafficChart)
 
 
 def store_open_loop(app) -> None:
@@ -116,45 +116,45 @@ def store_open_loop(app) -> None:
     app.store.add_run(run_result(900.0, project="served", started_at="2026-11-29T08:00:00+00:00"))
 
 
-async def test_the_load_tab_shows_each_configurations_curve_and_table(app):
+async def test_the_traffic_tab_shows_each_configurations_curve_and_table(app):
     async with app.run_test(size=(80, 24)) as pilot:
         store_open_loop(app)
         screen = await open_detail(app, pilot, "served")
         await pilot.press("9")
         await settled(pilot)
-        head = str(screen.query_one("#load-head", Static).render())
-        assert "load curve" in head and "b1" in head and "1/2" in head
-        rows = cells(screen, "load-table")
+        head = str(screen.query_one("#traffic-head", Static).render())
+        assert "traffic curve" in head and "b1" in head and "1/2" in head
+        rows = cells(screen, "traffic-table")
         assert [row[0] for row in rows] == ["@100/s", "@400/s", "@1600/s S"]
         top = open_loop(RATES[-1])
         p99 = top.latency["p99"]
         assert rows[2][3].strip() == f"{p99.value:.0f} ±5%"  # every figure with its interval
         assert rows[2][1].strip() == f"{top.achieved_rate:,.0f} ±2%"
-        (curve,) = [c for c in screen.state.load_curves() if c.config.batch == 1]
+        (curve,) = [c for c in screen.state.traffic_curves() if c.config.batch == 1]
         verdicts = [screen.state.figures(p.run).verdict.status for p in curve.points]
         assert [row[6] for row in rows] == [verdict_word(v) for v in verdicts]  # the run's
-        notes = str(screen.query_one("#load-notes", Static).render())
+        notes = str(screen.query_one("#traffic-notes", Static).render())
         assert "@1600/s S saturated: the queue grew through the window" in notes
-        chart = screen.query_one("#chart-load", LoadChart)
+        chart = screen.query_one("#chart-traffic", TrafficChart)
         assert chart.region.height >= 8 and chart.region.right <= 80
         assert INTERVAL_LEGEND in rendered(chart) or chart.narrow
         await pilot.press("f")
         await settled(pilot)
-        assert "b4" in str(screen.query_one("#load-head", Static).render())
+        assert "b4" in str(screen.query_one("#traffic-head", Static).render())
         assert chart.curves[0].config.batch == 4
 
 
-async def test_the_load_tab_says_how_to_get_a_curve(app):
+async def test_the_traffic_tab_says_how_to_get_a_curve(app):
     async with app.run_test(size=(80, 24)) as pilot:
         screen = await open_detail(app, pilot, "net-fp32")
         await pilot.press("9")
         await settled(pilot)
-        assert "No runs at a rate yet" in str(screen.query_one("#load-head", Static).render())
+        assert "No runs at a rate yet" in str(screen.query_one("#traffic-head", Static).render())
 
 
 class Chart(App[None]):
     def compose(self) -> ComposeResult:
-        yield LoadChart(id="load")
+        yield TrafficChart(id="traffic")
 
 
 async def test_the_objective_and_the_capacity_are_drawn_where_given():
@@ -165,11 +165,11 @@ async def test_the_objective_and_the_capacity_are_drawn_where_given():
     ]
     app = Chart()
     async with app.run_test(size=(100, 24)) as pilot:
-        chart = app.query_one(LoadChart)
-        chart.set_curves(load_curves(runs))
+        chart = app.query_one(TrafficChart)
+        chart.set_curves(traffic_curves(runs))
         await pilot.pause()
         assert max(y_labels(chart)) < 50
-        chart.set_curves(load_curves(runs), objective_ms=50.0, capacity=500.0)
+        chart.set_curves(traffic_curves(runs), objective_ms=50.0, capacity=500.0)
         await pilot.pause()
         assert max(y_labels(chart)) >= 50
         ticks = rendered(chart).splitlines()[-3]

@@ -1,5 +1,5 @@
-"""The load curve: p99 and p50 latency from arrival against the offered rate, a curve per
-configuration (perftui.domain.charts.load), each point with its 95 % interval, the points
+"""The traffic curve: p99 and p50 latency from arrival against the offered rate, a curve per
+configuration (perftui.domain.charts.traffic), each point with its 95 % interval, the points
 whose latencies are not the engine's marked (S: saturated, L: the scheduler was late). The
 live benchmark screen and the project detail draw it alike."""
 
@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from perftui.domain.charts.load import LoadCurve, LoadPoint
+from perftui.domain.charts.traffic import TrafficCurve, TrafficPoint
 from perftui.domain.measurement.uncertainty import Interval
 from perftui.tui.kit.axes import fit_x, fit_y
 from perftui.tui.kit.charts import INTERVAL_LEGEND, Chart, draw_interval, glyph
@@ -21,27 +21,27 @@ schedule (the latencies hold its delay)."""
 LINE_COLOR = "red"
 
 
-def point_mark(point: LoadPoint) -> str:
+def point_mark(point: TrafficPoint) -> str:
     """S where the engine did not keep up, L where only the schedule was not kept, else ''."""
     if point.saturated:
         return SATURATED
     return LATE if point.reasons else ""
 
 
-class LoadChart(Chart):
-    """Latency from arrival against offered load. `objective_ms` draws the objective's bound
+class TrafficChart(Chart):
+    """Latency from arrival against offered rate. `objective_ms` draws the objective's bound
     across the chart and `capacity` the capacity's rate up it, where given."""
 
     def __init__(self, *, id: str | None = None) -> None:
-        super().__init__("latency from arrival (ms) vs offered load", id=id)
-        self.curves: list[LoadCurve] = []
+        super().__init__("latency from arrival (ms) vs offered rate", id=id)
+        self.curves: list[TrafficCurve] = []
         self.objective_ms: float | None = None
         self.capacity: float | None = None
         self.message = "no run at a rate has finished yet"
 
     def set_curves(
         self,
-        curves: Sequence[LoadCurve],
+        curves: Sequence[TrafficCurve],
         objective_ms: float | None = None,
         capacity: float | None = None,
     ) -> None:
@@ -100,5 +100,5 @@ NARROW_TITLE = "ms vs req/s"
 draws several (a wide chart's legend tells them apart)."""
 
 
-def _interval(point: LoadPoint, name: str) -> Interval | None:
+def _interval(point: TrafficPoint, name: str) -> Interval | None:
     return point.p99 if name == "p99" else point.p50
