@@ -147,3 +147,48 @@ def test_an_arrival_without_a_rate_is_refused_not_dropped(tmp_path: Path) -> Non
     both = {**DEFAULTS, "rate": "closed,100", "arrival": "constant"}  # the rate's runs take it
     configs = build_request(Project("p", "/m.onnx", "openvino"), both).configs
     assert [(c.rate, c.arrival) for c in configs] == [(None, "poisson"), (100.0, "constant")]
+
+
+def test_a_capacity_searchs_runs_are_recorded_as_a_bench_run_at_a_rate_is() -> None:
+    """One way to record a run at a rate: the capacity child's search runs and the bench
+    worker's run carry the same fields, each agreeing with its samples."""
+    from dataclasses import fields, replace
+
+    from perftui.bench import protocol
+    from perftui.bench.capacity_worker import search
+    from perftui.bench.worker import Cancellation, measure_run
+    from perftui.domain.measurement.stats import latency_stats
+    from perftui.domain.records import BenchmarkRequest, Budget, RunConfig
+    from perftui.domain.traffic.objective import Objective
+    from perftui.engines import get_engine
+
+    config = RunConfig(threads=1)
+    request = BenchmarkRequest(
+        project=Project("p", str(MOBILENET), "onnxruntime"),
+        configs=(config,),
+        budget=Budget(time_s=0.5, iterations=1, warmup=2),
+    )
+    events: list[protocol.Event] = []
+    search(request, (Objective("p99", 200.0),), 6.0, events.append, Cancellation())
+    found = [e for e in events if isinstance(e, protocol.RunFinished) and e.run.config.rate]
+    assert found, events
+    at_rate = replace(config, rate=found[0].run.config.rate)
+    bench = measure_run(
+        get_engine("onnxruntime"),
+        replace(request, configs=(at_rate,)),
+        0,
+        at_rate,
+        lambda _e: None,
+        Cancellation(),
+    )
+    unset = {"memory", "id", "benchmark_id", "layers"}  # the search keeps no memory probe
+
+    def present(run: object) -> set[str]:
+        return {f.name for f in fields(run) if getattr(run, f.name) not in (None, (), {})}  # type: ignore[arg-type]
+
+    assert present(bench.run) - unset == present(found[0].run) - unset
+    for event in (bench, *found):
+        run, samples = event.run, event.samples_ms
+        assert run.status == "ok" and run.traffic is not None and samples is not None
+        assert run.iterations == samples.size == run.traffic.completed
+        assert run.latency_ms == latency_stats(samples) and "inputs" in run.resolved
