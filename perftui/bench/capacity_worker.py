@@ -117,10 +117,7 @@ def search(
 
 
 def main() -> None:
-    events = protocol.event_stream()
-
-    def emit(event: protocol.Event) -> None:
-        events.write(protocol.encode(event) + "\n")
+    emit = protocol.event_writer()
 
     message = json.loads(sys.stdin.readline())
     cancel = Cancellation()
@@ -139,7 +136,6 @@ def main() -> None:
         )
     except Exception as error:  # the engine or the model refused the search's compile
         emit(protocol.Fatal(one_line(error)))
-    events.flush()
 
 
 if __name__ == "__main__":

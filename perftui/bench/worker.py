@@ -247,10 +247,7 @@ def run_request(
 
 
 def main() -> None:
-    events = protocol.event_stream()
-
-    def emit(event: protocol.Event) -> None:
-        events.write(protocol.encode(event) + "\n")
+    emit = protocol.event_writer()
 
     message = json.loads(sys.stdin.readline())
     stop = message.get("stop")
@@ -260,7 +257,6 @@ def main() -> None:
         emit,
         None if stop is None else int(stop),
     )
-    events.flush()
 
 
 if __name__ == "__main__":
