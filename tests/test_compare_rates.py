@@ -112,3 +112,13 @@ def test_like_for_like_prefers_a_shared_closed_loop_configuration_to_a_rate():
     b_runs = [at("int8", None, 2.0, 1800.0), at("int8", 2000.0, 1.0, 2000.0)]
     c = compare_projects("fp32", a_runs, "int8", b_runs, stat="p99", samples=samples)
     assert c.a is a_runs[0] and c.b is b_runs[0] and c.unlike is None
+
+
+def test_a_threshold_only_runs_at_a_rate_meet_is_said_to_be_met_by_no_closed_loop_run():
+    a_runs = [at("fp32", None, 30.0, 900.0), at("fp32", 200.0, 4.0, 200.0)]
+    b_runs = [at("int8", None, 20.0, 1800.0)]
+    c = compare_projects("fp32", a_runs, "int8", b_runs, 10.0, stat="p99", samples=samples)
+    assert c.sweet is None and c.a is a_runs[0]
+    said = " ".join(c.notes)
+    assert "A (fp32) has no run at or under 10 ms (p99): its fastest configuration" in said
+    assert "no selected closed-loop run has a p99 latency at or under 10 ms" in said

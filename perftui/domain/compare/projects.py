@@ -104,7 +104,16 @@ def _group(run: RunResult | None, found: Sequence[Candidate]) -> ConfigGroup | N
 
 
 def _any_under(runs: Sequence[RunResult], threshold_ms: float, stat: str) -> bool:
-    return any((v := run_latency(r, stat)) is not None and v <= threshold_ms for r in runs)
+    """Whether a closed-loop run is at or under the threshold (those at a rate are not
+    ranked, so one under it is never the one compared)."""
+    return any(
+        (v := run_latency(r, stat)) is not None and v <= threshold_ms and r.config.rate is None
+        for r in runs
+    )
+
+
+def _closed_loop(runs: Sequence[RunResult], stat: str) -> bool:
+    return any(r.config.rate is None and run_latency(r, stat) is not None for r in runs)
 
 
 def _same_load(
@@ -336,10 +345,11 @@ def compare_projects(
             f"{side} ({name}) has no run at or under {threshold_ms:g} ms ({stat}): its"
             " fastest configuration is compared"
             for side, name, runs in ((Side.A, a_name, a_runs), (Side.B, b_name, b_runs))
-            if runs and not _any_under(runs, threshold_ms, stat)
+            if _closed_loop(runs, stat) and not _any_under(runs, threshold_ms, stat)
         ]
     if threshold_ms is not None and sweet is None:
-        notes.append(f"no selected run has a {stat} latency at or under {threshold_ms:g} ms")
+        which = "closed-loop run" if any(r.config.rate for r in (*a_runs, *b_runs)) else "run"
+        notes.append(f"no selected {which} has a {stat} latency at or under {threshold_ms:g} ms")
     if max_memory_mib is not None:
         notes += memory_limit_notes(side_runs, (a_name, b_name), max_memory_mib)
     for side, name, run in zip(Side, (a_name, b_name), (a, b), strict=True):
