@@ -6,13 +6,17 @@ line, exit status 2, nothing stored, from the CLI as from the dashboard's form."
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
+from perftui.bench import protocol
+from perftui.bench.worker import Cancellation, measure_run
 from perftui.domain.forms.bench import DEFAULTS, build_request
 from perftui.domain.forms.fields import FieldError
-from perftui.domain.records import Project
+from perftui.domain.records import BenchmarkRequest, Budget, Project, RunConfig
+from perftui.engines import get_engine
 from tests.cli_helpers import one_error_line, perftui
 from tests.conftest import MOBILENET
 
@@ -84,22 +88,30 @@ def test_rates_below_capacity_keep_up_and_one_far_above_saturates(
     assert "#3 invalid: saturated at 20000/s: " in shown.stdout
 
 
-def test_a_run_at_a_rate_ticks_its_progress_and_ends_as_a_rate_run() -> None:
-    from perftui.bench import protocol
-    from perftui.bench.worker import Cancellation, measure_run
-    from perftui.domain.records import BenchmarkRequest, Budget, RunConfig
-    from perftui.engines import get_engine
-
-    config = RunConfig(threads=1, rate=200.0)
-    request = BenchmarkRequest(
+def on_mobilenet(config: RunConfig, time_s: float) -> BenchmarkRequest:
+    """A request of `config` alone on the sample MobileNet with ONNX Runtime."""
+    return BenchmarkRequest(
         project=Project("p", str(MOBILENET), "onnxruntime"),
         configs=(config,),
-        budget=Budget(time_s=1.0, iterations=1, warmup=2),
+        budget=Budget(time_s=time_s, iterations=1, warmup=2),
     )
+
+
+def measured(
+    request: BenchmarkRequest,
+    emit: Callable[[protocol.Event], None] = lambda _event: None,
+    cancel: Cancellation | None = None,
+) -> protocol.RunFinished:
+    """The bench worker's run of the request's configuration, in this process."""
+    config = request.configs[0]
+    return measure_run(
+        get_engine("onnxruntime"), request, 0, config, emit, cancel or Cancellation()
+    )
+
+
+def test_a_run_at_a_rate_ticks_its_progress_and_ends_as_a_rate_run() -> None:
     events: list[protocol.Event] = []
-    finished = measure_run(
-        get_engine("onnxruntime"), request, 0, config, events.append, Cancellation()
-    )
+    finished = measured(on_mobilenet(RunConfig(threads=1, rate=200.0), 1.0), events.append)
     ticks = [e for e in events if isinstance(e, protocol.Progress)]
     assert len(ticks) >= 2, events  # every 0.25 s of the 1 s window
     assert [t.fraction for t in ticks] == sorted(t.fraction for t in ticks)
@@ -113,24 +125,14 @@ def test_a_run_at_a_rate_ticks_its_progress_and_ends_as_a_rate_run() -> None:
 def test_a_cancelled_run_at_a_rate_keeps_no_traffic_figures_of_its_cut_schedule() -> None:
     import threading
 
-    from perftui.bench import protocol
-    from perftui.bench.worker import Cancellation, measure_run
-    from perftui.domain.records import BenchmarkRequest, Budget, RunConfig
-    from perftui.engines import get_engine
-
-    config = RunConfig(threads=1, rate=100.0)
-    request = BenchmarkRequest(
-        project=Project("p", str(MOBILENET), "onnxruntime"),
-        configs=(config,),
-        budget=Budget(time_s=30.0, iterations=1, warmup=2),
-    )
     cancel = Cancellation()
 
     def cancel_once_timed(event: protocol.Event) -> None:
         if isinstance(event, protocol.Progress):
             threading.Timer(0.3, cancel).start()
 
-    finished = measure_run(get_engine("onnxruntime"), request, 0, config, cancel_once_timed, cancel)
+    request = on_mobilenet(RunConfig(threads=1, rate=100.0), 30.0)
+    finished = measured(request, cancel_once_timed, cancel)
     run = finished.run
     assert run.status == "cancelled" and run.iterations > 0
     assert run.traffic is None  # not "saturated": the rest of the schedule was never offered
@@ -147,3 +149,32 @@ def test_an_arrival_without_a_rate_is_refused_not_dropped(tmp_path: Path) -> Non
     both = {**DEFAULTS, "rate": "closed,100", "arrival": "constant"}  # the rate's runs take it
     configs = build_request(Project("p", "/m.onnx", "openvino"), both).configs
     assert [(c.rate, c.arrival) for c in configs] == [(None, "poisson"), (100.0, "constant")]
+
+
+def test_a_capacity_searchs_runs_are_recorded_as_a_bench_run_at_a_rate_is() -> None:
+    """One way to record a run at a rate: the capacity child's search runs and the bench
+    worker's run carry the same fields, each agreeing with its samples."""
+    from dataclasses import fields, replace
+
+    from perftui.bench.capacity_worker import search
+    from perftui.domain.measurement.stats import latency_stats
+    from perftui.domain.traffic.objective import Objective
+
+    request = on_mobilenet(RunConfig(threads=1), 0.5)
+    events: list[protocol.Event] = []
+    search(request, (Objective("p99", 200.0),), 6.0, events.append, Cancellation())
+    found = [e for e in events if isinstance(e, protocol.RunFinished) and e.run.config.rate]
+    assert found, events
+    at_rate = replace(request.configs[0], rate=found[0].run.config.rate)
+    bench = measured(replace(request, configs=(at_rate,)))
+    unset = {"memory", "id", "benchmark_id", "layers"}  # the search keeps no memory probe
+
+    def present(run: object) -> set[str]:
+        return {f.name for f in fields(run) if getattr(run, f.name) not in (None, (), {})}  # type: ignore[arg-type]
+
+    assert present(bench.run) - unset == present(found[0].run) - unset
+    for event in (bench, *found):
+        run, samples = event.run, event.samples_ms
+        assert run.status == "ok" and run.traffic is not None and samples is not None
+        assert run.iterations == samples.size == run.traffic.completed
+        assert run.latency_ms == latency_stats(samples) and "inputs" in run.resolved

@@ -48,7 +48,7 @@ def test_the_same_rate_on_both_sides_is_compared_like_for_like():
 def test_a_side_without_the_rate_is_said_rather_than_compared_with_a_closed_loop():
     a_runs = [at("fp32", 200.0, 8.0, 200.0)]
     b_runs = [at("int8", None, 2.0, 900.0)]
-    c = compare_projects("fp32", a_runs, "int8", b_runs, stat="p99")
+    c = compare_projects("fp32", a_runs, "int8", b_runs, stat="p99", a_pinned=a_runs[0].id)
     assert c.throughput is None and c.latency is None
     assert c.unlike is not None and c.unlike in c.notes and c.unlike in c.measurement_notes
     assert c.unlike.startswith("B (int8) has no run at 200/s")
@@ -60,7 +60,8 @@ def test_a_side_without_the_rate_is_said_rather_than_compared_with_a_closed_loop
 def test_two_different_rates_are_not_divided():
     a_runs = [at("fp32", 200.0, 8.0, 200.0)]
     b_runs = [at("int8", 400.0, 9.0, 400.0)]
-    c = compare_projects("fp32", a_runs, "int8", b_runs, stat="p99")
+    pins = {"a_pinned": a_runs[0].id, "b_pinned": b_runs[0].id}
+    c = compare_projects("fp32", a_runs, "int8", b_runs, stat="p99", **pins)
     assert c.latency is None and c.unlike is not None
     assert "B (int8) has no run at 200/s" in c.unlike and "A (fp32) has no run at 400/s" in c.unlike
 
@@ -73,3 +74,51 @@ def test_a_run_pinned_at_a_rate_meets_the_other_sides_run_at_that_rate():
     assert c.b is b_runs[1] and c.unlike is None and c.latency is not None
     c = compare_projects("fp32", a_runs, "int8", b_runs[:1], stat="p99", a_pinned=pinned)
     assert c.b is b_runs[0] and c.unlike is not None and c.latency is None
+
+
+def test_the_sweet_spot_and_its_close_ones_are_closed_loop_configurations():
+    """A run at a rate offers its throughput and counts queueing in its latency: it never
+    stands beside closed-loop runs as the fastest under a threshold."""
+    from perftui.domain.compare.ranking import ranked_sweet_spot
+
+    a_runs = [at("fp32", None, 3.0, 900.0), at("fp32", 2000.0, 2.0, 2000.0)]
+    b_runs = [at("int8", None, 2.5, 950.0), at("int8", 1000.0, 1.0, 1000.0)]
+    spot = ranked_sweet_spot(a_runs, b_runs, 5.0, "p99", samples)
+    assert spot is not None and spot.run is b_runs[0]
+    assert all(c.group.config.rate is None for c in spot.within_noise)
+    c = compare_projects("fp32", a_runs, "int8", b_runs, 5.0, stat="p99", samples=samples)
+    assert c.sweet is not None and c.sweet.run is b_runs[0]
+    assert c.a is a_runs[0] and c.b is b_runs[0]
+
+
+def test_each_sides_pick_is_its_fastest_closed_loop_configuration():
+    from perftui.domain.compare.projects import pick_run
+
+    runs = [at("fp32", None, 3.0, 900.0), at("fp32", 2000.0, 2.0, 2000.0)]
+    assert pick_run(runs, None, "p99") is runs[0]
+    assert pick_run(runs, 2.5, "p99") is runs[0]  # nothing closed-loop under: still not a rate
+
+
+def test_a_side_with_only_rates_says_it_has_no_closed_loop_run():
+    a_runs = [at("fp32", 200.0, 8.0, 200.0), at("fp32", 400.0, 9.0, 400.0)]
+    b_runs = [at("int8", None, 2.0, 900.0)]
+    c = compare_projects("fp32", a_runs, "int8", b_runs, stat="p99")
+    assert c.a is None and c.b is b_runs[0] and c.throughput is None
+    assert "A (fp32) has no closed-loop run to compare" in " ".join(c.notes)
+
+
+def test_like_for_like_prefers_a_shared_closed_loop_configuration_to_a_rate():
+    a_runs = [at("fp32", None, 3.0, 900.0), at("fp32", 2000.0, 2.0, 2000.0)]
+    b_runs = [at("int8", None, 2.0, 1800.0), at("int8", 2000.0, 1.0, 2000.0)]
+    c = compare_projects("fp32", a_runs, "int8", b_runs, stat="p99", samples=samples)
+    assert c.a is a_runs[0] and c.b is b_runs[0] and c.unlike is None
+
+
+def test_a_threshold_only_runs_at_a_rate_meet_is_said_to_be_met_by_no_closed_loop_run():
+    a_runs = [at("fp32", None, 30.0, 900.0), at("fp32", 200.0, 4.0, 200.0)]
+    b_runs = [at("int8", None, 20.0, 1800.0)]
+    c = compare_projects("fp32", a_runs, "int8", b_runs, 10.0, stat="p99", samples=samples)
+    assert c.sweet is None and c.a is a_runs[0]
+    said = " ".join(c.notes)
+    assert "A (fp32) has no run at or under 10 ms (p99): its fastest configuration" in said
+    assert "no selected closed-loop run has a p99 latency at or under 10 ms" in said

@@ -77,3 +77,20 @@ def test_repetitions_at_a_rate_are_not_noisy_for_their_draws_of_arrivals() -> No
     ]
     (group,) = group_runs(runs, lambda _run: samples)
     assert group.figures.verdict.status == STABLE, group.figures.verdict.reasons
+
+
+def test_a_closed_loop_beside_rates_reads_closed_loop_in_a_label_of_what_differs() -> None:
+    from perftui.domain.labels import config_labels
+    from perftui.domain.records import RunConfig
+
+    matrix = [RunConfig(b, rate=r) for b in (1, 2) for r in (None, 200.0, 1000.0)]
+    labels = config_labels(matrix)
+    assert labels.labels == (
+        "b1 closed loop",
+        "b1 @200/s",
+        "b1 @1000/s",
+        "b2 closed loop",
+        "b2 @200/s",
+        "b2 @1000/s",
+    )
+    assert "closed" not in labels.common and "@" not in labels.common

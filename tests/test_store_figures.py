@@ -100,3 +100,45 @@ def test_figures_of_another_method_are_computed_again_and_a_read_writes_nothing(
     summary, _ = figures(path)
     assert summary.best_throughput_fps == 100.0 and summary.runs == 2
     assert summary.best_throughput_config == config_key(first)
+
+
+def test_a_run_at_a_rate_is_never_the_projects_best_beside_closed_loop_ones(
+    tmp_path: Path,
+) -> None:
+    """Its throughput is the rate offered and its latency counts queueing: the projects
+    list's best throughput and least latency are the closed-loop runs', on append and on a
+    write that computes again; with only runs at a rate, there is no best."""
+    from dataclasses import replace
+
+    path, store = store_with_project(tmp_path)
+    closed = make_run("p", throughput_fps=400.0, benchmark_id="b1")
+    at_rate = make_run("p", throughput_fps=2000.0, benchmark_id="b2")
+    at_rate = replace(at_rate, config=replace(at_rate.config, rate=2000.0 / 4))
+    assert at_rate.latency_ms is not None
+    quick = replace(at_rate.latency_ms, median=0.5)
+    (first,) = store.add_runs([(closed, None)])
+    Store(path).add_runs([(replace(at_rate, latency_ms=quick), None)])
+    summary, _ = figures(path)
+    assert summary.best_throughput_fps == 400.0 and summary.best_latency_ms == 1.9
+    assert summary.best_throughput_config == summary.best_latency_config == config_key(first)
+    Store(path).delete_run(first.id)  # computed again from the runs: one at a rate
+    summary, _ = figures(path)
+    assert summary.ok_runs == 1 and summary.best_throughput_fps is None
+    assert summary.best_latency_ms is None and summary.best_throughput_config is None
+
+
+def test_the_projects_list_says_a_project_with_only_runs_at_a_rate_has_no_closed_loop_run(
+    tmp_path: Path,
+) -> None:
+    from dataclasses import replace
+
+    from perftui.domain.records import RunConfig
+    from tests.cli_helpers import perftui
+
+    path, store = store_with_project(tmp_path, "rates")
+    at_rate = make_run("rates", throughput_fps=800.0, config=RunConfig(rate=200.0))
+    store.add_runs([(replace(at_rate, benchmark_id="b1"), None)])
+    result = perftui("projects", db=path)
+    assert result.returncode == 0, result.stderr
+    row = next(line for line in result.stdout.splitlines() if line.startswith("rates"))
+    assert row.count("no closed-loop run") == 2 and "800" not in row

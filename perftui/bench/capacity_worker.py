@@ -24,13 +24,11 @@ from typing import Any
 from perftui.bench import protocol
 from perftui.bench.inputs import InputSource, resolve_shapes, run_point
 from perftui.bench.machine import cpu_reading, load_between
-from perftui.bench.traffic import TrafficRun, open_loop_measurement
-from perftui.bench.worker import Cancellation, measure_run
+from perftui.bench.traffic import TrafficRun
+from perftui.bench.worker import Cancellation, finished, measure_run, run_resolved
 from perftui.domain.errors import one_line
-from perftui.domain.measurement.stats import latency_stats
 from perftui.domain.records import BenchmarkRequest, RunResult
 from perftui.domain.traffic.capacity import START_SHARE, Point, SearchPlan, search_capacity
-from perftui.domain.traffic.figures import traffic_figures
 from perftui.domain.traffic.objective import Objective
 from perftui.engines import get_engine
 
@@ -71,10 +69,7 @@ def search(
     samples = inputs.samples(prepared.inputs, shapes, request.seed)
     prepared.bind(samples[0], samples[1:])
     first_ms = prepared.infer_once() * 1000.0
-    resolved = prepared.resolved.copy()
-    resolved["inputs"] = inputs.record(prepared.inputs, shapes)
-    if inputs.data is not None:
-        resolved["data"] = inputs.data.record()
+    resolved = run_resolved(prepared, inputs, shapes)
     traffic = TrafficRun(prepared, arrival=config.arrival, seed=request.seed)
 
     index = 0
@@ -86,37 +81,30 @@ def search(
         asked = replace(config, rate=rate)
         emit(protocol.RunStarted(index, 0, asked))
         before, started_at = cpu_reading(), _now()
-        timeline = traffic.timeline(rate, window_s, lambda: cancel.requested)
-        figures = traffic_figures(timeline, rate)
+        measurement, figures = traffic.measured(
+            rate, window_s, config.batch, lambda: cancel.requested
+        )
         measured.update(
             config=asked,
-            timeline=timeline,
-            figures=figures,
+            measurement=measurement,
             load=load_between(before, cpu_reading()),
             started_at=started_at,
         )
         return figures
 
     def on_point(point: Point) -> None:
-        measurement = open_loop_measurement(measured["timeline"], config.batch)
-        latencies = measurement.latencies_ms
         run = RunResult(
             config=measured["config"],
-            iterations=int(latencies.size),
-            duration_s=measurement.duration_s,
-            throughput_fps=measurement.throughput_fps,
             first_inference_ms=first_ms,
             compile_ms=prepared.compile_ms,
             read_ms=prepared.read_ms,
-            latency_ms=latency_stats(latencies) if latencies.size else None,
             resolved=resolved,
-            window_fps=measurement.window_fps,
             load=measured["load"],
             traffic=point.figures,
             project=request.project.name,
             started_at=measured["started_at"],
         )
-        emit(protocol.RunFinished(index, run, latencies if latencies.size else None))
+        emit(finished(index, run, measured["measurement"]))
 
     plan = SearchPlan(start_rate=START_SHARE * closed_max, budget_s=budget_s)
     found = search_capacity(
@@ -129,10 +117,7 @@ def search(
 
 
 def main() -> None:
-    events = protocol.event_stream()
-
-    def emit(event: protocol.Event) -> None:
-        events.write(protocol.encode(event) + "\n")
+    emit = protocol.event_writer()
 
     message = json.loads(sys.stdin.readline())
     cancel = Cancellation()
@@ -151,7 +136,6 @@ def main() -> None:
         )
     except Exception as error:  # the engine or the model refused the search's compile
         emit(protocol.Fatal(one_line(error)))
-    events.flush()
 
 
 if __name__ == "__main__":

@@ -19,6 +19,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from perftui.domain.traffic.timeline import Timeline
+from perftui.threads import Parallel
 
 SPIN_S = 0.0003
 """The last part of a wait that is spun rather than slept: a sleep overshoots by 0.11 ms
@@ -56,7 +57,6 @@ def run_open_loop(
     ended = np.full(count, np.nan)
     claim = iter(range(count))
     lock = threading.Lock()
-    failures: list[BaseException] = []
     clock = time.perf_counter
     origin = clock() + LEAD_S
     deadline = origin + window_s + drain_s
@@ -64,7 +64,7 @@ def run_open_loop(
     def wait_until(due: float) -> bool:
         """Wait until `due`; False if cancelled (or another slot failed) meanwhile."""
         while (remaining := due - clock()) > SPIN_S:
-            if cancelled() or failures:
+            if cancelled() or served.failed:
                 return False
             time.sleep(min(remaining - SPIN_S, POLL_S))
         while clock() < due:
@@ -72,33 +72,23 @@ def run_open_loop(
         return True
 
     def serve(slot: Slot) -> None:
-        try:
-            while not failures and not cancelled():
-                with lock:
-                    index = next(claim, None)
-                if index is None or clock() > deadline:
-                    return
-                if not wait_until(origin + float(scheduled[index])):
-                    return
-                start = clock()
-                slot()
-                ended[index] = clock() - origin
-                started[index] = start - origin
-        except BaseException as error:  # re-raised in the calling thread
-            failures.append(error)
+        while not served.failed and not cancelled():
+            with lock:
+                index = next(claim, None)
+            if index is None or clock() > deadline:
+                return
+            if not wait_until(origin + float(scheduled[index])):
+                return
+            start = clock()
+            slot()
+            ended[index] = clock() - origin
+            started[index] = start - origin
 
-    threads = [
-        threading.Thread(target=serve, args=(slot,), name=f"perftui-open-loop-{i}", daemon=True)
-        for i, slot in enumerate(slots)
-    ]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        while thread.is_alive():
-            thread.join(None if on_tick is None else TICK_S)
-            if on_tick is not None and thread.is_alive() and clock() > origin:
-                so_far = Timeline(scheduled, started.copy(), ended.copy(), len(slots), window_s)
-                on_tick(so_far, clock() - origin)
-    if failures:
-        raise failures[0]
+    def tick() -> None:
+        if on_tick is not None and clock() > origin:
+            so_far = Timeline(scheduled, started.copy(), ended.copy(), len(slots), window_s)
+            on_tick(so_far, clock() - origin)
+
+    served = Parallel(serve, "perftui-open-loop")
+    served.run(slots, None if on_tick is None else tick, TICK_S)
     return Timeline(scheduled, started, ended, len(slots), window_s)

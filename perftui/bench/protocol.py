@@ -28,7 +28,7 @@ import base64
 import json
 import os
 import sys
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TextIO
 
@@ -241,3 +241,14 @@ def event_stream() -> TextIO:
     sys.stdout.flush()
     os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
     return os.fdopen(events_fd, "w", buffering=1, encoding="utf-8")
+
+
+def event_writer() -> Callable[[Event], None]:
+    """In a child: `event_stream` and the one way to write an event on it, a line each
+    (the stream is line-buffered: each event reaches the parent as it is written)."""
+    events = event_stream()
+
+    def emit(event: Event) -> None:
+        events.write(encode(event) + "\n")
+
+    return emit

@@ -77,6 +77,20 @@ class TrafficRun:
     ) -> TrafficFigures:
         return traffic_figures(self.timeline(rate, window_s, cancelled), rate)
 
+    def measured(
+        self,
+        rate: float,
+        window_s: float,
+        batch: int,
+        cancelled: Callable[[], bool],
+        on_tick: Callable[[Tick], None] | None = None,
+    ) -> tuple[Measurement, TrafficFigures]:
+        """A run at `rate` recorded as the worker records a closed-loop run, with its
+        traffic figures: the one way a bench run and a capacity search's run are kept."""
+        ticks = None if on_tick is None else RateTicks(batch, window_s, on_tick)
+        timeline = self.timeline(rate, window_s, cancelled, ticks)
+        return open_loop_measurement(timeline, batch), traffic_figures(timeline, rate)
+
     def capacity(
         self,
         objectives: Sequence[Objective],
@@ -146,7 +160,5 @@ def measure_at_rate(
     rate = config.rate
     if rate is None:
         raise ValueError("a run at a rate needs config.rate")
-    window_s = budget.window_at(rate)
     run = TrafficRun(prepared, arrival=config.arrival, seed=seed)
-    timeline = run.timeline(rate, window_s, cancelled, RateTicks(config.batch, window_s, on_tick))
-    return open_loop_measurement(timeline, config.batch), traffic_figures(timeline, rate)
+    return run.measured(rate, budget.window_at(rate), config.batch, cancelled, on_tick)

@@ -15,18 +15,20 @@ import functools
 import json
 import signal
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from dataclasses import replace
 from datetime import datetime, timezone
 
 from perftui.bench import protocol
 from perftui.bench.inputs import InputSource, resolve_shapes, run_point
 from perftui.bench.machine import cpu_reading, load_between
 from perftui.bench.memory import MemoryProbe
-from perftui.bench.recorder import Tick, WindowRecorder
+from perftui.bench.recorder import Measurement, Tick, WindowRecorder
 from perftui.bench.traffic import measure_at_rate
 from perftui.domain.errors import one_line
 from perftui.domain.measurement.stats import latency_stats
 from perftui.domain.records import BenchmarkRequest, Budget, RunConfig, RunResult
+from perftui.domain.resolved import Resolved
 from perftui.engines import get_engine
 from perftui.engines.base import Engine, Prepared
 
@@ -135,10 +137,7 @@ def measure_run(
         cancelled = cancel.requested or recorder.was_cancelled
         if cancelled:  # its schedule was cut short: rates and saturation would describe the cut
             traffic = None
-        resolved = prepared.resolved.copy()
-        resolved["inputs"] = inputs.record(prepared.inputs, shapes)
-        if inputs.data is not None:
-            resolved["data"] = inputs.data.record()
+        resolved = run_resolved(prepared, inputs, shapes)
         read_ms, compile_ms = prepared.read_ms, prepared.compile_ms
         del prepared  # release the compiled model before a profiling compile
 
@@ -155,28 +154,22 @@ def measure_run(
             except Exception as error:  # the measurement stands; say why there is no profile
                 resolved["profile_error"] = one_line(error)
 
-        latencies = measured.latencies_ms
         run = RunResult(
             config=config,
             status="cancelled" if cancelled else "ok",
             error="cancelled before the stop condition was met" if cancelled else None,
-            iterations=int(latencies.size),
-            duration_s=measured.duration_s,
-            throughput_fps=measured.throughput_fps,
             first_inference_ms=first_ms,
             compile_ms=compile_ms,
             read_ms=read_ms,
-            latency_ms=latency_stats(latencies) if latencies.size else None,
             layers=layers,
             resolved=resolved,
-            window_fps=measured.window_fps,
             load=load,
             memory=memory.result(),
             traffic=traffic,
             project=project.name,
             started_at=started_at,
         )
-        return protocol.RunFinished(index, run, latencies if latencies.size else None)
+        return finished(index, run, measured)
     except Exception as error:
         run = RunResult(
             config=config,
@@ -187,6 +180,32 @@ def measure_run(
             started_at=started_at,
         )
         return protocol.RunFinished(index, run, None)
+
+
+def run_resolved(
+    prepared: Prepared, inputs: InputSource, shapes: Mapping[str, tuple[int, ...]]
+) -> Resolved:
+    """What a run ran with (`RunResult.resolved`): the engine's report and the inputs'."""
+    resolved = prepared.resolved.copy()
+    resolved["inputs"] = inputs.record(prepared.inputs, shapes)
+    if inputs.data is not None:
+        resolved["data"] = inputs.data.record()
+    return resolved
+
+
+def finished(index: int, run: RunResult, measured: Measurement) -> protocol.RunFinished:
+    """The event that hands back `run` with the figures of its timed window, `measured`
+    (requests, span, throughput, latency statistics, windows); its latencies its samples."""
+    latencies = measured.latencies_ms
+    run = replace(
+        run,
+        iterations=int(latencies.size),
+        duration_s=measured.duration_s,
+        throughput_fps=measured.throughput_fps,
+        latency_ms=latency_stats(latencies) if latencies.size else None,
+        window_fps=measured.window_fps,
+    )
+    return protocol.RunFinished(index, run, latencies if latencies.size else None)
 
 
 def run_request(
@@ -228,10 +247,7 @@ def run_request(
 
 
 def main() -> None:
-    events = protocol.event_stream()
-
-    def emit(event: protocol.Event) -> None:
-        events.write(protocol.encode(event) + "\n")
+    emit = protocol.event_writer()
 
     message = json.loads(sys.stdin.readline())
     stop = message.get("stop")
@@ -241,7 +257,6 @@ def main() -> None:
         emit,
         None if stop is None else int(stop),
     )
-    events.flush()
 
 
 if __name__ == "__main__":

@@ -45,6 +45,15 @@ def add_parsers(command: CommandFactory) -> None:
     show.add_argument("--run", metavar="ID", help="with --layers: this run (an id or prefix)")
 
 
+NO_CLOSED_LOOP = "no closed-loop run"
+"""A project's best when its successful runs all ran at a rate: those are not ranked (their
+throughput is the rate offered, their latency counts queueing)."""
+
+
+def _no_best(summary: ProjectSummary) -> str:
+    return NO_CLOSED_LOOP if summary.ok_runs else "-"
+
+
 def cmd_projects(args: argparse.Namespace) -> int:
     from perftui.cli.textfmt import ms_with_interval, with_interval
 
@@ -75,11 +84,11 @@ def cmd_projects(args: argparse.Namespace) -> int:
             str(s.runs),
             with_interval(s.best_throughput_fps, fastest and fastest.figures.throughput),
             fastest.figures.verdict.status if fastest else "-",
-            short_label(fastest.config) if fastest else "-",
+            short_label(fastest.config) if fastest else _no_best(s),
             ms_with_interval(
                 s.best_latency_ms, quickest and quickest.figures.latency.get("median")
             ),
-            short_label(quickest.config) if quickest else "-",
+            short_label(quickest.config) if quickest else _no_best(s),
             (s.last_run_at or "-")[:16],
         ]
         for p, s, fastest, quickest in rows

@@ -220,6 +220,10 @@ CLOSED = "closed"
 """The rate field's word for a closed loop (no rate: a request is sent when one finishes)."""
 
 
+CLOSED_LOOP = "closed loop"
+"""A closed loop in a label beside rates ('b1 closed loop', 'b1 @200/s')."""
+
+
 def _rates(text: str) -> list[float | None]:
     """'100,200' -> the open-loop rates; '' -> [None], a closed loop, as is an item 'closed'
     ('closed,100,200' measures the closed loop beside the rates)."""
@@ -405,7 +409,7 @@ SETTINGS: tuple[Setting, ...] = (
         "closed (the default): a request is sent when one finishes",
         CLOSED,
         _rates,
-        lambda c: [("rate", f"@{_rate_text(c.rate)}", c.rate is None)],
+        lambda c: [("rate", CLOSED_LOOP if c.rate is None else f"@{c.rate:g}/s", c.rate is None)],
         _rate_text,
         Stored("rate", most=int(MAX_RATE), optional=True),
         axis=8,

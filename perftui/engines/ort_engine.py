@@ -10,7 +10,6 @@ from __future__ import annotations
 import functools
 import json
 import tempfile
-import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -46,6 +45,7 @@ from perftui.engines.ort_config import (
     static_inputs,
 )
 from perftui.engines.ort_profile import load_graph, load_graph_bytes, profile_rows
+from perftui.threads import Parallel
 
 ASYNC_AUTO_REQUESTS = 2
 
@@ -108,33 +108,16 @@ class OrtPrepared(Prepared):
         run = self._session.run
         done = recorder.done
         record = recorder.record
-        failures: list[BaseException] = []
 
-        def worker(feeds: dict[str, np.ndarray]) -> None:
-            try:
-                while not failures and not done():
-                    start = perf_counter()
-                    run(None, feeds)
-                    record(perf_counter() - start)
-            except BaseException as error:  # re-raised in the calling thread
-                failures.append(error)
+        def request(feeds: dict[str, np.ndarray]) -> None:
+            while not requests.failed and not done():
+                start = perf_counter()
+                run(None, feeds)
+                record(perf_counter() - start)
 
-        threads = [
-            threading.Thread(
-                target=worker,
-                args=(samples[i % len(samples)],),
-                name=f"perftui-ort-request-{i}",
-                daemon=True,
-            )
-            for i in range(int(self.resolved["requests"]))
-        ]
+        requests = Parallel(request, "perftui-ort-request")
         recorder.begin()
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join()
-        if failures:
-            raise failures[0]
+        requests.run([samples[i % len(samples)] for i in range(int(self.resolved["requests"]))])
 
     def slots(self, n: int) -> list[Callable[[], object]]:
         """`session.run` is thread-safe and releases the GIL: the slots share the session."""

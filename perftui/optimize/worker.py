@@ -32,10 +32,7 @@ def _interrupt(*_: object) -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     db, workdir = argv if argv is not None else sys.argv[1:]
     signal.signal(signal.SIGTERM, _interrupt)  # the parent's cancel cleans up like Ctrl-C
-    events = protocol.event_stream()
-
-    def emit(event: protocol.Event) -> None:
-        events.write(protocol.encode(event) + "\n")
+    emit = protocol.event_writer()
 
     try:
         options = OptimizeOptions.from_json(sys.stdin.read())

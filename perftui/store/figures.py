@@ -7,10 +7,12 @@ the index alone:
 (the index keeps all but `heads`, which can be many: they are in the project's folder).
 
 `heads` are each configuration's combined figures (domain.measurement.figures.group_runs),
-`best` the stored figures (perftui.store.figure_docs) of the one or two configurations the
-summary names. A write that adds runs combines again only the configurations they belong to
-(`extended`); other writes, and figures another method stored, are computed from all the
-project's runs (`computed`).
+None for a configuration at a rate (open loop: its throughput is the rate it was offered, its
+latency counts queueing, so it is never a project's best; before rates every configuration
+was closed-loop, so older documents read the same), `best` the stored figures
+(perftui.store.figure_docs) of the one or two configurations the summary names. A write that
+adds runs combines again only the configurations they belong to (`extended`); other writes,
+and figures another method stored, are computed from all the project's runs (`computed`).
 """
 
 from __future__ import annotations
@@ -60,8 +62,9 @@ def combined(
     heads, docs = {}, {}
     for group in group_runs(runs, samples, stored):
         key = config_key(group.runs[0])
-        fps = group.figures.throughput_fps if group.ok_runs else None
-        heads[key] = [fps, group.latency_ms("median")]
+        ranked = bool(group.ok_runs) and group.config.rate is None
+        fps = group.figures.throughput_fps if ranked else None
+        heads[key] = [fps, group.latency_ms("median") if ranked else None]
         docs[key] = {
             "config": group.config.to_dict(),
             "runs": len(group.runs),

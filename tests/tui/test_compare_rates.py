@@ -1,5 +1,6 @@
-"""Issue 42 in the compare summary at 80x24: where one side has a run at a rate and the other
-none at it, the summary says so and gives no B/A of an open-loop figure over a closed-loop one."""
+"""Issue 42 in the compare summary at 80x24: where one side's run at a rate is compared and the
+other has none at it, the summary says so and gives no B/A of an open-loop figure over a
+closed-loop one."""
 
 from __future__ import annotations
 
@@ -43,7 +44,11 @@ def store_two(path: Path) -> Store:
 
 async def test_the_summary_says_a_side_lacks_the_rate_and_gives_no_ratio(tmp_path, services):
     store = store_two(tmp_path / "db.json")
-    c = compare_projects("fp32", store.runs("fp32"), "int8", store.runs("int8"), stat="p99")
+    at_rate = store.runs("fp32")
+    # unpinned, fp32 has no closed-loop run to compare; pinned at its rate, int8 lacks it
+    c = compare_projects(
+        "fp32", at_rate, "int8", store.runs("int8"), stat="p99", a_pinned=at_rate[0].id
+    )
     app = create_app(tmp_path / "db.json", services)
     async with app.run_test(size=(80, 24)) as pilot:
         await wait_for(pilot, lambda: app.store is not None and len(app.screen_stack) > 1)

@@ -44,3 +44,17 @@ async def test_the_head_is_the_projects_lists_best(tmp_path, services) -> None:
         text = str(head.render())
     assert f"best {listed} items/s" in text and "at b4 t1" in text
     assert "900" not in text
+
+
+def test_the_heads_best_is_a_closed_loop_configuration_never_a_rate() -> None:
+    """A run at a rate offers its throughput: the head names the closed loop's best."""
+    from perftui.domain.records import Project
+    from perftui.tui.detail.state import DetailState
+
+    closed = make_run("net", 1, 1, 300.0, 0)
+    at_rate = make_run("net", 1, 1, 900.0, 1)
+    at_rate = replace(at_rate, config=replace(at_rate.config, rate=900.0), benchmark_id="b2")
+    state = DetailState(Project("net", "/m.onnx", "openvino", "CPU"), [at_rate, closed])
+    best = state.best_group()
+    assert best is not None and best.config.rate is None and list(best.runs) == [closed]
+    assert DetailState(state.project, [at_rate]).best_group() is None

@@ -28,6 +28,7 @@ from perftui.domain.compare.ranking import (
     Candidate,
     SweetSpot,
     candidates,
+    closed_loop_only,
     memory_limit_notes,
     memory_picked_note,
     spot_with_noise,
@@ -67,7 +68,8 @@ def pick_run(
 ) -> RunResult | None:
     """A side's representative run: the pinned run (by id) when it is among the successful
     runs, else the run that stands for its own sweet spot under the limits by `rank`, else
-    (no configuration under them, or no limit) for its highest combined throughput."""
+    (no configuration under them, or no limit) for its highest combined throughput; only
+    closed-loop configurations are picked (None when it has none: `ranking.closed_loop_only`)."""
     return _pick(candidates(Side.A, runs), runs, threshold_ms, stat, pinned, max_memory_mib, rank)
 
 
@@ -89,7 +91,7 @@ def _pick(
         spot = sweet_spot(found, threshold_ms, stat, max_memory_mib, rank)
         if spot is not None:
             return spot.run
-    measured = [c for c in found if c.latency_ms(stat) is not None]
+    measured = [c for c in closed_loop_only(found) if c.latency_ms(stat) is not None]
     best = max(measured, key=lambda c: (c.throughput_fps, c.run.id), default=None)
     return None if best is None else best.run
 
@@ -102,7 +104,16 @@ def _group(run: RunResult | None, found: Sequence[Candidate]) -> ConfigGroup | N
 
 
 def _any_under(runs: Sequence[RunResult], threshold_ms: float, stat: str) -> bool:
-    return any((v := run_latency(r, stat)) is not None and v <= threshold_ms for r in runs)
+    """Whether a closed-loop run is at or under the threshold (those at a rate are not
+    ranked, so one under it is never the one compared)."""
+    return any(
+        (v := run_latency(r, stat)) is not None and v <= threshold_ms and r.config.rate is None
+        for r in runs
+    )
+
+
+def _closed_loop(runs: Sequence[RunResult], stat: str) -> bool:
+    return any(r.config.rate is None and run_latency(r, stat) is not None for r in runs)
 
 
 def _same_load(
@@ -165,8 +176,9 @@ def shared_pair(
 ) -> tuple[RunResult, RunResult] | None:
     """Of the configurations measured on both sides, the one with A's highest combined
     throughput: the run that stands for it on each side (of its benchmark with the highest
-    combined throughput there); None when no configuration was measured on both. `known`:
-    a run's figures where already known (the store's), not computed again."""
+    combined throughput there); None when no configuration was measured on both. Closed-loop
+    configurations come first; only where none is shared, one at a rate (the highest).
+    `known`: a run's figures where already known (the store's), not computed again."""
     found = [
         [c for c in candidates(side, runs, known=known) if c.latency_ms(stat) is not None]
         for side, runs in zip(Side, (a_runs, b_runs), strict=True)
@@ -174,6 +186,10 @@ def shared_pair(
     shared = {c.group.config for c in found[0]} & {c.group.config for c in found[1]}
     if not shared:
         return None
+    chosen = {config for config in shared if config.rate is None}
+    if not chosen:
+        rate = max(config.rate or 0.0 for config in shared)
+        chosen = {config for config in shared if config.rate == rate}
 
     def fastest(side: Sequence[Candidate], configs: set[RunConfig]) -> Candidate:
         return max(
@@ -181,7 +197,7 @@ def shared_pair(
             key=lambda c: (c.throughput_fps, c.run.id),
         )
 
-    best_a = fastest(found[0], shared)
+    best_a = fastest(found[0], chosen)
     return best_a.run, fastest(found[1], {best_a.group.config}).run
 
 
@@ -329,10 +345,11 @@ def compare_projects(
             f"{side} ({name}) has no run at or under {threshold_ms:g} ms ({stat}): its"
             " fastest configuration is compared"
             for side, name, runs in ((Side.A, a_name, a_runs), (Side.B, b_name, b_runs))
-            if runs and not _any_under(runs, threshold_ms, stat)
+            if _closed_loop(runs, stat) and not _any_under(runs, threshold_ms, stat)
         ]
     if threshold_ms is not None and sweet is None:
-        notes.append(f"no selected run has a {stat} latency at or under {threshold_ms:g} ms")
+        which = "closed-loop run" if any(r.config.rate for r in (*a_runs, *b_runs)) else "run"
+        notes.append(f"no selected {which} has a {stat} latency at or under {threshold_ms:g} ms")
     if max_memory_mib is not None:
         notes += memory_limit_notes(side_runs, (a_name, b_name), max_memory_mib)
     for side, name, run in zip(Side, (a_name, b_name), (a, b), strict=True):
@@ -346,7 +363,7 @@ def compare_projects(
                 f" is against {ran}; measure with precision f32 for FP32 figures"
             )
         if run is None:
-            notes.append(f"{side} ({name}) has no successful run to compare")
+            notes.append(_none_compared(side, name, side_runs[side]))
         elif not run.layers:
             notes.append(
                 f"{side} ({name}): the compared run has no layer profile; benchmark it again "
@@ -377,6 +394,16 @@ def compare_projects(
         unlike=unlike,
     )
     return with_alternated(comparison, a_runs, b_runs)
+
+
+def _none_compared(side: Side, name: str, runs: Sequence[RunResult]) -> str:
+    """Why a side has no compared run: none succeeded, or all ran at a rate (not ranked)."""
+    if any(r.status == "ok" and r.config.rate is not None for r in runs):
+        return (
+            f"{side} ({name}) has no closed-loop run to compare (its runs ran at a rate: pin"
+            " one to compare at that rate)"
+        )
+    return f"{side} ({name}) has no successful run to compare"
 
 
 def with_alternated(

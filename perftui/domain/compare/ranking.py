@@ -70,6 +70,18 @@ class Candidate:
     def latency(self, stat: str) -> Interval | None:
         return self.group.figures.latency.get(stat)
 
+    @property
+    def closed_loop(self) -> bool:
+        """Whether it ran closed-loop (no rate). Only such configurations are ranked: an
+        open-loop run's throughput is the rate it was offered and its latency counts the
+        queueing at that rate, so neither says how fast the configuration can go."""
+        return self.group.config.rate is None
+
+
+def closed_loop_only(found: Iterable[Candidate]) -> list[Candidate]:
+    """The candidates a ranking considers: the closed-loop ones (`Candidate.closed_loop`)."""
+    return [c for c in found if c.closed_loop]
+
 
 def candidates(
     side: Side, runs: Sequence[RunResult], samples: Samples = _none, known: Known = _none
@@ -188,16 +200,16 @@ def sweet_spot(
     max_memory_mib: float | None = None,
     rank: str = THROUGHPUT,
 ) -> SweetSpot | None:
-    """The configuration with the highest combined throughput (`rank` COST: the lowest
-    cost) whose combined latency is at or under the threshold (None: no latency limit) and
-    that fits `max_memory_mib` (None: no limit).
+    """The closed-loop configuration with the highest combined throughput (`rank` COST: the
+    lowest cost) whose combined latency is at or under the threshold (None: no latency
+    limit) and that fits `max_memory_mib` (None: no limit).
 
     Ties go to the lower latency, then to side A, then to the smaller run id, so the answer
     never depends on the order of the input. None when no configuration qualifies."""
     if stat not in LATENCY_NAMES:
         raise ValueError(f"unknown latency statistic {stat!r}; one of {', '.join(LATENCY_NAMES)}")
     best: tuple[tuple[float, float, str, str], SweetSpot] | None = None
-    for candidate in found:
+    for candidate in closed_loop_only(found):
         latency = _fits(candidate, threshold_ms, stat, max_memory_mib)
         ranked = rank_key(candidate, rank) if latency is not None else None
         if latency is None or ranked is None:
@@ -238,7 +250,7 @@ def spot_with_noise(
         return None
     under = [
         c
-        for c in found
+        for c in closed_loop_only(found)
         if c.group is not spot.group and _fits(c, threshold_ms, stat, max_memory_mib) is not None
     ]
     close = close_candidates(spot.best, under, rank)

@@ -92,9 +92,14 @@ class DetailState:
         return ((start or 0) + self.curve_index) % len(curves)
 
     def best_group(self) -> ConfigGroup | None:
-        """The configuration with the highest combined throughput (its repetitions combined,
-        as the projects list's best is); None without a successful run."""
-        groups = [g for g in group_runs(self.runs, self.samples, self.figures) if g.ok_runs]
+        """The closed-loop configuration with the highest combined throughput (its
+        repetitions combined, as the projects list's best is; one at a rate offers its
+        throughput); None without a successful closed-loop run."""
+        groups = [
+            g
+            for g in group_runs(self.runs, self.samples, self.figures)
+            if g.ok_runs and g.config.rate is None
+        ]
         return max(groups, key=lambda g: g.figures.throughput_fps, default=None)
 
     def default_run_id(self) -> str | None:
