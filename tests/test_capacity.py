@@ -165,7 +165,9 @@ def test_the_knee_is_where_p99_doubles() -> None:
 def test_the_search_on_the_stand_in_engine_finds_its_capacity() -> None:
     """In real time: the runner, the stand-in's 10 ms requests and the search together,
     under a generous p90 (a p99 needs 450 requests a run: a minute of search at 100/s) that
-    also tolerates a busy machine delaying the scheduler by up to 10 ms."""
+    also tolerates a busy machine delaying the scheduler by up to 10 ms. One slot cannot serve
+    more than 100/s; a loaded machine stretches the stand-in's sleeps, so the floor is loose
+    (a broken search finds nothing, or a rate far off)."""
     run = TrafficRun(StandIn(SERVICE_S), arrival="poisson", seed=5)
     plan = SearchPlan(
         start_rate=50.0,
@@ -177,7 +179,7 @@ def test_the_search_on_the_stand_in_engine_finds_its_capacity() -> None:
     )
     found = run.capacity(parse_objectives("p90=500ms"), plan)
     assert found.rate is not None and found.hi is not None, found.stopped
-    assert 60.0 <= found.rate <= 100.0 <= found.hi * 1.15, found.to_dict()
+    assert 40.0 <= found.rate <= 100.0 <= found.hi * 1.15, found.to_dict()
     assert any(p.meets for p in found.curve) and any(not p.meets for p in found.curve)
 
 
