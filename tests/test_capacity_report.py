@@ -45,7 +45,7 @@ def test_a_search_s_end_is_stored_and_its_capacity_is_in_the_report(store) -> No
     benchmarks = store.project_benchmarks("mn")
     assert [b.id for b in benchmarks] == [matrix, search_id]  # the order kept, the matrix too
     assert benchmarks[0].capacity is None and benchmarks[1].capacity.ended
-    stored = latest_capacity(benchmarks, store.runs("mn"))
+    stored = latest_capacity(benchmarks, store.runs("mn"), lambda r: store.figures(r.id))
     assert stored is not None
     assert (stored.capacity.rate, stored.capacity.hi, stored.capacity.confirmed) == (
         found.rate,

@@ -20,6 +20,7 @@ from perftui.domain.traffic.stored import capacity_of, latest_capacity, stored_c
 from tests.test_capacity import GENEROUS, Simulated, queue
 
 PLAN = SearchPlan(start_rate=50.0, budget_s=600.0)
+NO_FIGURES = lambda _run: None  # noqa: E731  (verdicts: tests/test_capacity_verdict.py)
 
 
 def stored_runs(curve: Sequence[Point], benchmark_id: str = "b") -> list[RunResult]:
@@ -123,13 +124,13 @@ def test_the_project_s_newest_search_is_its_capacity() -> None:
     )
     points = Simulated().search(GENEROUS, PLAN).curve
     runs = [closed, *stored_runs(points, "b3"), *stored_runs(points[:1], "b1")]
-    found = latest_capacity([old, matrix, new], runs)
+    found = latest_capacity([old, matrix, new], runs, NO_FIGURES)
     assert found is not None and found.benchmark_id == "b3"
     assert found.closed == closed and found.config == RunConfig(batch=2)
     assert found.capacity.stopped == "the budget ran out" and found.capacity.elapsed_s == 58.0
     assert len(found.capacity.curve) == len(points)
-    assert stored_capacity(old, runs).capacity.curve == found.capacity.curve[:1]
-    assert latest_capacity([matrix], runs) is None
+    assert stored_capacity(old, runs, NO_FIGURES).capacity.curve == found.capacity.curve[:1]
+    assert latest_capacity([matrix], runs, NO_FIGURES) is None
 
 
 def test_a_benchmark_keeps_its_search_and_an_old_document_reads_as_before() -> None:

@@ -198,11 +198,12 @@ def cmd_capacity(args: argparse.Namespace) -> int:
         raise CliError(fatal)
     project = client.request.project
     benchmarks = store.project_benchmarks(project.name)
-    found = latest_capacity(benchmarks, store.runs(project.name))
-    assert found is not None
 
     def figures(run: RunResult) -> Figures | None:
         return store.figures(run.id)
+
+    found = latest_capacity(benchmarks, store.runs(project.name), figures)
+    assert found is not None
 
     if args.json:
         print_json(capacity_document(project, found, figures))

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from perftui.cli.textfmt import table
 from perftui.domain.traffic.capacity import judge
-from perftui.domain.traffic.wording import bracket_text, rate_text
+from perftui.domain.traffic.wording import bracket_text, rate_text, verdict_text
 from perftui.domain.units import ms
 
 if TYPE_CHECKING:
@@ -93,7 +93,8 @@ def capacity_text(project: Project, stored: StoredCapacity, figures: FiguresOf) 
         state = "confirmed" if found.confirmed else "not confirmed"
         headline = (
             f"capacity {rate_text(found.rate)} requests/s, interval "
-            f"{bracket_text(found.rate, found.hi)}, under {search.label} ({state})"
+            f"{bracket_text(found.rate, found.hi)}, under {search.label} ({state}), "
+            f"{verdict_text(stored.verdict)}"
         )
     if not search.ended:
         ending = "the search did not end (its process died); the runs it finished are shown"
@@ -145,8 +146,14 @@ def capacity_document(
         "ended": stored.search.ended,
         "budget_s": stored.search.budget_s,
         **stored.capacity.to_dict(),
+        "capacity_verdict": _verdict_doc(stored),
         "closed_loop": closed,
     }
+
+
+def _verdict_doc(stored: StoredCapacity) -> dict[str, Any] | None:
+    """`capacity_verdict`: the verdict of the runs at the capacity's rate; null: none met."""
+    return None if stored.verdict is None else stored.verdict.to_dict()
 
 
 def ratio_document(ratio: CapacityRatio) -> dict[str, Any]:
@@ -158,6 +165,7 @@ def ratio_document(ratio: CapacityRatio) -> dict[str, Any]:
             "config": stored.config.to_dict(),
             "capacity": found.rate,
             "capacity_ci": [found.rate, found.hi],
+            "capacity_verdict": _verdict_doc(stored),
             "confirmed": found.confirmed,
         }
 

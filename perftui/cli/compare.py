@@ -147,7 +147,10 @@ def _capacities(store: Store, a: str, b: str) -> CapacityRatio | None:
     from perftui.domain.compare.capacity import both_capacities
     from perftui.domain.traffic.stored import latest_capacity
 
-    found = [latest_capacity(store.project_benchmarks(n), store.runs(n)) for n in (a, b)]
+    found = [
+        latest_capacity(store.project_benchmarks(n), store.runs(n), lambda r: store.figures(r.id))
+        for n in (a, b)
+    ]
     return both_capacities(found[0], found[1])
 
 

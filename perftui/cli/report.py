@@ -62,7 +62,9 @@ def build_report(
     }
     if b is None:
         own = store.runs(a)
-        capacity = latest_capacity(store.project_benchmarks(a), own)
+        capacity = latest_capacity(
+            store.project_benchmarks(a), own, lambda run: store.figures(run.id)
+        )
         return project_report(projects[a], own, samples, int8, capacity)
     runs = {Side.A: store.runs(a), Side.B: store.runs(b)}
     comparison = compare_projects(

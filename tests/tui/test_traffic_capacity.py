@@ -148,8 +148,8 @@ async def test_the_compare_summary_gives_capacity_b_over_a(tmp_path, services):
     store_search(store, "int8", {400.0: MEETS, 1600.0: FAILS, 800.0: MEETS}, closed_fps=3000.0)
     lines, ratio = await summary_lines(tmp_path, services, store)
     shown = "\n".join(lines)
-    assert "A fp32: 400 [400, 800] (not confirmed)" in shown, shown
-    assert "B int8: 800 [800, 1,600] (not confirmed)" in shown, shown
+    assert "A fp32: 400 [400, 800] (not confirmed, its runs noisy)" in shown, shown
+    assert "B int8: 800 [800, 1,600] (not confirmed, its runs noisy)" in shown, shown
     assert "capacity B/A 2.00 (1.00-4.00;" in shown, shown  # 800/800 to 1600/400
     assert "capacity (requests/s, b1" in shown and "under p99 ≤ 50 ms" in shown, shown
     for said in ratio_lines(ratio, ("fp32", "int8")):  # the CLI's words, cut only by the width

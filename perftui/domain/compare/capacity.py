@@ -12,9 +12,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from perftui.domain.measurement.verdict import INVALID
 from perftui.domain.settings import differing
 from perftui.domain.traffic.stored import StoredCapacity
-from perftui.domain.traffic.wording import bracket_text, rate_text
+from perftui.domain.traffic.wording import bracket_text, rate_text, verdict_text
 
 HOW = "conservative: B's lowest over A's highest to B's highest over A's lowest"
 
@@ -72,8 +73,20 @@ def _side_text(side: str, project: str, stored: StoredCapacity) -> str:
         return f"{side} {project}: no rate met"
     state = "confirmed" if found.confirmed else "not confirmed"
     return (
-        f"{side} {project}: {rate_text(found.rate)} {bracket_text(found.rate, found.hi)} ({state})"
+        f"{side} {project}: {rate_text(found.rate)} {bracket_text(found.rate, found.hi)} ({state},"
+        f" {verdict_text(stored.verdict, reasons=False)})"
     )
+
+
+def _invalid(ratio: CapacityRatio) -> list[str]:
+    """ "B's (other processes used 60% of the CPUs)" for each side whose capacity rests on a
+    run whose verdict is invalid."""
+    sides = (("A", ratio.a), ("B", ratio.b))
+    return [
+        f"{side}'s ({'; '.join(s.verdict.reasons)})"
+        for side, s in sides
+        if s.verdict is not None and s.verdict.status == INVALID
+    ]
 
 
 def ratio_lines(ratio: CapacityRatio, names: tuple[str, str]) -> list[str]:
@@ -90,4 +103,9 @@ def ratio_lines(ratio: CapacityRatio, names: tuple[str, str]) -> list[str]:
         lo = "?" if ratio.lo is None else f"{ratio.lo:.2f}"
         hi = "?" if ratio.hi is None else f"{ratio.hi:.2f}"
         lines.append(f"  capacity B/A {ratio.value:.2f} ({lo}-{hi}; {HOW})")
+        invalid = _invalid(ratio)
+        if invalid:
+            lines.append(
+                f"  B/A is not to be trusted: it rests on invalid runs, {' and '.join(invalid)}"
+            )
     return lines

@@ -8,7 +8,7 @@ from __future__ import annotations
 from perftui.domain.measurement.figures import Samples, run_figures
 from perftui.domain.report.parts import Point, Scatter, Section, Table
 from perftui.domain.traffic.stored import StoredCapacity, closed_loop_max
-from perftui.domain.traffic.wording import rate_text
+from perftui.domain.traffic.wording import rate_text, verdict_text
 from perftui.domain.units import ms
 
 
@@ -26,7 +26,8 @@ def capacity_section(name: str, stored: StoredCapacity, samples: Samples) -> Sec
         upper = "not found" if found.hi is None else rate_text(found.hi)
         headline = (
             f"Capacity under {search.label}: {rate_text(found.rate)} requests/s, between the "
-            f"highest rate that met it and the lowest that did not ({upper}); {state}."
+            f"highest rate that met it and the lowest that did not ({upper}); {state}; "
+            f"{verdict_text(stored.verdict)}."
         )
     lines = [headline, f"Configuration: {stored.config.label()}, {stored.config.arrival} arrivals."]
     if stored.closed is not None:

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from perftui.domain.measurement.figures import Figures
+    from perftui.domain.measurement.verdict import Verdict
     from perftui.domain.records import RunResult
     from perftui.domain.traffic.stored import StoredCapacity
 
@@ -23,6 +24,16 @@ def rate_text(rate: float | None) -> str:
 def bracket_text(lo: float | None, hi: float | None) -> str:
     """A capacity's interval: '[612, 650]' (hi None: no failing rate was found above)."""
     return f"[{rate_text(lo)}, {'?' if hi is None else rate_text(hi)}]"
+
+
+def verdict_text(verdict: Verdict | None, *, reasons: bool = True) -> str:
+    """The verdict of a capacity's runs (StoredCapacity.verdict): 'its runs invalid: other
+    processes used 45% of the CPUs'; 'its runs stable'; without the reasons where a line
+    says them apart."""
+    if verdict is None:
+        return "its runs' verdict unknown"
+    said = f": {'; '.join(verdict.reasons)}" if reasons and verdict.reasons else ""
+    return f"its runs {verdict.status}{said}"
 
 
 def _span(lo: float | None, hi: float | None) -> str:
@@ -43,9 +54,9 @@ def closed_max_text(stored: StoredCapacity, figures: FiguresOf) -> str:
 
 
 def capacity_line(stored: StoredCapacity, figures: FiguresOf) -> str:
-    """'b1 t1 sync poisson: capacity 492/s (492–514) at p99 ≤ 10 ms, closed-loop max 1,392/s
-    (1,363–1,423, stable), confirmed': the capacity's interval is [the highest rate that met,
-    the lowest that failed]."""
+    """'b1 t1 sync poisson: capacity 492/s (492–514) at p99 ≤ 10 ms, its runs stable,
+    closed-loop max 1,392/s (1,363–1,423, stable), confirmed': the capacity's interval is
+    [the highest rate that met, the lowest that failed]."""
     found, search = stored.capacity, stored.search
     config = f"{stored.config.label()} {stored.config.arrival}"
     if found.rate is None:
@@ -53,6 +64,7 @@ def capacity_line(stored: StoredCapacity, figures: FiguresOf) -> str:
     else:
         head = (
             f"capacity {rate_text(found.rate)}/s ({_span(found.rate, found.hi)}) at {search.label}"
+            f", {verdict_text(stored.verdict)}"
         )
     if not search.ended:
         state = "the search did not end"

@@ -26,7 +26,7 @@ from perftui.domain.compare.ranking import RANK_WORDS, RANKS, THROUGHPUT, priced
 from perftui.domain.errors import InputError
 from perftui.domain.forms.options import parse_threshold
 from perftui.domain.limits import parse_memory_limit
-from perftui.domain.measurement.figures import Figures, Samples, figures_once
+from perftui.domain.measurement.figures import Figures, Samples, figures_once, run_figures
 from perftui.domain.records import RunResult, StoredBenchmark
 from perftui.domain.traffic.stored import latest_capacity
 
@@ -268,5 +268,8 @@ class SummaryState:
         gives them; None unless both have one."""
         if set(self.stored) != set(Side):
             return None
-        found = [latest_capacity(*self.stored[side]) for side in Side]
+        found = [
+            latest_capacity(*self.stored[side], lambda run: run_figures(run, self.samples(run)))
+            for side in Side
+        ]
         return both_capacities(found[0], found[1])

@@ -83,7 +83,7 @@ class DetailState:
 
     def capacity(self) -> StoredCapacity | None:
         """The project's newest capacity search, the capacity computed from its runs."""
-        return latest_capacity(self.benchmarks, self.runs)
+        return latest_capacity(self.benchmarks, self.runs, self.figures)
 
     def shown_curve(self, curves: list[TrafficCurve], capacity: StoredCapacity | None) -> int:
         """Which of `curves` the Traffic tab shows: the capacity's configuration's first
