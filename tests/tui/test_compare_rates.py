@@ -13,10 +13,8 @@ from perftui.domain.compare import compare_projects
 from perftui.domain.records import Project, RunConfig
 from perftui.store import Store
 from perftui.tui.app import create_app
-from perftui.tui.compare.summary import CompareSummaryScreen
 from tests.factories import flat_latency, run_result, traffic
-from tests.tui.test_compare_summary_honest import screen_lines
-from tests.tui.waiting import settled, wait_for
+from tests.tui.test_compare_summary_honest import open_inference_tab, screen_lines
 
 pytestmark = pytest.mark.tui
 
@@ -51,11 +49,7 @@ async def test_the_summary_says_a_side_lacks_the_rate_and_gives_no_ratio(tmp_pat
     )
     app = create_app(tmp_path / "db.json", services)
     async with app.run_test(size=(80, 24)) as pilot:
-        await wait_for(pilot, lambda: app.store is not None and len(app.screen_stack) > 1)
-        app.compare_summary(c)
-        await wait_for(pilot, lambda: isinstance(app.screen, CompareSummaryScreen))
-        await pilot.press("2")  # the Inference tab
-        await settled(pilot)
+        await open_inference_tab(pilot, app, c)
         shown = "\n".join(screen_lines(app))
     assert "B (int8) has no run at 200/s" in shown, shown
     assert "B/A:" not in shown and "faster" not in shown and "slower" not in shown, shown

@@ -30,6 +30,15 @@ def screen_lines(app) -> list[str]:
     return [strip.text.rstrip() for strip in app.screen._compositor.render_strips()]
 
 
+async def open_inference_tab(pilot, app, comparison) -> None:
+    """The compare summary of `comparison` open on its Inference tab, as a person opens it."""
+    await wait_for(pilot, lambda: app.store is not None and len(app.screen_stack) > 1)
+    app.compare_summary(comparison)
+    await wait_for(pilot, lambda: isinstance(app.screen, CompareSummaryScreen))
+    await pilot.press("2")  # the Inference tab (it opens there without profiles)
+    await settled(pilot)
+
+
 def windowed(result, swing: float = 0.02):
     """A run whose timed windows swing around its throughput (so it has an interval)."""
     fps = result.throughput_fps
@@ -57,11 +66,7 @@ async def test_the_summary_says_the_compared_runs_differ_in_settings(tmp_path: P
     assert c.throughput.text.startswith("B is")  # a verdict with its interval
     app = create_app(tmp_path / "db.json", services)
     async with app.run_test(size=(80, 24)) as pilot:
-        await wait_for(pilot, lambda: app.store is not None and len(app.screen_stack) > 1)
-        app.compare_summary(c)
-        await wait_for(pilot, lambda: isinstance(app.screen, CompareSummaryScreen))
-        await pilot.press("2")  # the Inference tab (it opens there without profiles)
-        await settled(pilot)
+        await open_inference_tab(pilot, app, c)
         lines = screen_lines(app)
     shown = "\n".join(lines)
     verdict = next(n for n, line in enumerate(lines) if "B's p90 latency is" in line)
@@ -75,12 +80,8 @@ async def test_after_m_the_summary_shows_the_paired_verdict(tmp_path: Path):
     assert SINGLE_RUNS in c.measurement_notes  # measured apart, one run each: "press M"
     app = create_app(tmp_path / "db.json", FakeServices(ticks=1))
     async with app.run_test(size=(80, 24)) as pilot:
-        await wait_for(pilot, lambda: app.store is not None and len(app.screen_stack) > 1)
-        app.compare_summary(c)
-        await wait_for(pilot, lambda: isinstance(app.screen, CompareSummaryScreen))
+        await open_inference_tab(pilot, app, c)
         summary = app.screen
-        await pilot.press("2")  # the Inference tab (it opens there without profiles)
-        await settled(pilot)
         before = "\n".join(screen_lines(app))
         await pilot.press("M")
         await wait_for(pilot, lambda: isinstance(app.screen, MeasureScreen))

@@ -18,10 +18,9 @@ from perftui.domain.traffic.objective import parse_objectives
 from perftui.domain.traffic.search import CapacitySearch
 from perftui.store import Store
 from perftui.tui.app import create_app
-from perftui.tui.compare.summary import CompareSummaryScreen
 from perftui.tui.kit.traffic_chart import TrafficChart
 from tests.factories import flat_latency, run_result, traffic
-from tests.tui.test_compare_summary_honest import screen_lines
+from tests.tui.test_compare_summary_honest import open_inference_tab, screen_lines
 from tests.tui.test_detail import open_detail
 from tests.tui.test_report_keys import accept_folder
 from tests.tui.waiting import settled, wait_for
@@ -134,11 +133,7 @@ async def summary_lines(tmp_path: Path, services, store: Store) -> tuple[list[st
     c = compare_projects("fp32", runs[0], "int8", runs[1], stat="p99")
     app = create_app(store.path, services)
     async with app.run_test(size=(80, 24)) as pilot:
-        await wait_for(pilot, lambda: app.store is not None and len(app.screen_stack) > 1)
-        app.compare_summary(c)
-        await wait_for(pilot, lambda: isinstance(app.screen, CompareSummaryScreen))
-        await pilot.press("2")  # the Inference tab
-        await settled(pilot)
+        await open_inference_tab(pilot, app, c)
         return screen_lines(app), app.screen.state.capacity()
 
 
