@@ -11,6 +11,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, final
 
+from perftui.domain.measurement.statistic import STATISTICS
 from perftui.domain.measurement.uncertainty import (
     Interval,
     mean_interval,
@@ -33,8 +34,8 @@ from perftui.domain.records import RunConfig, RunResult
 if TYPE_CHECKING:
     import numpy as np
 
-PERCENTILES = {"median": 50.0, "p90": 90.0, "p99": 99.0}
-"""The latency statistics that carry an interval, by name (as in LatencyStats)."""
+PERCENTILES = {s.name: s.percentile for s in STATISTICS if s.percentile is not None}
+"""The latency statistics that carry an interval, by name (as in LatencyStats): the one list's."""
 
 Samples = Callable[[RunResult], "np.ndarray | None"]
 """A run's raw latency samples in ms, in the order they completed (None when not kept)."""

@@ -10,6 +10,8 @@ class Statistic:
     name: str
     higher_is_better: bool
     unit: str
+    percentile: float | None = None
+    """For a latency: the percentile of the request latencies it is (by nearest rank)."""
 
     @property
     def is_latency(self) -> bool:
@@ -23,9 +25,9 @@ class Statistic:
 
 STATISTICS = (
     Statistic("throughput", True, "items/s"),
-    Statistic("median", False, "ms"),
-    Statistic("p90", False, "ms"),
-    Statistic("p99", False, "ms"),
+    Statistic("median", False, "ms", 50.0),
+    Statistic("p90", False, "ms", 90.0),
+    Statistic("p99", False, "ms", 99.0),
 )
 NAMES = tuple(s.name for s in STATISTICS)
 LATENCY_NAMES = tuple(s.name for s in STATISTICS if s.is_latency)
