@@ -236,6 +236,11 @@ def _rates(text: str) -> list[float | None]:
     return list(dict.fromkeys(found))
 
 
+def rate_label(rate: float | None) -> str:
+    """How a label writes a rate: '@200/s'; 'closed loop' where there is none."""
+    return CLOSED_LOOP if rate is None else f"@{rate:g}/s"
+
+
 def _rate_text(rate: float | None) -> str:
     return CLOSED if rate is None else f"{rate:g}/s"
 
@@ -409,7 +414,7 @@ SETTINGS: tuple[Setting, ...] = (
         "closed (the default): a request is sent when one finishes",
         CLOSED,
         _rates,
-        lambda c: [("rate", CLOSED_LOOP if c.rate is None else f"@{c.rate:g}/s", c.rate is None)],
+        lambda c: [("rate", rate_label(c.rate), c.rate is None)],
         _rate_text,
         Stored("rate", most=int(MAX_RATE), optional=True),
         axis=8,

@@ -10,6 +10,7 @@ from textual.app import ComposeResult
 from textual.widgets import DataTable, Static
 
 from perftui.domain.charts.traffic import TrafficPoint, curve_of, drawn_bound
+from perftui.domain.settings import rate_label
 from perftui.domain.traffic.wording import capacity_line
 from perftui.tui.detail.state import DetailState
 from perftui.tui.kit import format as fmt
@@ -78,7 +79,7 @@ class TrafficPane(Pane[DetailState]):
         width = table.size.width or self.app.size.width
         fill_table(table, COLUMNS, rows, width=width, height=table.size.height or 6, flex=0)
         notes = [
-            f"[b]@{p.rate:g}/s {mark}[/] {MARKED[mark]}: {escape('; '.join(p.reasons))}"
+            f"[b]{rate_label(p.rate)} {mark}[/] {MARKED[mark]}: {escape('; '.join(p.reasons))}"
             for p in curve.points
             if (mark := point_mark(p))
         ]
@@ -87,7 +88,7 @@ class TrafficPane(Pane[DetailState]):
     def _cells(self, point: TrafficPoint) -> list[Cell]:
         verdict = self.state.figures(point.run).verdict.status
         return [
-            f"@{point.rate:g}/s {point_mark(point)}".strip(),
+            f"{rate_label(point.rate)} {point_mark(point)}".strip(),
             right(fmt.fps_ci(point.achieved, point.achieved_ci)),
             right(fmt.ms_ci(point.p50.value if point.p50 else None, point.p50)),
             right(fmt.ms_ci(point.p99.value if point.p99 else None, point.p99)),
